@@ -1,0 +1,161 @@
+//! Markdown structure of the ADR body, from pulldown-cmark events with offsets.
+//!
+//! Only real headings count: a `## ...` line inside a fenced or indented code
+//! block or inside an HTML block is text to pulldown-cmark, so it never becomes
+//! a section here (the seed sketches split on a regex and got this wrong).
+
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+
+/// A heading of level 1 or 2 and the content that follows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    /// Heading text as displayed (emphasis and code markers removed).
+    pub title: String,
+    /// `title` normalised for matching (see [`normalize_title`]).
+    pub key: String,
+    /// 1 for `#`, 2 for `##`.
+    pub level: u8,
+    /// Byte offset of the heading start (document offsets).
+    pub heading_start: usize,
+    /// Byte offset where the content starts (after the heading).
+    pub content_start: usize,
+    /// Byte offset where the content ends (next heading of level <= 2, or end).
+    pub end: usize,
+}
+
+/// A task-list item (`- [ ]`, `- [x]`, `* [ ]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskItem {
+    /// Byte offset of the checkbox marker (document offsets).
+    pub offset: usize,
+    pub checked: bool,
+}
+
+/// Structure of a Markdown body.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Structure {
+    pub sections: Vec<Section>,
+    pub tasks: Vec<TaskItem>,
+}
+
+/// Lower-case, trim, collapse inner whitespace, drop a trailing colon and leading numbering (`1.`).
+pub fn normalize_title(title: &str) -> String {
+    let trimmed = title.trim().trim_end_matches(':').trim();
+    let without_number = match trimmed.split_once(' ') {
+        Some((first, rest))
+            if first
+                .trim_end_matches('.')
+                .chars()
+                .all(|c| c.is_ascii_digit())
+                && first.ends_with('.') =>
+        {
+            rest
+        }
+        _ => trimmed,
+    };
+    let mut out = String::with_capacity(without_number.len());
+    for word in without_number.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        for c in word.chars() {
+            if !matches!(c, '*' | '_' | '`') {
+                out.extend(c.to_lowercase());
+            }
+        }
+    }
+    out
+}
+
+/// Parse `body`, which starts at document offset `base`.
+pub fn parse(body: &str, base: usize) -> Structure {
+    let options = Options::ENABLE_TASKLISTS | Options::ENABLE_TABLES;
+    let mut structure = Structure::default();
+    let mut open: Option<(u8, usize, String)> = None;
+    for (event, range) in Parser::new_ext(body, options).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Heading { level, .. })
+                if matches!(level, HeadingLevel::H1 | HeadingLevel::H2) =>
+            {
+                let level = if level == HeadingLevel::H1 { 1 } else { 2 };
+                open = Some((level, range.start, String::new()));
+            }
+            Event::Text(text) | Event::Code(text) => {
+                if let Some((_, _, title)) = open.as_mut() {
+                    title.push_str(&text);
+                }
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((level, start, title)) = open.take() {
+                    if let Some(previous) = structure.sections.last_mut() {
+                        previous.end = base + start;
+                    }
+                    structure.sections.push(Section {
+                        key: normalize_title(&title),
+                        title: title.trim().to_owned(),
+                        level,
+                        heading_start: base + start,
+                        content_start: base + range.end,
+                        end: base + body.len(),
+                    });
+                }
+            }
+            Event::TaskListMarker(checked) => structure.tasks.push(TaskItem {
+                offset: base + range.start,
+                checked,
+            }),
+            _ => {}
+        }
+    }
+    structure
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headings_in_code_and_html_are_not_sections() {
+        let body = "## Kontext\ntext\n```\n## Entscheidung\n```\n~~~\n## Migration\n~~~\n\n    ## Indented\n\n<!--\n## Comment\n-->\n\n<div>\n\n## Real\n\n</div>\n";
+        let s = parse(body, 0);
+        let keys: Vec<_> = s.sections.iter().map(|s| s.key.as_str()).collect();
+        assert_eq!(keys, ["kontext", "real"]);
+    }
+
+    #[test]
+    fn section_runs_to_next_h2_and_includes_h3() {
+        let body = "# T\n## A\none\n### Sub\ntwo\n## B\nthree\n";
+        let s = parse(body, 10);
+        let a = &s.sections[1];
+        assert_eq!(
+            &body[a.content_start - 10..a.end - 10],
+            "one\n### Sub\ntwo\n"
+        );
+        assert_eq!(s.sections[2].end, 10 + body.len());
+    }
+
+    #[test]
+    fn titles_are_normalised() {
+        let s = parse(
+            "## **Kontext**\n## `Entscheidung`:\n##   Akzeptanz  Kriterien \n## 2. Migration\n",
+            0,
+        );
+        let keys: Vec<_> = s.sections.iter().map(|s| s.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "kontext",
+                "entscheidung",
+                "akzeptanz kriterien",
+                "migration"
+            ]
+        );
+    }
+
+    #[test]
+    fn task_items_of_both_bullets() {
+        let s = parse("- [ ] a\n- [x] b\n* [ ] c\n- not a task\n", 0);
+        assert_eq!(s.tasks.len(), 3);
+        assert!(s.tasks[1].checked);
+    }
+}

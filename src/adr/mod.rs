@@ -1,0 +1,177 @@
+//! The ADR model: a document is parsed once, and every rule reads this model.
+
+pub mod front_matter;
+pub mod markdown;
+
+use std::path::Path;
+
+pub use front_matter::{Field, Files, FrontMatter, FrontMatterError};
+pub use markdown::{Section, TaskItem, normalize_title};
+
+/// 1-based line lookup for byte offsets.
+#[derive(Debug, Clone, Default)]
+pub struct LineIndex {
+    newlines: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> Self {
+        LineIndex {
+            newlines: text
+                .bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i)
+                .collect(),
+        }
+    }
+
+    /// The 1-based line that contains byte `offset`.
+    pub fn line(&self, offset: usize) -> usize {
+        self.newlines.partition_point(|&nl| nl < offset) + 1
+    }
+}
+
+/// A parsed ADR.
+#[derive(Debug, Clone)]
+pub struct Adr {
+    /// Document text without a UTF-8 BOM.
+    pub text: String,
+    pub lines: LineIndex,
+    /// The typed front matter, or why there is none.
+    pub front_matter: Result<FrontMatter, FrontMatterError>,
+    /// Byte range of the YAML text (empty when there is no front matter).
+    pub yaml_range: std::ops::Range<usize>,
+    /// Byte offset where the Markdown body starts.
+    pub body_start: usize,
+    /// Level 1 and 2 headings with their content ranges.
+    pub sections: Vec<Section>,
+    pub tasks: Vec<TaskItem>,
+}
+
+impl Adr {
+    /// Parse a document. Never fails: problems are recorded in the model.
+    pub fn parse(text: &str) -> Adr {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text).to_owned();
+        let lines = LineIndex::new(&text);
+        let (front_matter, yaml_range, body_start) = match front_matter::split(&text) {
+            front_matter::Split::Missing => (Err(FrontMatterError::Missing), 0..0, 0),
+            front_matter::Split::Unclosed => (Err(FrontMatterError::Unclosed), 0..0, 0),
+            front_matter::Split::Found(span) => {
+                let yaml = &text[span.yaml_start..span.yaml_end];
+                (
+                    front_matter::parse(yaml, lines.line(span.yaml_start)),
+                    span.yaml_start..span.yaml_end,
+                    span.body_start,
+                )
+            }
+        };
+        let structure = markdown::parse(&text[body_start..], body_start);
+        Adr {
+            lines,
+            front_matter,
+            yaml_range,
+            body_start,
+            sections: structure.sections,
+            tasks: structure.tasks,
+            text,
+        }
+    }
+
+    pub fn front_matter(&self) -> Option<&FrontMatter> {
+        self.front_matter.as_ref().ok()
+    }
+
+    pub fn body(&self) -> &str {
+        &self.text[self.body_start..]
+    }
+
+    pub fn yaml_text(&self) -> &str {
+        &self.text[self.yaml_range.clone()]
+    }
+
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.lines.line(offset)
+    }
+
+    /// Content of a section (after its heading, up to the next level 1-2 heading).
+    pub fn content(&self, section: &Section) -> &str {
+        &self.text[section.content_start..section.end]
+    }
+
+    /// First level-2 section whose normalised title is one of `keys`.
+    pub fn section<'a>(&'a self, keys: &[String]) -> Option<&'a Section> {
+        self.sections
+            .iter()
+            .find(|s| s.level == 2 && keys.contains(&s.key))
+    }
+
+    /// Task items inside `section` (subsections included).
+    pub fn tasks_in<'a>(&'a self, section: &'a Section) -> impl Iterator<Item = &'a TaskItem> {
+        self.tasks
+            .iter()
+            .filter(move |t| t.offset >= section.content_start && t.offset < section.end)
+    }
+
+    /// The text of the line holding a task marker, after the `]`.
+    pub fn task_text(&self, task: &TaskItem) -> &str {
+        let rest = &self.text[task.offset..];
+        let line = rest.split('\n').next().unwrap_or("");
+        line.split_once(']').map_or(line, |(_, after)| after).trim()
+    }
+}
+
+/// The ADR number in a file name such as `038-response-enforcement.md`.
+pub fn number_in_file_name(path: &Path) -> Option<u32> {
+    let name = path.file_name()?.to_str()?;
+    let digits: String = name.chars().take_while(char::is_ascii_digit).collect();
+    if digits.is_empty() || !name[digits.len()..].starts_with('-') {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// The number in an ADR id such as `"015"`, `15`, `ADR-015`.
+pub fn number_in_id(id: &str) -> Option<u32> {
+    let trimmed = id.trim();
+    let digits = trimmed
+        .strip_prefix("ADR-")
+        .or_else(|| trimmed.strip_prefix("adr-"))
+        .unwrap_or(trimmed);
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bom_and_lines() {
+        let adr = Adr::parse("\u{feff}---\nadr_id: 1\n---\n\n## Kontext\nHello\n");
+        assert!(adr.front_matter().is_some());
+        let s = &adr.sections[0];
+        assert_eq!(adr.line_of(s.heading_start), 5);
+        assert_eq!(adr.content(s), "Hello\n");
+    }
+
+    #[test]
+    fn yaml_error_line_counts_front_matter() {
+        let adr = Adr::parse("---\nadr_id: 1\ntitle: [x\n---\n");
+        let Err(FrontMatterError::Invalid(err)) = &adr.front_matter else {
+            panic!()
+        };
+        assert!(err.line.unwrap() >= 3);
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(number_in_file_name(Path::new("adr/038-x.md")), Some(38));
+        assert_eq!(number_in_file_name(Path::new("adr/ADR-x.md")), None);
+        assert_eq!(number_in_id("015"), Some(15));
+        assert_eq!(number_in_id("ADR-015"), Some(15));
+        assert_eq!(number_in_id("x1"), None);
+    }
+}
