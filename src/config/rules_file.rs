@@ -1,0 +1,533 @@
+//! `config/adr-completeness-rules.yaml`: base rules, section aliases and the
+//! contextual rule language (`when` / `require` / `severity` / `message`).
+//!
+//! Parsed strictly: an unknown key, a bad regex or a wrong type is an error that
+//! names the rule id and the field. Every error in the file is reported, not only
+//! the first, and no rule is ever dropped silently.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::pattern::Pattern;
+
+use crate::adr::normalize_title;
+use crate::diagnostic::Severity;
+use crate::yaml::{self, Mapping, Value};
+
+/// The rules file shipped with helix-gate and embedded in the binary.
+pub const DEFAULT_RULES: &str = include_str!("../../config/adr-completeness-rules.yaml");
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(rename = "_meta", default)]
+    _meta: Option<Value>,
+    #[serde(default)]
+    base_rules: RawBase,
+    #[serde(default)]
+    section_aliases: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    contextual_rules: Vec<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBase {
+    #[serde(default)]
+    required_sections: Vec<String>,
+    #[serde(default = "default_min_criteria")]
+    min_acceptance_criteria: usize,
+    #[serde(default = "default_min_length")]
+    min_section_length: usize,
+    #[serde(default = "default_acceptance_section")]
+    acceptance_section: String,
+}
+
+impl Default for RawBase {
+    fn default() -> Self {
+        RawBase {
+            required_sections: Vec::new(),
+            min_acceptance_criteria: default_min_criteria(),
+            min_section_length: default_min_length(),
+            acceptance_section: default_acceptance_section(),
+        }
+    }
+}
+
+fn default_min_criteria() -> usize {
+    3
+}
+fn default_min_length() -> usize {
+    50
+}
+fn default_acceptance_section() -> String {
+    "Akzeptanzkriterien".to_owned()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    id: String,
+    #[serde(default)]
+    name: Option<String>,
+    when: Mapping,
+    require: RawRequire,
+    #[serde(default)]
+    severity: Option<String>,
+    message: String,
+    #[serde(default)]
+    hint: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRequire {
+    #[serde(default)]
+    sections: Vec<RawSectionReq>,
+    #[serde(default)]
+    content_patterns: Vec<RawPattern>,
+    #[serde(default)]
+    acceptance_criteria_keywords: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSectionReq {
+    name: String,
+    #[serde(default)]
+    min_length: usize,
+    #[serde(default)]
+    required_elements: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPattern {
+    pattern: String,
+    #[serde(default)]
+    location: Option<String>,
+    #[serde(default = "one")]
+    min_matches: usize,
+}
+
+fn one() -> usize {
+    1
+}
+
+/// Required sections and thresholds that apply to every ADR.
+#[derive(Debug, Clone)]
+pub struct BaseRules {
+    pub required_sections: Vec<String>,
+    pub min_acceptance_criteria: usize,
+    pub min_section_length: usize,
+    /// Name of the section that holds the checkbox criteria.
+    pub acceptance_section: String,
+}
+
+/// Canonical section names and their aliases, normalised for matching.
+#[derive(Debug, Clone, Default)]
+pub struct SectionNames {
+    /// normalised name (canonical or alias) -> every normalised spelling of that section.
+    spellings: BTreeMap<String, Vec<String>>,
+}
+
+impl SectionNames {
+    fn new(aliases: &BTreeMap<String, Vec<String>>) -> Self {
+        let mut spellings = BTreeMap::new();
+        for (canonical, alternatives) in aliases {
+            let mut all = vec![normalize_title(canonical)];
+            all.extend(alternatives.iter().map(|a| normalize_title(a)));
+            for key in &all {
+                spellings.insert(key.clone(), all.clone());
+            }
+        }
+        SectionNames { spellings }
+    }
+
+    /// Every normalised spelling under which the section `name` may appear.
+    pub fn keys(&self, name: &str) -> Vec<String> {
+        let key = normalize_title(name);
+        self.spellings
+            .get(&key)
+            .cloned()
+            .unwrap_or_else(|| vec![key])
+    }
+}
+
+/// When a contextual rule applies.
+#[derive(Debug, Clone)]
+pub enum Condition {
+    All(Vec<Condition>),
+    Any(Vec<Condition>),
+    /// Case-insensitive substring of the whole document.
+    ContentContains(Pattern),
+    /// `<field>_not_empty: true|false`.
+    NotEmpty {
+        field: String,
+        expected: bool,
+    },
+    /// `<field>: value` (a list of values means any of them).
+    Equals {
+        field: String,
+        expected: Value,
+    },
+}
+
+/// Where a content pattern is searched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// The whole document, front matter included.
+    Any,
+    /// The front matter YAML only.
+    Header,
+    /// The Markdown body only.
+    Content,
+    /// One section (by name or alias).
+    Section(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct SectionRequirement {
+    pub name: String,
+    pub min_length: usize,
+    /// Case-insensitive patterns.
+    pub required_elements: Vec<Pattern>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ContentPattern {
+    pub pattern: Pattern,
+    pub location: Location,
+    pub min_matches: usize,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Requirements {
+    pub sections: Vec<SectionRequirement>,
+    pub content_patterns: Vec<ContentPattern>,
+    pub acceptance_criteria_keywords: Vec<String>,
+}
+
+/// One rule of `contextual_rules`, compiled.
+#[derive(Debug, Clone)]
+pub struct ContextualRule {
+    pub id: String,
+    pub name: String,
+    pub when: Condition,
+    pub require: Requirements,
+    pub severity: Severity,
+    pub message: String,
+    pub hint: Option<String>,
+    /// The rule as written, for `helix-gate explain`.
+    pub source: Value,
+}
+
+/// The compiled rules file.
+#[derive(Debug, Clone)]
+pub struct RuleSet {
+    /// Where the rules came from (`built-in` or a path).
+    pub origin: String,
+    pub base: BaseRules,
+    pub names: SectionNames,
+    pub contextual: Vec<ContextualRule>,
+}
+
+/// Every problem found in a rules file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RulesFileError {
+    pub origin: String,
+    pub problems: Vec<String>,
+}
+
+impl std::fmt::Display for RulesFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "invalid rules file {}:", self.origin)?;
+        for problem in &self.problems {
+            write!(f, "\n  - {problem}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RulesFileError {}
+
+fn compile_condition(map: &Mapping, rule: &str, problems: &mut Vec<String>) -> Condition {
+    let mut all = Vec::new();
+    for (key, value) in map {
+        let Some(key) = key.as_str() else {
+            problems.push(format!("rule `{rule}`: when: keys must be field names"));
+            continue;
+        };
+        match key {
+            "any" | "all" => {
+                let Some(items) = value.as_sequence() else {
+                    problems.push(format!(
+                        "rule `{rule}`: when.{key} must be a list of conditions"
+                    ));
+                    continue;
+                };
+                let mut parts = Vec::new();
+                for item in items {
+                    match item.as_mapping() {
+                        Some(inner) => parts.push(compile_condition(inner, rule, problems)),
+                        None => problems.push(format!(
+                            "rule `{rule}`: when.{key} entries must be maps such as `content_contains: text`"
+                        )),
+                    }
+                }
+                all.push(if key == "any" {
+                    Condition::Any(parts)
+                } else {
+                    Condition::All(parts)
+                });
+            }
+            "content_contains" => match value.as_str().map(Pattern::literal) {
+                Some(Ok(pattern)) => all.push(Condition::ContentContains(pattern)),
+                Some(Err(e)) => problems.push(format!("rule `{rule}`: when.content_contains: {e}")),
+                None => problems.push(format!(
+                    "rule `{rule}`: when.content_contains must be a string"
+                )),
+            },
+            _ if key.ends_with("_not_empty") => match value.as_bool() {
+                Some(expected) => all.push(Condition::NotEmpty {
+                    field: key.trim_end_matches("_not_empty").to_owned(),
+                    expected,
+                }),
+                None => problems.push(format!("rule `{rule}`: when.{key} must be true or false")),
+            },
+            _ => {
+                if matches!(value, Value::Mapping(_)) {
+                    problems.push(format!(
+                        "rule `{rule}`: when.{key} must be a value or a list of values (use `{key}.sub: value` for nested fields)"
+                    ));
+                    continue;
+                }
+                all.push(Condition::Equals {
+                    field: key.to_owned(),
+                    expected: value.clone(),
+                });
+            }
+        }
+    }
+    Condition::All(all)
+}
+
+fn compile_rule(value: &Value, index: usize, problems: &mut Vec<String>) -> Option<ContextualRule> {
+    let label = value
+        .get("id")
+        .and_then(Value::as_str)
+        .map_or_else(|| format!("#{}", index + 1), str::to_owned);
+    let raw: RawRule = match yaml::from_value(value.clone()) {
+        Ok(raw) => raw,
+        Err(err) => {
+            problems.push(format!("rule `{label}`: {}", err.message));
+            return None;
+        }
+    };
+    let id = raw.id.clone();
+    let before = problems.len();
+    if id.is_empty()
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    {
+        problems.push(format!("rule `{id}`: id must be kebab-case (a-z, 0-9, -)"));
+    }
+    let severity = match raw.severity.as_deref() {
+        None => Severity::Warning,
+        Some(text) => Severity::parse(text).unwrap_or_else(|| {
+            problems.push(format!(
+                "rule `{id}`: severity must be error, warning or info, found `{text}`"
+            ));
+            Severity::Warning
+        }),
+    };
+    let when = compile_condition(&raw.when, &id, problems);
+    let mut require = Requirements {
+        acceptance_criteria_keywords: raw.require.acceptance_criteria_keywords.clone(),
+        ..Requirements::default()
+    };
+    for section in &raw.require.sections {
+        let mut elements = Vec::new();
+        for element in &section.required_elements {
+            match Pattern::new(element) {
+                Ok(pattern) => elements.push(pattern),
+                Err(e) => problems.push(format!(
+                    "rule `{id}`: require.sections[{}].required_elements: bad regex `{element}`: {e}",
+                    section.name
+                )),
+            }
+        }
+        require.sections.push(SectionRequirement {
+            name: section.name.clone(),
+            min_length: section.min_length,
+            required_elements: elements,
+        });
+    }
+    for pattern in &raw.require.content_patterns {
+        let location = match pattern.location.as_deref() {
+            None | Some("any") => Location::Any,
+            Some("header") => Location::Header,
+            Some("content") => Location::Content,
+            Some(section) => Location::Section(section.to_owned()),
+        };
+        match Pattern::new(&pattern.pattern) {
+            Ok(compiled) => require.content_patterns.push(ContentPattern {
+                pattern: compiled,
+                location,
+                min_matches: pattern.min_matches,
+            }),
+            Err(e) => problems.push(format!(
+                "rule `{id}`: require.content_patterns: bad regex `{}`: {e}",
+                pattern.pattern
+            )),
+        }
+    }
+    if require.sections.is_empty()
+        && require.content_patterns.is_empty()
+        && require.acceptance_criteria_keywords.is_empty()
+        && problems.len() == before
+    {
+        problems.push(format!(
+            "rule `{id}`: require: names no requirement, so the rule could never fail"
+        ));
+    }
+    (problems.len() == before).then(|| ContextualRule {
+        name: raw.name.unwrap_or_else(|| id.clone()),
+        id,
+        when,
+        require,
+        severity,
+        message: raw.message,
+        hint: raw.hint,
+        source: value.clone(),
+    })
+}
+
+impl RuleSet {
+    /// Parse and compile a rules file; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<RuleSet, RulesFileError> {
+        let fail = |problems: Vec<String>| RulesFileError {
+            origin: origin.to_owned(),
+            problems,
+        };
+        let raw: RawFile = yaml::parse(text).map_err(|e| fail(vec![e.to_string()]))?;
+        let mut problems = Vec::new();
+        let mut contextual = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for (index, value) in raw.contextual_rules.iter().enumerate() {
+            if let Some(rule) = compile_rule(value, index, &mut problems) {
+                if !seen.insert(rule.id.clone()) {
+                    problems.push(format!("rule `{}`: id used twice", rule.id));
+                }
+                contextual.push(rule);
+            }
+        }
+        if !problems.is_empty() {
+            return Err(fail(problems));
+        }
+        Ok(RuleSet {
+            origin: origin.to_owned(),
+            names: SectionNames::new(&raw.section_aliases),
+            base: BaseRules {
+                required_sections: raw.base_rules.required_sections,
+                min_acceptance_criteria: raw.base_rules.min_acceptance_criteria,
+                min_section_length: raw.base_rules.min_section_length,
+                acceptance_section: raw.base_rules.acceptance_section,
+            },
+            contextual,
+        })
+    }
+
+    /// The embedded default rules.
+    pub fn builtin() -> Result<RuleSet, RulesFileError> {
+        RuleSet::parse(DEFAULT_RULES, "built-in config/adr-completeness-rules.yaml")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_has_the_seven_seed_rules() {
+        let rules = RuleSet::builtin().unwrap();
+        let ids: Vec<_> = rules.contextual.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "major-needs-migration",
+                "major-needs-rollback",
+                "new-needs-examples",
+                "breaking-needs-upgrade",
+                "deps-need-references",
+                "tools-need-cli",
+                "service-needs-api"
+            ]
+        );
+        assert_eq!(rules.base.required_sections.len(), 6);
+        assert!(rules.names.keys("Context").contains(&"kontext".to_owned()));
+    }
+
+    #[test]
+    fn unknown_key_bad_regex_and_type_are_all_reported() {
+        let text = r#"
+contextual_rules:
+  - id: one
+    when: {change_scope: major}
+    require: {sections: [{name: X}]}
+    message: m
+    severty: error
+  - id: two
+    when: {change_scope: major}
+    require: {content_patterns: [{pattern: "(unclosed"}]}
+    message: m
+  - id: three
+    when: {content_contains: [a]}
+    require: {sections: [{name: X, min_length: "long"}]}
+    message: m
+"#;
+        let err = RuleSet::parse(text, "test.yaml").unwrap_err();
+        let all = err.problems.join("\n");
+        assert!(
+            all.contains("rule `one`") && all.contains("severty"),
+            "{all}"
+        );
+        assert!(
+            all.contains("rule `two`") && all.contains("bad regex"),
+            "{all}"
+        );
+        assert!(all.contains("rule `three`"), "{all}");
+    }
+
+    #[test]
+    fn unknown_top_level_key_is_an_error() {
+        let err = RuleSet::parse("contextual_rule: []\n", "t").unwrap_err();
+        assert!(err.problems[0].contains("contextual_rule"), "{err}");
+    }
+
+    #[test]
+    fn rule_without_requirements_is_rejected() {
+        let err = RuleSet::parse(
+            "contextual_rules:\n  - {id: x, when: {a: b}, require: {}, message: m}\n",
+            "t",
+        )
+        .unwrap_err();
+        assert!(err.problems[0].contains("could never fail"), "{err}");
+    }
+
+    #[test]
+    fn catastrophic_regex_is_linear_in_the_regex_crate() {
+        // `(a+)+$` backtracks exponentially in PCRE-style engines. The regex crate
+        // guarantees linear-time matching, so a rules file cannot hang the hook.
+        let rules = RuleSet::parse(
+            "contextual_rules:\n  - {id: x, when: {}, require: {content_patterns: [{pattern: '(a+)+$'}]}, message: m}\n",
+            "t",
+        )
+        .unwrap();
+        let haystack = format!("{}b", "a".repeat(100_000));
+        let pattern = &rules.contextual[0].require.content_patterns[0].pattern;
+        assert!(!pattern.is_match(&haystack).unwrap());
+    }
+}

@@ -1,0 +1,185 @@
+//! `config/helix-gate.yaml`: which files are ADRs, limits, hook behaviour.
+//!
+//! The embedded default is the base layer; a repository's own file is merged over
+//! it key by key, then the result is deserialized strictly (unknown keys fail).
+
+use std::path::Path;
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+
+use crate::yaml;
+
+/// The settings file shipped with helix-gate and embedded in the binary.
+pub const DEFAULT_SETTINGS: &str = include_str!("../../config/helix-gate.yaml");
+
+/// Repository-relative location of a repository's own settings file.
+pub const SETTINGS_PATH: &str = "config/helix-gate.yaml";
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    pub adr: AdrSettings,
+    pub hook: HookSettings,
+    pub step_marker: StepMarkerSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdrSettings {
+    pub globs: Vec<String>,
+    pub exclude: Vec<String>,
+    pub directory: String,
+    pub max_file_size: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookSettings {
+    pub budget: u32,
+    pub fail_closed: bool,
+    pub session_start_context: bool,
+    pub prompt_context: bool,
+    pub state_retention_days: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepMarkerSettings {
+    pub enabled: bool,
+    pub steps: Vec<String>,
+    pub fallback_file: String,
+}
+
+/// A settings file that could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid settings in {origin}: {message}")]
+pub struct SettingsError {
+    pub origin: String,
+    pub message: String,
+}
+
+impl Settings {
+    /// Defaults merged with `<root>/config/helix-gate.yaml` when it exists.
+    pub fn load(root: &Path) -> Result<Settings, SettingsError> {
+        let path = root.join(SETTINGS_PATH);
+        let overlay = match std::fs::read_to_string(&path) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                return Err(SettingsError {
+                    origin: path.display().to_string(),
+                    message: e.to_string(),
+                });
+            }
+        };
+        Settings::from_layers(overlay.as_deref(), &path.display().to_string())
+    }
+
+    /// Defaults merged with `overlay` (the text of a settings file named `origin`).
+    pub fn from_layers(overlay: Option<&str>, origin: &str) -> Result<Settings, SettingsError> {
+        let err = |origin: &str, e: yaml::YamlError| SettingsError {
+            origin: origin.to_owned(),
+            message: e.to_string(),
+        };
+        let mut base =
+            yaml::parse_value(DEFAULT_SETTINGS).map_err(|e| err("built-in settings", e))?;
+        if let Some(text) = overlay {
+            let value = yaml::parse_value(text).map_err(|e| err(origin, e))?;
+            if !value.is_null() {
+                if !value.is_mapping() {
+                    return Err(SettingsError {
+                        origin: origin.to_owned(),
+                        message: "expected a map of settings".to_owned(),
+                    });
+                }
+                yaml::merge(&mut base, value);
+            }
+        }
+        let settings: Settings = yaml::from_value(base).map_err(|e| err(origin, e))?;
+        settings.check().map_err(|message| SettingsError {
+            origin: origin.to_owned(),
+            message,
+        })?;
+        Ok(settings)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        self.adr_matcher().map(|_| ())?;
+        if self.hook.budget == 0 {
+            return Err("hook.budget must be at least 1".to_owned());
+        }
+        Ok(())
+    }
+
+    /// The compiled ADR globs.
+    pub fn adr_matcher(&self) -> Result<AdrMatcher, String> {
+        Ok(AdrMatcher {
+            include: build_globs(&self.adr.globs, false)?,
+            exclude: build_globs(&self.adr.exclude, true)?,
+        })
+    }
+}
+
+fn build_globs(patterns: &[String], case_insensitive: bool) -> Result<GlobSet, String> {
+    let mut builder = GlobSetBuilder::new();
+    for pattern in patterns {
+        let glob = GlobBuilder::new(pattern)
+            .literal_separator(true)
+            .case_insensitive(case_insensitive)
+            .build()
+            .map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
+        builder.add(glob);
+    }
+    builder.build().map_err(|e| e.to_string())
+}
+
+/// Decides whether a repository-relative path is an ADR.
+#[derive(Debug, Clone)]
+pub struct AdrMatcher {
+    include: GlobSet,
+    exclude: GlobSet,
+}
+
+impl AdrMatcher {
+    /// `rel` is relative to the repository root with `/` separators.
+    pub fn is_adr(&self, rel: &str) -> bool {
+        self.include.is_match(rel) && !self.exclude.is_match(rel)
+    }
+
+    /// Whether `rel` is excluded (INDEX.md, README.md, templates) regardless of globs.
+    pub fn is_excluded(&self, rel: &str) -> bool {
+        self.exclude.is_match(rel)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_parse_and_match() {
+        let settings = Settings::from_layers(None, "none").unwrap();
+        let m = settings.adr_matcher().unwrap();
+        assert!(m.is_adr("adr/038-x.md"));
+        assert!(m.is_adr("adr/sub/001-x.md"));
+        assert!(m.is_adr("output/ADR-foo.md"));
+        assert!(m.is_adr("ADR-foo.md"));
+        assert!(!m.is_adr("adr/INDEX.md"));
+        assert!(!m.is_adr("adr/README.md"));
+        assert!(!m.is_adr("adr/000-Template.md"));
+        assert!(!m.is_adr("src/main.rs"));
+        assert!(!m.is_adr("docs/adr.md"));
+    }
+
+    #[test]
+    fn overlay_merges_and_unknown_keys_fail() {
+        let s = Settings::from_layers(Some("hook: {budget: 5}\n"), "x").unwrap();
+        assert_eq!(s.hook.budget, 5);
+        assert!(s.hook.session_start_context);
+        let err = Settings::from_layers(Some("hook: {budgett: 5}\n"), "x").unwrap_err();
+        assert!(err.message.contains("budgett"), "{err}");
+        assert!(Settings::from_layers(Some("- a\n"), "x").is_err());
+        assert!(Settings::from_layers(Some("adr: {globs: ['[']}\n"), "x").is_err());
+    }
+}
