@@ -1,0 +1,210 @@
+//! File references in `files.create` / `files.modify` / `files.docs`.
+//!
+//! Paths must be relative to the repository root and stay inside it ("absolute
+//! paths are a no-go"); `files.modify` must name files that exist. Existence is
+//! asked of [`super::RepoFiles`], so pre-commit can answer from the index.
+
+use super::{Context, RuleMeta};
+use crate::adr::{Adr, Field};
+use crate::diagnostic::{Finding, Severity};
+
+pub const MODIFY_MISSING: RuleMeta = RuleMeta {
+    id: "files-modify-missing",
+    severity: Severity::Error,
+    summary: "a files.modify path does not exist in the repository",
+    doc: "## What it does\nChecks that every path in `files.modify` exists, relative to the repository root \
+(the working tree for validate and the hook; the staged index for pre-commit).\n\n\
+## Why\nAn ADR that plans to modify a file that is not there was written against a wrong picture of the code.\n\n\
+## Fix\nCorrect the path, remove it, or move it to files.create if the file is new.",
+};
+
+pub const PATH_ABSOLUTE: RuleMeta = RuleMeta {
+    id: "files-path-absolute",
+    severity: Severity::Error,
+    summary: "a files path is absolute, starts with ~ or a drive letter",
+    doc: "## What it does\nRejects paths in files.create/modify/docs that are absolute (`/home/...`), start with `~` or a drive letter (`C:`).\n\n\
+## Why\nAbsolute paths only work on the author's machine. The user: \"absolute paths are a no-go\".\n\n\
+## Fix\nWrite the path relative to the repository root: `src/main.rs`, not `/home/me/project/src/main.rs`.",
+};
+
+pub const PATH_ESCAPES: RuleMeta = RuleMeta {
+    id: "files-path-escapes-repo",
+    severity: Severity::Error,
+    summary: "a files path leaves the repository with ..",
+    doc: "## What it does\nRejects paths in files.create/modify/docs whose `..` components climb above the repository root.\n\n\
+## Why\nAn ADR can only plan changes inside its repository; such paths are never checked and may point anywhere.\n\n\
+## Fix\nWrite the path relative to the repository root without leaving it.",
+};
+
+pub const CREATE_EXISTS: RuleMeta = RuleMeta {
+    id: "files-create-exists",
+    severity: Severity::Warning,
+    summary: "a files.create path already exists while status is Proposed",
+    doc: "## What it does\nWarns when a path in `files.create` already exists and the ADR is still Proposed.\n\n\
+## Why\nEither the file should be listed under files.modify, or the ADR would overwrite existing work.\n\n\
+## Fix\nMove the path to files.modify, or choose a new file name.",
+};
+
+pub const RULES: &[&RuleMeta] = &[
+    &MODIFY_MISSING,
+    &PATH_ABSOLUTE,
+    &PATH_ESCAPES,
+    &CREATE_EXISTS,
+];
+
+/// Why a referenced path cannot be used, or its normalised form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathCheck {
+    Relative(String),
+    Absolute,
+    Escapes,
+    Empty,
+}
+
+/// Classify a path from the front matter without touching the file system.
+pub fn classify(path: &str) -> PathCheck {
+    let path = path.trim();
+    if path.is_empty() {
+        return PathCheck::Empty;
+    }
+    let bytes = path.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if path.starts_with(['/', '\\', '~']) || drive {
+        return PathCheck::Absolute;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return PathCheck::Escapes;
+                }
+            }
+            other => parts.push(other),
+        }
+    }
+    if parts.is_empty() {
+        return PathCheck::Empty;
+    }
+    PathCheck::Relative(parts.join("/"))
+}
+
+/// Line of `path` in the front matter, or of the `files` key.
+fn line_of(adr: &Adr, path: &str, fallback: usize) -> usize {
+    adr.yaml_text()
+        .find(path)
+        .map_or(fallback, |i| adr.line_of(adr.yaml_range.start + i))
+}
+
+pub fn check(adr: &Adr, ctx: &Context<'_>, out: &mut Vec<Finding>) {
+    let Some(fm) = adr.front_matter() else { return };
+    let Field::Valid(files) = &fm.files else {
+        return;
+    };
+    let files_line = fm.key_lines.get("files").copied().unwrap_or(1);
+    let proposed = fm
+        .status
+        .valid()
+        .is_some_and(|s| s.trim().eq_ignore_ascii_case("proposed"));
+    for (list, paths) in [
+        ("create", &files.create),
+        ("modify", &files.modify),
+        ("docs", &files.docs),
+    ] {
+        for path in paths {
+            let line = line_of(adr, path, files_line);
+            match classify(path) {
+                PathCheck::Absolute => out.push(
+                    PATH_ABSOLUTE
+                        .finding(format!(
+                            "files.{list}: `{path}` is not relative to the repository"
+                        ))
+                        .at(line)
+                        .hint("write the path relative to the repository root, e.g. src/main.rs"),
+                ),
+                PathCheck::Escapes => out.push(
+                    PATH_ESCAPES
+                        .finding(format!("files.{list}: `{path}` leaves the repository"))
+                        .at(line)
+                        .hint("reference only files inside the repository, relative to its root"),
+                ),
+                PathCheck::Empty => out.push(
+                    PATH_ESCAPES
+                        .finding(format!("files.{list}: an entry names no file"))
+                        .at(line)
+                        .hint("remove the empty entry"),
+                ),
+                PathCheck::Relative(rel) => {
+                    if list == "modify" && !ctx.repo.exists(&rel) {
+                        out.push(
+                            MODIFY_MISSING
+                                .finding(format!("files.modify: `{path}` does not exist"))
+                                .at(line)
+                                .hint("remove it or move it to files.create"),
+                        );
+                    } else if list == "create" && proposed && ctx.repo.exists(&rel) {
+                        out.push(
+                            CREATE_EXISTS
+                                .finding(format!("files.create: `{path}` already exists"))
+                                .at(line)
+                                .hint("move it to files.modify or choose a new name"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testing::{GOOD, ids, run};
+
+    #[test]
+    fn classify_paths() {
+        assert_eq!(
+            classify("src/./a/../b.rs"),
+            PathCheck::Relative("src/b.rs".into())
+        );
+        assert_eq!(classify("/home/u/x.py"), PathCheck::Absolute);
+        assert_eq!(classify("~/x"), PathCheck::Absolute);
+        assert_eq!(classify("C:\\x"), PathCheck::Absolute);
+        assert_eq!(classify("\\\\server\\share"), PathCheck::Absolute);
+        assert_eq!(classify("a/../../etc/passwd"), PathCheck::Escapes);
+        assert_eq!(classify("  "), PathCheck::Empty);
+    }
+
+    #[test]
+    fn modify_must_exist() {
+        let f = run(GOOD, "x.md", &[]);
+        assert_eq!(ids(&f), ["files-modify-missing"]);
+        assert_eq!(f[0].line, Some(13));
+        assert_eq!(
+            f[0].hint.as_deref(),
+            Some("remove it or move it to files.create")
+        );
+    }
+
+    #[test]
+    fn absolute_and_escaping_paths_are_errors_and_not_looked_up() {
+        let text = GOOD.replace(
+            "    - src/lib.rs",
+            "    - src/lib.rs\n    - /home/aiuser01/helix-v4/src/x.py\n    - ../../etc/passwd",
+        );
+        let f = run(&text, "x.md", &["src/lib.rs"]);
+        assert_eq!(ids(&f), ["files-path-absolute", "files-path-escapes-repo"]);
+    }
+
+    #[test]
+    fn create_existing_warns_only_while_proposed() {
+        let text = GOOD.replace("create: []", "create: [src/lib.rs]");
+        assert_eq!(
+            ids(&run(&text, "x.md", &["src/lib.rs"])),
+            ["files-create-exists"]
+        );
+        let accepted = text.replace("status: Proposed", "status: Accepted");
+        assert!(run(&accepted, "x.md", &["src/lib.rs"]).is_empty());
+    }
+}
