@@ -1,0 +1,249 @@
+//! The check pipeline shared by every entry point:
+//! bytes -> [`rules::input::decode`] -> [`Adr::parse`] -> [`rules::check`] -> [`FileReport`].
+//!
+//! Callers decide where bytes come from (a file, a staged blob, a hook event) and
+//! how the report is rendered; the engine does neither.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+
+use crate::adr::{self, Adr};
+use crate::config::{self, AdrMatcher, RuleSet, Settings};
+use crate::diagnostic::FileReport;
+use crate::rules::{self, Context, RepoFiles, WorkTree, across};
+
+/// Settings, compiled globs and rules for one repository.
+pub struct Engine {
+    pub root: PathBuf,
+    pub settings: Settings,
+    pub matcher: AdrMatcher,
+    pub rules: RuleSet,
+}
+
+/// One checked document.
+pub struct Checked {
+    pub report: FileReport,
+    /// The parse, when the bytes were text (used by rules across files).
+    pub adr: Option<Adr>,
+}
+
+/// Why a file could not be read at all (exit 2, never a finding).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read {path}: {source}")]
+pub struct ReadError {
+    pub path: String,
+    #[source]
+    pub source: std::io::Error,
+}
+
+impl Engine {
+    /// Load settings and rules for the repository at `root`.
+    pub fn load(root: &Path, rules_override: Option<&Path>) -> anyhow::Result<Engine> {
+        let settings = Settings::load(root)?;
+        let matcher = settings
+            .adr_matcher()
+            .map_err(|e| anyhow::anyhow!("invalid settings: {e}"))?;
+        let rules = config::load_rules(root, rules_override)?;
+        Ok(Engine {
+            root: root.to_path_buf(),
+            settings,
+            matcher,
+            rules,
+        })
+    }
+
+    /// Check a document given as bytes; `path` names it (and its file name is compared with adr_id).
+    pub fn check_bytes(&self, path: &Path, bytes: Vec<u8>, repo: &dyn RepoFiles) -> Checked {
+        let display = crate::repo::display(&self.root, path);
+        match rules::input::decode(bytes, self.settings.adr.max_file_size) {
+            Err(finding) => Checked {
+                report: FileReport {
+                    path: display,
+                    findings: vec![finding],
+                },
+                adr: None,
+            },
+            Ok(text) => {
+                let adr = Adr::parse(&text);
+                let ctx = Context {
+                    path,
+                    rules: &self.rules,
+                    repo,
+                };
+                let mut report = FileReport {
+                    path: display,
+                    findings: rules::check(&adr, &ctx),
+                };
+                report.sort();
+                Checked {
+                    report,
+                    adr: Some(adr),
+                }
+            }
+        }
+    }
+
+    /// Read a file (refusing above the size limit without reading it) and check it
+    /// against the working tree.
+    pub fn check_file(&self, path: &Path) -> Result<Checked, ReadError> {
+        let bytes =
+            read_limited(path, self.settings.adr.max_file_size).map_err(|source| ReadError {
+                path: path.display().to_string(),
+                source,
+            })?;
+        Ok(self.check_bytes(path, bytes, &WorkTree { root: &self.root }))
+    }
+
+    /// Check many files on all cores, then apply the rules across them.
+    /// Files that cannot be read are returned separately.
+    pub fn check_files(
+        &self,
+        paths: &[PathBuf],
+        across_files: bool,
+    ) -> (Vec<FileReport>, Vec<ReadError>) {
+        let results = parallel_map(paths, |path| self.check_file(path));
+        let mut checked = Vec::with_capacity(results.len());
+        let mut errors = Vec::new();
+        for (path, result) in paths.iter().zip(results) {
+            match result {
+                Ok(c) => checked.push((path, c)),
+                Err(e) => errors.push(e),
+            }
+        }
+        if across_files {
+            let mut index_of = Vec::new();
+            let members: Vec<across::Member<'_>> = checked
+                .iter()
+                .enumerate()
+                .filter_map(|(i, (path, c))| {
+                    let adr = c.adr.as_ref()?;
+                    index_of.push(i);
+                    Some(across::Member {
+                        path: &c.report.path,
+                        adr,
+                        file_number: adr::number_in_file_name(path),
+                    })
+                })
+                .collect();
+            let found = across::check(&members);
+            drop(members);
+            for (member, finding) in found {
+                checked[index_of[member]].1.report.findings.push(finding);
+            }
+        }
+        let reports = checked
+            .into_iter()
+            .map(|(_, mut c)| {
+                c.report.sort();
+                c.report
+            })
+            .collect();
+        (reports, errors)
+    }
+
+    /// The repository's ADRs: files below the root matching the configured globs.
+    pub fn repository_adrs(&self) -> anyhow::Result<Vec<PathBuf>> {
+        let mut out = Vec::new();
+        walk(&self.root, &mut |path| {
+            if let Some(rel) = crate::repo::relative_to(&self.root, path) {
+                if self.matcher.is_adr(&rel) {
+                    out.push(path.to_path_buf());
+                }
+            }
+        })
+        .with_context(|| format!("cannot list {}", self.root.display()))?;
+        out.sort();
+        Ok(out)
+    }
+
+    /// Markdown files below an explicitly named directory, minus excluded names
+    /// (INDEX.md, README.md, templates): a directory you name is an ADR directory.
+    pub fn directory_adrs(&self, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+        let mut out = Vec::new();
+        walk(dir, &mut |path| {
+            let is_md = path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+            let rel = crate::repo::relative_to(&self.root, path)
+                .unwrap_or_else(|| path.to_string_lossy().into_owned());
+            if is_md && !self.matcher.is_excluded(&rel) {
+                out.push(path.to_path_buf());
+            }
+        })
+        .with_context(|| format!("cannot list {}", dir.display()))?;
+        out.sort();
+        Ok(out)
+    }
+}
+
+/// Directories never descended into.
+const SKIPPED_DIRS: [&str; 4] = ["node_modules", "target", ".git", ".helix-gate"];
+
+/// Visit regular files (and symlinks to files) below `dir`. Symlinked directories
+/// are not followed, so a symlink loop cannot make the walk run forever; hidden
+/// directories and build output are skipped.
+fn walk(dir: &Path, visit: &mut dyn FnMut(&Path)) -> std::io::Result<()> {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        let entries = match std::fs::read_dir(&current) {
+            Ok(entries) => entries,
+            Err(e) if current == dir => return Err(e),
+            Err(_) => continue, // an unreadable subdirectory is skipped
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if kind.is_dir() {
+                if !name.starts_with('.') && !SKIPPED_DIRS.contains(&name.as_ref()) {
+                    stack.push(path);
+                }
+            } else if kind.is_file() || (kind.is_symlink() && path.is_file()) {
+                visit(&path);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Read at most `limit + 1` bytes: enough to tell that a file is too large
+/// without reading all of it.
+pub fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(std::io::Error::other("is a directory"));
+    }
+    let mut bytes = Vec::with_capacity(meta.len().min(limit + 1) as usize);
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Map `f` over `items` on up to all available cores, keeping the order.
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(items.len().div_ceil(16).max(1));
+    if workers <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(workers);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().map(&f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}

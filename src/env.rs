@@ -1,0 +1,23 @@
+//! Every environment variable helix-gate reads, in one place.
+
+/// Disables colour in terminal output (<https://no-color.org>).
+pub const NO_COLOR: &str = "NO_COLOR";
+/// Project root given to hooks by Claude Code (does not follow the model's `cd`).
+pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
+/// Set to `1` by Claude Code in hooks and in the model's Bash commands.
+pub const CLAUDECODE: &str = "CLAUDECODE";
+/// Set by helix-gate for its reviewer child: `helix-gate hook` is then a no-op,
+/// so a reviewer can never trigger another review.
+pub const HELIX_GATE_CHILD: &str = "HELIX_GATE_CHILD";
+
+/// The value of `name` when set and not empty.
+pub fn var(name: &str) -> Option<String> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(|v| v.to_string_lossy().into_owned())
+}
+
+/// Whether `name` is set to anything but empty.
+pub fn is_set(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| !v.is_empty())
+}

@@ -1,0 +1,17 @@
+//! helix-gate: deterministic gates for HELIX Architecture Decision Records.
+//!
+//! Pipeline: decode input (file, staged blob, hook event) -> parse the ADR once
+//! ([`adr`]) -> run rules ([`rules`]) -> decide -> render for the caller
+//! ([`render`], hook JSON, exit code).
+
+pub mod adr;
+pub mod cli;
+pub mod config;
+pub mod diagnostic;
+pub mod engine;
+pub mod env;
+pub mod git;
+pub mod render;
+pub mod repo;
+pub mod rules;
+pub mod yaml;

@@ -1,0 +1,59 @@
+//! Helpers shared by the integration tests.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_helix-gate")
+}
+
+pub fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Run helix-gate in `cwd` with `args`, no stdin, colour off.
+pub fn run(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("HELIX_GATE_CHILD")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run helix-gate")
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+pub fn code(out: &Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+/// A temporary directory that looks like a repository root (has `.git`).
+pub fn scratch_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join(".git")).expect(".git");
+    dir
+}
+
+pub fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+    let path = root.join(rel);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("mkdir");
+    }
+    std::fs::write(&path, content).expect("write");
+    path
+}
+
+/// The passing fixture ADR (references src/lib.rs, so scratch repos create it).
+pub fn good_adr() -> String {
+    std::fs::read_to_string(manifest_dir().join("tests/fixtures/good/001-minimal-valid.md"))
+        .expect("fixture")
+}

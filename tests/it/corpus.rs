@@ -1,0 +1,43 @@
+//! Robustness on real-world ADRs: every file of `../shared/corpus/public-adrs/`
+//! (read in place, never copied) is processed without a crash.
+
+use crate::common::*;
+
+#[test]
+fn public_adr_corpus_is_processed_without_crash() {
+    let corpus = manifest_dir().join("../shared/corpus/public-adrs");
+    if !corpus.is_dir() {
+        eprintln!("skipped: {} does not exist", corpus.display());
+        return;
+    }
+    let mut expected = 0;
+    let mut stack = vec![corpus.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().to_lowercase();
+            if path.is_dir() && !name.starts_with('.') {
+                stack.push(path);
+            } else if name.ends_with(".md")
+                && name != "readme.md"
+                && name != "index.md"
+                && !name.contains("template")
+            {
+                expected += 1;
+            }
+        }
+    }
+    let out = run(
+        &manifest_dir(),
+        &["validate", corpus.to_str().unwrap(), "--format", "json"],
+    );
+    assert!(
+        matches!(code(&out), 0 | 1),
+        "exit {} {}",
+        code(&out),
+        stderr(&out)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    assert_eq!(doc["summary"]["files"], expected);
+    assert!(expected > 50, "corpus unexpectedly small: {expected}");
+}

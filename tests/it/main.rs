@@ -1,0 +1,12 @@
+//! Integration tests: one test binary that runs the real `helix-gate` executable.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests fail loudly"
+)]
+
+mod common;
+mod corpus;
+mod validate;

@@ -1,0 +1,315 @@
+//! `helix-gate validate` end to end: fixtures, formats, exit codes and bad input.
+
+use crate::common::*;
+
+#[test]
+fn examples_show_one_passing_and_one_failing_adr() {
+    let out = run(&manifest_dir(), &["validate", "examples/"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(!text.contains("001-lazy-rule-loading.md:"), "{text}");
+    assert!(text.contains("examples/adr/002-adr-014-case.md:1: error[major-needs-migration] change_scope=major erfordert einen Migrations-Plan: section \"Migration\" is missing\n  hint: add \"## Migration\""), "{text}");
+    assert!(text.contains("error[files-path-absolute]"), "{text}");
+    assert!(
+        text.ends_with("2 files checked: 5 errors, 3 warnings\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn seed_adrs_both_report_major_needs_migration() {
+    for name in [
+        "025-sub-agent-verifikation.md",
+        "015-approval-validation-system.md",
+    ] {
+        let path = format!("tests/fixtures/seeds/{name}");
+        let out = run(&manifest_dir(), &["validate", &path, "--format", "json"]);
+        assert_eq!(code(&out), 1);
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let rules: Vec<&str> = doc["files"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap())
+            .collect();
+        assert!(
+            rules.contains(&"major-needs-migration"),
+            "{name}: {rules:?}"
+        );
+        // ADR-025 has "## Issues Found" inside a code fence: it must not become a section,
+        // and every required section is really there.
+        assert!(!rules.contains(&"section-missing"), "{name}: {rules:?}");
+    }
+}
+
+#[test]
+fn headings_only_inside_code_fences_are_missing() {
+    let repo = scratch_repo();
+    write(repo.path(), "src/lib.rs", "");
+    let adr = good_adr().replace(
+        "## Konsequenzen",
+        "```markdown\n## Konsequenzen\n```\n\n~~~\n## Kontext\n~~~",
+    );
+    let adr = adr.replacen("## Kontext\n", "<!--\n## Kontext\n-->\n", 1);
+    write(repo.path(), "adr/001-minimal-valid.md", adr);
+    let out = run(repo.path(), &["validate"]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 1, "{text}");
+    assert!(
+        text.contains("required section \"Kontext\" is missing"),
+        "{text}"
+    );
+    assert!(
+        text.contains("required section \"Konsequenzen\" is missing"),
+        "{text}"
+    );
+}
+
+#[test]
+fn no_path_checks_repository_adrs_by_glob_from_a_subdirectory() {
+    let repo = scratch_repo();
+    write(repo.path(), "src/lib.rs", "");
+    write(repo.path(), "adr/001-minimal-valid.md", good_adr());
+    write(repo.path(), "adr/INDEX.md", "# Index\n");
+    write(repo.path(), "output/ADR-draft.md", "# no front matter\n");
+    write(repo.path(), "notes/other.md", "# not an ADR\n");
+    std::fs::create_dir_all(repo.path().join("deep/sub")).unwrap();
+    let out = run(&repo.path().join("deep/sub"), &["validate"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("output/ADR-draft.md:1: error[front-matter-missing]"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("INDEX") && !text.contains("other.md"),
+        "{text}"
+    );
+    assert!(text.contains("2 files checked"), "{text}");
+}
+
+#[test]
+fn duplicate_ids_and_unknown_dependencies_across_a_directory() {
+    let repo = scratch_repo();
+    write(repo.path(), "src/lib.rs", "");
+    write(repo.path(), "adr/001-minimal-valid.md", good_adr());
+    write(
+        repo.path(),
+        "adr/001-copy.md",
+        good_adr().replace(
+            "depends_on: []",
+            "depends_on: [\"007\"]\n# ADR-007 is referenced",
+        ),
+    );
+    let out = run(repo.path(), &["validate", "adr", "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let all: Vec<String> = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| {
+            f["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x["rule"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    assert_eq!(
+        all.iter().filter(|r| *r == "adr-id-duplicate").count(),
+        2,
+        "{all:?}"
+    );
+    assert!(all.contains(&"depends-on-unknown".to_owned()), "{all:?}");
+    assert_eq!(code(&out), 1);
+}
+
+#[test]
+fn json_schema_fields() {
+    let out = run(
+        &manifest_dir(),
+        &[
+            "validate",
+            "examples/adr/002-adr-014-case.md",
+            "--format",
+            "json",
+        ],
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["schema"], "helix-gate/validate");
+    assert_eq!(doc["version"], 1);
+    let f = &doc["files"][0]["findings"][0];
+    for key in ["rule", "severity", "line", "message", "hint"] {
+        assert!(f.get(key).is_some(), "{key} missing in {f}");
+    }
+    assert_eq!(doc["summary"]["files"], 1);
+}
+
+#[test]
+fn concept_diff_reports_missing_sections_and_coverage() {
+    let repo = scratch_repo();
+    write(repo.path(), "src/lib.rs", "");
+    let adr = write(repo.path(), "adr/001-minimal-valid.md", good_adr());
+    let concept = write(
+        repo.path(),
+        "concept.md",
+        "# Konzept\n## Context\nx\n## Entscheidung\ny\n## Migration\n14 Tage\n## Zusammenfassung\nz\n",
+    );
+    let out = run(
+        repo.path(),
+        &[
+            "validate",
+            adr.to_str().unwrap(),
+            "--concept",
+            concept.to_str().unwrap(),
+        ],
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "warning[concept-section-missing] concept section \"Migration\" (concept line 6)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("info[concept-coverage] concept coverage: 2 of 3 sections (66%)"),
+        "{text}"
+    );
+    assert_eq!(code(&out), 0, "warnings only");
+}
+
+#[test]
+fn rules_override_and_strict_rules_file() {
+    let repo = scratch_repo();
+    write(repo.path(), "src/lib.rs", "");
+    write(repo.path(), "adr/001-minimal-valid.md", good_adr());
+    write(
+        repo.path(),
+        "config/adr-completeness-rules.yaml",
+        "base_rules:\n  required_sections: [Kontext, Sicherheit]\ncontextual_rules: []\n",
+    );
+    let out = run(repo.path(), &["validate"]);
+    assert!(
+        stdout(&out).contains("required section \"Sicherheit\" is missing"),
+        "{}",
+        stdout(&out)
+    );
+    let bad = write(
+        repo.path(),
+        "bad-rules.yaml",
+        "contextual_rules:\n  - id: broken\n    when: {change_scope: major}\n    require: {content_patterns: [{pattern: '(x'}]}\n    message: m\n",
+    );
+    let out = run(repo.path(), &["validate", "--rules", bad.to_str().unwrap()]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("rule `broken`") && stderr(&out).contains("bad regex"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn bad_input_gets_a_finding_or_exit_2_never_a_panic() {
+    let repo = scratch_repo();
+    let dir = repo.path();
+    write(
+        dir,
+        "adr/001-latin1.md",
+        b"---\nadr_id: 1\n---\n## Kontext \xe4\xf6\xfc\n".as_slice(),
+    );
+    write(
+        dir,
+        "adr/002-binary.md",
+        [0u8, 159, 146, 150, 0, 1, 2].as_slice(),
+    );
+    write(dir, "adr/003-empty.md", "");
+    let huge = std::fs::File::create(dir.join("adr/004-huge.md")).unwrap();
+    huge.set_len(100 * 1024 * 1024).unwrap();
+    write(dir, "adr/005-list.md", "---\n- a\n- b\n---\n# x\n");
+    write(dir, "adr/006-scalar.md", "---\njust a string\n---\n# x\n");
+    let bomb = "---\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\nh: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\n---\n";
+    write(dir, "adr/007-bomb.md", bomb);
+    write(
+        dir,
+        "adr/008-deep.md",
+        format!("---\nx: {}{}\n---\n", "[".repeat(5000), "]".repeat(5000)),
+    );
+    write(dir, "adr/009-unclosed.md", "---\nadr_id: 1\n## Kontext\n");
+    std::os::unix::fs::symlink(dir.join("adr"), dir.join("adr/loop")).unwrap();
+    let out = run(dir, &["validate", "adr", "--format", "json"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules_of = |name: &str| -> Vec<String> {
+        doc["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"].as_str().unwrap().ends_with(name))
+            .unwrap_or_else(|| panic!("{name} not checked"))["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let first_rule = |name: &str| -> String {
+        let rules = rules_of(name);
+        let front = ["file-", "front-matter-"];
+        rules
+            .iter()
+            .find(|r| front.iter().any(|p| r.starts_with(p)))
+            .cloned()
+            .unwrap_or_else(|| format!("none in {rules:?}"))
+    };
+    assert_eq!(first_rule("001-latin1.md"), "file-not-utf8");
+    assert_eq!(first_rule("002-binary.md"), "file-binary");
+    assert_eq!(first_rule("003-empty.md"), "file-empty");
+    assert_eq!(first_rule("004-huge.md"), "file-too-large");
+    assert_eq!(first_rule("005-list.md"), "front-matter-not-a-map");
+    assert_eq!(first_rule("006-scalar.md"), "front-matter-not-a-map");
+    assert_eq!(first_rule("007-bomb.md"), "front-matter-invalid");
+    assert_eq!(first_rule("008-deep.md"), "front-matter-invalid");
+    assert_eq!(first_rule("009-unclosed.md"), "front-matter-unclosed");
+    assert_eq!(
+        doc["summary"]["files"], 9,
+        "the symlink loop is not followed"
+    );
+}
+
+#[test]
+fn missing_and_unreadable_paths_exit_2() {
+    let out = run(&manifest_dir(), &["validate", "no/such/file.md"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("cannot read no/such/file.md"),
+        "{}",
+        stderr(&out)
+    );
+    // /proc/self/mem opens but fails to read at offset 0 (EIO), even for root.
+    let out = run(&manifest_dir(), &["validate", "/proc/self/mem"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot read /proc/self/mem"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn rules_and_explain() {
+    let out = run(&manifest_dir(), &["rules"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("section-missing") && text.contains("major-needs-migration"),
+        "{text}"
+    );
+    let out = run(&manifest_dir(), &["explain", "files-path-absolute"]);
+    assert!(stdout(&out).contains("absolute paths are a no-go"));
+    let out = run(&manifest_dir(), &["explain", "major-needs-migration"]);
+    assert!(
+        stdout(&out).contains("change_scope: major"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(&manifest_dir(), &["explain", "no-such-rule"]);
+    assert_eq!(code(&out), 2);
+}
