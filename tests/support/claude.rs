@@ -1,0 +1,671 @@
+//! Harness for running the real Claude Code CLI against [`super::fake_api`].
+//!
+//! Why it exists: end-to-end hook tests need `claude -p` to run hermetically —
+//! a scratch HOME, a scratch git repo as cwd, no credentials or settings leaking
+//! in from the developer's own Claude Code session, only 127.0.0.1 as API — and
+//! they must never hang: the client is killed (with its whole process group,
+//! hooks included) when a timeout expires.
+//!
+//! The environment and arguments follow the setup of `claude-code-hooks.md`
+//! (section 9): `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY=sk-test`,
+//! `DISABLE_TELEMETRY=1`, `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`, and
+//! `-p <prompt> --output-format json --permission-mode acceptEdits
+//! --allowedTools Bash,Read,Write,Edit`.
+//!
+//! The client binary comes from `scripts/install-claude.sh` (or
+//! `HELIX_GATE_CLAUDE_BIN`); tests call [`require_claude`] and return early
+//! when it is missing, except under `CI` where that is a failure.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+use super::fake_api::{FakeApi, RecordedRequest};
+
+/// Default time limit for one `claude` run.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+// ---------------------------------------------------------------------------
+// Locating the client
+// ---------------------------------------------------------------------------
+
+/// The `claude` executable: env `HELIX_GATE_CLAUDE_BIN`, else
+/// `<crate>/.cache/claude-code/node_modules/.bin/claude` if it exists.
+pub fn claude_bin() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("HELIX_GATE_CLAUDE_BIN")
+        && !path.is_empty()
+    {
+        return Some(PathBuf::from(path));
+    }
+    let local =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(".cache/claude-code/node_modules/.bin/claude");
+    local.exists().then_some(local)
+}
+
+/// [`claude_bin`], or: under `CI` a panic, elsewhere a note on stderr and
+/// `None` (the test should `return` early).
+pub fn require_claude() -> Option<PathBuf> {
+    if let Some(bin) = claude_bin() {
+        return Some(bin);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!(
+            "claude CLI not found (CI is set): run scripts/install-claude.sh or set HELIX_GATE_CLAUDE_BIN"
+        );
+    }
+    eprintln!("skipped: claude not installed (run scripts/install-claude.sh)");
+    None
+}
+
+// ---------------------------------------------------------------------------
+// Running the client
+// ---------------------------------------------------------------------------
+
+/// Builder for one `claude -p` run.
+pub struct ClaudeRun {
+    bin: PathBuf,
+    base_url: String,
+    cwd: PathBuf,
+    prompt: String,
+    home: Option<PathBuf>,
+    args: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+    env_remove: Vec<OsString>,
+    path_prepend: Vec<PathBuf>,
+    timeout: Duration,
+}
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct ClaudeOutcome {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+    /// stdout parsed as JSON (the `--output-format json` result object).
+    pub result: Option<Value>,
+    pub timed_out: bool,
+    /// The HOME the client ran with (transcripts are under `.claude/projects`).
+    pub home: PathBuf,
+    /// Keeps a scratch HOME alive as long as the outcome.
+    _home_dir: Option<TempDir>,
+}
+
+impl ClaudeRun {
+    /// `claude -p <prompt>` in `repo` against `api`.
+    pub fn new(
+        bin: impl Into<PathBuf>,
+        api: &FakeApi,
+        repo: impl AsRef<Path>,
+        prompt: impl Into<String>,
+    ) -> Self {
+        ClaudeRun::with_base_url(bin, api.base_url(), repo, prompt)
+    }
+
+    /// Same as [`ClaudeRun::new`] with an explicit `ANTHROPIC_BASE_URL`.
+    pub fn with_base_url(
+        bin: impl Into<PathBuf>,
+        base_url: impl Into<String>,
+        repo: impl AsRef<Path>,
+        prompt: impl Into<String>,
+    ) -> Self {
+        ClaudeRun {
+            bin: bin.into(),
+            base_url: base_url.into(),
+            cwd: repo.as_ref().to_path_buf(),
+            prompt: prompt.into(),
+            home: None,
+            args: Vec::new(),
+            env: Vec::new(),
+            env_remove: Vec::new(),
+            path_prepend: Vec::new(),
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+
+    /// Use this HOME instead of a fresh temp dir (e.g. to share `~/.claude`
+    /// between runs, or to pre-seed user settings).
+    pub fn home(mut self, home: impl Into<PathBuf>) -> Self {
+        self.home = Some(home.into());
+        self
+    }
+
+    /// Extra argument appended after the standard ones.
+    pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Extra environment variable (applied after the standard ones, so it can
+    /// override them, e.g. `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`).
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Remove an inherited environment variable.
+    pub fn env_remove(mut self, key: impl Into<OsString>) -> Self {
+        self.env_remove.push(key.into());
+        self
+    }
+
+    /// Put `dir` in front of `PATH` (e.g. the directory of the helix-gate binary).
+    pub fn path_prepend(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.path_prepend.push(dir.into());
+        self
+    }
+
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Runs the client to completion (or kills it at the timeout).
+    pub fn run(self) -> ClaudeOutcome {
+        let (home, home_dir) = match &self.home {
+            Some(home) => {
+                fs::create_dir_all(home).expect("create given HOME for claude");
+                (home.clone(), None)
+            }
+            None => {
+                let dir = tempfile::Builder::new()
+                    .prefix("helix-gate-claude-home-")
+                    .tempdir()
+                    .expect("create scratch HOME for claude");
+                (dir.path().to_path_buf(), Some(dir))
+            }
+        };
+
+        let mut cmd = Command::new(&self.bin);
+        cmd.current_dir(&self.cwd)
+            .arg("-p")
+            .arg(&self.prompt)
+            .args([
+                "--output-format",
+                "json",
+                "--permission-mode",
+                "acceptEdits",
+            ])
+            .args(["--allowedTools", "Bash,Read,Write,Edit"])
+            .args(&self.args);
+
+        // Nothing from the developer's own Claude Code session may leak in.
+        for (key, _) in std::env::vars_os() {
+            let name = key.to_string_lossy();
+            if name.starts_with("CLAUDE") || name.starts_with("ANTHROPIC") || name == "AI_AGENT" {
+                cmd.env_remove(&key);
+            }
+        }
+        cmd.env("HOME", &home)
+            .env("ANTHROPIC_BASE_URL", &self.base_url)
+            .env("ANTHROPIC_API_KEY", "sk-test")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+        if !self.path_prepend.is_empty() {
+            let mut paths = self.path_prepend.clone();
+            if let Some(path) = std::env::var_os("PATH") {
+                paths.extend(std::env::split_paths(&path));
+            }
+            cmd.env(
+                "PATH",
+                std::env::join_paths(paths).expect("join PATH entries"),
+            );
+        }
+        for key in &self.env_remove {
+            cmd.env_remove(key);
+        }
+        for (key, value) in &self.env {
+            cmd.env(key, value);
+        }
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+
+        let mut child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn {}: {e}", self.bin.display()));
+        // The child leads its own process group (pgid == pid).
+        let pid = child.id();
+        let stdout_buf = Arc::new(Mutex::new(Vec::new()));
+        let stderr_buf = Arc::new(Mutex::new(Vec::new()));
+        let readers = [
+            spawn_reader(
+                child.stdout.take().expect("claude stdout pipe"),
+                Arc::clone(&stdout_buf),
+            ),
+            spawn_reader(
+                child.stderr.take().expect("claude stderr pipe"),
+                Arc::clone(&stderr_buf),
+            ),
+        ];
+
+        let deadline = Instant::now() + self.timeout;
+        let mut timed_out = false;
+        let status = loop {
+            match child.try_wait().expect("wait for claude") {
+                Some(status) => break status,
+                None if Instant::now() >= deadline => {
+                    timed_out = true;
+                    kill_tree(pid);
+                    break child.wait().expect("wait for killed claude");
+                }
+                None => thread::sleep(Duration::from_millis(50)),
+            }
+        };
+
+        // Leftover group members (a hook's background process) can keep the
+        // pipes open; give the readers a moment, then kill the group.
+        let readers_done =
+            |readers: &[thread::JoinHandle<()>]| readers.iter().all(|r| r.is_finished());
+        let grace = Instant::now() + Duration::from_secs(5);
+        while !readers_done(&readers) && Instant::now() < grace {
+            thread::sleep(Duration::from_millis(20));
+        }
+        if !readers_done(&readers) {
+            // Leftovers of the client's own group only (its pid is reaped, so
+            // only a still-existing group with that id is signalled).
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{pid}")])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+            let grace = Instant::now() + Duration::from_secs(5);
+            while !readers_done(&readers) && Instant::now() < grace {
+                thread::sleep(Duration::from_millis(20));
+            }
+        }
+        // Readers still blocked here (a process outside the group holds the
+        // pipe) are detached; we use what they read so far.
+
+        let take = |buf: &Arc<Mutex<Vec<u8>>>| {
+            let bytes = buf.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            String::from_utf8_lossy(&bytes).into_owned()
+        };
+        let stdout = take(&stdout_buf);
+        let stderr = take(&stderr_buf);
+        let result = parse_result(&stdout);
+        ClaudeOutcome {
+            status,
+            stdout,
+            stderr,
+            result,
+            timed_out,
+            home,
+            _home_dir: home_dir,
+        }
+    }
+}
+
+fn spawn_reader(
+    mut pipe: impl Read + Send + 'static,
+    buf: Arc<Mutex<Vec<u8>>>,
+) -> thread::JoinHandle<()> {
+    thread::spawn(move || {
+        let mut chunk = [0u8; 8192];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => buf
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .extend_from_slice(&chunk[..n]),
+            }
+        }
+    })
+}
+
+/// Kills the client and everything it started. Claude Code runs each hook
+/// with `setsid` (own session and process group), so killing the client's
+/// group is not enough: stop the client first (no new hooks), collect its
+/// descendants from `/proc` while they are still attached to it, then SIGKILL
+/// the client's group, every process group led by a descendant, and every
+/// descendant. `kill` is used instead of libc, which is not a dependency.
+fn kill_tree(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-STOP", &pid.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    let descendants = descendants_of(pid);
+    let mut targets = vec![format!("-{pid}")];
+    for (child, pgid) in &descendants {
+        if descendants.iter().any(|(p, _)| p == pgid) {
+            targets.push(format!("-{pgid}"));
+        }
+        targets.push(child.to_string());
+    }
+    targets.dedup();
+    let _ = Command::new("kill")
+        .arg("-KILL")
+        .arg("--")
+        .args(&targets)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// `(pid, pgid)` of every descendant of `root`, read from `/proc/*/stat`
+/// (empty where `/proc` is unavailable).
+fn descendants_of(root: u32) -> Vec<(u32, u32)> {
+    let mut table: Vec<(u32, u32, u32)> = Vec::new(); // pid, ppid, pgid
+    if let Ok(entries) = fs::read_dir("/proc") {
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            // "pid (comm) state ppid pgrp ...": comm may contain spaces and ')'.
+            let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+                continue;
+            };
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            if let (Some(ppid), Some(pgid)) = (
+                fields.get(1).and_then(|f| f.parse().ok()),
+                fields.get(2).and_then(|f| f.parse().ok()),
+            ) {
+                table.push((pid, ppid, pgid));
+            }
+        }
+    }
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(parent) = frontier.pop() {
+        for &(pid, ppid, pgid) in &table {
+            if ppid == parent && !out.iter().any(|(p, _)| *p == pid) {
+                out.push((pid, pgid));
+                frontier.push(pid);
+            }
+        }
+    }
+    out
+}
+
+/// The result object: stdout as JSON, or else its last line that parses as a
+/// JSON object with `"type": "result"`.
+fn parse_result(stdout: &str) -> Option<Value> {
+    if let Ok(value) = serde_json::from_str::<Value>(stdout.trim())
+        && value.is_object()
+    {
+        return Some(value);
+    }
+    stdout
+        .lines()
+        .rev()
+        .filter_map(|line| serde_json::from_str::<Value>(line.trim()).ok())
+        .find(|v| v.get("type").and_then(Value::as_str) == Some("result"))
+}
+
+impl ClaudeOutcome {
+    /// `result.result` (the final assistant text).
+    pub fn result_text(&self) -> Option<&str> {
+        self.result.as_ref()?.get("result")?.as_str()
+    }
+
+    /// A field of the result object, e.g. `outcome.field("terminal_reason")`.
+    pub fn field(&self, name: &str) -> Option<&Value> {
+        self.result.as_ref()?.get(name)
+    }
+
+    pub fn session_id(&self) -> Option<&str> {
+        self.field("session_id")?.as_str()
+    }
+
+    /// Everything worth printing when an assertion fails.
+    pub fn describe(&self) -> String {
+        format!(
+            "status: {:?}, timed_out: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.status, self.timed_out, self.stdout, self.stderr
+        )
+    }
+
+    /// Panics (with stdout/stderr) unless the run exited 0 in time with a
+    /// parsed result object whose `is_error` is false.
+    pub fn assert_success(&self) -> &Self {
+        let ok = !self.timed_out
+            && self.status.success()
+            && self.field("is_error").and_then(Value::as_bool) == Some(false);
+        assert!(ok, "claude run did not succeed\n{}", self.describe());
+        self
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Scratch git repositories
+// ---------------------------------------------------------------------------
+
+/// A `git` command isolated from the user's and system's git configuration,
+/// with fixed identity and dates so commits are reproducible.
+pub fn git_command(repo: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(repo)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Helix Test")
+        .env("GIT_AUTHOR_EMAIL", "helix-test@example.invalid")
+        .env("GIT_COMMITTER_NAME", "Helix Test")
+        .env("GIT_COMMITTER_EMAIL", "helix-test@example.invalid")
+        .env("GIT_AUTHOR_DATE", "2025-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2025-01-01T00:00:00Z")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE");
+    cmd
+}
+
+/// Runs git in `repo`, panicking with its output on failure; returns stdout.
+pub fn git(repo: &Path, args: &[&str]) -> String {
+    let out = git_command(repo)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("run git {args:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "git {args:?} failed in {}: {}\n{}",
+        repo.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A git repository in a temp dir (removed on drop), with one initial commit
+/// holding `README.md`, branch `main`, gpg signing off.
+pub struct ScratchRepo {
+    dir: TempDir,
+    path: PathBuf,
+}
+
+impl ScratchRepo {
+    pub fn new() -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("helix-gate-repo-")
+            .tempdir()
+            .expect("create scratch repo dir");
+        // Canonical path: claude reports (and hooks receive) the real path.
+        let path = dir
+            .path()
+            .canonicalize()
+            .expect("canonicalize scratch repo dir");
+        git(&path, &["init", "-q", "-b", "main"]);
+        git(&path, &["config", "commit.gpgsign", "false"]);
+        git(&path, &["config", "tag.gpgsign", "false"]);
+        git(&path, &["config", "user.name", "Helix Test"]);
+        git(
+            &path,
+            &["config", "user.email", "helix-test@example.invalid"],
+        );
+        let repo = ScratchRepo { dir, path };
+        repo.write("README.md", "# scratch\n");
+        repo.commit_all("initial");
+        repo
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Absolute path of `rel` inside the repo.
+    pub fn join(&self, rel: impl AsRef<Path>) -> PathBuf {
+        self.path.join(rel)
+    }
+
+    /// Writes a file (creating parent directories).
+    pub fn write(&self, rel: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path.join(rel);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).expect("create parent dirs in scratch repo");
+        }
+        fs::write(&path, contents).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+        path
+    }
+
+    /// Writes an executable file (e.g. a hook script starting with `#!/bin/sh`).
+    pub fn write_executable(&self, rel: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.write(rel, contents);
+        let mut perms = fs::metadata(&path)
+            .expect("stat written script")
+            .permissions();
+        perms.set_mode(0o755);
+        fs::set_permissions(&path, perms).expect("chmod 755 script");
+        path
+    }
+
+    /// Reads a file of the repo, `None` if it does not exist.
+    pub fn read(&self, rel: impl AsRef<Path>) -> Option<String> {
+        fs::read_to_string(self.path.join(rel)).ok()
+    }
+
+    /// Writes `<repo>/.claude/settings.json`.
+    pub fn write_settings(&self, settings: &Value) -> PathBuf {
+        let text = serde_json::to_string_pretty(settings).expect("serialize settings");
+        self.write(".claude/settings.json", text)
+    }
+
+    /// `git add -A && git commit -m <message>`.
+    pub fn commit_all(&self, message: &str) {
+        git(&self.path, &["add", "-A"]);
+        git(
+            &self.path,
+            &["commit", "-q", "--allow-empty", "-m", message],
+        );
+    }
+
+    pub fn git(&self, args: &[&str]) -> String {
+        git(&self.path, args)
+    }
+
+    /// Keep the directory after the test (for debugging); returns its path.
+    pub fn keep(self) -> PathBuf {
+        let _ = self.dir.keep();
+        self.path
+    }
+}
+
+impl Default for ScratchRepo {
+    fn default() -> Self {
+        ScratchRepo::new()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Searching captured requests
+// ---------------------------------------------------------------------------
+
+/// Requests whose `messages` contain `text` anywhere.
+pub fn requests_containing<'a>(
+    requests: &'a [RecordedRequest],
+    text: &str,
+) -> Vec<&'a RecordedRequest> {
+    requests.iter().filter(|r| r.contains(text)).collect()
+}
+
+/// Index (into `requests`) of the first request holding a message with `role`
+/// one of whose text blocks starts with `prefix`.
+pub fn first_request_with(requests: &[RecordedRequest], role: &str, prefix: &str) -> Option<usize> {
+    requests
+        .iter()
+        .position(|r| r.blocks_of_role(role).iter().any(|t| t.starts_with(prefix)))
+}
+
+/// Distinct text blocks of messages with `role` that start with `prefix`,
+/// over all requests, in order of first appearance. (Each request repeats
+/// the conversation so far, so duplicates are folded.)
+pub fn message_blocks_starting_with(
+    requests: &[RecordedRequest],
+    role: &str,
+    prefix: &str,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for request in requests {
+        for text in request.blocks_of_role(role) {
+            if text.starts_with(prefix) && !out.contains(&text) {
+                out.push(text);
+            }
+        }
+    }
+    out
+}
+
+/// System-role texts `<Event>:<Tool> hook blocking error from command: ...`,
+/// e.g. `hook_blocking_errors(&reqs, "PostToolUse:Write")`.
+pub fn hook_blocking_errors(requests: &[RecordedRequest], event_and_tool: &str) -> Vec<String> {
+    let prefix = format!("{event_and_tool} hook blocking error from command:");
+    // Several hook texts may share one block (joined by "\n\n"); split them.
+    let mut out: Vec<String> = Vec::new();
+    for block in message_blocks_starting_with(requests, "system", &prefix) {
+        for part in block.split("\n\n") {
+            let part = part.to_owned();
+            if part.starts_with(&prefix) && !out.contains(&part) {
+                out.push(part);
+            }
+        }
+    }
+    out
+}
+
+/// User-role texts `Stop hook feedback:\n...` (one per honoured Stop block).
+/// Note: identical feedback from two blocks folds into one entry; count
+/// requests with [`first_request_with`] / `requests.len()` when that matters.
+pub fn stop_hook_feedback(requests: &[RecordedRequest]) -> Vec<String> {
+    message_blocks_starting_with(requests, "user", "Stop hook feedback:\n")
+}
+
+/// `is_error` tool results, e.g. `PreToolUse:Write hook error: ...`, over all
+/// requests (deduplicated by tool_use_id).
+pub fn error_tool_results(requests: &[RecordedRequest]) -> Vec<super::fake_api::ToolResult> {
+    let mut out: Vec<super::fake_api::ToolResult> = Vec::new();
+    for request in requests {
+        for result in request.tool_results() {
+            if result.is_error && !out.iter().any(|r| r.tool_use_id == result.tool_use_id) {
+                out.push(result);
+            }
+        }
+    }
+    out
+}

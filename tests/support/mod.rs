@@ -1,0 +1,17 @@
+//! Shared support code for helix-gate's end-to-end tests.
+//!
+//! The e2e tests run the real Claude Code CLI (`claude -p`, pinned by
+//! `scripts/install-claude.sh`) against a fake Anthropic Messages API served on
+//! 127.0.0.1 by the test process itself:
+//!
+//! * [`fake_api`]: the scripted fake Messages API server and its request log.
+//! * [`claude`]: running `claude` in an isolated environment, scratch git repos,
+//!   and helpers to search the captured requests.
+//!
+//! Each integration test crate declares `mod support;` and uses a subset.
+#![allow(dead_code)]
+// Test code: failing loudly with a message is the desired behaviour.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+pub mod claude;
+pub mod fake_api;
