@@ -76,6 +76,90 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         rules: Option<PathBuf>,
     },
+    /// Claude Code hook: reads one hook event as JSON on stdin, answers on stdout.
+    Hook {
+        /// Event label from the settings (informational; the payload's hook_event_name decides).
+        event: Option<String>,
+    },
+    /// git pre-commit hook: validate the ADRs staged for this commit.
+    PreCommit,
+    /// Register helix-gate as a Claude Code hook or a git pre-commit hook.
+    Install {
+        #[arg(value_enum)]
+        target: InstallTarget,
+        /// Claude Code settings scope (claude only).
+        #[arg(long, value_enum, default_value_t = Scope::Project)]
+        scope: Scope,
+    },
+    /// Remove what `install` added (and only that).
+    Uninstall {
+        #[arg(value_enum)]
+        target: InstallTarget,
+        #[arg(long, value_enum, default_value_t = Scope::Project)]
+        scope: Scope,
+    },
+    /// Ask an independent reviewer (claude -p) for approval, after the deterministic checks pass.
+    Approve {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Approval type (a folder under approvals/).
+        #[arg(long = "type", default_value = "adr")]
+        kind: String,
+        /// Start a reviewer even when an approved verdict for this content is cached.
+        #[arg(long)]
+        no_cache: bool,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Show the hook's decision log (.helix-gate/log.jsonl).
+    Log {
+        /// Show the last N decisions.
+        #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "20")]
+        tail: Option<usize>,
+    },
+    /// Counts and latencies from the decision log and the approval history.
+    Stats {
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Print the next free ADR number (e.g. 039).
+    NextNumber,
+    /// Validate a draft, give it a number, move it to adr/NNN-slug.md and add it to adr/INDEX.md.
+    Finalize {
+        draft: PathBuf,
+        /// Print what would happen, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Check or rewrite the table of adr/INDEX.md.
+    Index {
+        /// Report disagreements between INDEX.md and the ADRs (exit 1 when any).
+        #[arg(long, conflicts_with = "write")]
+        check: bool,
+        /// Regenerate the table rows, keeping the text around the table.
+        #[arg(long)]
+        write: bool,
+    },
+    /// Repository-wide ADR health: numbers, links, index and every file's validation.
+    Doctor {
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InstallTarget {
+    Claude,
+    Git,
+}
+
+/// Which Claude Code settings file: project (.claude/settings.json), local
+/// (.claude/settings.local.json) or user (~/.claude/settings.json).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Scope {
+    Project,
+    Local,
+    User,
 }
 
 /// Parse arguments and run the command.
@@ -89,14 +173,46 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         } => validate(&paths, format, rules.as_deref(), concept.as_deref()),
         Command::Rules { rules } => list_rules(rules.as_deref()),
         Command::Explain { id, rules } => explain(&id, rules.as_deref()),
+        Command::Hook { .. } => Ok(crate::hook::run()),
+        Command::PreCommit => crate::precommit::run(),
+        Command::Install {
+            target: InstallTarget::Claude,
+            scope,
+        } => crate::install::claude::install(scope),
+        Command::Uninstall {
+            target: InstallTarget::Claude,
+            scope,
+        } => crate::install::claude::uninstall(scope),
+        Command::Install {
+            target: InstallTarget::Git,
+            ..
+        } => crate::install::git::install(),
+        Command::Uninstall {
+            target: InstallTarget::Git,
+            ..
+        } => crate::install::git::uninstall(),
+        Command::Approve {
+            files,
+            kind,
+            no_cache,
+            format,
+        } => crate::approval::run(&files, &kind, no_cache, format),
+        Command::Log { tail } => crate::decision_log::show(tail),
+        Command::Stats { format } => crate::decision_log::stats(format),
+        Command::NextNumber => crate::chores::next_number(),
+        Command::Finalize { draft, dry_run } => crate::chores::finalize(&draft, dry_run),
+        Command::Index { check, write } => crate::chores::index(check, write),
+        Command::Doctor { format } => crate::chores::doctor(format),
     }
 }
 
-fn current_root() -> PathBuf {
+/// The repository root for the current directory.
+pub fn current_root() -> PathBuf {
     crate::repo::find_root(&std::env::current_dir().unwrap_or_default())
 }
 
-fn print(text: &str) -> anyhow::Result<()> {
+/// Write to stdout; a closed pipe is not an error.
+pub fn print(text: &str) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())
@@ -108,7 +224,8 @@ fn print(text: &str) -> anyhow::Result<()> {
     }
 }
 
-fn use_color() -> bool {
+/// Colour on a terminal unless NO_COLOR is set.
+pub fn use_color() -> bool {
     std::io::stdout().is_terminal() && !env::is_set(env::NO_COLOR)
 }
 
@@ -166,7 +283,8 @@ fn validate(
     })
 }
 
-fn output(reports: &[FileReport], format: Format) -> anyhow::Result<()> {
+/// Render reports in the chosen format to stdout.
+pub fn output(reports: &[FileReport], format: Format) -> anyhow::Result<()> {
     match format {
         Format::Human => print(&render::human(reports, use_color())),
         Format::Json => print(&render::json(reports)),

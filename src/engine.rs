@@ -88,6 +88,7 @@ impl Engine {
     /// Read a file (refusing above the size limit without reading it) and check it
     /// against the working tree.
     pub fn check_file(&self, path: &Path) -> Result<Checked, ReadError> {
+        // (single-file convenience for the hook)
         let bytes =
             read_limited(path, self.settings.adr.max_file_size).map_err(|source| ReadError {
                 path: path.display().to_string(),
@@ -96,19 +97,49 @@ impl Engine {
         Ok(self.check_bytes(path, bytes, &WorkTree { root: &self.root }))
     }
 
-    /// Check many files on all cores, then apply the rules across them.
-    /// Files that cannot be read are returned separately.
+    /// Check many files on all cores against the working tree, then apply the
+    /// rules across them. Files that cannot be read are returned separately.
     pub fn check_files(
         &self,
         paths: &[PathBuf],
         across_files: bool,
     ) -> (Vec<FileReport>, Vec<ReadError>) {
-        let results = parallel_map(paths, |path| self.check_file(path));
+        let limit = self.settings.adr.max_file_size;
+        self.check_sources(
+            paths,
+            |path| {
+                read_limited(path, limit)
+                    .map(|bytes| (path.clone(), bytes))
+                    .map_err(|source| ReadError {
+                        path: path.display().to_string(),
+                        source,
+                    })
+            },
+            &WorkTree { root: &self.root },
+            across_files,
+        )
+    }
+
+    /// Check documents from any source (files, staged blobs) on all cores.
+    /// `load` yields a document's path and bytes; `repo` answers file existence.
+    pub fn check_sources<S: Sync>(
+        &self,
+        sources: &[S],
+        load: impl Fn(&S) -> Result<(PathBuf, Vec<u8>), ReadError> + Sync,
+        repo: &dyn RepoFiles,
+        across_files: bool,
+    ) -> (Vec<FileReport>, Vec<ReadError>) {
+        let results = parallel_map(sources, |source| {
+            load(source).map(|(path, bytes)| {
+                let checked = self.check_bytes(&path, bytes, repo);
+                (path, checked)
+            })
+        });
         let mut checked = Vec::with_capacity(results.len());
         let mut errors = Vec::new();
-        for (path, result) in paths.iter().zip(results) {
+        for result in results {
             match result {
-                Ok(c) => checked.push((path, c)),
+                Ok(c) => checked.push(c),
                 Err(e) => errors.push(e),
             }
         }

@@ -5,12 +5,18 @@
 //! ([`render`], hook JSON, exit code).
 
 pub mod adr;
+pub mod approval;
+pub mod chores;
 pub mod cli;
 pub mod config;
+pub mod decision_log;
 pub mod diagnostic;
 pub mod engine;
 pub mod env;
 pub mod git;
+pub mod hook;
+pub mod install;
+pub mod precommit;
 pub mod render;
 pub mod repo;
 pub mod rules;

@@ -1,0 +1,4 @@
+//! `helix-gate install|uninstall claude|git`.
+
+pub mod claude;
+pub mod git;
