@@ -7,6 +7,10 @@
     reason = "tests fail loudly"
 )]
 
+mod approval;
+mod chores;
 mod common;
 mod corpus;
+mod hook;
+mod precommit;
 mod validate;

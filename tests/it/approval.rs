@@ -1,0 +1,1 @@
+//! Integration tests for `approval` (filled in by its owner).

@@ -1,0 +1,1 @@
+//! Integration tests for `chores` (filled in by its owner).

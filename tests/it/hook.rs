@@ -1,0 +1,1 @@
+//! Integration tests for `hook` (filled in by its owner).

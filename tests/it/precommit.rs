@@ -1,0 +1,1 @@
+//! Integration tests for `precommit` (filled in by its owner).
