@@ -13,4 +13,6 @@ mod common;
 mod corpus;
 mod hook;
 mod precommit;
+#[path = "../support/mod.rs"]
+mod support;
 mod validate;
