@@ -41,7 +41,15 @@ pub struct ReadError {
 impl Engine {
     /// Load settings and rules for the repository at `root`.
     pub fn load(root: &Path, rules_override: Option<&Path>) -> anyhow::Result<Engine> {
-        let settings = Settings::load(root)?;
+        Engine::with_settings(root, Settings::load(root)?, rules_override)
+    }
+
+    /// Build an engine from settings already loaded (the hook reads them first).
+    pub fn with_settings(
+        root: &Path,
+        settings: Settings,
+        rules_override: Option<&Path>,
+    ) -> anyhow::Result<Engine> {
         let matcher = settings
             .adr_matcher()
             .map_err(|e| anyhow::anyhow!("invalid settings: {e}"))?;

@@ -8,6 +8,7 @@ pub mod adr;
 pub mod approval;
 pub mod chores;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod decision_log;
 pub mod diagnostic;

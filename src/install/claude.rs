@@ -1,11 +1,265 @@
-//! Register the hook in Claude Code settings, merging with existing hooks.
+//! Register the hook in Claude Code settings, merging with whatever is there.
+//!
+//! Every other key and hook is preserved (key order too); a settings file that
+//! is not valid JSON is refused, never overwritten; uninstall removes only the
+//! entries whose command runs `helix-gate hook`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+use serde_json::{Map, Value, json};
 
 use crate::cli::{ExitStatus, Scope};
 
-pub fn install(_scope: Scope) -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("install claude: not implemented yet")
+/// Stop must outlive a reviewer run (approval timeout, default 300 s) plus the checks.
+pub const STOP_TIMEOUT_MARGIN_S: u64 = 60;
+const DEFAULT_APPROVAL_TIMEOUT_S: u64 = 300;
+
+/// The settings file for a scope.
+pub fn settings_path(root: &Path, scope: Scope) -> anyhow::Result<PathBuf> {
+    Ok(match scope {
+        Scope::Project => root.join(".claude/settings.json"),
+        Scope::Local => root.join(".claude/settings.local.json"),
+        Scope::User => {
+            let home = crate::env::var("HOME")
+                .context("HOME is not set; cannot find ~/.claude/settings.json")?;
+            PathBuf::from(home).join(".claude/settings.json")
+        }
+    })
 }
 
-pub fn uninstall(_scope: Scope) -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("uninstall claude: not implemented yet")
+/// `helix-gate hook` when that name on PATH is this binary, else the absolute path
+/// (quoted). The command text appears in the feedback the model reads, so short is better.
+pub fn hook_command() -> String {
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok());
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("helix-gate"))
+            .find(|candidate| candidate.is_file())
+            .and_then(|p| p.canonicalize().ok())
+    });
+    match exe {
+        Some(exe) if on_path.as_ref() != Some(&exe) => format!("\"{}\" hook", exe.display()),
+        _ => "helix-gate hook".to_owned(),
+    }
+}
+
+/// Whether a hook command is one of ours.
+pub fn is_ours(command: &str) -> bool {
+    let command = command.trim();
+    command.contains("helix-gate") && (command.ends_with(" hook") || command.contains(" hook "))
+}
+
+fn read_settings(path: &Path) -> anyhow::Result<Map<String, Value>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    if text.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => bail!(
+            "{} is not a JSON object; refusing to change it",
+            path.display()
+        ),
+        Err(e) => bail!(
+            "{} is not valid JSON ({e}); refusing to change it. Fix or move the file and run the command again",
+            path.display()
+        ),
+    }
+}
+
+fn write_settings(path: &Path, settings: &Map<String, Value>) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let text = serde_json::to_string_pretty(settings)? + "\n";
+    let tmp = path.with_extension(format!("json.tmp{}", std::process::id()));
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
+}
+
+/// Remove our entries from a `hooks` object; returns how many were removed.
+fn remove_ours(hooks: &mut Map<String, Value>) -> usize {
+    let mut removed = 0;
+    for groups in hooks.values_mut() {
+        let Some(groups) = groups.as_array_mut() else {
+            continue;
+        };
+        for group in groups.iter_mut() {
+            if let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) {
+                let before = list.len();
+                list.retain(|h| {
+                    !h.get("command")
+                        .and_then(Value::as_str)
+                        .is_some_and(is_ours)
+                });
+                removed += before - list.len();
+            }
+        }
+        groups.retain(|g| {
+            g.get("hooks")
+                .and_then(Value::as_array)
+                .is_none_or(|l| !l.is_empty())
+        });
+    }
+    hooks.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
+    removed
+}
+
+/// Our hook entries, by event.
+pub fn our_hooks(
+    command: &str,
+    prompt_context: bool,
+    approval_timeout_s: u64,
+) -> Vec<(&'static str, Value)> {
+    let hook = |timeout: u64| json!({"type": "command", "command": command, "timeout": timeout});
+    let mut entries = vec![
+        (
+            "PostToolUse",
+            json!({"matcher": "Write|Edit|MultiEdit", "hooks": [hook(30)]}),
+        ),
+        (
+            "Stop",
+            json!({"hooks": [hook(approval_timeout_s + STOP_TIMEOUT_MARGIN_S)]}),
+        ),
+        ("SessionStart", json!({"hooks": [hook(10)]})),
+    ];
+    if prompt_context {
+        entries.push(("UserPromptSubmit", json!({"hooks": [hook(10)]})));
+    }
+    entries
+}
+
+/// Merge our hooks into the settings at `path` (idempotent).
+pub fn install_into(
+    path: &Path,
+    command: &str,
+    prompt_context: bool,
+    approval_timeout_s: u64,
+) -> anyhow::Result<()> {
+    let mut settings = read_settings(path)?;
+    let hooks = settings
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(hooks) = hooks.as_object_mut() else {
+        bail!(
+            "`hooks` in {} is not an object; refusing to change it",
+            path.display()
+        );
+    };
+    remove_ours(hooks);
+    for (event, entry) in our_hooks(command, prompt_context, approval_timeout_s) {
+        let groups = hooks
+            .entry(event)
+            .or_insert_with(|| Value::Array(Vec::new()));
+        match groups.as_array_mut() {
+            Some(groups) => groups.push(entry),
+            None => bail!(
+                "`hooks.{event}` in {} is not a list; refusing to change it",
+                path.display()
+            ),
+        }
+    }
+    write_settings(path, &settings)
+}
+
+/// Remove our hooks from the settings at `path`; returns how many were removed.
+pub fn uninstall_from(path: &Path) -> anyhow::Result<usize> {
+    if !path.exists() {
+        return Ok(0);
+    }
+    let mut settings = read_settings(path)?;
+    let mut removed = 0;
+    if let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) {
+        removed = remove_ours(hooks);
+        if hooks.is_empty() {
+            settings.remove("hooks");
+        }
+    }
+    if removed > 0 {
+        write_settings(path, &settings)?;
+    }
+    Ok(removed)
+}
+
+pub fn install(scope: Scope) -> anyhow::Result<ExitStatus> {
+    let root = crate::cli::current_root();
+    let settings = crate::config::Settings::load(&root)?;
+    let path = settings_path(&root, scope)?;
+    install_into(
+        &path,
+        &hook_command(),
+        settings.hook.prompt_context,
+        DEFAULT_APPROVAL_TIMEOUT_S,
+    )?;
+    crate::cli::print(&format!(
+        "helix-gate hook registered in {} (PostToolUse on Write|Edit|MultiEdit, Stop, SessionStart)\n",
+        path.display()
+    ))?;
+    Ok(ExitStatus::Success)
+}
+
+pub fn uninstall(scope: Scope) -> anyhow::Result<ExitStatus> {
+    let root = crate::cli::current_root();
+    let path = settings_path(&root, scope)?;
+    let removed = uninstall_from(&path)?;
+    crate::cli::print(&format!(
+        "removed {removed} helix-gate hook(s) from {}\n",
+        path.display()
+    ))?;
+    Ok(ExitStatus::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_preserves_foreign_keys_and_hooks_and_is_idempotent() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".claude/settings.json");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let original = r#"{"model": "opus", "permissions": {"allow": ["Bash(ls)"]}, "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./lint.sh"}]}]}}"#;
+        std::fs::write(&path, original).unwrap();
+        install_into(&path, "helix-gate hook", false, 300).unwrap();
+        install_into(&path, "helix-gate hook", false, 300).unwrap();
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["model", "permissions", "hooks"]);
+        let post = v["hooks"]["PostToolUse"].as_array().unwrap();
+        assert_eq!(post.len(), 2, "{post:?}");
+        assert_eq!(post[1]["matcher"], "Write|Edit|MultiEdit");
+        assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["timeout"], 360);
+        assert!(v["hooks"].get("UserPromptSubmit").is_none());
+        assert_eq!(uninstall_from(&path).unwrap(), 3);
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(v, serde_json::from_str::<Value>(original).unwrap());
+    }
+
+    #[test]
+    fn invalid_settings_are_refused_and_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, "{ not json").unwrap();
+        let err = install_into(&path, "helix-gate hook", false, 300).unwrap_err();
+        assert!(err.to_string().contains("not valid JSON"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
+        std::fs::write(&path, "[1]").unwrap();
+        assert!(install_into(&path, "helix-gate hook", false, 300).is_err());
+    }
+
+    #[test]
+    fn recognises_our_commands_only() {
+        assert!(is_ours("helix-gate hook"));
+        assert!(is_ours("\"/opt/x/helix-gate\" hook"));
+        assert!(is_ours("${CLAUDE_PLUGIN_ROOT}/hooks/helix-gate.sh hook"));
+        assert!(!is_ours("./lint.sh"));
+        assert!(!is_ours("helix-gate validate"));
+    }
 }

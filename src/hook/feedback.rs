@@ -1,0 +1,159 @@
+//! Feedback the model reads after a block, written so it fixes the right thing:
+//! which checks FAILED (rule, line, fix), which PASSED (keep them passing), the
+//! attempt count, and nothing longer than it needs to be (seed 003).
+
+use std::fmt::Write as _;
+
+use crate::diagnostic::{FileReport, Severity};
+use crate::hook::output::truncate;
+
+/// Longest message or hint quoted per finding.
+const MAX_ITEM_CHARS: usize = 400;
+/// Most findings listed per file; the rest are counted.
+const MAX_ITEMS: usize = 12;
+
+/// Check groups named in the PASSED line, by rule-id prefix.
+const GROUPS: [(&str, &[&str]); 5] = [
+    ("file content", &["file-"]),
+    (
+        "front matter",
+        &[
+            "front-matter-",
+            "status-invalid",
+            "files-field-invalid",
+            "adr-id-",
+        ],
+    ),
+    ("required sections", &["section-"]),
+    ("acceptance criteria", &["acceptance-criteria-"]),
+    (
+        "file references",
+        &["files-modify-", "files-path-", "files-create-"],
+    ),
+];
+
+fn group_of(rule: &str) -> &'static str {
+    GROUPS
+        .iter()
+        .find(|(_, prefixes)| prefixes.iter().any(|p| rule.starts_with(p)))
+        .map_or("contextual rules", |(name, _)| name)
+}
+
+/// FAILED / warnings / PASSED lines for one file.
+pub fn describe(report: &FileReport) -> String {
+    let mut out = String::new();
+    let errors: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .collect();
+    let warnings: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Warning)
+        .collect();
+    for (title, items) in [
+        ("FAILED", &errors),
+        ("Warnings (fix if you can)", &warnings),
+    ] {
+        if items.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "{title}:");
+        for f in items.iter().take(MAX_ITEMS) {
+            let line = f.line.map(|l| format!(" line {l}")).unwrap_or_default();
+            let _ = write!(
+                out,
+                "- [{}]{line}: {}",
+                f.rule,
+                truncate(&f.message, MAX_ITEM_CHARS)
+            );
+            if let Some(hint) = &f.hint {
+                let _ = write!(out, " -> fix: {}", truncate(hint, MAX_ITEM_CHARS));
+            }
+            out.push('\n');
+        }
+        if items.len() > MAX_ITEMS {
+            let _ = writeln!(
+                out,
+                "- … and {} more (run `helix-gate validate {}`)",
+                items.len() - MAX_ITEMS,
+                report.path
+            );
+        }
+    }
+    let mut passed: Vec<&str> = GROUPS.iter().map(|(name, _)| *name).collect();
+    passed.push("contextual rules");
+    passed.retain(|group| {
+        !report
+            .findings
+            .iter()
+            .any(|f| f.severity != Severity::Info && group_of(&f.rule) == *group)
+    });
+    if !passed.is_empty() {
+        let _ = writeln!(out, "PASSED (keep these passing): {}", passed.join(", "));
+    }
+    out
+}
+
+/// The block reason after saving an ADR with errors.
+pub fn adr_block(report: &FileReport, attempt: u32, budget: u32) -> String {
+    let errors = report
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    format!(
+        "helix-gate: {} fails {errors} check(s) (attempt {attempt}/{budget}). Fix the FAILED items in the file and save it again; keep the ADR's content and goal.\n{}",
+        report.path,
+        describe(report)
+    )
+}
+
+/// The additionalContext after saving an ADR with warnings only.
+pub fn adr_warnings(report: &FileReport) -> String {
+    format!(
+        "helix-gate: {} passes all required checks, with warnings worth fixing:\n{}",
+        report.path,
+        describe(report)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::Finding;
+
+    #[test]
+    fn failed_and_passed_are_both_listed() {
+        let report = FileReport {
+            path: "adr/038-x.md".into(),
+            findings: vec![
+                Finding::new(
+                    "section-missing",
+                    Severity::Error,
+                    "required section \"Migration\" is missing",
+                )
+                .at(1)
+                .hint("add \"## Migration\""),
+                Finding::new(
+                    "acceptance-criteria-min",
+                    Severity::Warning,
+                    "2 acceptance criteria, at least 3 expected",
+                )
+                .at(57),
+            ],
+        };
+        let text = adr_block(&report, 1, 3);
+        assert!(
+            text.starts_with("helix-gate: adr/038-x.md fails 1 check(s) (attempt 1/3)."),
+            "{text}"
+        );
+        assert!(text.contains("FAILED:\n- [section-missing] line 1: required section \"Migration\" is missing -> fix: add \"## Migration\""), "{text}");
+        assert!(
+            text.contains("Warnings (fix if you can):\n- [acceptance-criteria-min] line 57"),
+            "{text}"
+        );
+        assert!(text.contains("PASSED (keep these passing): file content, front matter, file references, contextual rules"), "{text}");
+    }
+}

@@ -1,0 +1,129 @@
+//! Encoding a decision as the JSON Claude Code acts on (section 4 of the reference).
+//!
+//! Stdout carries exactly one JSON object or nothing: any other line makes
+//! Claude Code treat the answer as plain text and drop the decision.
+
+use serde::Serialize;
+
+/// Claude Code's additionalContext is inlined up to 10 000 characters; longer
+/// text is saved to a file and only a 2 KB preview reaches the model.
+pub const MAX_CONTEXT_CHARS: usize = 9_500;
+
+/// One hook answer. `None` fields are omitted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct HookOutput {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(rename = "hookSpecificOutput", skip_serializing_if = "Option::is_none")]
+    pub hook_specific: Option<HookSpecific>,
+    /// Shown to the user, never to the model.
+    #[serde(rename = "systemMessage", skip_serializing_if = "Option::is_none")]
+    pub system_message: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HookSpecific {
+    /// Must equal the event, or Claude Code ignores the context.
+    #[serde(rename = "hookEventName")]
+    pub event: String,
+    #[serde(rename = "additionalContext")]
+    pub additional_context: String,
+}
+
+/// Cut `text` to at most `max` characters on a char boundary, marking the cut.
+pub fn truncate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    format!("{cut}…")
+}
+
+impl HookOutput {
+    /// Block: PostToolUse and Stop send `reason` to the model.
+    pub fn block(reason: String) -> Self {
+        HookOutput {
+            decision: Some("block"),
+            reason: Some(reason),
+            ..HookOutput::default()
+        }
+    }
+
+    /// Context for the model without blocking.
+    pub fn context(event: &str, text: &str) -> Self {
+        HookOutput {
+            hook_specific: Some(HookSpecific {
+                event: event.to_owned(),
+                additional_context: truncate(text, MAX_CONTEXT_CHARS),
+            }),
+            ..HookOutput::default()
+        }
+    }
+
+    /// A message for the user only.
+    pub fn message(text: String) -> Self {
+        HookOutput {
+            system_message: Some(text),
+            ..HookOutput::default()
+        }
+    }
+
+    #[must_use]
+    pub fn with_message(mut self, text: String) -> Self {
+        self.system_message = Some(text);
+        self
+    }
+
+    #[must_use]
+    pub fn with_context(mut self, event: &str, text: &str) -> Self {
+        self.hook_specific = HookOutput::context(event, text).hook_specific;
+        self
+    }
+
+    /// The single line written to stdout.
+    pub fn to_json_line(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodings_match_the_observed_forms() {
+        assert_eq!(
+            HookOutput::block("R".into()).to_json_line(),
+            r#"{"decision":"block","reason":"R"}"#
+        );
+        assert_eq!(
+            HookOutput::context("PostToolUse", "C").to_json_line(),
+            r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"C"}}"#
+        );
+        assert_eq!(
+            HookOutput::message("M".into()).to_json_line(),
+            r#"{"systemMessage":"M"}"#
+        );
+        let both = HookOutput::message("M".into()).with_context("Stop", "C");
+        let v: serde_json::Value = serde_json::from_str(&both.to_json_line()).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["hookEventName"], "Stop");
+        assert_eq!(v["systemMessage"], "M");
+    }
+
+    #[test]
+    fn long_context_is_cut_below_the_inline_limit() {
+        let long = "x".repeat(20_000);
+        let out = HookOutput::context("PostToolUse", &long);
+        assert!(
+            out.hook_specific
+                .unwrap()
+                .additional_context
+                .chars()
+                .count()
+                <= MAX_CONTEXT_CHARS
+        );
+        assert_eq!(truncate("äöü", 2), "ä…");
+    }
+}
