@@ -1,0 +1,585 @@
+//! `finalize`: validate a draft, give it a free number, move it to
+//! `<adr dir>/NNN-slug.md` and add its row to INDEX.md, all or nothing.
+//!
+//! Order of work, under the directory [`Lock`]:
+//! 1. plan everything in memory: number, target path, the ADR text with its
+//!    `adr_id` line set, the new INDEX.md text; validate the ADR as it will be
+//!    written; refuse on errors, a duplicate title or an existing target;
+//! 2. write the new INDEX.md to a temporary file next to it;
+//! 3. create the target without overwriting (link of a finished temporary file),
+//!    then remove the draft: the move;
+//! 4. rename the temporary INDEX.md into place. If that fails, the draft is
+//!    written back and the target removed, so nothing has moved and INDEX.md is
+//!    untouched.
+//!
+//! The ADR's front matter is edited as text (one line), never re-serialised, so
+//! the author's formatting and comments stay.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+
+use super::Workspace;
+use super::catalog::{self, Catalog};
+use super::index_table::{self, NewRow};
+use super::lock::Lock;
+use super::{atomic, doctor, slug};
+use crate::adr::front_matter::{self, Split};
+use crate::adr::{self, Adr, Field, LineIndex};
+use crate::diagnostic::FileReport;
+use crate::engine::read_limited;
+use crate::rules::{self, WorkTree, across};
+
+/// A failure injected at a step of [`run`], for tests of the rollback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Replacing INDEX.md fails right after the ADR was moved.
+    AfterMove,
+}
+
+/// How to run [`run`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Plan and report, change nothing (and take no lock).
+    pub dry_run: bool,
+    /// Tests only: fail at this step as if the file system had failed.
+    pub fault: Option<Fault>,
+}
+
+/// Everything a finalize will do, computed before anything changes.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub draft: PathBuf,
+    pub draft_display: String,
+    pub number: u32,
+    /// Why the number differs from the draft's adr_id, when it does.
+    pub number_note: Option<String>,
+    pub target: PathBuf,
+    pub target_display: String,
+    pub title: String,
+    pub status: String,
+    pub index_path: PathBuf,
+    pub index_display: String,
+    /// INDEX.md does not exist yet and will be created.
+    pub index_created: bool,
+    /// The row added to INDEX.md (without line ending).
+    pub row: String,
+    /// Validation findings of the draft (warnings only; errors refuse).
+    pub report: FileReport,
+    content: String,
+    index_content: String,
+    original: Vec<u8>,
+}
+
+/// How a finalize ended.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    Finalized(Plan),
+    DryRun(Plan),
+    /// Nothing changed; `report` holds the draft's findings when they are the reason.
+    Refused {
+        report: Option<FileReport>,
+        reason: String,
+    },
+}
+
+/// Finalize `draft` in the repository at `root`.
+pub fn run_in(root: &Path, draft: &Path, options: Options) -> anyhow::Result<Outcome> {
+    let ws = Workspace::open(root)?;
+    run(&ws, draft, options)
+}
+
+/// Finalize `draft` (relative to the current directory or absolute).
+pub fn run(ws: &Workspace, draft: &Path, options: Options) -> anyhow::Result<Outcome> {
+    let root = &ws.engine.root;
+    let draft = crate::repo::absolute(draft);
+    let draft_display = crate::repo::display(root, &draft);
+    match std::fs::metadata(&draft) {
+        Ok(meta) if meta.is_dir() => bail!("{draft_display} is a directory, not an ADR draft"),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+            "draft {draft_display} does not exist (a draft that was finalized already was moved to {}/; see {})",
+            crate::repo::display(root, &ws.dir),
+            crate::repo::display(root, &ws.index_path())
+        ),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {draft_display}")),
+    }
+    let limit = ws.engine.settings.adr.max_file_size;
+    let original =
+        read_limited(&draft, limit).with_context(|| format!("cannot read {draft_display}"))?;
+    let text = match rules::input::decode(original.clone(), limit) {
+        Ok(text) => text,
+        Err(finding) => {
+            return Ok(Outcome::Refused {
+                report: Some(FileReport {
+                    path: draft_display.clone(),
+                    findings: vec![finding],
+                }),
+                reason: format!("{draft_display} is not a readable ADR; nothing was moved"),
+            });
+        }
+    };
+    // Number assignment, the move and INDEX.md happen under one lock.
+    let _lock = if options.dry_run {
+        None
+    } else {
+        Some(Lock::acquire(&ws.dir)?)
+    };
+    let mut catalog = Catalog::load(&ws.engine, &ws.dir)?;
+    catalog.entries.retain(|e| e.path != draft);
+    let plan = match plan(ws, &catalog, &draft, &text, original)? {
+        Ok(plan) => plan,
+        Err(refused) => return Ok(refused),
+    };
+    if options.dry_run {
+        return Ok(Outcome::DryRun(plan));
+    }
+    match apply(&plan, &ws.dir, options.fault)? {
+        Applied::Done => Ok(Outcome::Finalized(plan)),
+        Applied::TargetExists => Ok(Outcome::Refused {
+            report: None,
+            reason: target_exists(&plan.target_display),
+        }),
+    }
+}
+
+fn target_exists(target: &str) -> String {
+    format!(
+        "{target} already exists; nothing was moved (give the draft another title, or remove the file)"
+    )
+}
+
+/// The plan, or the refusal.
+fn plan(
+    ws: &Workspace,
+    catalog: &Catalog,
+    draft: &Path,
+    text: &str,
+    original: Vec<u8>,
+) -> anyhow::Result<Result<Plan, Outcome>> {
+    let root = &ws.engine.root;
+    let draft_display = crate::repo::display(root, draft);
+    let adr = Adr::parse(text);
+    let (number, number_note) = choose_number(&adr, catalog, root)?;
+    let id = catalog::format_number(number);
+    let title = adr
+        .front_matter()
+        .and_then(|fm| fm.title.valid())
+        .map(|t| t.trim().to_owned())
+        .unwrap_or_default();
+    let name = format!("{id}-{}.md", slug::slug(&title));
+    let target = ws.dir.join(&name);
+    let target_display = crate::repo::display(root, &target);
+
+    // Validate the document exactly as it will be written, at its new path.
+    let (content, edit) = match set_adr_id(text, &id) {
+        Some((content, edit)) => (content, Some(edit)),
+        None => (text.to_owned(), None),
+    };
+    let checked = ws.engine.check_bytes(
+        &target,
+        content.clone().into_bytes(),
+        &WorkTree {
+            root: root.as_path(),
+        },
+    );
+    let mut report = checked.report;
+    report.path = draft_display.clone();
+    if let Some(final_adr) = &checked.adr {
+        report
+            .findings
+            .extend(across_findings(catalog, final_adr, &draft_display, number));
+        report.findings.extend(doctor::succession_findings(
+            final_adr,
+            Some(number),
+            &catalog.taken(),
+            &doctor::replaced_numbers(catalog),
+        ));
+    }
+    if let Some(edit) = edit {
+        for finding in &mut report.findings {
+            finding.line = finding.line.map(|l| edit.original_line(l));
+        }
+    }
+    report.sort();
+    let errors = report
+        .findings
+        .iter()
+        .filter(|f| f.severity == crate::diagnostic::Severity::Error)
+        .count();
+    if errors > 0 {
+        return Ok(Err(Outcome::Refused {
+            reason: format!(
+                "{draft_display} has {errors} error{}; nothing was moved",
+                if errors == 1 { "" } else { "s" }
+            ),
+            report: Some(report),
+        }));
+    }
+    let refuse = |reason: String| {
+        Ok(Err(Outcome::Refused {
+            report: None,
+            reason,
+        }))
+    };
+    if let Some(twin) = catalog
+        .entries
+        .iter()
+        .find(|e| e.title().is_some_and(|t| t.eq_ignore_ascii_case(&title)))
+    {
+        return refuse(format!(
+            "{} already has the title \"{title}\" (was this draft finalized before?); nothing was moved. Give a different decision a different title",
+            crate::repo::display(root, &twin.path)
+        ));
+    }
+    if crate::repo::absolute(&target) == draft {
+        return refuse(format!(
+            "{draft_display} is already finalized (it is named after its adr_id); run `helix-gate index --write` if its INDEX.md row is missing"
+        ));
+    }
+    let rel_target = crate::repo::relative_to(root, &target).unwrap_or_else(|| name.clone());
+    if ws.engine.matcher.is_excluded(&rel_target) {
+        return refuse(format!(
+            "{target_display} would match adr.exclude (INDEX, README, template names) and never be checked; change the title"
+        ));
+    }
+    if std::fs::symlink_metadata(&target).is_ok() {
+        return refuse(target_exists(&target_display));
+    }
+
+    let index_path = ws.index_path();
+    let index_text = super::read_optional(&index_path)?;
+    let final_adr = checked.adr.unwrap_or_else(|| Adr::parse(&content));
+    let new_row = NewRow {
+        number: Some(number),
+        title: title.clone(),
+        link: catalog::link_from(&ws.dir, &target),
+        status: final_adr
+            .front_matter()
+            .and_then(|fm| fm.status.valid())
+            .map(|s| s.trim().to_owned())
+            .unwrap_or_default(),
+        summary: catalog::summary(&final_adr),
+    };
+    let index_content = index_table::add_row(index_text.as_deref(), &new_row);
+    let columns = index_table::find(&index_content).map(|t| t.columns);
+    let row = index_table::render_row(columns.as_deref().unwrap_or(&[]), &new_row, None, "");
+    Ok(Ok(Plan {
+        draft: draft.to_path_buf(),
+        draft_display,
+        number,
+        number_note,
+        target,
+        target_display,
+        title,
+        status: new_row.status,
+        index_display: crate::repo::display(root, &index_path),
+        index_path,
+        index_created: index_text.is_none(),
+        row,
+        report,
+        content,
+        index_content,
+        original,
+    }))
+}
+
+/// The draft's own number when it is free, else the next one, with the reason.
+fn choose_number(
+    adr: &Adr,
+    catalog: &Catalog,
+    root: &Path,
+) -> anyhow::Result<(u32, Option<String>)> {
+    let next = catalog.next_number()?;
+    let id_field = adr.front_matter().map(|fm| &fm.adr_id);
+    let reason = match id_field {
+        Some(Field::Valid(id)) => match adr::number_in_id(id) {
+            Some(0) => format!("adr_id `{id}` is the template's placeholder"),
+            Some(n) => match catalog.holder(n) {
+                None => return Ok((n, None)),
+                Some(holder) => format!(
+                    "adr_id {} is taken by {}",
+                    catalog::format_number(n),
+                    crate::repo::display(root, &holder.path)
+                ),
+            },
+            None => format!("adr_id `{id}` is not a number"),
+        },
+        Some(Field::Invalid(_)) => "adr_id is not a single value".to_owned(),
+        Some(Field::Missing) | None => "the draft has no adr_id".to_owned(),
+    };
+    Ok((
+        next,
+        Some(format!(
+            "{reason}; assigned {}",
+            catalog::format_number(next)
+        )),
+    ))
+}
+
+/// Duplicate-id and depends_on findings of the draft against the directory.
+fn across_findings(
+    catalog: &Catalog,
+    draft: &Adr,
+    draft_display: &str,
+    number: u32,
+) -> Vec<crate::diagnostic::Finding> {
+    let paths: Vec<String> = catalog.entries.iter().map(|e| e.link.clone()).collect();
+    let mut members: Vec<across::Member<'_>> = catalog
+        .entries
+        .iter()
+        .zip(&paths)
+        .filter_map(|(e, path)| {
+            e.adr.as_ref().map(|adr| across::Member {
+                path,
+                adr,
+                file_number: e.file_number,
+            })
+        })
+        .collect();
+    let me = members.len();
+    members.push(across::Member {
+        path: draft_display,
+        adr: draft,
+        file_number: Some(number),
+    });
+    across::check(&members)
+        .into_iter()
+        .filter(|(i, _)| *i == me)
+        .map(|(_, f)| f)
+        .collect()
+}
+
+/// Lines replaced by [`set_adr_id`]: `removed` lines from `line` on became `added` lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Edit {
+    pub line: usize,
+    pub removed: usize,
+    pub added: usize,
+}
+
+impl Edit {
+    /// The line of the original text that a line of the edited text came from.
+    pub fn original_line(self, line: usize) -> usize {
+        if line < self.line {
+            line
+        } else if line < self.line + self.added {
+            self.line
+        } else {
+            line - self.added + self.removed
+        }
+    }
+}
+
+/// `text` with `adr_id: "<id>"`: the existing top-level `adr_id` line rewritten in
+/// place (a trailing comment kept), or a new line right after the opening `---`.
+/// None when the document has no closed front matter.
+pub fn set_adr_id(text: &str, id: &str) -> Option<(String, Edit)> {
+    let Split::Found(span) = front_matter::split(text) else {
+        return None;
+    };
+    let first_line = LineIndex::new(text).line(span.yaml_start);
+    let nl = if text[..span.yaml_start].ends_with("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let yaml = &text[span.yaml_start..span.yaml_end];
+    let mut offset = span.yaml_start;
+    let mut lines = yaml.split_inclusive('\n').enumerate().peekable();
+    while let Some((i, line)) = lines.next() {
+        let Some(value) = key_value(line, "adr_id") else {
+            offset += line.len();
+            continue;
+        };
+        let comment = trailing_comment(value);
+        let ending = if line.ends_with("\r\n") {
+            "\r\n"
+        } else if line.ends_with('\n') {
+            "\n"
+        } else {
+            nl
+        };
+        let mut end = offset + line.len();
+        let mut removed = 1;
+        // A block value (`adr_id:` followed by indented lines, `|`, `[`) continues below.
+        let head = value.trim();
+        let head = head[..head.len() - comment.len()].trim();
+        if head.is_empty() || head.starts_with(['|', '>', '[', '{']) {
+            while let Some((_, next)) = lines.peek() {
+                if !next.starts_with([' ', '\t', '-']) {
+                    break;
+                }
+                end += next.len();
+                removed += 1;
+                lines.next();
+            }
+        }
+        let comment = if comment.is_empty() {
+            String::new()
+        } else {
+            format!(" {comment}")
+        };
+        let edited = format!(
+            "{}adr_id: \"{id}\"{comment}{ending}{}",
+            &text[..offset],
+            &text[end..]
+        );
+        return Some((
+            edited,
+            Edit {
+                line: first_line + i,
+                removed,
+                added: 1,
+            },
+        ));
+    }
+    let edited = format!(
+        "{}adr_id: \"{id}\"{nl}{}",
+        &text[..span.yaml_start],
+        &text[span.yaml_start..]
+    );
+    Some((
+        edited,
+        Edit {
+            line: first_line,
+            removed: 0,
+            added: 1,
+        },
+    ))
+}
+
+/// The value part of a top-level `key:` line (also `"key":`), line ending removed.
+fn key_value<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let rest = [key.to_owned(), format!("\"{key}\""), format!("'{key}'")]
+        .iter()
+        .find_map(|k| line.strip_prefix(k.as_str()))?;
+    let rest = rest.trim_start_matches([' ', '\t']).strip_prefix(':')?;
+    Some(rest.trim_end_matches(['\r', '\n']))
+}
+
+/// A YAML comment at the end of `value` (`# ...` after whitespace, outside quotes).
+fn trailing_comment(value: &str) -> &str {
+    let mut quote: Option<char> = None;
+    let mut previous = ' ';
+    for (i, c) in value.char_indices() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None if c == '#' && previous.is_whitespace() => return value[i..].trim_end(),
+            None => {}
+        }
+        previous = c;
+    }
+    ""
+}
+
+enum Applied {
+    Done,
+    TargetExists,
+}
+
+/// Carry out `plan` (see the module comment for the order and the rollback).
+fn apply(plan: &Plan, dir: &Path, fault: Option<Fault>) -> anyhow::Result<Applied> {
+    let index_temp = atomic::write_temp(
+        dir,
+        index_table::INDEX_FILE,
+        plan.index_content.as_bytes(),
+        Some(&plan.index_path),
+    )
+    .with_context(|| format!("cannot write a temporary file in {}", dir.display()))?;
+    let discard_index = || {
+        let _ = std::fs::remove_file(&index_temp);
+    };
+    match atomic::create_new(&plan.target, plan.content.as_bytes()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            discard_index();
+            return Ok(Applied::TargetExists);
+        }
+        Err(e) => {
+            discard_index();
+            return Err(e).with_context(|| format!("cannot create {}", plan.target_display));
+        }
+    }
+    if let Err(e) = std::fs::remove_file(&plan.draft) {
+        let _ = std::fs::remove_file(&plan.target);
+        discard_index();
+        return Err(e).with_context(|| {
+            format!(
+                "cannot remove {} after copying it; nothing was moved",
+                plan.draft_display
+            )
+        });
+    }
+    // The ADR has moved. From here on a failure must move it back.
+    let replaced = match fault {
+        Some(Fault::AfterMove) => Err(std::io::Error::other("injected failure after the move")),
+        None => std::fs::rename(&index_temp, &plan.index_path),
+    };
+    if let Err(e) = replaced {
+        discard_index();
+        let restored = std::fs::write(&plan.draft, &plan.original);
+        return match restored {
+            Ok(()) => {
+                let _ = std::fs::remove_file(&plan.target);
+                Err(anyhow::Error::new(e).context(format!(
+                    "cannot update {}; {} was moved back, nothing changed",
+                    plan.index_display, plan.draft_display
+                )))
+            }
+            Err(restore) => Err(anyhow::Error::new(e).context(format!(
+                "cannot update {}, and cannot move the draft back ({restore}): it is at {}",
+                plan.index_display, plan.target_display
+            ))),
+        };
+    }
+    Ok(Applied::Done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rewrites_the_adr_id_line_in_place() {
+        let text =
+            "---\ntitle: T # keep\nadr_id: XXX   # set by finalize\nstatus: Proposed\n---\nbody\n";
+        let (out, edit) = set_adr_id(text, "004").unwrap();
+        assert_eq!(
+            out,
+            "---\ntitle: T # keep\nadr_id: \"004\" # set by finalize\nstatus: Proposed\n---\nbody\n"
+        );
+        assert_eq!(
+            edit,
+            Edit {
+                line: 3,
+                removed: 1,
+                added: 1
+            }
+        );
+        let (out, _) = set_adr_id("---\n\"adr_id\": '0#1'\n---\n", "002").unwrap();
+        assert_eq!(out, "---\nadr_id: \"002\"\n---\n");
+    }
+
+    #[test]
+    fn inserts_a_missing_adr_id_after_the_fence() {
+        let (out, edit) = set_adr_id("---\r\ntitle: T\r\n---\r\n", "010").unwrap();
+        assert_eq!(out, "---\r\nadr_id: \"010\"\r\ntitle: T\r\n---\r\n");
+        assert_eq!(edit.original_line(2), 2);
+        assert_eq!(edit.original_line(3), 2);
+        assert_eq!(edit.original_line(5), 4);
+        assert!(set_adr_id("# no front matter\n", "001").is_none());
+        assert!(set_adr_id("---\ntitle: T\n", "001").is_none());
+    }
+
+    #[test]
+    fn block_values_are_replaced_whole() {
+        let (out, edit) = set_adr_id("---\nadr_id:\n  - 1\n  - 2\ntitle: T\n---\n", "003").unwrap();
+        assert_eq!(out, "---\nadr_id: \"003\"\ntitle: T\n---\n");
+        assert_eq!(edit.original_line(3), 5);
+        let (out, _) = set_adr_id("---\nadr_id: 1\n  # indented comment\n---\n", "001").unwrap();
+        assert!(out.contains("  # indented comment"), "{out}");
+    }
+}
