@@ -3,6 +3,14 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // `helix-gate hook` runs on every matching tool call: skip building the whole
+    // CLI definition for it (flags such as --help still go through clap).
+    let mut args = std::env::args_os().skip(1);
+    if args.next().is_some_and(|a| a == "hook")
+        && args.all(|a| !a.to_string_lossy().starts_with('-'))
+    {
+        return helix_gate::hook::run().into();
+    }
     let cli = helix_gate::cli::Cli::parse();
     match helix_gate::cli::run(cli) {
         Ok(status) => status.into(),

@@ -168,8 +168,10 @@ pub fn update<R>(
     let bytes = serde_json::to_vec(&state).unwrap_or_default();
     let write = || -> std::io::Result<()> {
         let mut file = std::fs::File::create(&tmp)?;
+        // No fsync: the rename keeps readers consistent, and losing a session's
+        // attempt counts on power loss is harmless; an fsync would cost milliseconds
+        // on every tool call.
         file.write_all(&bytes)?;
-        file.sync_data()?;
         std::fs::rename(&tmp, &path)
     };
     write().map_err(|e| io(e, &path))?;

@@ -32,7 +32,8 @@ fn hook_raw(root: &Path, stdin: &[u8], extra_env: &[(&str, &str)]) -> (i32, Stri
         cmd.env(k, v);
     }
     let mut child = cmd.spawn().expect("spawn hook");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    // The hook may exit before reading everything (the reviewer guard does): ignore EPIPE.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
     let out = child.wait_with_output().unwrap();
     (code(&out), stdout(&out), stderr(&out))
 }
