@@ -1,7 +1,842 @@
 //! `helix-gate pre-commit`: validate exactly what is being committed.
+//!
+//! The content checked is the index git is about to turn into a commit, read through
+//! [`crate::git`]: `$GIT_INDEX_FILE` included, because `git commit -a` and `git commit <paths>`
+//! hand hooks a temporary index. ADR content is never read from the working tree, and nothing
+//! is written or stashed, so no unstaged work can be lost.
+//!
+//! What is checked against what:
+//! * reported: the ADRs the commit adds or changes (added, modified, renamed, copied entries
+//!   matching the ADR globs, compared with `HEAD`; an unborn `HEAD` is the empty tree);
+//! * `files.modify` / `files.create` existence: the paths of the commit-to-be (the index);
+//! * duplicate `adr_id`s and unknown `depends_on` numbers: every ADR of the commit-to-be, of
+//!   which only the front matter is parsed when the ADR is not staged (fast path for large
+//!   repositories).
+//!
+//! Settings and rules come from the work tree (`config/`), like for `validate`.
 
+use std::collections::BTreeSet;
+use std::io::{IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+use anyhow::Context as _;
+
+use crate::adr::{self, Adr};
 use crate::cli::ExitStatus;
+use crate::diagnostic::{FileReport, Finding, Severity, Summary};
+use crate::engine::Engine;
+use crate::git::{EntryKind, GitEnv, GitError, Repo, StagedEntry, StagedIndex};
+use crate::rules::{RepoFiles, across, input};
+use crate::{env, render};
 
+/// Why the commit could not be checked at all (exit 2, never shown as an ADR finding).
+#[derive(Debug, thiserror::Error)]
+pub enum PreCommitError {
+    /// Discovery, index or object access failed, or the repository is bare.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// `config/helix-gate.yaml` or the rules file is unusable.
+    #[error("cannot load the helix-gate configuration: {0:#}")]
+    Config(anyhow::Error),
+    /// The repository's `config/approvals.yaml` is unusable, so whether commits need an
+    /// approval is unknown.
+    #[error("cannot load the approval settings: {0:#}")]
+    Approvals(anyhow::Error),
+}
+
+/// The result of checking one commit-to-be.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// One report per staged ADR that was checked, in index order.
+    pub reports: Vec<FileReport>,
+    /// Staged ADR paths with unresolved merge conflicts (git refuses to commit them anyway).
+    pub unmerged: Vec<String>,
+    /// A merge is being concluded (`MERGE_HEAD` exists).
+    pub merge_in_progress: bool,
+    /// Staged ADRs without errors that lack the approval `commit.required_on_commit` asks for.
+    pub unapproved: Vec<String>,
+    /// Informational lines: entries that match the ADR globs but were not checked, and why.
+    pub notes: Vec<String>,
+}
+
+impl Outcome {
+    /// Whether the commit must be refused: an error finding or an unmerged ADR.
+    pub fn blocks(&self) -> bool {
+        !self.unmerged.is_empty()
+            || !self.unapproved.is_empty()
+            || self.reports.iter().any(FileReport::has_errors)
+    }
+}
+
+/// Entry point of `helix-gate pre-commit`, run by git from the work tree root.
 pub fn run() -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("pre-commit: not implemented yet")
+    let claude = env::var(env::CLAUDECODE).as_deref() == Some("1");
+    let start = std::env::current_dir().context("cannot determine the current directory")?;
+    let (text, status) = match check_commit(&start, &GitEnv::from_process()) {
+        Ok(outcome) => {
+            let status = if outcome.blocks() {
+                ExitStatus::Failure
+            } else {
+                ExitStatus::Success
+            };
+            let text = if claude {
+                render_compact(&outcome)
+            } else {
+                let color = std::io::stderr().is_terminal() && !env::is_set(env::NO_COLOR);
+                render_human(&outcome, color)
+            };
+            (text, status)
+        }
+        Err(err) => (failure_message(&err, claude), ExitStatus::Error),
+    };
+    // Everything goes to stderr: that is what git shows for a hook, and what Claude Code's
+    // Bash tool hands the model after "Exit code 1".
+    let mut stderr = std::io::stderr().lock();
+    // A closed stderr must not turn a verdict into a crash; the exit status still carries it.
+    let _ = stderr
+        .write_all(text.as_bytes())
+        .and_then(|()| stderr.flush());
+    Ok(status)
+}
+
+/// Check the commit-to-be of the repository found from `start` with `git_env`.
+pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<Outcome, PreCommitError> {
+    let repo = Repo::discover_with(start, git_env)?;
+    let root = repo.work_tree().ok_or(GitError::Bare)?.to_path_buf();
+    let staged = repo.staged_index()?;
+    let engine = Engine::load(&root, None).map_err(PreCommitError::Config)?;
+    let mut outcome = Outcome {
+        merge_in_progress: repo.merge_in_progress(),
+        unmerged: staged
+            .conflicted_paths()
+            .iter()
+            .filter(|p| engine.matcher.is_adr(p))
+            .cloned()
+            .collect(),
+        ..Outcome::default()
+    };
+
+    let mut to_check = Vec::new();
+    for entry in staged.changed() {
+        if !engine.matcher.is_adr(&entry.path) {
+            continue;
+        }
+        match entry.kind {
+            EntryKind::Regular | EntryKind::Executable => to_check.push(entry),
+            EntryKind::Symlink => outcome.notes.push(format!(
+                "skipped `{}`: a symbolic link, not an ADR file (its target is checked when it is a staged ADR)",
+                entry.path
+            )),
+            EntryKind::Submodule => outcome.notes.push(format!(
+                "skipped `{}`: a submodule entry, not a file",
+                entry.path
+            )),
+        }
+    }
+    if to_check.is_empty() {
+        return Ok(outcome);
+    }
+
+    let limit = engine.settings.adr.max_file_size;
+    let needs_approval = approval_required(&root)?;
+    // The other ADRs of the commit-to-be, for the rules across files. Their ids come from the
+    // cache when it knows the blob; only the rest is read now.
+    let committed: Vec<&StagedEntry> = staged
+        .unchanged()
+        .iter()
+        .filter(|e| matches!(e.kind, EntryKind::Regular | EntryKind::Executable))
+        .filter(|e| engine.matcher.is_adr(&e.path))
+        .collect();
+    let mut cache = id_cache::IdCache::load(repo.common_dir());
+    let (hits, misses): (Vec<&StagedEntry>, Vec<&StagedEntry>) =
+        committed.iter().partition(|e| cache.contains(&e.id));
+
+    // Blobs are read on this thread (a gix handle is neither `Send` nor `Sync`) while the
+    // workers already check the ones read before.
+    let files = IndexFiles::new(&staged);
+    let jobs = to_check
+        .iter()
+        .map(|e| (e, true))
+        .chain(misses.iter().map(|e| (*e, false)))
+        .map(|(entry, is_staged)| (entry, is_staged, staged.read_blob(entry, limit)));
+    let done = pipeline(
+        jobs,
+        to_check.len() + misses.len(),
+        |(entry, is_staged, blob)| {
+            let path = root.join(&entry.path);
+            match (is_staged, blob) {
+                (true, Ok(bytes)) => {
+                    // Asked before the engine takes the bytes: an approval is for exact bytes.
+                    let approved = needs_approval
+                        .then(|| crate::approval::is_approved(&root, &entry.path, &bytes, "adr"));
+                    let checked = engine.check_bytes(&path, bytes, &files);
+                    Done::Checked(path, checked.report, checked.adr, approved)
+                }
+                (true, Err(GitError::BlobTooLarge { size, limit, .. })) => {
+                    let report = FileReport {
+                        path: entry.path.clone(),
+                        findings: vec![too_large(size, limit)],
+                    };
+                    Done::Checked(path, report, None, None)
+                }
+                (true, Err(err)) => Done::Failed(err),
+                (false, Ok(bytes)) => Done::Committed(entry, front_matter_only(&bytes)),
+                // Too large: `validate` reports it; without a parse it has no id to compare.
+                (false, Err(GitError::BlobTooLarge { .. })) => Done::Skipped,
+                // e.g. a partial clone without the blob: already committed, so it must not block.
+                (false, Err(_)) => Done::Unreadable,
+            }
+        },
+    );
+    let mut checked = Vec::with_capacity(to_check.len());
+    let mut parsed_misses = Vec::with_capacity(misses.len());
+    let mut unreadable = 0usize;
+    for result in done {
+        match result {
+            Done::Checked(path, report, adr, approved) => {
+                if approved == Some(false) && !report.has_errors() {
+                    outcome.unapproved.push(report.path.clone());
+                }
+                checked.push((path, report, adr));
+            }
+            Done::Failed(err) => return Err(err.into()),
+            Done::Committed(entry, adr) => {
+                cache.insert(entry.id, id_number(&adr));
+                parsed_misses.push((entry, adr));
+            }
+            Done::Skipped => {}
+            Done::Unreadable => unreadable += 1,
+        }
+    }
+    if unreadable > 0 {
+        outcome.notes.push(format!(
+            "{unreadable} committed ADR(s) could not be read; they were left out of the duplicate adr_id check"
+        ));
+    }
+
+    // Only committed ADRs that share a number with a staged ADR's id or depends_on can change
+    // a staged ADR's findings across files (a duplicate, or a dependency that exists); the
+    // findings of the others are not reported, so they need not take part.
+    let mut numbers = BTreeSet::new();
+    for (_, _, adr) in &checked {
+        if let Some(adr) = adr {
+            numbers.extend(id_number(adr));
+            if let Some(fm) = adr.front_matter() {
+                numbers.extend(fm.depends_on.iter().filter_map(|d| adr::number_in_id(d)));
+            }
+        }
+    }
+    let relevant = |entry: &StagedEntry, id: Option<u32>| {
+        id.is_some_and(|n| numbers.contains(&n))
+            || adr::number_in_file_name(Path::new(&entry.path))
+                .is_some_and(|n| numbers.contains(&n))
+    };
+    let mut others: Vec<(&StagedEntry, Adr)> = Vec::new();
+    let mut to_read: Vec<&StagedEntry> = Vec::new();
+    for (entry, adr) in parsed_misses {
+        if relevant(entry, id_number(&adr)) {
+            others.push((entry, adr));
+        }
+    }
+    for entry in hits {
+        if relevant(entry, cache.cached(&entry.id).flatten()) {
+            to_read.push(entry);
+        }
+    }
+    for entry in to_read {
+        if let Ok(bytes) = staged.read_blob(entry, limit) {
+            others.push((entry, front_matter_only(&bytes)));
+        }
+    }
+
+    let mut members = Vec::with_capacity(checked.len() + others.len());
+    let mut owner = Vec::with_capacity(checked.len() + others.len());
+    for (i, (path, report, adr)) in checked.iter().enumerate() {
+        if let Some(adr) = adr {
+            members.push(across::Member {
+                path: &report.path,
+                adr,
+                file_number: adr::number_in_file_name(path),
+            });
+            owner.push(Some(i));
+        }
+    }
+    for (entry, adr) in &others {
+        members.push(across::Member {
+            path: &entry.path,
+            adr,
+            file_number: adr::number_in_file_name(Path::new(&entry.path)),
+        });
+        owner.push(None);
+    }
+    let found = across::check(&members);
+    drop(members);
+
+    for (entry, (_, _, adr)) in to_check.iter().zip(&checked) {
+        if let Some(adr) = adr {
+            cache.insert(entry.id, id_number(adr));
+        }
+    }
+    let keep: Vec<gix::ObjectId> = committed
+        .iter()
+        .map(|e| e.id)
+        .chain(to_check.iter().map(|e| e.id))
+        .collect();
+    cache.save(&keep);
+
+    let mut reports: Vec<FileReport> = checked.into_iter().map(|(_, report, _)| report).collect();
+    // Committed ADRs take part so that a staged duplicate is found, but their own findings
+    // belong to another commit and are not reported here.
+    for (member, finding) in found {
+        if let Some(Some(i)) = owner.get(member) {
+            reports[*i].findings.push(finding);
+        }
+    }
+    for report in &mut reports {
+        report.sort();
+    }
+    outcome.reports = reports;
+    Ok(outcome)
+}
+
+/// What a worker made of one blob.
+enum Done<'a> {
+    /// A staged ADR: its path, report, (for text) parse, and whether it is approved (when
+    /// approvals are required).
+    Checked(PathBuf, FileReport, Option<Adr>, Option<bool>),
+    /// A staged ADR whose blob could not be read: the commit cannot be checked.
+    Failed(GitError),
+    /// A committed ADR, front matter parsed.
+    Committed(&'a StagedEntry, Adr),
+    /// A committed ADR above the size limit.
+    Skipped,
+    /// A committed ADR whose blob could not be read.
+    Unreadable,
+}
+
+/// Map `work` over `items` on all cores, in order. `items` is consumed on the calling thread
+/// (it may use values that cannot leave it) while workers process what it produced so far.
+/// `count` is the expected number of items; small inputs run inline.
+fn pipeline<T: Send, R: Send>(
+    items: impl Iterator<Item = T>,
+    count: usize,
+    work: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(count.div_ceil(16));
+    if workers <= 1 {
+        return items.map(work).collect();
+    }
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, T)>(workers * 8);
+    let rx = Mutex::new(rx);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let next = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
+                        let Ok((i, item)) = next else { break };
+                        out.push((i, work(item)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        for (i, item) in items.enumerate() {
+            if tx.send((i, item)).is_err() {
+                break;
+            }
+        }
+        drop(tx);
+        let mut all: Vec<(usize, R)> = handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect();
+        all.sort_unstable_by_key(|(i, _)| *i);
+        all.into_iter().map(|(_, r)| r).collect()
+    })
+}
+
+/// Whether a staged ADR needs an approved review of its exact content to be committed:
+/// `commit.required_on_commit` in the repository's own `config/approvals.yaml` (without that
+/// file, never). An unreadable file is an error rather than "no": it may be what asks for
+/// approvals.
+pub fn approval_required(root: &Path) -> Result<bool, PreCommitError> {
+    if !root.join(APPROVALS_FILE).is_file() {
+        return Ok(false);
+    }
+    crate::approval::settings(root)
+        .map(|settings| settings.required_on_commit)
+        .map_err(PreCommitError::Approvals)
+}
+
+const APPROVALS_FILE: &str = crate::approval::config::APPROVALS_PATH;
+
+/// The same finding [`input::decode`] gives for an oversized file; the blob itself is never
+/// loaded, so the size comes from the object header.
+fn too_large(size: u64, limit: u64) -> Finding {
+    input::FILE_TOO_LARGE
+        .finding(format!("file is {size} bytes, the limit is {limit} bytes"))
+        .hint("shorten it or raise adr.max_file_size in config/helix-gate.yaml")
+}
+
+/// The number of an ADR's `adr_id`, as the rules across files compare it.
+fn id_number(adr: &Adr) -> Option<u32> {
+    adr.front_matter()
+        .and_then(|fm| fm.adr_id.valid())
+        .and_then(|id| adr::number_in_id(id))
+}
+
+/// Parse only the front matter: rules across files read nothing else, and skipping the
+/// Markdown body keeps a commit in a repository with a thousand ADRs fast. Text after an
+/// invalid UTF-8 sequence is ignored; a document without front matter has no id but still
+/// counts with the number in its file name.
+fn front_matter_only(bytes: &[u8]) -> Adr {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    match adr::front_matter::split(text) {
+        adr::front_matter::Split::Found(span) => Adr::parse(&text[..span.body_start]),
+        _ => Adr::parse(""),
+    }
+}
+
+/// Which number each committed ADR blob's `adr_id` has, kept in
+/// `<git common dir>/helix-gate/adr-ids` across runs.
+///
+/// Without it every commit would read and parse every ADR of the repository only to compare
+/// ids (hundreds of milliseconds for a thousand ADRs). Keys are blob ids, i.e. content hashes,
+/// so an entry can never be stale; the file is tied to the helix-gate version because the id
+/// parsing may change. It lives in the git directory (shared by linked worktrees), never in
+/// the work tree or the index. Any problem with it only costs time: a bad file is ignored and
+/// a failed write is not an error.
+mod id_cache {
+    use std::collections::HashMap;
+    use std::path::{Path, PathBuf};
+
+    const HEADER: &str = concat!("helix-gate adr-ids v1 ", env!("CARGO_PKG_VERSION"));
+
+    pub struct IdCache {
+        path: PathBuf,
+        loaded: HashMap<gix::ObjectId, Option<u32>>,
+        added: HashMap<gix::ObjectId, Option<u32>>,
+    }
+
+    impl IdCache {
+        pub fn load(common_dir: &Path) -> IdCache {
+            let path = common_dir.join("helix-gate").join("adr-ids");
+            let loaded = std::fs::read_to_string(&path)
+                .map(|text| parse(&text))
+                .unwrap_or_default();
+            IdCache {
+                path,
+                loaded,
+                added: HashMap::new(),
+            }
+        }
+
+        pub fn contains(&self, id: &gix::ObjectId) -> bool {
+            self.cached(id).is_some()
+        }
+
+        /// `Some(number)` when the blob is known (`number` is `None` for ADRs without an id).
+        pub fn cached(&self, id: &gix::ObjectId) -> Option<Option<u32>> {
+            self.loaded.get(id).or_else(|| self.added.get(id)).copied()
+        }
+
+        pub fn insert(&mut self, id: gix::ObjectId, number: Option<u32>) {
+            self.added.insert(id, number);
+        }
+
+        /// Write the entries of `keep` (the ADR blobs of this commit), unless the file already
+        /// holds exactly those.
+        pub fn save(&self, keep: &[gix::ObjectId]) {
+            let mut entries: Vec<(gix::ObjectId, Option<u32>)> = keep
+                .iter()
+                .filter_map(|id| self.cached(id).map(|n| (*id, n)))
+                .collect();
+            entries.sort_unstable();
+            entries.dedup();
+            if entries.len() == self.loaded.len()
+                && entries.iter().all(|(id, n)| self.loaded.get(id) == Some(n))
+            {
+                return;
+            }
+            let mut text = String::with_capacity(HEADER.len() + 1 + entries.len() * 48);
+            text.push_str(HEADER);
+            text.push('\n');
+            for (id, number) in entries {
+                text.push_str(&id.to_string());
+                match number {
+                    Some(n) => text.push_str(&format!(" {n}\n")),
+                    None => text.push_str(" -\n"),
+                }
+            }
+            let _ = write_atomically(&self.path, &text);
+        }
+    }
+
+    fn parse(text: &str) -> HashMap<gix::ObjectId, Option<u32>> {
+        let mut lines = text.lines();
+        if lines.next() != Some(HEADER) {
+            return HashMap::new();
+        }
+        lines
+            .filter_map(|line| {
+                let (id, number) = line.split_once(' ')?;
+                let id = gix::ObjectId::from_hex(id.as_bytes()).ok()?;
+                let number = match number {
+                    "-" => None,
+                    n => Some(n.parse().ok()?),
+                };
+                Some((id, number))
+            })
+            .collect()
+    }
+
+    /// Temporary file plus rename: concurrent commits (linked worktrees) never see half a file.
+    fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+        let dir = path.parent().unwrap_or(path);
+        std::fs::create_dir_all(dir)?;
+        let tmp = dir.join(format!("adr-ids.{}.tmp", std::process::id()));
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, path).inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn round_trip_and_version_check() {
+            let dir = tempfile::tempdir().unwrap();
+            let a = gix::ObjectId::from_hex(b"1111111111111111111111111111111111111111").unwrap();
+            let b = gix::ObjectId::from_hex(b"2222222222222222222222222222222222222222").unwrap();
+            let mut cache = IdCache::load(dir.path());
+            assert!(!cache.contains(&a));
+            cache.insert(a, Some(7));
+            cache.insert(b, None);
+            cache.save(&[a, b]);
+            let cache = IdCache::load(dir.path());
+            assert_eq!(cache.cached(&a), Some(Some(7)));
+            assert_eq!(cache.cached(&b), Some(None));
+            let file = dir.path().join("helix-gate/adr-ids");
+            let text = std::fs::read_to_string(&file).unwrap();
+            std::fs::write(&file, text.replace("v1", "v0")).unwrap();
+            assert!(!IdCache::load(dir.path()).contains(&a));
+        }
+    }
+}
+
+/// File existence for the file-reference rules, answered from the commit-to-be: a file
+/// deleted in the index is missing even if still on disk, a file only in the index exists.
+struct IndexFiles {
+    /// Sorted by bytes, like [`StagedIndex::paths`].
+    paths: Vec<String>,
+}
+
+impl IndexFiles {
+    fn new(staged: &StagedIndex) -> IndexFiles {
+        // Owned copy: the index handle holds a gix repository, which is not `Sync`, and the
+        // rules run on several threads.
+        IndexFiles {
+            paths: staged.paths().map(str::to_owned).collect(),
+        }
+    }
+}
+
+impl RepoFiles for IndexFiles {
+    fn exists(&self, rel: &str) -> bool {
+        if self.paths.binary_search_by(|p| p.as_str().cmp(rel)).is_ok() {
+            return true;
+        }
+        // A directory exists when it holds a staged file (`validate` accepts directories too).
+        // Search for "dir/" rather than "dir": "dir-x" sorts between the two.
+        let dir = format!("{rel}/");
+        let i = self.paths.partition_point(|p| p.as_str() < dir.as_str());
+        self.paths.get(i).is_some_and(|p| p.starts_with(&dir))
+    }
+}
+
+// ------------------------------------------------------------------ output
+
+const BYPASS: &str = "git commit --no-verify";
+
+/// The path to name in "see details" hints: the failing file when there is exactly one.
+fn details_target(outcome: &Outcome) -> String {
+    let failing: Vec<&str> = outcome
+        .reports
+        .iter()
+        .filter(|r| r.has_errors())
+        .map(|r| r.path.as_str())
+        .collect();
+    match failing.as_slice() {
+        [one] if one.contains([' ', '\'', '"']) => format!("'{one}'"),
+        [one] => (*one).to_owned(),
+        _ => "<file>".to_owned(),
+    }
+}
+
+fn merge_note(outcome: &Outcome) -> Option<String> {
+    (outcome.merge_in_progress && !outcome.reports.is_empty()).then(|| {
+        format!(
+            "merge in progress (MERGE_HEAD): checking the {} of the merge result",
+            plural(outcome.reports.len(), "staged ADR")
+        )
+    })
+}
+
+fn unapproved_line(path: &str) -> String {
+    format!(
+        "`{path}` has no approved review of its staged content (commit.required_on_commit in {APPROVALS_FILE}); \
+with that content in the working tree, run `helix-gate approve {path}`, then commit again"
+    )
+}
+
+fn unmerged_line(path: &str) -> String {
+    format!("`{path}` has unresolved merge conflicts in the index; resolve them and `git add` it")
+}
+
+/// Terminal output: the same diagnostics as `validate`, then how to see details and bypass.
+/// A clean commit prints nothing but notes.
+pub fn render_human(outcome: &Outcome, color: bool) -> String {
+    let mut out = String::new();
+    let mut line = |text: &str| {
+        out.push_str("helix-gate: ");
+        out.push_str(text);
+        out.push('\n');
+    };
+    if let Some(note) = merge_note(outcome) {
+        line(&note);
+    }
+    for note in &outcome.notes {
+        line(&format!("note: {note}"));
+    }
+    for path in &outcome.unmerged {
+        line(&format!("error: {}", unmerged_line(path)));
+    }
+    for path in &outcome.unapproved {
+        line(&format!("error: {}", unapproved_line(path)));
+    }
+    let has_findings = outcome.reports.iter().any(|r| !r.findings.is_empty());
+    if has_findings {
+        out.push_str(&render::human(&outcome.reports, color));
+    }
+    if outcome.blocks() {
+        out.push_str(&format!(
+            "helix-gate: commit blocked: staged ADRs have errors (checked as staged, not as in the working tree). \
+Details: `helix-gate validate {}`; emergency bypass: `{BYPASS}`\n",
+            details_target(outcome)
+        ));
+    }
+    out
+}
+
+/// Output for Claude Code (`CLAUDECODE=1`): the model reads it as the failed command's
+/// error text, so it is short, names each problem with its fix, and says what to do next.
+pub fn render_compact(outcome: &Outcome) -> String {
+    let mut out = String::new();
+    let summary = Summary::of(&outcome.reports);
+    if let Some(note) = merge_note(outcome) {
+        out.push_str(&format!("helix-gate: {note}\n"));
+    }
+    for note in &outcome.notes {
+        out.push_str(&format!("helix-gate: note: {note}\n"));
+    }
+    let finding_lines = |out: &mut String, severity: Severity| {
+        for report in &outcome.reports {
+            for f in report.findings.iter().filter(|f| f.severity == severity) {
+                let location = match f.line {
+                    Some(line) => format!("{}:{line}", report.path),
+                    None => report.path.clone(),
+                };
+                out.push_str(&format!("- {location} [{}] {}", f.rule, f.message));
+                if let Some(hint) = &f.hint {
+                    out.push_str(&format!(". Fix: {hint}"));
+                }
+                out.push('\n');
+            }
+        }
+    };
+    if outcome.blocks() {
+        let failing = outcome.reports.iter().filter(|r| r.has_errors()).count();
+        out.push_str(&format!(
+            "helix-gate blocked this commit: {} in {} (checked as staged in the index, not the working tree).\n",
+            plural(
+                summary.errors + outcome.unmerged.len() + outcome.unapproved.len(),
+                "error"
+            ),
+            plural(
+                failing + outcome.unmerged.len() + outcome.unapproved.len(),
+                "staged ADR"
+            )
+        ));
+        for path in &outcome.unmerged {
+            out.push_str(&format!("- {}\n", unmerged_line(path)));
+        }
+        for path in &outcome.unapproved {
+            out.push_str(&format!("- {}\n", unapproved_line(path)));
+        }
+        finding_lines(&mut out, Severity::Error);
+        if summary.warnings > 0 {
+            out.push_str(&format!(
+                "({} not shown: they do not block; see `helix-gate validate {}`)\n",
+                plural(summary.warnings, "warning"),
+                details_target(outcome)
+            ));
+        }
+        out.push_str(
+            "Fix these errors in the files, stage them again with `git add`, then retry the same commit.\n",
+        );
+    } else if summary.warnings > 0 {
+        out.push_str(&format!(
+            "helix-gate: the staged ADRs pass with {}:\n",
+            plural(summary.warnings, "warning")
+        ));
+        finding_lines(&mut out, Severity::Warning);
+    }
+    out
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// The message for a commit that could not be checked (exit 2, which also blocks the commit).
+fn failure_message(err: &PreCommitError, claude: bool) -> String {
+    // Outside a work tree there is no commit to bypass, so the bypass is only offered when a
+    // real commit is stuck on a failure that is not the author's.
+    let (what, next, bypass) = match err {
+        PreCommitError::Git(GitError::NotARepository { path }) => (
+            format!(
+                "not inside a git repository ({}); there is no commit to check",
+                path.display()
+            ),
+            "run it inside a work tree; it normally runs from the git pre-commit hook",
+            false,
+        ),
+        PreCommitError::Git(GitError::Bare) => (
+            "this is a bare repository: there is no work tree and no index a commit could be made from, so nothing to check".to_owned(),
+            "run it inside a work tree (or a linked worktree) of the repository",
+            false,
+        ),
+        PreCommitError::Config(_) | PreCommitError::Approvals(_) => (
+            err.to_string(),
+            "fix the configuration (`helix-gate validate` shows the same error), then commit again",
+            true,
+        ),
+        PreCommitError::Git(_) => (
+            format!("cannot read the commit-to-be: {err}"),
+            "this is a problem with the repository or helix-gate, not with an ADR",
+            true,
+        ),
+    };
+    if claude {
+        format!(
+            "helix-gate pre-commit failed (infrastructure, not an ADR finding): {what}. {next}. Tell the user; do not change ADRs because of this message.\n"
+        )
+    } else if bypass {
+        format!(
+            "helix-gate pre-commit: error: {what}\n  hint: {next}; emergency bypass: `{BYPASS}`\n"
+        )
+    } else {
+        format!("helix-gate pre-commit: error: {what}\n  hint: {next}\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn too_large_matches_the_decode_finding() {
+        let from_decode = input::decode(vec![b'a'; 11], 10).unwrap_err();
+        assert_eq!(too_large(11, 10), from_decode);
+    }
+
+    #[test]
+    fn index_files_know_files_and_directories() {
+        let files = IndexFiles {
+            paths: vec!["src-x/a.rs".into(), "src/lib.rs".into(), "top.md".into()],
+        };
+        assert!(files.exists("src/lib.rs"));
+        assert!(files.exists("src"));
+        assert!(files.exists("src-x"));
+        assert!(files.exists("top.md"));
+        assert!(!files.exists("sr"));
+        assert!(!files.exists("src/lib"));
+        assert!(!files.exists("src/main.rs"));
+        assert!(!files.exists("top.md/x"));
+    }
+
+    #[test]
+    fn front_matter_only_reads_ids_and_tolerates_bad_bytes() {
+        let adr = front_matter_only(b"---\nadr_id: \"007\"\n---\n# T\n\xff\xfe");
+        assert_eq!(id_number(&adr), Some(7));
+        assert!(adr.sections.is_empty());
+        assert_eq!(id_number(&front_matter_only(b"# no front matter\n")), None);
+        assert_eq!(
+            id_number(&front_matter_only(b"---\nadr_id: 9\n\xff---\n")),
+            None
+        );
+    }
+
+    fn outcome(findings: Vec<Finding>) -> Outcome {
+        Outcome {
+            reports: vec![FileReport {
+                path: "adr/001 x.md".into(),
+                findings,
+            }],
+            ..Outcome::default()
+        }
+    }
+
+    #[test]
+    fn human_output_ends_with_details_and_bypass_when_blocked() {
+        let o = outcome(vec![
+            Finding::new("section-missing", Severity::Error, "no Kontext")
+                .at(3)
+                .hint("add it"),
+        ]);
+        let text = render_human(&o, false);
+        assert!(text.starts_with("adr/001 x.md:3: error[section-missing] no Kontext\n  hint: add it\n1 file checked: 1 error, 0 warnings\n"), "{text}");
+        assert!(
+            text.ends_with("Details: `helix-gate validate 'adr/001 x.md'`; emergency bypass: `git commit --no-verify`\n"),
+            "{text}"
+        );
+        assert_eq!(render_human(&outcome(vec![]), false), "");
+    }
+
+    #[test]
+    fn compact_output_lists_errors_with_fixes_and_no_bypass() {
+        let o = outcome(vec![
+            Finding::new("section-missing", Severity::Error, "no Kontext")
+                .at(3)
+                .hint("add it"),
+            Finding::new("acceptance-criteria-min", Severity::Warning, "few criteria"),
+        ]);
+        let text = render_compact(&o);
+        assert_eq!(
+            text,
+            "helix-gate blocked this commit: 1 error in 1 staged ADR (checked as staged in the index, not the working tree).\n\
+- adr/001 x.md:3 [section-missing] no Kontext. Fix: add it\n\
+(1 warning not shown: they do not block; see `helix-gate validate 'adr/001 x.md'`)\n\
+Fix these errors in the files, stage them again with `git add`, then retry the same commit.\n"
+        );
+        assert!(!text.contains("--no-verify"));
+    }
 }

@@ -29,6 +29,8 @@ pub enum ChangeStatus {
     Added,
     /// The path exists in `HEAD` with a different blob id or mode (including type changes).
     Modified,
+    /// Same blob id and mode as in `HEAD`; only in [`StagedIndex::unchanged`].
+    Unchanged,
 }
 
 /// One stage-0 index entry that differs from `HEAD`.
@@ -53,6 +55,9 @@ pub struct StagedEntry {
 pub struct StagedIndex {
     repo: gix::Repository,
     changed: Vec<StagedEntry>,
+    /// Entries equal to `HEAD`: the pre-commit gate reads some of them for rules across files
+    /// (duplicate ids), which needs their blob ids.
+    unchanged: Vec<StagedEntry>,
     deleted: Vec<String>,
     /// Sorted, deduplicated paths of the commit-to-be.
     paths: Vec<String>,
@@ -102,6 +107,7 @@ impl StagedIndex {
         }
 
         let mut changed = Vec::new();
+        let mut unchanged = Vec::new();
         let mut present: HashSet<&BStr> = HashSet::with_capacity(index.entries().len());
         let mut conflicted: BTreeSet<&BStr> = BTreeSet::new();
         let mut sparse_dirs: Vec<&BStr> = Vec::new();
@@ -133,14 +139,19 @@ impl StagedIndex {
                 Some((id, mode)) if *id != entry.id || *mode != entry.mode => {
                     ChangeStatus::Modified
                 }
-                Some(_) => continue,
+                Some(_) => ChangeStatus::Unchanged,
             };
-            changed.push(StagedEntry {
+            let staged = StagedEntry {
                 path: lossy(path),
                 id: entry.id,
                 kind,
                 status,
-            });
+            };
+            if status == ChangeStatus::Unchanged {
+                unchanged.push(staged);
+            } else {
+                changed.push(staged);
+            }
         }
 
         let under_sparse_dir = |path: &BStr| sparse_dirs.iter().any(|dir| path.starts_with(dir));
@@ -165,6 +176,7 @@ impl StagedIndex {
         Ok(StagedIndex {
             repo: repo.clone(),
             changed,
+            unchanged,
             deleted,
             paths,
             conflicted,
@@ -177,6 +189,13 @@ impl StagedIndex {
     /// Intent-to-add entries (`git add -N`) and conflicted paths are not included.
     pub fn changed(&self) -> Vec<StagedEntry> {
         self.changed.clone()
+    }
+
+    /// Stage-0 entries identical to `HEAD` (status [`ChangeStatus::Unchanged`]), in index order;
+    /// together with [`StagedIndex::changed`] every file, symlink and submodule of the
+    /// commit-to-be. Their blobs can be read with [`StagedIndex::read_blob`].
+    pub fn unchanged(&self) -> &[StagedEntry] {
+        &self.unchanged
     }
 
     /// Paths in `HEAD` that the commit-to-be no longer contains, sorted. Conflicted paths are

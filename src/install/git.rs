@@ -1,11 +1,292 @@
 //! Install the git pre-commit shim into the repository's hooks directory.
+//!
+//! The shim (`hooks/pre-commit` in this repository, embedded here) only finds and runs
+//! `helix-gate pre-commit`; all logic lives in the binary, so upgrading helix-gate never
+//! requires reinstalling the hook. The hooks directory is the one git uses
+//! ([`Repo::hooks_dir`]: `core.hooksPath`, linked worktrees, `GIT_DIR`).
+//!
+//! A foreign hook is never overwritten: it is renamed to `pre-commit.local`, the shim runs it
+//! first, and uninstalling renames it back.
 
-use crate::cli::ExitStatus;
+use std::path::{Path, PathBuf};
 
-pub fn install() -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("install git: not implemented yet")
+use anyhow::Context as _;
+
+use crate::cli::{ExitStatus, print};
+use crate::git::Repo;
+
+/// The shim script, byte for byte as installed.
+pub const SHIM: &str = include_str!("../../hooks/pre-commit");
+/// The line that identifies a hook file as helix-gate's shim (any version).
+pub const MARKER: &str = "# helix-gate pre-commit shim";
+
+const HOOK: &str = "pre-commit";
+const LOCAL: &str = "pre-commit.local";
+
+/// What [`install_into`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Installed {
+    /// There was no hook; the shim was written.
+    Fresh,
+    /// A foreign hook was moved to `pre-commit.local` and the shim written.
+    Chained,
+    /// An older shim was replaced by this version's.
+    Updated,
+    /// This shim was already installed; nothing was written.
+    Unchanged,
 }
 
+/// What [`uninstall_from`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uninstalled {
+    /// The shim was removed.
+    Removed,
+    /// The shim was removed and `pre-commit.local` renamed back to `pre-commit`.
+    Restored,
+    /// There is no pre-commit hook.
+    NotInstalled,
+    /// The pre-commit hook is not helix-gate's; it was left alone.
+    Foreign,
+}
+
+/// Why installing or uninstalling failed.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    #[error("{action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Moving the foreign hook aside would overwrite another file.
+    #[error(
+        "{} is not helix-gate's hook and {} already exists, so the hook cannot be kept as {LOCAL}; \
+merge the two into one {LOCAL} (or remove one), then run `helix-gate install git` again",
+        hook.display(),
+        local.display()
+    )]
+    LocalExists { hook: PathBuf, local: PathBuf },
+}
+
+fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> InstallError {
+    let path = path.to_path_buf();
+    move |source| InstallError::Io {
+        action,
+        path,
+        source,
+    }
+}
+
+/// `helix-gate install git`.
+pub fn install() -> anyhow::Result<ExitStatus> {
+    let dir = hooks_dir()?;
+    let hook = dir.join(HOOK);
+    let message = match install_into(&dir)? {
+        Installed::Fresh => format!(
+            "installed the helix-gate pre-commit hook: {}\n",
+            hook.display()
+        ),
+        Installed::Chained => format!(
+            "installed the helix-gate pre-commit hook: {}\nthe existing hook was kept as {LOCAL}; it runs first and its failure still blocks the commit\n",
+            hook.display()
+        ),
+        Installed::Updated => format!(
+            "updated the helix-gate pre-commit hook: {}\n",
+            hook.display()
+        ),
+        Installed::Unchanged => format!(
+            "the helix-gate pre-commit hook is already installed: {}\n",
+            hook.display()
+        ),
+    };
+    print(&message)?;
+    if !on_path("helix-gate") {
+        eprintln!(
+            "helix-gate: warning: `helix-gate` is not on PATH; the hook blocks every commit until it is (install.sh or `cargo install --path <checkout>`)"
+        );
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// `helix-gate uninstall git`.
 pub fn uninstall() -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("uninstall git: not implemented yet")
+    let dir = hooks_dir()?;
+    let hook = dir.join(HOOK);
+    let message = match uninstall_from(&dir)? {
+        Uninstalled::Removed => format!(
+            "removed the helix-gate pre-commit hook: {}\n",
+            hook.display()
+        ),
+        Uninstalled::Restored => format!(
+            "removed the helix-gate pre-commit hook and restored the previous hook from {LOCAL}: {}\n",
+            hook.display()
+        ),
+        Uninstalled::NotInstalled => format!(
+            "no pre-commit hook is installed in {}: nothing to do\n",
+            dir.display()
+        ),
+        Uninstalled::Foreign => format!(
+            "{} is not helix-gate's hook: left unchanged\n",
+            hook.display()
+        ),
+    };
+    print(&message)?;
+    Ok(ExitStatus::Success)
+}
+
+/// The hooks directory of the repository around the current directory, as git sees it.
+fn hooks_dir() -> anyhow::Result<PathBuf> {
+    let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+    let repo = Repo::discover(&cwd)?;
+    Ok(repo.hooks_dir()?)
+}
+
+/// Whether the file at `path` is a helix-gate shim. Symlinks and unreadable files are not.
+fn is_shim(path: &Path) -> bool {
+    let is_file = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file());
+    is_file
+        && std::fs::read(path).is_ok_and(|bytes| {
+            String::from_utf8_lossy(&bytes)
+                .lines()
+                .any(|l| l.trim_end() == MARKER)
+        })
+}
+
+fn exists(path: &Path) -> bool {
+    // symlink_metadata: a dangling symlink is still a file we must not overwrite.
+    std::fs::symlink_metadata(path).is_ok()
+}
+
+/// Install the shim into `dir` (created if missing). Idempotent; never overwrites a foreign hook.
+pub fn install_into(dir: &Path) -> Result<Installed, InstallError> {
+    std::fs::create_dir_all(dir).map_err(io("cannot create", dir))?;
+    let hook = dir.join(HOOK);
+    let local = dir.join(LOCAL);
+    let outcome = if !exists(&hook) {
+        Installed::Fresh
+    } else if is_shim(&hook) {
+        if std::fs::read(&hook).is_ok_and(|b| b == SHIM.as_bytes()) {
+            return Ok(Installed::Unchanged);
+        }
+        Installed::Updated
+    } else {
+        if exists(&local) {
+            return Err(InstallError::LocalExists { hook, local });
+        }
+        // A rename keeps the hook's mode, and a symlink stays a symlink in the same directory.
+        std::fs::rename(&hook, &local).map_err(io("cannot move aside", &hook))?;
+        Installed::Chained
+    };
+    write_executable(&hook, SHIM)?;
+    Ok(outcome)
+}
+
+/// Remove the shim from `dir` and put a chained hook back. Leaves foreign hooks alone.
+pub fn uninstall_from(dir: &Path) -> Result<Uninstalled, InstallError> {
+    let hook = dir.join(HOOK);
+    let local = dir.join(LOCAL);
+    if !exists(&hook) {
+        return Ok(Uninstalled::NotInstalled);
+    }
+    if !is_shim(&hook) {
+        return Ok(Uninstalled::Foreign);
+    }
+    if exists(&local) {
+        // rename replaces the shim in one step: there is never a moment without a hook.
+        std::fs::rename(&local, &hook).map_err(io("cannot restore", &local))?;
+        Ok(Uninstalled::Restored)
+    } else {
+        std::fs::remove_file(&hook).map_err(io("cannot remove", &hook))?;
+        Ok(Uninstalled::Removed)
+    }
+}
+
+/// Write through a temporary file and a rename, so git never runs a half-written hook.
+fn write_executable(path: &Path, content: &str) -> Result<(), InstallError> {
+    let tmp = path.with_file_name(format!(".{HOOK}.helix-gate.tmp"));
+    std::fs::write(&tmp, content).map_err(io("cannot write", &tmp))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))
+            .map_err(io("cannot make executable", &tmp))?;
+    }
+    std::fs::rename(&tmp, path).map_err(|source| {
+        let _ = std::fs::remove_file(&tmp);
+        InstallError::Io {
+            action: "cannot write",
+            path: path.to_path_buf(),
+            source,
+        }
+    })
+}
+
+/// Whether `name` is an executable file in a `PATH` directory (what the shim's
+/// `command -v` will find).
+fn on_path(name: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|dir| {
+            let candidate = dir.join(name);
+            candidate.is_file() || candidate.with_extension("exe").is_file()
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shim_carries_the_marker_and_calls_pre_commit() {
+        assert!(SHIM.starts_with("#!/bin/sh\n"));
+        assert!(SHIM.lines().any(|l| l == MARKER));
+        assert!(SHIM.contains("exec helix-gate pre-commit"));
+        assert!(SHIM.contains(LOCAL));
+    }
+
+    #[test]
+    fn install_chain_reinstall_and_restore() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("hooks");
+        assert_eq!(uninstall_from(&dir).unwrap(), Uninstalled::NotInstalled);
+        assert_eq!(install_into(&dir).unwrap(), Installed::Fresh);
+        assert_eq!(install_into(&dir).unwrap(), Installed::Unchanged);
+        assert_eq!(uninstall_from(&dir).unwrap(), Uninstalled::Removed);
+        assert!(!dir.join(HOOK).exists());
+
+        std::fs::write(dir.join(HOOK), "#!/bin/sh\necho mine\n").unwrap();
+        assert_eq!(install_into(&dir).unwrap(), Installed::Chained);
+        assert_eq!(
+            std::fs::read_to_string(dir.join(LOCAL)).unwrap(),
+            "#!/bin/sh\necho mine\n"
+        );
+        assert_eq!(std::fs::read_to_string(dir.join(HOOK)).unwrap(), SHIM);
+        assert_eq!(install_into(&dir).unwrap(), Installed::Unchanged);
+        assert_eq!(uninstall_from(&dir).unwrap(), Uninstalled::Restored);
+        assert_eq!(
+            std::fs::read_to_string(dir.join(HOOK)).unwrap(),
+            "#!/bin/sh\necho mine\n"
+        );
+        assert!(!dir.join(LOCAL).exists());
+        assert_eq!(uninstall_from(&dir).unwrap(), Uninstalled::Foreign);
+    }
+
+    #[test]
+    fn old_shim_is_updated_and_a_taken_local_name_refuses() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        std::fs::write(dir.join(HOOK), format!("#!/bin/sh\n{MARKER}\nold\n")).unwrap();
+        assert_eq!(install_into(dir).unwrap(), Installed::Updated);
+        assert_eq!(std::fs::read_to_string(dir.join(HOOK)).unwrap(), SHIM);
+
+        std::fs::write(dir.join(HOOK), "#!/bin/sh\nforeign\n").unwrap();
+        std::fs::write(dir.join(LOCAL), "#!/bin/sh\nolder\n").unwrap();
+        let err = install_into(dir).unwrap_err();
+        assert!(matches!(err, InstallError::LocalExists { .. }), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(dir.join(HOOK)).unwrap(),
+            "#!/bin/sh\nforeign\n"
+        );
+    }
 }

@@ -1,1 +1,845 @@
-//! Integration tests for `precommit` (filled in by its owner).
+//! `helix-gate pre-commit` and `helix-gate install|uninstall git` on real git repositories.
+//!
+//! Every repository lives in a temp dir and is driven by the git CLI with isolated
+//! configuration (no global or system config), a fixed identity and fixed dates, no signing,
+//! and none of the test process's own `GIT_*` or `CLAUDECODE` variables (the suite may run
+//! inside a git hook or inside Claude Code). When git runs the installed shim, the freshly
+//! built helix-gate is first on `PATH`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use crate::common::{bin, code, good_adr, stderr, stdout, write};
+
+const ADR: &str = "adr/001-minimal-valid.md";
+const MARKER: &str = "# helix-gate pre-commit shim";
+
+/// `PATH` with the directory of the built helix-gate first.
+fn path_with_bin() -> OsString {
+    let dir = Path::new(bin()).parent().expect("bin dir").to_path_buf();
+    let mut dirs = vec![dir];
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    std::env::join_paths(dirs).expect("PATH")
+}
+
+/// A command with a clean, deterministic environment.
+fn isolated(program: &str, cwd: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    for (key, _) in std::env::vars_os() {
+        let key_text = key.to_string_lossy();
+        if key_text.starts_with("GIT_") || key_text.starts_with("CLAUDE") {
+            cmd.env_remove(&key);
+        }
+    }
+    cmd.current_dir(cwd)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Helix Test")
+        .env("GIT_AUTHOR_EMAIL", "helix@example.invalid")
+        .env("GIT_AUTHOR_DATE", "1577836800 +0000")
+        .env("GIT_COMMITTER_NAME", "Helix Test")
+        .env("GIT_COMMITTER_EMAIL", "helix@example.invalid")
+        .env("GIT_COMMITTER_DATE", "1577836800 +0000")
+        .env("NO_COLOR", "1")
+        .env("PATH", path_with_bin())
+        .env_remove("HELIX_GATE_CHILD")
+        .stdin(Stdio::null());
+    cmd
+}
+
+fn git_in(dir: &Path, args: &[&str]) -> Output {
+    isolated("git", dir)
+        .args([
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .output()
+        .expect("run git")
+}
+
+/// Run git in `dir`, panic on failure, return trimmed stdout.
+fn git_ok(dir: &Path, args: &[&str]) -> String {
+    let out = git_in(dir, args);
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    stdout(&out).trim().to_owned()
+}
+
+/// A throw-away repository.
+struct Repo {
+    tmp: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Repo {
+    /// An empty repository (no commits).
+    fn empty() -> Repo {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let base = tmp.path().canonicalize().expect("canonical tempdir");
+        git_ok(&base, &["init", "-q", "repo"]);
+        Repo {
+            tmp,
+            root: base.join("repo"),
+        }
+    }
+
+    /// A repository with one commit holding the good ADR and the file it references.
+    fn with_adr() -> Repo {
+        let repo = Repo::empty();
+        repo.write("src/lib.rs", "");
+        repo.write(ADR, good_adr());
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "--no-verify", "-m", "base"]);
+        repo
+    }
+
+    fn base(&self) -> PathBuf {
+        self.tmp.path().canonicalize().expect("canonical tempdir")
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        git_ok(&self.root, args)
+    }
+
+    fn git_out(&self, args: &[&str]) -> Output {
+        git_in(&self.root, args)
+    }
+
+    fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
+        write(&self.root, rel, content);
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).expect("read")
+    }
+
+    fn helix(&self, args: &[&str]) -> Output {
+        helix_in(&self.root, args)
+    }
+
+    fn pre_commit(&self) -> Output {
+        self.helix(&["pre-commit"])
+    }
+
+    fn head(&self) -> String {
+        self.git(&["rev-parse", "HEAD"])
+    }
+
+    fn hook(&self) -> PathBuf {
+        self.root.join(".git/hooks/pre-commit")
+    }
+}
+
+fn helix_in(dir: &Path, args: &[&str]) -> Output {
+    isolated(bin(), dir)
+        .args(args)
+        .output()
+        .expect("run helix-gate")
+}
+
+/// The good ADR with its "Kontext" section renamed: an error (section-missing).
+fn broken_adr() -> String {
+    good_adr().replace("## Kontext", "## Kontxt")
+}
+
+/// The good ADR with one acceptance criterion fewer: only a warning.
+fn warning_adr() -> String {
+    let adr = good_adr();
+    let line = adr
+        .lines()
+        .find(|l| l.contains("parses the rules file exactly once"))
+        .expect("criterion line");
+    adr.replace(&format!("{line}\n"), "")
+}
+
+/// The good ADR with another id.
+fn adr_with_id(id: &str) -> String {
+    good_adr().replace("adr_id: \"001\"", &format!("adr_id: \"{id}\""))
+}
+
+fn assert_blocked(out: &Output, rule: &str) {
+    let err = stderr(out);
+    assert_eq!(code(out), 1, "expected exit 1\n{err}");
+    assert!(err.contains(&format!("error[{rule}]")), "{err}");
+}
+
+fn assert_passes(out: &Output) {
+    assert_eq!(code(out), 0, "expected exit 0\n{}", stderr(out));
+}
+
+// ------------------------------------------------------------------ what is checked
+
+#[test]
+fn partial_staging_checks_the_staged_version_both_ways() {
+    let repo = Repo::with_adr();
+    // Staged version broken, working tree fixed: blocked.
+    repo.write(ADR, broken_adr());
+    repo.git(&["add", ADR]);
+    repo.write(ADR, good_adr() + "\nMore context.\n");
+    let out = repo.pre_commit();
+    assert_blocked(&out, "section-missing");
+    let err = stderr(&out);
+    assert!(err.contains("adr/001-minimal-valid.md:1: error[section-missing] required section \"Kontext\" is missing"), "{err}");
+    assert!(
+        err.ends_with("Details: `helix-gate validate adr/001-minimal-valid.md`; emergency bypass: `git commit --no-verify`\n"),
+        "{err}"
+    );
+    assert!(stdout(&out).is_empty());
+
+    // Staged version fixed, working tree broken: passes, silently.
+    repo.git(&["add", ADR]);
+    repo.write(ADR, broken_adr());
+    let out = repo.pre_commit();
+    assert_passes(&out);
+    assert_eq!(stderr(&out), "");
+    // Nothing was touched: the broken working tree copy is still there.
+    assert_eq!(repo.read(ADR), broken_adr());
+}
+
+#[test]
+fn nothing_staged_or_no_adr_staged_passes_silently() {
+    let repo = Repo::with_adr();
+    let out = repo.pre_commit();
+    assert_passes(&out);
+    assert_eq!(stderr(&out), "");
+    repo.write("src/lib.rs", "pub fn f() {}\n");
+    repo.write("adr/INDEX.md", "not an ADR\n");
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_passes(&out);
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn warnings_do_not_block() {
+    let repo = Repo::with_adr();
+    repo.write(ADR, warning_adr());
+    repo.git(&["add", ADR]);
+    let out = repo.pre_commit();
+    assert_passes(&out);
+    let err = stderr(&out);
+    assert!(err.contains("warning[acceptance-criteria-min]"), "{err}");
+    assert!(!err.contains("commit blocked"), "{err}");
+}
+
+#[test]
+fn first_commit_in_an_empty_repository() {
+    let repo = Repo::empty();
+    assert_passes(&repo.pre_commit());
+    repo.write("src/lib.rs", "");
+    repo.write(ADR, broken_adr());
+    repo.git(&["add", "-A"]);
+    assert_blocked(&repo.pre_commit(), "section-missing");
+
+    repo.write(ADR, good_adr());
+    repo.git(&["add", "-A"]);
+    assert_passes(&repo.pre_commit());
+    assert_passes(&repo.helix(&["install", "git"]));
+    repo.git(&["commit", "-q", "-m", "first"]);
+    assert_eq!(repo.git(&["rev-list", "--count", "HEAD"]), "1");
+}
+
+#[test]
+fn renamed_adr_is_checked_under_its_new_name() {
+    let repo = Repo::with_adr();
+    repo.git(&["mv", ADR, "adr/001-renamed.md"]);
+    assert_passes(&repo.pre_commit());
+    // The new name's number no longer matches adr_id "001" (a warning), and reported under the
+    // new name.
+    repo.git(&["mv", "adr/001-renamed.md", "adr/002-renamed.md"]);
+    let out = repo.pre_commit();
+    assert_passes(&out);
+    assert!(
+        stderr(&out).contains("adr/002-renamed.md:2: warning[adr-id-file-name-mismatch]"),
+        "{}",
+        stderr(&out)
+    );
+    // Renamed and broken in the same commit: blocked.
+    repo.write("adr/002-renamed.md", broken_adr());
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_blocked(&out, "section-missing");
+    assert!(
+        stderr(&out).contains("adr/002-renamed.md:1: error[section-missing]"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn copied_adr_is_a_duplicate_of_the_committed_one() {
+    let repo = Repo::with_adr();
+    repo.write("adr/001-copy.md", good_adr());
+    repo.git(&["add", "-A"]);
+    // Twice: the second run takes the committed ADR's id from the cache in the git dir.
+    for _ in 0..2 {
+        let out = repo.pre_commit();
+        assert_blocked(&out, "adr-id-duplicate");
+        let err = stderr(&out);
+        assert!(
+            err.contains("adr/001-copy.md:2: error[adr-id-duplicate] adr_id 001 is also used by adr/001-minimal-valid.md"),
+            "{err}"
+        );
+        // The committed ADR is not part of this commit's report.
+        assert!(!err.contains("adr/001-minimal-valid.md:"), "{err}");
+        assert!(err.contains("1 file checked"), "{err}");
+    }
+    assert!(repo.root.join(".git/helix-gate/adr-ids").is_file());
+
+    std::fs::remove_file(repo.root.join("adr/001-copy.md")).unwrap();
+    repo.write("adr/002-copy.md", adr_with_id("002"));
+    repo.git(&["add", "-A"]);
+    assert_passes(&repo.pre_commit());
+}
+
+#[test]
+fn depends_on_knows_the_committed_adrs() {
+    let repo = Repo::with_adr();
+    let new = "adr/002-next.md";
+    for _ in 0..2 {
+        repo.write(
+            new,
+            adr_with_id("002").replace("depends_on: []", "depends_on: [\"001\"]"),
+        );
+        repo.git(&["add", "-A"]);
+        let out = repo.pre_commit();
+        assert_passes(&out);
+        assert_eq!(stderr(&out), "");
+
+        repo.write(
+            new,
+            adr_with_id("002").replace("depends_on: []", "depends_on: [\"009\"]"),
+        );
+        repo.git(&["add", "-A"]);
+        let out = repo.pre_commit();
+        assert_passes(&out);
+        assert!(
+            stderr(&out).contains("adr/002-next.md:16: warning[depends-on-unknown] depends_on: no ADR with number `009`"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn files_modify_is_checked_against_the_index() {
+    let repo = Repo::with_adr();
+    // Removed from the index, still on disk: missing for the commit-to-be.
+    repo.git(&["rm", "-q", "--cached", "src/lib.rs"]);
+    repo.write(ADR, good_adr() + "\nMore.\n");
+    repo.git(&["add", ADR]);
+    let out = repo.pre_commit();
+    assert_blocked(&out, "files-modify-missing");
+    assert!(
+        stderr(&out).contains("files.modify: `src/lib.rs` does not exist"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Only in the index, deleted on disk: exists for the commit-to-be.
+    repo.git(&["add", "src/lib.rs"]);
+    std::fs::remove_file(repo.root.join("src/lib.rs")).unwrap();
+    assert_passes(&repo.pre_commit());
+}
+
+#[test]
+fn required_approval_blocks_an_unreviewed_adr() {
+    let repo = Repo::with_adr();
+    repo.write(
+        "config/approvals.yaml",
+        "commit:\n  required_on_commit: true\n",
+    );
+    repo.write(ADR, good_adr() + "\nMore.\n");
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("helix-gate: error: `adr/001-minimal-valid.md` has no approved review of its staged content (commit.required_on_commit in config/approvals.yaml)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`helix-gate approve adr/001-minimal-valid.md`"),
+        "{err}"
+    );
+
+    // An ADR with errors is reported for its errors only: no review is asked for yet.
+    repo.write(ADR, broken_adr());
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_blocked(&out, "section-missing");
+    assert!(
+        !stderr(&out).contains("approved review"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Not required: passes.
+    repo.write(
+        "config/approvals.yaml",
+        "commit:\n  required_on_commit: false\n",
+    );
+    repo.write(ADR, good_adr() + "\nMore.\n");
+    repo.git(&["add", "-A"]);
+    assert_passes(&repo.pre_commit());
+}
+
+// ------------------------------------------------------------------ bad input and odd states
+
+#[test]
+fn not_a_git_repository_is_an_infrastructure_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().canonicalize().unwrap();
+    let out = isolated(bin(), &dir)
+        .arg("pre-commit")
+        .env("GIT_CEILING_DIRECTORIES", dir.parent().unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("helix-gate pre-commit: error: not inside a git repository"),
+        "{err}"
+    );
+    assert!(!err.contains("error["), "{err}");
+}
+
+#[test]
+fn bare_repository_is_an_infrastructure_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().canonicalize().unwrap();
+    git_ok(&base, &["init", "-q", "--bare", "bare.git"]);
+    let out = helix_in(&base.join("bare.git"), &["pre-commit"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("this is a bare repository"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn invalid_configuration_is_an_infrastructure_error() {
+    let repo = Repo::with_adr();
+    repo.write("config/helix-gate.yaml", "adr: {globs: ['[']}\n");
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot load the helix-gate configuration"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn merge_in_progress_still_checks_the_staged_adrs_and_says_so() {
+    let repo = Repo::with_adr();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write(
+        "adr/002-feature.md",
+        broken_adr().replace("\"001\"", "\"002\""),
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "feature"]);
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("README.md", "main side\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "main"]);
+    repo.git(&["merge", "-q", "--no-ff", "--no-commit", "feature"]);
+    assert!(repo.root.join(".git/MERGE_HEAD").is_file());
+
+    let out = repo.pre_commit();
+    assert_blocked(&out, "section-missing");
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(
+            "helix-gate: merge in progress (MERGE_HEAD): checking the 1 staged ADR of the merge result\n"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("adr/002-feature.md:"), "{err}");
+
+    repo.write("adr/002-feature.md", adr_with_id("002"));
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_passes(&out);
+    assert!(
+        stderr(&out).contains("merge in progress"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn unresolved_conflict_in_an_adr_blocks() {
+    let repo = Repo::with_adr();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write(ADR, good_adr().replace("Every hook call", "Each hook call"));
+    repo.git(&["commit", "-q", "--no-verify", "-am", "feature"]);
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write(ADR, good_adr().replace("Every hook call", "All hook calls"));
+    repo.git(&["commit", "-q", "--no-verify", "-am", "main"]);
+    assert!(!repo.git_out(&["merge", "-q", "feature"]).status.success());
+
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("helix-gate: error: `adr/001-minimal-valid.md` has unresolved merge conflicts in the index"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn binary_and_non_utf8_staged_adrs_are_findings() {
+    let repo = Repo::with_adr();
+    repo.write("adr/002-binary.md", b"\x00\x01\x02binary".as_slice());
+    repo.write(
+        "adr/003-latin1.md",
+        b"---\nadr_id: \"003\"\ntitle: \"Gr\xfc\xdfe\"\n---\n".as_slice(),
+    );
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("adr/002-binary.md: error[file-binary]"),
+        "{err}"
+    );
+    assert!(
+        err.contains("adr/003-latin1.md:3: error[file-not-utf8] invalid UTF-8 at byte"),
+        "{err}"
+    );
+}
+
+#[test]
+fn deleted_adr_has_nothing_to_check() {
+    let repo = Repo::with_adr();
+    repo.git(&["rm", "-q", ADR]);
+    let out = repo.pre_commit();
+    assert_passes(&out);
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn huge_staged_blob_is_file_too_large() {
+    let repo = Repo::with_adr();
+    repo.write("config/helix-gate.yaml", "adr:\n  max_file_size: 2000\n");
+    repo.write("adr/002-huge.md", "x".repeat(5000));
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_blocked(&out, "file-too-large");
+    assert!(
+        stderr(&out).contains(
+            "adr/002-huge.md: error[file-too-large] file is 5000 bytes, the limit is 2000 bytes"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn file_names_with_spaces_and_non_ascii_characters() {
+    let repo = Repo::with_adr();
+    let name = "adr/002-süße Entscheidung.md";
+    repo.write(name, adr_with_id("002"));
+    repo.git(&["add", "-A"]);
+    assert_passes(&repo.pre_commit());
+
+    repo.write(name, broken_adr().replace("\"001\"", "\"002\""));
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_blocked(&out, "section-missing");
+    let err = stderr(&out);
+    assert!(
+        err.contains("adr/002-süße Entscheidung.md:1: error[section-missing]"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`helix-gate validate 'adr/002-süße Entscheidung.md'`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn submodule_and_symlink_entries_are_skipped_with_a_note() {
+    let repo = Repo::with_adr();
+    let commit = repo.head();
+    repo.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("160000,{commit},adr/003-vendored.md"),
+    ]);
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("001-minimal-valid.md", repo.root.join("adr/004-link.md"))
+            .unwrap();
+        repo.git(&["add", "adr/004-link.md"]);
+    }
+    let out = repo.pre_commit();
+    assert_passes(&out);
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "helix-gate: note: skipped `adr/003-vendored.md`: a submodule entry, not a file"
+        ),
+        "{err}"
+    );
+    #[cfg(unix)]
+    assert!(
+        err.contains("skipped `adr/004-link.md`: a symbolic link"),
+        "{err}"
+    );
+}
+
+// ------------------------------------------------------------------ the installed hook
+
+#[test]
+fn installed_hook_blocks_a_real_commit_end_to_end() {
+    let repo = Repo::with_adr();
+    let out = repo.helix(&["install", "git"]);
+    assert_passes(&out);
+    assert!(
+        stdout(&out).starts_with("installed the helix-gate pre-commit hook: "),
+        "{}",
+        stdout(&out)
+    );
+    let before = repo.head();
+    repo.write(ADR, broken_adr());
+    repo.git(&["add", ADR]);
+    let out = repo.git_out(&["commit", "-q", "-m", "broken"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("error[section-missing]"), "{err}");
+    assert!(err.contains("git commit --no-verify"), "{err}");
+    assert_eq!(repo.head(), before);
+
+    // The emergency bypass works, and a fixed ADR commits normally.
+    repo.git(&["commit", "-q", "--no-verify", "-m", "bypass"]);
+    assert_ne!(repo.head(), before);
+    repo.write(ADR, good_adr());
+    repo.git(&["add", ADR]);
+    repo.git(&["commit", "-q", "-m", "fixed"]);
+}
+
+#[test]
+fn claude_code_gets_compact_fix_oriented_output() {
+    let repo = Repo::with_adr();
+    assert_passes(&repo.helix(&["install", "git"]));
+    repo.write(ADR, broken_adr());
+    repo.git(&["add", ADR]);
+    let out = isolated("git", &repo.root)
+        .args(["commit", "-q", "-m", "from claude"])
+        .env("CLAUDECODE", "1")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "helix-gate blocked this commit: 1 error in 1 staged ADR (checked as staged in the index, not the working tree).\n\
+- adr/001-minimal-valid.md:1 [section-missing] required section \"Kontext\" is missing. Fix: add \"## Kontext\" with its content\n\
+Fix these errors in the files, stage them again with `git add`, then retry the same commit.\n"
+    );
+}
+
+#[test]
+fn commit_all_checks_the_temporary_index() {
+    let repo = Repo::with_adr();
+    assert_passes(&repo.helix(&["install", "git"]));
+    repo.write(ADR, broken_adr());
+    repo.write("README.md", "readme\n");
+    repo.git(&["add", "README.md"]);
+    let before = repo.head();
+    // `commit -a` stages the broken working tree copy into a temporary index: blocked.
+    let out = repo.git_out(&["commit", "-q", "-a", "-m", "all"]);
+    assert_blocked(&out, "section-missing");
+    assert_eq!(repo.head(), before);
+    // A plain commit takes the real index, where the ADR is unchanged: passes.
+    repo.git(&["commit", "-q", "-m", "readme only"]);
+    assert_ne!(repo.head(), before);
+}
+
+#[test]
+fn commit_with_paths_checks_the_temporary_index() {
+    let repo = Repo::with_adr();
+    assert_passes(&repo.helix(&["install", "git"]));
+    // Broken version staged, fixed version in the working tree: `git commit <path>` commits
+    // the working tree copy, so it passes.
+    repo.write(ADR, broken_adr());
+    repo.git(&["add", ADR]);
+    repo.write(ADR, good_adr() + "\nMore.\n");
+    repo.git(&["commit", "-q", "-m", "paths", ADR]);
+
+    // Good version staged, broken working tree copy: blocked.
+    repo.write(ADR, good_adr());
+    repo.git(&["add", ADR]);
+    repo.write(ADR, broken_adr());
+    let before = repo.head();
+    let out = repo.git_out(&["commit", "-q", "-m", "paths", ADR]);
+    assert_blocked(&out, "section-missing");
+    assert_eq!(repo.head(), before);
+}
+
+#[test]
+fn core_hooks_path_is_respected() {
+    let repo = Repo::with_adr();
+    repo.git(&["config", "core.hooksPath", ".githooks"]);
+    let out = repo.helix(&["install", "git"]);
+    assert_passes(&out);
+    let shim = repo.root.join(".githooks/pre-commit");
+    assert!(std::fs::read_to_string(&shim).unwrap().contains(MARKER));
+    assert!(!repo.hook().exists());
+    repo.write(ADR, broken_adr());
+    repo.git(&["add", ADR]);
+    assert_blocked(
+        &repo.git_out(&["commit", "-q", "-m", "x"]),
+        "section-missing",
+    );
+}
+
+#[test]
+fn linked_worktree_uses_the_common_hooks_and_its_own_index() {
+    let repo = Repo::with_adr();
+    let wt = repo.base().join("wt");
+    repo.git(&["worktree", "add", "-q", "-b", "wt", wt.to_str().unwrap()]);
+    let out = helix_in(&wt, &["install", "git"]);
+    assert_passes(&out);
+    assert!(repo.hook().is_file(), "{}", stdout(&out));
+
+    write(&wt, ADR, broken_adr());
+    git_ok(&wt, &["add", ADR]);
+    // The main worktree's index is untouched, so only the linked worktree's commit fails.
+    assert_passes(&repo.pre_commit());
+    let out = git_in(&wt, &["commit", "-q", "-m", "wt"]);
+    assert_blocked(&out, "section-missing");
+
+    write(&wt, ADR, good_adr() + "\nMore.\n");
+    git_ok(&wt, &["add", ADR]);
+    git_ok(&wt, &["commit", "-q", "-m", "wt fixed"]);
+}
+
+#[test]
+fn git_dir_selects_the_repository_to_install_into() {
+    let repo = Repo::with_adr();
+    let out = isolated(bin(), &repo.base())
+        .args(["install", "git"])
+        .env("GIT_DIR", repo.root.join(".git"))
+        .output()
+        .unwrap();
+    assert_passes(&out);
+    assert!(repo.hook().is_file(), "{}", stdout(&out));
+}
+
+#[test]
+fn foreign_hook_is_chained_and_restored() {
+    let repo = Repo::with_adr();
+    let foreign = "#!/bin/sh\necho 'foreign hook ran' >&2\nexit 0\n";
+    repo.write(".git/hooks/pre-commit", foreign);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(repo.hook(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let out = repo.helix(&["install", "git"]);
+    assert_passes(&out);
+    assert!(
+        stdout(&out).contains("the existing hook was kept as pre-commit.local"),
+        "{}",
+        stdout(&out)
+    );
+    let local = repo.root.join(".git/hooks/pre-commit.local");
+    assert_eq!(std::fs::read_to_string(&local).unwrap(), foreign);
+
+    // Both run: the foreign hook first, then helix-gate.
+    repo.write(ADR, broken_adr());
+    repo.git(&["add", ADR]);
+    let out = repo.git_out(&["commit", "-q", "-m", "x"]);
+    assert_blocked(&out, "section-missing");
+    assert!(
+        stderr(&out).starts_with("foreign hook ran\n"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A failing foreign hook blocks even a good commit.
+    repo.write(ADR, good_adr() + "\nMore.\n");
+    repo.git(&["add", ADR]);
+    std::fs::write(&local, "#!/bin/sh\necho 'foreign says no' >&2\nexit 3\n").unwrap();
+    let out = repo.git_out(&["commit", "-q", "-m", "x"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("foreign says no"), "{}", stderr(&out));
+
+    // Uninstall puts the foreign hook back, byte for byte.
+    std::fs::write(&local, foreign).unwrap();
+    let out = repo.helix(&["uninstall", "git"]);
+    assert_passes(&out);
+    assert!(
+        stdout(&out).contains("restored the previous hook"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(std::fs::read_to_string(repo.hook()).unwrap(), foreign);
+    assert!(!local.exists());
+    let out = repo.helix(&["uninstall", "git"]);
+    assert_passes(&out);
+    assert!(stdout(&out).contains("is not helix-gate's hook: left unchanged"));
+    assert_eq!(std::fs::read_to_string(repo.hook()).unwrap(), foreign);
+}
+
+#[test]
+fn installing_twice_changes_nothing() {
+    let repo = Repo::with_adr();
+    assert_passes(&repo.helix(&["install", "git"]));
+    let first = std::fs::read(repo.hook()).unwrap();
+    let out = repo.helix(&["install", "git"]);
+    assert_passes(&out);
+    assert!(
+        stdout(&out).contains("already installed"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(std::fs::read(repo.hook()).unwrap(), first);
+    assert!(!repo.root.join(".git/hooks/pre-commit.local").exists());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(repo.hook()).unwrap().permissions().mode();
+        assert_eq!(mode & 0o111, 0o111, "{mode:o}");
+    }
+
+    let out = repo.helix(&["uninstall", "git"]);
+    assert!(stdout(&out).starts_with("removed the helix-gate pre-commit hook"));
+    assert!(!repo.hook().exists());
+    let out = repo.helix(&["uninstall", "git"]);
+    assert!(stdout(&out).contains("nothing to do"), "{}", stdout(&out));
+}
+
+#[test]
+fn shim_fails_closed_when_helix_gate_is_not_on_path() {
+    let repo = Repo::with_adr();
+    assert_passes(&repo.helix(&["install", "git"]));
+    repo.write(ADR, good_adr() + "\nMore.\n");
+    repo.git(&["add", ADR]);
+    let out = isolated("git", &repo.root)
+        .args(["commit", "-q", "-m", "x"])
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("helix-gate is not on PATH"),
+        "{}",
+        stderr(&out)
+    );
+}
