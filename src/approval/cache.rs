@@ -1,0 +1,123 @@
+//! Cache of `approved` verdicts: `.helix-gate/approval-cache/<key>.json`.
+//!
+//! The key is a SHA-256 over everything a verdict depends on: the content of
+//! the reviewed file(s), the approval type, the text of its `CLAUDE.md` and
+//! configured checks, the verdict schema and the model. Change any of them and
+//! the old verdict no longer applies. The file path is not part of the key: a
+//! file that moves without changing keeps its approval.
+//!
+//! Only `approved` verdicts are stored, and a hit is re-checked against the
+//! current `required_confidence` when it is read.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::ResultDocument;
+use super::hash::{Sha256, hex};
+use super::instructions::{Instructions, VERDICT_SCHEMA};
+use super::verdict::Verdict;
+
+/// Folder (relative to the repository root) of the cache entries.
+pub const CACHE_DIR: &str = ".helix-gate/approval-cache";
+
+/// Version of the key material; bump when the prompt or the key changes meaning.
+const KEY_VERSION: &str = "helix-gate approval cache v1";
+
+/// SHA-256 of one file's bytes.
+pub fn content_digest(bytes: &[u8]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(bytes);
+    h.finish()
+}
+
+/// The cache key (64 hex digits) for the files with these content digests.
+/// The order of the files does not matter.
+pub fn key(kind: &str, model: &str, instructions: &Instructions, digests: &[[u8; 32]]) -> String {
+    let mut h = Sha256::new();
+    h.field(KEY_VERSION.as_bytes());
+    h.field(kind.as_bytes());
+    h.field(model.as_bytes());
+    h.field(VERDICT_SCHEMA.as_bytes());
+    h.field(instructions.claude_md.as_bytes());
+    h.field(&(instructions.checks.len() as u64).to_be_bytes());
+    for (name, text) in &instructions.checks {
+        h.field(name.as_bytes());
+        h.field(text.as_bytes());
+    }
+    let mut sorted = digests.to_vec();
+    sorted.sort_unstable();
+    h.field(&(sorted.len() as u64).to_be_bytes());
+    for digest in &sorted {
+        h.field(digest);
+    }
+    hex(&h.finish())
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Entry {
+    key: String,
+    document: ResultDocument,
+}
+
+fn entry_path(root: &Path, key: &str) -> PathBuf {
+    root.join(CACHE_DIR).join(format!("{key}.json"))
+}
+
+/// The stored result for `key`, when it is `approved` at or above `required_confidence`.
+pub fn lookup(root: &Path, key: &str, required_confidence: f64) -> Option<ResultDocument> {
+    let text = std::fs::read(entry_path(root, key)).ok()?;
+    let entry: Entry = serde_json::from_slice(&text).ok()?;
+    (entry.key == key
+        && entry.document.result == Verdict::Approved
+        && entry.document.confidence >= required_confidence)
+        .then_some(entry.document)
+}
+
+/// Store an approved result under `key` (atomically: temp file + rename).
+pub fn store(root: &Path, key: &str, document: &ResultDocument) -> std::io::Result<()> {
+    if document.result != Verdict::Approved {
+        return Ok(());
+    }
+    let dir = root.join(CACHE_DIR);
+    std::fs::create_dir_all(&dir)?;
+    let entry = Entry {
+        key: key.to_owned(),
+        document: document.clone(),
+    };
+    let text = serde_json::to_vec_pretty(&entry).map_err(std::io::Error::other)?;
+    let tmp = dir.join(format!(".{key}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, entry_path(root, key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::approval::instructions::Origin;
+
+    fn instructions(text: &str) -> Instructions {
+        Instructions {
+            claude_md: text.into(),
+            checks: vec![("a".into(), "check a".into())],
+            origin: Origin::BuiltIn,
+        }
+    }
+
+    #[test]
+    fn key_depends_on_every_input_but_not_file_order() {
+        let i = instructions("x");
+        let a = content_digest(b"one");
+        let b = content_digest(b"two");
+        let base = key("adr", "sonnet", &i, &[a, b]);
+        assert_eq!(base.len(), 64);
+        assert_eq!(base, key("adr", "sonnet", &i, &[b, a]));
+        assert_ne!(base, key("code", "sonnet", &i, &[a, b]));
+        assert_ne!(base, key("adr", "opus", &i, &[a, b]));
+        assert_ne!(base, key("adr", "sonnet", &instructions("y"), &[a, b]));
+        assert_ne!(base, key("adr", "sonnet", &i, &[a]));
+        let mut other_check = i.clone();
+        other_check.checks[0].1.push('!');
+        assert_ne!(base, key("adr", "sonnet", &other_check, &[a, b]));
+    }
+}

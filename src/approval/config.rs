@@ -1,0 +1,500 @@
+//! `config/approvals.yaml`: approval types, reviewer settings, `on_rejection`.
+//!
+//! Same approach as [`crate::config::settings`]: the file shipped with
+//! helix-gate is embedded and is the base layer; a repository's own
+//! `config/approvals.yaml` is merged over it key by key; the result is
+//! deserialized strictly (unknown keys fail) and checked.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::yaml;
+
+/// The approvals config shipped with helix-gate and embedded in the binary.
+pub const DEFAULT_APPROVALS: &str = include_str!("../../config/approvals.yaml");
+
+/// Repository-relative location of a repository's own approvals config.
+pub const APPROVALS_PATH: &str = "config/approvals.yaml";
+
+/// Placeholders `on_rejection.feedback_template` may use.
+pub const TEMPLATE_PLACEHOLDERS: [&str; 7] = [
+    "file",
+    "result",
+    "confidence",
+    "findings",
+    "recommendations",
+    "attempt",
+    "max_attempts",
+];
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    defaults: RawDefaults,
+    approvals: BTreeMap<String, RawType>,
+    on_rejection: RawOnRejection,
+    commit: RawCommit,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDefaults {
+    model: String,
+    timeout: u64,
+    required_confidence: f64,
+    max_budget_usd: f64,
+    command: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawType {
+    enabled: bool,
+    #[serde(default)]
+    description: String,
+    checks: Vec<String>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    timeout: Option<u64>,
+    #[serde(default)]
+    required_confidence: Option<f64>,
+    #[serde(default)]
+    max_budget_usd: Option<f64>,
+    #[serde(default)]
+    command: Option<String>,
+    #[serde(default)]
+    on_rejection: Option<RawOnRejectionOverride>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOnRejection {
+    action: RejectionAction,
+    max_retries: u32,
+    feedback_template: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOnRejectionOverride {
+    #[serde(default)]
+    action: Option<RejectionAction>,
+    #[serde(default)]
+    max_retries: Option<u32>,
+    #[serde(default)]
+    feedback_template: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCommit {
+    required_on_commit: bool,
+}
+
+/// What the Stop gate does with a verdict that is not `approved`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RejectionAction {
+    /// Feed the verdict back to the author and review again, up to
+    /// `max_retries` failed reviews; then escalate to a human.
+    Retry,
+    /// No feedback loop: hand the verdict to a human at once (allow the stop,
+    /// loud message, escalation record).
+    Escalate,
+    /// Feed back up to `max_retries` failed reviews; then keep blocking.
+    Fail,
+}
+
+impl RejectionAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RejectionAction::Retry => "retry",
+            RejectionAction::Escalate => "escalate",
+            RejectionAction::Fail => "fail",
+        }
+    }
+}
+
+/// What a caller (the Stop gate) should do after a failed review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NextStep {
+    /// Block and send [`crate::approval::Approval::feedback`] to the author.
+    Feedback,
+    /// Retries are spent (or `action: escalate`): allow, tell the user loudly,
+    /// record the escalation ([`crate::approval::record_escalation`]).
+    Escalate,
+    /// Retries are spent and `action: fail`: keep blocking.
+    Block,
+}
+
+/// `on_rejection` for one type (the global block with the type's overrides).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OnRejection {
+    pub action: RejectionAction,
+    /// Failed reviews of one file that may end in feedback.
+    pub max_retries: u32,
+    /// Feedback text with `{placeholders}` (see [`TEMPLATE_PLACEHOLDERS`]).
+    pub feedback_template: String,
+}
+
+impl OnRejection {
+    /// The step after review number `failed_reviews` (1-based, counting the
+    /// one that just failed) did not pass.
+    pub fn next_step(&self, failed_reviews: u32) -> NextStep {
+        match self.action {
+            RejectionAction::Escalate => NextStep::Escalate,
+            _ if failed_reviews < self.max_retries => NextStep::Feedback,
+            RejectionAction::Retry => NextStep::Escalate,
+            RejectionAction::Fail => NextStep::Block,
+        }
+    }
+}
+
+/// Resolved settings of one approval type (defaults applied).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeSettings {
+    /// Type name = folder name under `approvals/`.
+    pub name: String,
+    pub enabled: bool,
+    pub description: String,
+    /// Check file stems, in order (`checks/<name>.md`).
+    pub checks: Vec<String>,
+    /// Passed to `--model`.
+    pub model: String,
+    /// Wall-clock limit of one reviewer run.
+    pub timeout: Duration,
+    /// Lowest confidence at which `approved` stays `approved`.
+    pub required_confidence: f64,
+    /// Passed to `--max-budget-usd`.
+    pub max_budget_usd: f64,
+    /// The reviewer executable (a name looked up on PATH, or a path; a relative
+    /// path with a `/` is relative to the repository root).
+    pub command: String,
+    pub on_rejection: OnRejection,
+}
+
+/// Everything in `config/approvals.yaml`, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovalSettings {
+    /// Approval types by name.
+    pub types: BTreeMap<String, TypeSettings>,
+    /// `commit.required_on_commit`: pre-commit requires an approved cache entry
+    /// for every staged ADR.
+    pub required_on_commit: bool,
+    /// Where the repository layer came from (for messages).
+    pub origin: String,
+}
+
+impl ApprovalSettings {
+    /// The settings of type `kind`, if it is configured.
+    pub fn get(&self, kind: &str) -> Option<&TypeSettings> {
+        self.types.get(kind)
+    }
+
+    /// Configured type names, sorted.
+    pub fn type_names(&self) -> Vec<&str> {
+        self.types.keys().map(String::as_str).collect()
+    }
+}
+
+/// An approvals config that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid approvals config in {origin}: {message}")]
+pub struct ConfigError {
+    pub origin: String,
+    pub message: String,
+}
+
+/// Defaults merged with `<root>/config/approvals.yaml` when it exists.
+pub fn load(root: &Path) -> Result<ApprovalSettings, ConfigError> {
+    let path = root.join(APPROVALS_PATH);
+    let origin = path.display().to_string();
+    let overlay = match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            return Err(ConfigError {
+                origin,
+                message: e.to_string(),
+            });
+        }
+    };
+    from_layers(overlay.as_deref(), &origin)
+}
+
+/// Defaults merged with `overlay` (the text of an approvals file named `origin`).
+pub fn from_layers(overlay: Option<&str>, origin: &str) -> Result<ApprovalSettings, ConfigError> {
+    let err = |origin: &str, message: String| ConfigError {
+        origin: origin.to_owned(),
+        message,
+    };
+    let mut base = yaml::parse_value(DEFAULT_APPROVALS)
+        .map_err(|e| err("built-in config/approvals.yaml", e.to_string()))?;
+    let mut used_origin = "built-in config/approvals.yaml".to_owned();
+    if let Some(text) = overlay {
+        let value = yaml::parse_value(text).map_err(|e| err(origin, e.to_string()))?;
+        if !value.is_null() {
+            if !value.is_mapping() {
+                return Err(err(origin, "expected a map of settings".to_owned()));
+            }
+            yaml::merge(&mut base, value);
+            used_origin = origin.to_owned();
+        }
+    }
+    let raw: RawFile = yaml::from_value(base).map_err(|e| err(&used_origin, e.to_string()))?;
+    resolve(raw, &used_origin).map_err(|message| err(&used_origin, message))
+}
+
+fn resolve(raw: RawFile, origin: &str) -> Result<ApprovalSettings, String> {
+    let d = &raw.defaults;
+    check_common(
+        "defaults",
+        d.timeout,
+        d.required_confidence,
+        d.max_budget_usd,
+    )?;
+    check_text("defaults.model", &d.model)?;
+    check_text("defaults.command", &d.command)?;
+    check_template(
+        "on_rejection.feedback_template",
+        &raw.on_rejection.feedback_template,
+    )?;
+    let mut types = BTreeMap::new();
+    for (name, t) in raw.approvals {
+        if !is_simple_name(&name) {
+            return Err(format!(
+                "approval type name `{name}` must use only a-z, 0-9, `-` and `_` (it names a folder)"
+            ));
+        }
+        let at = |field: &str| format!("approvals.{name}.{field}");
+        for check in &t.checks {
+            if !is_simple_name(check) {
+                return Err(format!(
+                    "{}: check name `{check}` must use only a-z, 0-9, `-` and `_` (it names checks/<name>.md)",
+                    at("checks")
+                ));
+            }
+        }
+        let model = t.model.unwrap_or_else(|| d.model.clone());
+        let command = t.command.unwrap_or_else(|| d.command.clone());
+        check_text(&at("model"), &model)?;
+        check_text(&at("command"), &command)?;
+        let timeout = t.timeout.unwrap_or(d.timeout);
+        let required_confidence = t.required_confidence.unwrap_or(d.required_confidence);
+        let max_budget_usd = t.max_budget_usd.unwrap_or(d.max_budget_usd);
+        check_common(
+            &format!("approvals.{name}"),
+            timeout,
+            required_confidence,
+            max_budget_usd,
+        )?;
+        let over = t.on_rejection.unwrap_or(RawOnRejectionOverride {
+            action: None,
+            max_retries: None,
+            feedback_template: None,
+        });
+        if let Some(template) = &over.feedback_template {
+            check_template(&at("on_rejection.feedback_template"), template)?;
+        }
+        let on_rejection = OnRejection {
+            action: over.action.unwrap_or(raw.on_rejection.action),
+            max_retries: over.max_retries.unwrap_or(raw.on_rejection.max_retries),
+            feedback_template: over
+                .feedback_template
+                .unwrap_or_else(|| raw.on_rejection.feedback_template.clone()),
+        };
+        types.insert(
+            name.clone(),
+            TypeSettings {
+                name,
+                enabled: t.enabled,
+                description: t.description,
+                checks: t.checks,
+                model,
+                timeout: Duration::from_secs(timeout),
+                required_confidence,
+                max_budget_usd,
+                command,
+                on_rejection,
+            },
+        );
+    }
+    Ok(ApprovalSettings {
+        types,
+        required_on_commit: raw.commit.required_on_commit,
+        origin: origin.to_owned(),
+    })
+}
+
+fn check_common(
+    at: &str,
+    timeout: u64,
+    required_confidence: f64,
+    max_budget_usd: f64,
+) -> Result<(), String> {
+    if !(1..=86_400).contains(&timeout) {
+        return Err(format!(
+            "{at}.timeout must be between 1 and 86400 seconds, got {timeout}"
+        ));
+    }
+    if !(0.0..=1.0).contains(&required_confidence) {
+        return Err(format!(
+            "{at}.required_confidence must be between 0.0 and 1.0, got {required_confidence}"
+        ));
+    }
+    if !(max_budget_usd.is_finite() && max_budget_usd > 0.0) {
+        return Err(format!(
+            "{at}.max_budget_usd must be a positive number of US dollars, got {max_budget_usd}"
+        ));
+    }
+    Ok(())
+}
+
+fn check_text(at: &str, value: &str) -> Result<(), String> {
+    if value.trim().is_empty() {
+        return Err(format!("{at} must not be empty"));
+    }
+    if value.starts_with('-') {
+        return Err(format!("{at} must not start with `-`: {value}"));
+    }
+    Ok(())
+}
+
+/// `a-z`, `0-9`, `-`, `_`, not starting with `-`: safe as a file or folder name.
+pub fn is_simple_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('-')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+}
+
+/// Every `{word}` in the template must be a known placeholder.
+fn check_template(at: &str, template: &str) -> Result<(), String> {
+    for name in placeholders(template) {
+        if !TEMPLATE_PLACEHOLDERS.contains(&name) {
+            return Err(format!(
+                "{at}: unknown placeholder {{{name}}}; known: {}",
+                TEMPLATE_PLACEHOLDERS
+                    .iter()
+                    .map(|p| format!("{{{p}}}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Names of `{word}` placeholders (word = `[a-z_]+`) in `template`.
+fn placeholders(template: &str) -> impl Iterator<Item = &str> {
+    template.split('{').skip(1).filter_map(|part| {
+        let end = part.find('}')?;
+        let name = &part[..end];
+        (!name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+            .then_some(name)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_parse() {
+        let s = from_layers(None, "none").unwrap();
+        let adr = s.get("adr").unwrap();
+        assert!(adr.enabled);
+        assert_eq!(
+            adr.checks,
+            ["completeness", "migration", "acceptance", "conflicts"]
+        );
+        assert_eq!(adr.command, "claude");
+        assert_eq!(adr.timeout, Duration::from_secs(300));
+        assert!((adr.max_budget_usd - 0.30).abs() < 1e-9);
+        assert!((adr.required_confidence - 0.8).abs() < 1e-9);
+        let code = s.get("code").unwrap();
+        assert!(!code.enabled);
+        assert_eq!(code.timeout, Duration::from_secs(600));
+        assert_eq!(adr.on_rejection.action, RejectionAction::Retry);
+        assert!(
+            adr.on_rejection
+                .feedback_template
+                .contains("Freigabe nicht erteilt")
+        );
+        assert!(!s.required_on_commit);
+    }
+
+    #[test]
+    fn overlay_merges_and_is_strict() {
+        let s = from_layers(
+            Some("approvals:\n  adr:\n    timeout: 5\n    command: ./fake.sh\n    on_rejection: {action: fail}\n  docs:\n    enabled: true\n    checks: [consistency]\n"),
+            "x",
+        )
+        .unwrap();
+        let adr = s.get("adr").unwrap();
+        assert_eq!(adr.timeout, Duration::from_secs(5));
+        assert_eq!(adr.command, "./fake.sh");
+        assert_eq!(adr.on_rejection.action, RejectionAction::Fail);
+        assert_eq!(adr.on_rejection.max_retries, 3);
+        assert_eq!(adr.checks.len(), 4, "untouched keys keep their default");
+        let docs = s.get("docs").unwrap();
+        assert_eq!(docs.model, "sonnet");
+        assert_eq!(docs.checks, ["consistency"]);
+
+        let err = from_layers(Some("defaults: {timout: 5}\n"), "x").unwrap_err();
+        assert!(err.message.contains("timout"), "{err}");
+        let err =
+            from_layers(Some("approvals: {adr: {required_confidence: 1.5}}\n"), "x").unwrap_err();
+        assert!(err.message.contains("required_confidence"), "{err}");
+        let err = from_layers(Some("approvals: {adr: {checks: ['../x']}}\n"), "x").unwrap_err();
+        assert!(err.message.contains("check name"), "{err}");
+        let err = from_layers(
+            Some("approvals: {'../evil': {enabled: true, checks: []}}\n"),
+            "x",
+        )
+        .unwrap_err();
+        assert!(err.message.contains("type name"), "{err}");
+        let err = from_layers(
+            Some("on_rejection: {feedback_template: 'x {blocking}'}\n"),
+            "x",
+        )
+        .unwrap_err();
+        assert!(err.message.contains("{blocking}"), "{err}");
+        let err = from_layers(Some("on_rejection: {action: later}\n"), "x").unwrap_err();
+        assert!(err.message.contains("later"), "{err}");
+        assert!(from_layers(Some("defaults: {max_budget_usd: 0}\n"), "x").is_err());
+        assert!(from_layers(Some("defaults: {timeout: 0}\n"), "x").is_err());
+        assert!(from_layers(Some("defaults: {model: '--evil'}\n"), "x").is_err());
+        assert!(from_layers(Some("- a\n"), "x").is_err());
+        assert!(from_layers(Some(""), "x").is_ok());
+    }
+
+    #[test]
+    fn next_step_follows_the_action() {
+        let mut o = OnRejection {
+            action: RejectionAction::Retry,
+            max_retries: 3,
+            feedback_template: String::new(),
+        };
+        assert_eq!(o.next_step(1), NextStep::Feedback);
+        assert_eq!(o.next_step(2), NextStep::Feedback);
+        assert_eq!(o.next_step(3), NextStep::Escalate);
+        o.action = RejectionAction::Fail;
+        assert_eq!(o.next_step(2), NextStep::Feedback);
+        assert_eq!(o.next_step(3), NextStep::Block);
+        o.action = RejectionAction::Escalate;
+        assert_eq!(o.next_step(1), NextStep::Escalate);
+    }
+
+    #[test]
+    fn placeholder_scan() {
+        let names: Vec<&str> =
+            placeholders("a {file} {x y} {} {{result}} json {\"a\": 1}").collect();
+        assert_eq!(names, ["file", "result"]);
+    }
+}

@@ -1,0 +1,207 @@
+//! The reviewer's instructions for one approval type: `CLAUDE.md` and the
+//! configured `checks/<name>.md`, from the repository's own `approvals/<type>/`
+//! folder when it exists (it replaces the built-in type as a whole), else from
+//! the copies of this repository's `approvals/` embedded in the binary.
+
+use std::path::{Path, PathBuf};
+
+use super::config::TypeSettings;
+
+/// The JSON schema every reviewer answers with (shared by all types).
+pub const VERDICT_SCHEMA: &str = include_str!("../../approvals/verdict.schema.json");
+
+/// Built-in types: (type, CLAUDE.md, [(check, text)]).
+type BuiltIn = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+const BUILT_IN: &[BuiltIn] = &[
+    (
+        "adr",
+        include_str!("../../approvals/adr/CLAUDE.md"),
+        &[
+            (
+                "completeness",
+                include_str!("../../approvals/adr/checks/completeness.md"),
+            ),
+            (
+                "migration",
+                include_str!("../../approvals/adr/checks/migration.md"),
+            ),
+            (
+                "acceptance",
+                include_str!("../../approvals/adr/checks/acceptance.md"),
+            ),
+            (
+                "conflicts",
+                include_str!("../../approvals/adr/checks/conflicts.md"),
+            ),
+        ],
+    ),
+    (
+        "code",
+        include_str!("../../approvals/code/CLAUDE.md"),
+        &[
+            (
+                "security",
+                include_str!("../../approvals/code/checks/security.md"),
+            ),
+            (
+                "tests",
+                include_str!("../../approvals/code/checks/tests.md"),
+            ),
+        ],
+    ),
+];
+
+/// Where the instructions of a type came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// `<root>/approvals/<type>/`.
+    Repository(PathBuf),
+    /// Embedded in the helix-gate binary.
+    BuiltIn,
+}
+
+/// The texts handed to one reviewer run.
+#[derive(Debug, Clone)]
+pub struct Instructions {
+    pub claude_md: String,
+    /// `(check name, text)` in the configured order.
+    pub checks: Vec<(String, String)>,
+    pub origin: Origin,
+}
+
+/// The instructions of `kind` could not be assembled.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InstructionsError {
+    #[error(
+        "approval type `{kind}` has no instructions: neither approvals/{kind}/ in the repository nor a built-in type (built-in: adr, code)"
+    )]
+    NoFolder { kind: String },
+    #[error("cannot read {path}: {message}")]
+    Read { path: String, message: String },
+    #[error(
+        "approval type `{kind}` lists check `{check}`, but {folder}/checks/{check}.md does not exist"
+    )]
+    MissingCheck {
+        kind: String,
+        check: String,
+        folder: String,
+    },
+}
+
+/// Load `CLAUDE.md` and the configured checks of `settings.name`.
+pub fn load(root: &Path, settings: &TypeSettings) -> Result<Instructions, InstructionsError> {
+    let kind = settings.name.as_str();
+    let folder = root.join("approvals").join(kind);
+    if folder.is_dir() {
+        let read = |path: &Path| {
+            std::fs::read_to_string(path).map_err(|e| InstructionsError::Read {
+                path: crate::repo::display(root, path),
+                message: e.to_string(),
+            })
+        };
+        let claude_md = read(&folder.join("CLAUDE.md"))?;
+        let mut checks = Vec::with_capacity(settings.checks.len());
+        for check in &settings.checks {
+            let path = folder.join("checks").join(format!("{check}.md"));
+            if !path.is_file() {
+                return Err(InstructionsError::MissingCheck {
+                    kind: kind.to_owned(),
+                    check: check.clone(),
+                    folder: crate::repo::display(root, &folder),
+                });
+            }
+            checks.push((check.clone(), read(&path)?));
+        }
+        return Ok(Instructions {
+            claude_md,
+            checks,
+            origin: Origin::Repository(folder),
+        });
+    }
+    let Some((_, claude_md, built_in_checks)) = BUILT_IN.iter().find(|(name, _, _)| *name == kind)
+    else {
+        return Err(InstructionsError::NoFolder {
+            kind: kind.to_owned(),
+        });
+    };
+    let mut checks = Vec::with_capacity(settings.checks.len());
+    for check in &settings.checks {
+        let Some((_, text)) = built_in_checks.iter().find(|(name, _)| name == check) else {
+            return Err(InstructionsError::MissingCheck {
+                kind: kind.to_owned(),
+                check: check.clone(),
+                folder: format!("built-in approvals/{kind}"),
+            });
+        };
+        checks.push((check.clone(), (*text).to_owned()));
+    }
+    Ok(Instructions {
+        claude_md: (*claude_md).to_owned(),
+        checks,
+        origin: Origin::BuiltIn,
+    })
+}
+
+/// The verdict schema as one compact JSON line (the `--json-schema` argument).
+pub fn compact_schema() -> String {
+    serde_json::from_str::<serde_json::Value>(VERDICT_SCHEMA)
+        .map(|v| v.to_string())
+        .unwrap_or_else(|_| {
+            VERDICT_SCHEMA
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::approval::config;
+
+    #[test]
+    fn built_in_types_have_every_default_check() {
+        let settings = config::from_layers(None, "none").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        for kind in ["adr", "code"] {
+            let i = load(dir.path(), settings.get(kind).unwrap()).unwrap();
+            assert_eq!(i.origin, Origin::BuiltIn);
+            assert!(i.claude_md.contains("StructuredOutput"));
+            assert_eq!(i.checks.len(), settings.get(kind).unwrap().checks.len());
+        }
+    }
+
+    #[test]
+    fn repository_folder_replaces_the_built_in_type() {
+        let settings = config::from_layers(None, "none").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("approvals/adr");
+        std::fs::create_dir_all(folder.join("checks")).unwrap();
+        std::fs::write(folder.join("CLAUDE.md"), "own").unwrap();
+        let err = load(dir.path(), settings.get("adr").unwrap()).unwrap_err();
+        assert!(
+            matches!(err, InstructionsError::MissingCheck { .. }),
+            "{err}"
+        );
+        for check in ["completeness", "migration", "acceptance", "conflicts"] {
+            std::fs::write(folder.join(format!("checks/{check}.md")), check).unwrap();
+        }
+        let i = load(dir.path(), settings.get("adr").unwrap()).unwrap();
+        assert_eq!(i.claude_md, "own");
+        assert_eq!(
+            i.checks[1],
+            ("migration".to_owned(), "migration".to_owned())
+        );
+    }
+
+    #[test]
+    fn schema_is_valid_json() {
+        let v: serde_json::Value = serde_json::from_str(&compact_schema()).unwrap();
+        assert_eq!(v["required"][0], "result");
+    }
+}

@@ -1,0 +1,176 @@
+//! `helix-gate approve`: the command line around [`super::approve`], and the
+//! terminal and JSON renderings of an [`Approval`].
+
+use std::fmt::Write as _;
+use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::{
+    Approval, ApprovalFinding, ApproveOptions, FileRun, ResultDocument, Stage, Verdict, approve,
+    round3,
+};
+use crate::cli::{ExitStatus, Format};
+use crate::diagnostic::Severity;
+
+/// Version of the `approve --format json` document.
+pub const JSON_VERSION: u32 = 1;
+
+#[derive(Serialize)]
+struct JsonOutput<'a> {
+    schema: &'static str,
+    version: u32,
+    #[serde(flatten)]
+    document: &'a ResultDocument,
+    runs: &'a [FileRun],
+    cached: bool,
+    reviewer_ran: bool,
+    result_file: Option<String>,
+    cost_usd: f64,
+    duration_seconds: f64,
+    exit_code: u8,
+}
+
+/// `helix-gate approve FILE... [--type T] [--no-cache] [--format F]`.
+pub fn run(
+    files: &[PathBuf],
+    kind: &str,
+    no_cache: bool,
+    format: Format,
+) -> anyhow::Result<ExitStatus> {
+    let root = crate::cli::current_root();
+    let files: Vec<PathBuf> = files.iter().map(|f| crate::repo::absolute(f)).collect();
+    let options = ApproveOptions {
+        no_cache,
+        progress: std::io::stderr().is_terminal(),
+    };
+    let approval = approve(&root, &files, kind, &options)?;
+    let status = approval.exit_status();
+    let text = match format {
+        Format::Json => {
+            let out = JsonOutput {
+                schema: "helix-gate/approve",
+                version: JSON_VERSION,
+                document: &approval.document,
+                runs: &approval.files,
+                cached: approval.cached,
+                reviewer_ran: approval.reviewer_ran,
+                result_file: approval
+                    .result_path
+                    .as_ref()
+                    .map(|p| crate::repo::display(&root, p)),
+                cost_usd: approval.cost_usd,
+                duration_seconds: round3(approval.duration.as_secs_f64()),
+                exit_code: match status {
+                    ExitStatus::Success => 0,
+                    ExitStatus::Failure => 1,
+                    ExitStatus::Error => 2,
+                },
+            };
+            serde_json::to_string_pretty(&out)? + "\n"
+        }
+        Format::Human => human(&root, &approval, crate::cli::use_color()),
+    };
+    crate::cli::print(&text)?;
+    Ok(status)
+}
+
+/// Terminal text of an approval.
+pub fn human(root: &Path, approval: &Approval, color: bool) -> String {
+    let paint = |code: &str, text: &str| {
+        if color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    };
+    let d = &approval.document;
+    let mut out = String::new();
+    let verdict = match d.result {
+        Verdict::Approved => paint("1;32", "approved"),
+        Verdict::Rejected => paint("1;31", "rejected"),
+        Verdict::NeedsRevision => paint("1;33", "needs_revision"),
+    };
+    let _ = writeln!(
+        out,
+        "{verdict}: {} (type {})",
+        d.files.join(", "),
+        d.approval_type
+    );
+    match (&d.stage, &approval.failure) {
+        (Stage::Deterministic, _) => {
+            let errors = d
+                .findings
+                .iter()
+                .filter(|f| f.severity == Severity::Error)
+                .count();
+            let _ = writeln!(
+                out,
+                "  the deterministic checks found {errors} error(s); no reviewer was started (no cost)"
+            );
+        }
+        (Stage::Cache, _) => {
+            let _ = writeln!(
+                out,
+                "  approved earlier for this exact content (approval {}, {}); no reviewer was started (--no-cache forces one)",
+                d.approval_id, d.timestamp
+            );
+        }
+        (Stage::Reviewer, Some(failure)) => {
+            let _ = writeln!(
+                out,
+                "  the reviewer failed ({}): {failure}\n  this is an infrastructure failure, not a verdict on the file",
+                failure.kind()
+            );
+        }
+        (Stage::Reviewer, None) => {
+            let c = &d.agent_context;
+            let mut line = format!(
+                "  reviewer: confidence {:.2} (required {:.2})",
+                d.confidence, d.required_confidence
+            );
+            if let Some(reviewer) = d.reviewer_result {
+                let _ = write!(line, ", reviewer said {reviewer}");
+            }
+            let _ = writeln!(
+                out,
+                "{line}; {}, {:.1} s, {} tokens, ${:.4}",
+                c.model.as_deref().unwrap_or("unknown model"),
+                c.duration_seconds,
+                c.tokens_used,
+                c.cost
+            );
+        }
+    }
+    let mut findings: Vec<&ApprovalFinding> = d.findings.iter().collect();
+    findings.sort_by_key(|f| f.severity);
+    for f in findings {
+        let label = match f.severity {
+            Severity::Error => paint("1;31", &format!("error[{}]", f.check)),
+            Severity::Warning => paint("1;33", &format!("warning[{}]", f.check)),
+            Severity::Info => paint("1;34", &format!("info[{}]", f.check)),
+        };
+        match &f.location {
+            Some(location) => {
+                let _ = writeln!(out, "  {label} {location}: {}", f.message);
+            }
+            None => {
+                let _ = writeln!(out, "  {label} {}", f.message);
+            }
+        }
+    }
+    if let Some(summary) = &d.summary {
+        let _ = writeln!(out, "summary: {summary}");
+    }
+    if !d.recommendations.is_empty() {
+        out.push_str("recommendations:\n");
+        for r in &d.recommendations {
+            let _ = writeln!(out, "  - {r}");
+        }
+    }
+    if let Some(path) = &approval.result_path {
+        let _ = writeln!(out, "result: {}", crate::repo::display(root, path));
+    }
+    out
+}
