@@ -17,12 +17,7 @@ pub struct LineIndex {
 impl LineIndex {
     pub fn new(text: &str) -> Self {
         LineIndex {
-            newlines: text
-                .bytes()
-                .enumerate()
-                .filter(|&(_, b)| b == b'\n')
-                .map(|(i, _)| i)
-                .collect(),
+            newlines: text.match_indices('\n').map(|(i, _)| i).collect(),
         }
     }
 
@@ -47,6 +42,9 @@ pub struct Adr {
     /// Level 1 and 2 headings with their content ranges.
     pub sections: Vec<Section>,
     pub tasks: Vec<TaskItem>,
+    /// `text` with ASCII letters lower-cased (same byte offsets), built on first use
+    /// for case-insensitive literal search.
+    lower: std::sync::OnceLock<String>,
 }
 
 impl Adr {
@@ -75,7 +73,13 @@ impl Adr {
             sections: structure.sections,
             tasks: structure.tasks,
             text,
+            lower: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The document with ASCII letters lower-cased; byte offsets equal `text`'s.
+    pub fn lowercase(&self) -> &str {
+        self.lower.get_or_init(|| self.text.to_ascii_lowercase())
     }
 
     pub fn front_matter(&self) -> Option<&FrontMatter> {

@@ -12,6 +12,7 @@
 
 use std::sync::OnceLock;
 
+use aho_corasick::{AhoCorasick, MatchKind};
 use regex::{Regex, RegexBuilder};
 use regex_syntax::hir::{Hir, HirKind};
 
@@ -20,8 +21,10 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
 #[derive(Debug)]
 enum Matcher {
-    /// Alternatives tried in order at each position (leftmost-first, like a regex).
-    Literals(Vec<Vec<u8>>),
+    /// ASCII-lower-cased alternatives tried in order at each position (leftmost-first,
+    /// like a regex), searched case-sensitively in ASCII-lower-cased text with
+    /// Aho-Corasick (SIMD prefilters), built on first use.
+    Literals(Vec<Vec<u8>>, OnceLock<Option<AhoCorasick>>),
     Regex(OnceLock<Result<Regex, String>>),
 }
 
@@ -80,7 +83,10 @@ impl Pattern {
                     .to_owned()
             })?;
         let matcher = match literal_alternatives(&hir) {
-            Some(literals) => Matcher::Literals(literals),
+            Some(literals) => Matcher::Literals(
+                literals.iter().map(|l| l.to_ascii_lowercase()).collect(),
+                OnceLock::new(),
+            ),
             None => Matcher::Regex(OnceLock::new()),
         };
         Ok(Pattern {
@@ -101,7 +107,27 @@ impl Pattern {
     /// Number of non-overlapping matches in `haystack`, counting at most `limit`.
     pub fn count(&self, haystack: &str, limit: usize) -> Result<usize, String> {
         match &self.matcher {
-            Matcher::Literals(literals) => Ok(count_literals(haystack.as_bytes(), literals, limit)),
+            Matcher::Literals(..) => self.count_in(haystack, &haystack.to_ascii_lowercase(), limit),
+            Matcher::Regex(_) => self.count_in(haystack, haystack, limit),
+        }
+    }
+
+    /// Like [`Pattern::count`], with `lowered` = `haystack` with ASCII letters
+    /// lower-cased (callers that search one document many times compute it once).
+    pub fn count_in(&self, haystack: &str, lowered: &str, limit: usize) -> Result<usize, String> {
+        match &self.matcher {
+            Matcher::Literals(literals, searcher) => {
+                let searcher = searcher.get_or_init(|| {
+                    AhoCorasick::builder()
+                        .match_kind(MatchKind::LeftmostFirst)
+                        .build(literals)
+                        .ok()
+                });
+                Ok(match searcher {
+                    Some(ac) => ac.find_iter(lowered).take(limit).count(),
+                    None => count_literals(lowered.as_bytes(), literals, limit),
+                })
+            }
             Matcher::Regex(cell) => {
                 let regex = cell.get_or_init(|| {
                     RegexBuilder::new(&self.source)
@@ -131,6 +157,7 @@ impl Pattern {
     }
 }
 
+/// Plain scan, used only if the Aho-Corasick automaton cannot be built.
 fn count_literals(haystack: &[u8], literals: &[Vec<u8>], limit: usize) -> usize {
     let mut first = [false; 256];
     for lit in literals {
@@ -161,7 +188,7 @@ mod tests {
     use super::*;
 
     fn is_literal(p: &Pattern) -> bool {
-        matches!(p.matcher, Matcher::Literals(_))
+        matches!(p.matcher, Matcher::Literals(..))
     }
 
     #[test]

@@ -59,7 +59,9 @@ impl Evaluator<'_> {
             Condition::All(parts) => parts.iter().all(|c| self.matches(c)),
             Condition::Any(parts) => parts.iter().any(|c| self.matches(c)),
             // A literal pattern never fails to "compile"; treat a failure as no match.
-            Condition::ContentContains(needle) => needle.is_match(&self.adr.text).unwrap_or(false),
+            Condition::ContentContains(needle) => needle
+                .count_in(&self.adr.text, self.adr.lowercase(), 1)
+                .is_ok_and(|n| n > 0),
             Condition::NotEmpty { field, expected } => {
                 let value = map.and_then(|m| resolve(m, field));
                 is_empty(value) != *expected
@@ -102,15 +104,31 @@ fn pattern_failure(rule: &ContextualRule, pattern: &Pattern, error: &str) -> Fin
     .hint("simplify the pattern in the rules file")
 }
 
-fn search_text<'a>(adr: &'a Adr, ctx: &Context<'_>, location: &Location) -> Option<&'a str> {
+/// The byte range of the document a pattern searches.
+fn search_range(
+    adr: &Adr,
+    ctx: &Context<'_>,
+    location: &Location,
+) -> Option<std::ops::Range<usize>> {
     match location {
-        Location::Any => Some(&adr.text),
-        Location::Header => Some(adr.yaml_text()),
-        Location::Content => Some(adr.body()),
+        Location::Any => Some(0..adr.text.len()),
+        Location::Header => Some(adr.yaml_range.clone()),
+        Location::Content => Some(adr.body_start..adr.text.len()),
         Location::Section(name) => adr
             .section(&ctx.rules.names.keys(name))
-            .map(|s| adr.content(s)),
+            .map(|s| s.content_start..s.end),
     }
+}
+
+/// Count `pattern` in a range of the document (literal patterns use the
+/// document's lower-cased copy, computed once).
+fn count(
+    adr: &Adr,
+    range: std::ops::Range<usize>,
+    pattern: &Pattern,
+    limit: usize,
+) -> Result<usize, String> {
+    pattern.count_in(&adr.text[range.clone()], &adr.lowercase()[range], limit)
 }
 
 fn check_rule(adr: &Adr, ctx: &Context<'_>, rule: &ContextualRule, out: &mut Vec<Finding>) {
@@ -140,9 +158,9 @@ fn check_rule(adr: &Adr, ctx: &Context<'_>, rule: &ContextualRule, out: &mut Vec
         }
         let mut missing = Vec::new();
         for element in &req.required_elements {
-            match element.is_match(content) {
-                Ok(true) => {}
-                Ok(false) => missing.push(element.source()),
+            match count(adr, section.content_start..section.end, element, 1) {
+                Ok(1..) => {}
+                Ok(0) => missing.push(element.source()),
                 Err(e) => out.push(pattern_failure(rule, element, &e)),
             }
         }
@@ -164,8 +182,11 @@ fn check_rule(adr: &Adr, ctx: &Context<'_>, rule: &ContextualRule, out: &mut Vec
         }
     }
     for pattern in &rule.require.content_patterns {
-        let text = search_text(adr, ctx, &pattern.location);
-        let count = match text.map(|t| pattern.pattern.count(t, pattern.min_matches)) {
+        let text = search_range(adr, ctx, &pattern.location);
+        let count = match text
+            .clone()
+            .map(|r| count(adr, r, &pattern.pattern, pattern.min_matches))
+        {
             None => 0,
             Some(Ok(count)) => count,
             Some(Err(e)) => {
