@@ -9,7 +9,7 @@ if ! command -v hyperfine >/dev/null; then
   (apt-get update -qq && apt-get install -y -qq hyperfine) >/dev/null 2>&1 || { echo "bench: hyperfine missing (apt-get install hyperfine)"; exit 2; }
 fi
 cargo build --release --quiet
-bin="$root/target/release/helix-gate"
+bin="${CARGO_TARGET_DIR:-$root/target}/release/helix-gate"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 sections="${*:-validate hook pre-commit approve}"

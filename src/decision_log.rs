@@ -119,7 +119,7 @@ pub fn hook_stats(decisions: &[Decision]) -> HookStats {
     HookStats {
         decisions: decisions.len(),
         blocks: count("block"),
-        passes: count("pass") + count("allow"),
+        passes: count("pass") + count("allow") + count("approved"),
         warnings: count("warn"),
         escalations: count("escalate"),
         errors: count("error"),
@@ -159,14 +159,35 @@ pub fn stats(format: Format) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-/// Approval figures for `stats --format json` (wired to the approval history).
-fn approval_stats_json(_root: &Path) -> Option<serde_json::Value> {
-    None
+/// Approval figures for `stats --format json`.
+fn approval_stats_json(root: &Path) -> Option<serde_json::Value> {
+    serde_json::to_value(crate::approval::history_summary(root)).ok()
 }
 
-/// Approval lines for `stats`.
-fn approval_stats_text(_root: &Path) -> Option<String> {
-    None
+/// Approval lines for `stats` (none before the first approval).
+fn approval_stats_text(root: &Path) -> Option<String> {
+    let s = crate::approval::history_summary(root);
+    if s.count == 0 && s.escalations == 0 {
+        return None;
+    }
+    Some(format!(
+        "approvals: {} (approved {}, rejected {}, needs_revision {}; approval rate {}); reviewer runs {}, cache hits {}, deterministic rejections {}, infrastructure failures {}\napproval cost: total ${:.4}, mean ${:.4} per reviewer run; median duration {}; escalations {}\n",
+        s.count,
+        s.approved,
+        s.rejected,
+        s.needs_revision,
+        s.approval_rate
+            .map_or("-".to_owned(), |r| format!("{:.0}%", r * 100.0)),
+        s.reviewer_runs,
+        s.cache_hits,
+        s.deterministic_rejections,
+        s.infrastructure_failures,
+        s.total_cost_usd,
+        s.mean_cost_usd.unwrap_or(0.0),
+        s.median_duration_seconds
+            .map_or("-".to_owned(), |d| format!("{d:.1} s")),
+        s.escalations,
+    ))
 }
 
 #[cfg(test)]

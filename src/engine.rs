@@ -18,8 +18,9 @@ use crate::rules::{self, Context, RepoFiles, WorkTree, across};
 pub struct Engine {
     pub root: PathBuf,
     pub settings: Settings,
-    pub matcher: AdrMatcher,
     pub rules: RuleSet,
+    /// Compiled on first use: checking one named file never needs the globs.
+    matcher: std::sync::OnceLock<AdrMatcher>,
 }
 
 /// One checked document.
@@ -50,16 +51,23 @@ impl Engine {
         settings: Settings,
         rules_override: Option<&Path>,
     ) -> anyhow::Result<Engine> {
-        let matcher = settings
-            .adr_matcher()
-            .map_err(|e| anyhow::anyhow!("invalid settings: {e}"))?;
         let rules = config::load_rules(root, rules_override)?;
         Ok(Engine {
             root: root.to_path_buf(),
             settings,
-            matcher,
             rules,
+            matcher: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Hand over globs the caller already compiled (the hook needs them before the rules).
+    pub fn set_matcher(&self, matcher: AdrMatcher) {
+        let _ = self.matcher.set(matcher);
+    }
+
+    /// The ADR globs (validated when the settings were loaded).
+    pub fn matcher(&self) -> &AdrMatcher {
+        self.matcher.get_or_init(|| self.settings.matcher())
     }
 
     /// Check a document given as bytes; `path` names it (and its file name is compared with adr_id).
@@ -187,7 +195,7 @@ impl Engine {
         let mut out = Vec::new();
         walk(&self.root, &mut |path| {
             if let Some(rel) = crate::repo::relative_to(&self.root, path) {
-                if self.matcher.is_adr(&rel) {
+                if self.matcher().is_adr(&rel) {
                     out.push(path.to_path_buf());
                 }
             }
@@ -207,7 +215,7 @@ impl Engine {
                 .is_some_and(|e| e.eq_ignore_ascii_case("md"));
             let rel = crate::repo::relative_to(&self.root, path)
                 .unwrap_or_else(|| path.to_string_lossy().into_owned());
-            if is_md && !self.matcher.is_excluded(&rel) {
+            if is_md && !self.matcher().is_excluded(&rel) {
                 out.push(path.to_path_buf());
             }
         })

@@ -111,7 +111,7 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<Outcome, PreCommit
         unmerged: staged
             .conflicted_paths()
             .iter()
-            .filter(|p| engine.matcher.is_adr(p))
+            .filter(|p| engine.matcher().is_adr(p))
             .cloned()
             .collect(),
         ..Outcome::default()
@@ -119,7 +119,7 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<Outcome, PreCommit
 
     let mut to_check = Vec::new();
     for entry in staged.changed() {
-        if !engine.matcher.is_adr(&entry.path) {
+        if !engine.matcher().is_adr(&entry.path) {
             continue;
         }
         match entry.kind {
@@ -146,7 +146,7 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<Outcome, PreCommit
         .unchanged()
         .iter()
         .filter(|e| matches!(e.kind, EntryKind::Regular | EntryKind::Executable))
-        .filter(|e| engine.matcher.is_adr(&e.path))
+        .filter(|e| engine.matcher().is_adr(&e.path))
         .collect();
     let mut cache = id_cache::IdCache::load(repo.common_dir());
     let (hits, misses): (Vec<&StagedEntry>, Vec<&StagedEntry>) =

@@ -678,7 +678,7 @@ fn read_files(
 /// Whether `file` gets the ADR rules: every file of type `adr`, and files of
 /// other types that the configured ADR globs match.
 fn is_adr(engine: &Engine, kind: &str, file: &run_dir::ReviewedFile) -> bool {
-    kind == "adr" || engine.matcher.is_adr(&file.display)
+    kind == "adr" || engine.matcher().is_adr(&file.display)
 }
 
 /// The deterministic stage: findings as approval findings, and the hints of

@@ -238,7 +238,7 @@ fn plan(
         ));
     }
     let rel_target = crate::repo::relative_to(root, &target).unwrap_or_else(|| name.clone());
-    if ws.engine.matcher.is_excluded(&rel_target) {
+    if ws.engine.matcher().is_excluded(&rel_target) {
         return refuse(format!(
             "{target_display} would match adr.exclude (INDEX, README, template names) and never be checked; change the title"
         ));

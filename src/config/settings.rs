@@ -16,7 +16,7 @@ pub const DEFAULT_SETTINGS: &str = include_str!("../../config/helix-gate.yaml");
 /// Repository-relative location of a repository's own settings file.
 pub const SETTINGS_PATH: &str = "config/helix-gate.yaml";
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     pub adr: AdrSettings,
@@ -24,7 +24,7 @@ pub struct Settings {
     pub step_marker: StepMarkerSettings,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AdrSettings {
     pub globs: Vec<String>,
@@ -33,7 +33,7 @@ pub struct AdrSettings {
     pub max_file_size: u64,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HookSettings {
     pub budget: u32,
@@ -43,7 +43,7 @@ pub struct HookSettings {
     pub state_retention_days: u64,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StepMarkerSettings {
     pub enabled: bool,
@@ -76,8 +76,39 @@ impl Settings {
         Settings::from_layers(overlay.as_deref(), &path.display().to_string())
     }
 
+    /// The embedded defaults, built without parsing YAML: most repositories have no
+    /// settings file of their own, and the hook should not pay for a YAML parse.
+    /// A test keeps this equal to `config/helix-gate.yaml`.
+    pub fn builtin() -> Settings {
+        let strings = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect();
+        Settings {
+            adr: AdrSettings {
+                globs: strings(&["adr/**/*.md", "**/ADR-*.md"]),
+                exclude: strings(&["**/INDEX.md", "**/README.md", "**/*template*.md"]),
+                directory: "adr".to_owned(),
+                max_file_size: 5 * 1024 * 1024,
+            },
+            hook: HookSettings {
+                budget: 3,
+                fail_closed: false,
+                session_start_context: true,
+                prompt_context: false,
+                state_retention_days: 7,
+            },
+            step_marker: StepMarkerSettings {
+                enabled: false,
+                steps: strings(&["what", "why", "constraints", "generate", "finalize", "done"]),
+                fallback_file: "output/response.md".to_owned(),
+            },
+        }
+    }
+
     /// Defaults merged with `overlay` (the text of a settings file named `origin`).
     pub fn from_layers(overlay: Option<&str>, origin: &str) -> Result<Settings, SettingsError> {
+        let Some(overlay) = overlay else {
+            return Ok(Settings::builtin());
+        };
+        let overlay = Some(overlay);
         let err = |origin: &str, e: yaml::YamlError| SettingsError {
             origin: origin.to_owned(),
             message: e.to_string(),
@@ -105,11 +136,26 @@ impl Settings {
     }
 
     fn check(&self) -> Result<(), String> {
-        self.adr_matcher().map(|_| ())?;
+        // Syntax only: compiling the glob set is left to the first caller that needs it.
+        for pattern in self.adr.globs.iter().chain(&self.adr.exclude) {
+            GlobBuilder::new(pattern)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
+        }
         if self.hook.budget == 0 {
             return Err("hook.budget must be at least 1".to_owned());
         }
         Ok(())
+    }
+
+    /// The compiled ADR globs; settings from [`Settings::load`] always compile (their
+    /// syntax was checked), so a failure here yields a matcher that matches nothing.
+    pub fn matcher(&self) -> AdrMatcher {
+        self.adr_matcher().unwrap_or_else(|_| AdrMatcher {
+            include: GlobSet::empty(),
+            exclude: GlobSet::empty(),
+        })
     }
 
     /// The compiled ADR globs.
@@ -170,6 +216,13 @@ mod tests {
         assert!(!m.is_adr("adr/000-Template.md"));
         assert!(!m.is_adr("src/main.rs"));
         assert!(!m.is_adr("docs/adr.md"));
+    }
+
+    #[test]
+    fn builtin_equals_the_embedded_yaml() {
+        let parsed: Settings = yaml::parse(DEFAULT_SETTINGS).unwrap();
+        assert_eq!(Settings::builtin(), parsed);
+        assert_eq!(Settings::from_layers(None, "none").unwrap(), parsed);
     }
 
     #[test]

@@ -247,6 +247,7 @@ fn post_tool_use(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> 
     }
     let budget = settings.hook.budget;
     let engine = load_engine(root, settings)?;
+    engine.set_matcher(matcher);
     let checked = match engine.check_file(&path) {
         Ok(checked) => checked,
         Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => {
@@ -486,6 +487,17 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
             decisions,
         });
     }
+    // Deterministic checks all pass: the independent reviewer, last and only now.
+    let reviewable: Vec<String> = touched
+        .iter()
+        .filter(|rel| root.join(rel.as_str()).is_file())
+        .cloned()
+        .collect();
+    if !reviewable.is_empty() {
+        if let Some(outcome) = approval_gate(event, root, &reviewable, &mut decisions)? {
+            return Ok(outcome);
+        }
+    }
     if !touched.is_empty() || marker.enabled {
         decisions.push(Decision {
             verdict: "allow".into(),
@@ -496,6 +508,119 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
         output: None,
         decisions,
     })
+}
+
+/// The approval type the Stop gate asks for.
+const APPROVAL_TYPE: &str = "adr";
+
+/// Run the reviewer (cache first) on ADRs that passed every deterministic check.
+/// `None` lets the stop proceed without a message of its own.
+fn approval_gate(
+    event: &HookEvent,
+    root: &Path,
+    files: &[String],
+    decisions: &mut Vec<Decision>,
+) -> Result<Option<Outcome>, InfraError> {
+    use crate::approval::{self, ApproveOptions, NextStep};
+    let fail_closed = Settings::load(root).is_ok_and(|s| s.hook.fail_closed);
+    let infra = |message: String| InfraError {
+        message,
+        fail_closed,
+    };
+    let settings = approval::settings(root).map_err(|e| infra(format!("{e:#}")))?;
+    let Some(kind) = settings.get(APPROVAL_TYPE).filter(|t| t.enabled) else {
+        return Ok(None);
+    };
+    let on_rejection = kind.on_rejection.clone();
+    let mut messages = Vec::new();
+    let mut feedback = Vec::new();
+    for rel in files {
+        let options = ApproveOptions {
+            no_cache: false,
+            progress: false,
+        };
+        let result = approval::approve(root, &[root.join(rel)], APPROVAL_TYPE, &options)
+            .map_err(|e| infra(format!("approval of {rel}: {e:#}")))?;
+        let key = format!("approval:{rel}");
+        if let Some(failure) = &result.failure {
+            // The reviewer broke (timeout, crash, no verdict): not the model's fault.
+            return Err(infra(format!(
+                "the reviewer for {rel} failed ({}): {failure}",
+                failure.kind()
+            )));
+        }
+        if result.is_approved() {
+            state::update(root, session_id(event), |s| s.reset(&key))
+                .map_err(|e| infra(e.to_string()))?;
+            messages.push(result.one_line());
+            decisions.push(Decision {
+                target: rel.clone(),
+                verdict: "approved".into(),
+                note: Some(result.one_line()),
+                ..Decision::default()
+            });
+            continue;
+        }
+        let (failures, _) = state::update(root, session_id(event), |s| {
+            let target = s.target(&key);
+            target.attempts += 1;
+            target.attempts
+        })
+        .map_err(|e| infra(e.to_string()))?;
+        let rules: Vec<String> = result.findings().iter().map(|f| f.check.clone()).collect();
+        match on_rejection.next_step(failures - 1) {
+            NextStep::Feedback | NextStep::Block => {
+                feedback.push(result.feedback_for_attempt(failures));
+                decisions.push(Decision {
+                    target: rel.clone(),
+                    verdict: "block".into(),
+                    rules,
+                    attempt: failures,
+                    note: Some(result.one_line()),
+                    ..Decision::default()
+                });
+            }
+            NextStep::Escalate => {
+                let _ = approval::record_escalation(
+                    root,
+                    APPROVAL_TYPE,
+                    std::slice::from_ref(rel),
+                    failures,
+                    Some(&result.document.approval_id),
+                );
+                messages.push(format!(
+                    "helix-gate: approval of {rel} still {} after {failures} review(s); escalated to you ({})",
+                    result.verdict().as_str(),
+                    result.one_line()
+                ));
+                decisions.push(Decision {
+                    target: rel.clone(),
+                    verdict: "escalate".into(),
+                    rules,
+                    attempt: failures,
+                    ..Decision::default()
+                });
+            }
+        }
+    }
+    if !feedback.is_empty() {
+        let mut output = HookOutput::block(feedback.join("\n\n"));
+        if !messages.is_empty() {
+            output = output.with_message(messages.join("\n"));
+        }
+        return Ok(Some(Outcome {
+            output: Some(output),
+            decisions: std::mem::take(decisions),
+        }));
+    }
+    decisions.push(Decision {
+        verdict: "allow".into(),
+        ..Decision::default()
+    });
+    Ok(Some(Outcome {
+        output: Some(HookOutput::message(messages.join("\n"))),
+        decisions: std::mem::take(decisions),
+    }))
 }
 
 /// The STEP marker fallback: append the seed's heuristic marker to the response

@@ -11,10 +11,14 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 
-/// A project with the passing fixture's dependency (src/lib.rs).
+/// Turns the reviewer off: these tests are about the deterministic gate.
+const NO_APPROVAL: &str = "approvals:\n  adr:\n    enabled: false\n";
+
+/// A project with the passing fixture's dependency (src/lib.rs), reviewer off.
 fn project() -> tempfile::TempDir {
     let repo = scratch_repo();
     write(repo.path(), "src/lib.rs", "");
+    write(repo.path(), "config/approvals.yaml", NO_APPROVAL);
     repo
 }
 
@@ -505,6 +509,57 @@ fn infrastructure_errors_fail_open_or_closed_as_configured() {
 }
 
 #[test]
+fn reviewer_failure_at_stop_fails_open_and_a_known_bad_adr_never_reaches_it() {
+    let root = project();
+    write(
+        root.path(),
+        "config/approvals.yaml",
+        "defaults:\n  command: no-such-reviewer-binary\n",
+    );
+    write(root.path(), "adr/001-x.md", bad_adr());
+    hook(root.path(), &post_write(root.path(), "s", "adr/001-x.md"));
+    // Deterministic errors: blocked by the checks, no reviewer, no run folder.
+    let a = hook(root.path(), &stop("s", "done")).unwrap();
+    assert_eq!(a["decision"], "block");
+    assert!(!root.path().join(".helix-gate/approvals").exists());
+    // Deterministically clean: the reviewer is asked and cannot start.
+    write(root.path(), "adr/001-x.md", good_adr());
+    let a = hook(root.path(), &stop("s", "done")).unwrap();
+    assert!(a.get("decision").is_none(), "{a}");
+    let msg = a["systemMessage"].as_str().unwrap();
+    assert!(
+        msg.contains("infrastructure error") && msg.contains("reviewer"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn log_and_stats_read_the_decision_log() {
+    let root = project();
+    write(root.path(), "adr/001-x.md", bad_adr());
+    hook(root.path(), &post_write(root.path(), "s", "adr/001-x.md"));
+    write(root.path(), "adr/001-x.md", good_adr());
+    hook(root.path(), &post_write(root.path(), "s", "adr/001-x.md"));
+    let out = run(root.path(), &["stats", "--format", "json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (
+            v["hook"]["decisions"].as_u64(),
+            v["hook"]["blocks"].as_u64(),
+            v["hook"]["passes"].as_u64()
+        ),
+        (Some(2), Some(1), Some(1))
+    );
+    assert!(v["hook"]["p95_us"].as_u64().unwrap() >= v["hook"]["p50_us"].as_u64().unwrap());
+    let text = stdout(&run(root.path(), &["log", "--tail", "1"]));
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(
+        text.contains("pass") && text.contains("adr/001-x.md"),
+        "{text}"
+    );
+}
+
+#[test]
 fn install_claude_refuses_invalid_settings_and_uninstall_removes_only_ours() {
     let root = project();
     write(root.path(), ".claude/settings.json", "{ broken");
@@ -577,6 +632,7 @@ mod e2e {
     fn installed_repo() -> ScratchRepo {
         let repo = ScratchRepo::new();
         repo.write("src/lib.rs", "");
+        repo.write("config/approvals.yaml", super::NO_APPROVAL);
         let out = run(repo.path(), &["install", "claude"]);
         assert_eq!(code(&out), 0, "{}", stderr(&out));
         repo
@@ -734,6 +790,74 @@ mod e2e {
             "no hook text may reach the model"
         );
         assert!(log(&repo).is_empty(), "no decision about a non-ADR write");
+    }
+
+    #[test]
+    fn stop_gate_review_rejects_then_approves_the_fixed_adr() {
+        let Some(claude) = require_claude() else {
+            return;
+        };
+        let repo = ScratchRepo::new();
+        repo.write("src/lib.rs", "");
+        repo.write(
+            "config/approvals.yaml",
+            format!("defaults:\n  command: \"{}\"\n", claude.display()),
+        );
+        let out = run(repo.path(), &["install", "claude"]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let reviews = std::sync::atomic::AtomicUsize::new(0);
+        let fixed = good_adr().replace(
+            "## Konsequenzen",
+            "## Risiken\n\nA stale cache is invalidated by the file's modification time.\n\n## Konsequenzen",
+        );
+        let api = FakeApi::start(move |_: &RecordedRequest, conv: &Conversation<'_>| {
+            if conv.is_structured_output() {
+                let n = reviews.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                return if n == 0 {
+                    Turn::structured_output(json!({"result": "rejected", "confidence": 0.9,
+                        "findings": [{"severity": "error", "check": "completeness", "message": "REVIEWER: no word on cache invalidation", "location": "Entscheidung"}],
+                        "recommendations": ["Explain when the cache is invalidated"]}))
+                } else {
+                    Turn::structured_output(
+                        json!({"result": "approved", "confidence": 0.95, "findings": [], "recommendations": []}),
+                    )
+                };
+            }
+            match conv.request_index() {
+                0 => write_adr(conv, good_adr()),
+                1 => Turn::text("ADR written."),
+                2 => write_adr(conv, fixed.clone()),
+                _ => Turn::text("ADR revised."),
+            }
+        });
+        let outcome = ClaudeRun::new(&claude, &api, repo.path(), "Write the ADR").run();
+        outcome.assert_success();
+        let main: Vec<RecordedRequest> = api
+            .main_requests()
+            .into_iter()
+            .filter(|r| !r.is_structured_output())
+            .collect();
+        let feedback = stop_hook_feedback(&main);
+        assert_eq!(feedback.len(), 1, "{}", outcome.describe());
+        assert!(
+            feedback[0].contains("Freigabe nicht erteilt")
+                && feedback[0].contains("REVIEWER: no word on cache invalidation"),
+            "{}",
+            feedback[0]
+        );
+        assert_eq!(outcome.result_text(), Some("ADR revised."));
+        let verdicts: Vec<String> = log(&repo)
+            .iter()
+            .filter(|l| l["target"] == "adr/001-cache.md")
+            .map(|l| l["verdict"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            verdicts,
+            ["pass", "block", "pass", "approved"],
+            "{verdicts:?}"
+        );
+        let history = repo.read(".helix-gate/approvals.jsonl").unwrap();
+        assert_eq!(history.lines().count(), 2, "{history}");
     }
 
     #[test]
