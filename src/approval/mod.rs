@@ -24,7 +24,7 @@
 //! `helix-gate stats` ([`history_summary`]).
 
 pub mod cache;
-mod clock;
+
 pub mod config;
 pub mod hash;
 pub mod history;
@@ -45,7 +45,7 @@ use serde::{Deserialize, Serialize};
 use crate::cli::ExitStatus;
 use crate::diagnostic::Severity;
 use crate::engine::{Engine, ReadError};
-use crate::env;
+use crate::{clock, env};
 
 pub use config::{
     ApprovalSettings, ConfigError, NextStep, OnRejection, RejectionAction, TypeSettings,

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::SystemTime;
 
-use super::clock;
 use super::instructions::Instructions;
+use crate::clock;
 
 /// Folder (relative to the repository root) that holds every run folder.
 pub const RUNS_DIR: &str = ".helix-gate/approvals";
