@@ -8,8 +8,7 @@ cd "$root"
 if ! command -v hyperfine >/dev/null; then
   (apt-get update -qq && apt-get install -y -qq hyperfine) >/dev/null 2>&1 || { echo "bench: hyperfine missing (apt-get install hyperfine)"; exit 2; }
 fi
-cargo build --release --quiet
-bin="${CARGO_TARGET_DIR:-$root/target}/release/helix-gate"
+bin="$(bash scripts/build-release.sh | tail -n 1)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 sections="${*:-validate hook pre-commit approve}"

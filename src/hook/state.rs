@@ -1,7 +1,8 @@
 //! Per-session state under `.helix-gate/state/`: targets touched and attempts.
 //!
-//! Claude Code runs hooks in parallel, so every update happens under a lock file
-//! (created with O_EXCL) and is written atomically (temp file + rename). A corrupt
+//! Claude Code runs hooks in parallel, so every update happens under an exclusive
+//! lock (flock on a per-session lock file) and is written atomically (temp file +
+//! rename). A corrupt
 //! or truncated state file is reported and replaced, never a crash.
 
 use std::collections::BTreeMap;
@@ -16,8 +17,6 @@ use serde::{Deserialize, Serialize};
 pub const DATA_DIR: &str = ".helix-gate";
 /// How long to wait for another hook process of the same session.
 const LOCK_WAIT: Duration = Duration::from_secs(5);
-/// A lock older than this was left by a killed process.
-const LOCK_STALE: Duration = Duration::from_secs(30);
 
 /// Attempts for one target (an ADR path or `step-marker`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,35 +97,37 @@ fn file_stem(session: &str) -> String {
     }
 }
 
-struct Lock(PathBuf);
+/// An exclusive advisory lock (flock) on a per-session lock file. The kernel
+/// releases it when the process ends, so a killed hook never leaves a stale lock.
+struct Lock(std::fs::File);
 
 impl Drop for Lock {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        let _ = self.0.unlock();
     }
 }
 
 fn lock(path: PathBuf) -> Result<Lock, StateError> {
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|source| StateError::Io {
+            dir: path.display().to_string(),
+            source,
+        })?;
     let start = Instant::now();
     loop {
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(_) => return Ok(Lock(path)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                let stale = std::fs::metadata(&path)
-                    .and_then(|m| m.modified())
-                    .ok()
-                    .and_then(|t| SystemTime::now().duration_since(t).ok())
-                    .is_some_and(|age| age > LOCK_STALE);
-                if stale {
-                    let _ = std::fs::remove_file(&path);
-                    continue;
-                }
+        match file.try_lock() {
+            Ok(()) => return Ok(Lock(file)),
+            Err(std::fs::TryLockError::WouldBlock) => {
                 if start.elapsed() > LOCK_WAIT {
                     return Err(StateError::Locked);
                 }
-                std::thread::sleep(Duration::from_millis(5));
+                std::thread::sleep(Duration::from_millis(2));
             }
-            Err(source) => {
+            Err(std::fs::TryLockError::Error(source)) => {
                 return Err(StateError::Io {
                     dir: path.display().to_string(),
                     source,
