@@ -194,10 +194,10 @@ impl Engine {
     pub fn repository_adrs(&self) -> anyhow::Result<Vec<PathBuf>> {
         let mut out = Vec::new();
         walk(&self.root, &mut |path| {
-            if let Some(rel) = crate::repo::relative_to(&self.root, path) {
-                if self.matcher().is_adr(&rel) {
-                    out.push(path.to_path_buf());
-                }
+            if let Some(rel) = crate::repo::relative_to(&self.root, path)
+                && self.matcher().is_adr(&rel)
+            {
+                out.push(path.to_path_buf());
             }
         })
         .with_context(|| format!("cannot list {}", self.root.display()))?;

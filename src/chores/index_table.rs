@@ -276,10 +276,10 @@ pub fn find(text: &str) -> Option<Table> {
                 }
             }
             Event::End(TagEnd::Table) => {
-                if let Some(t) = table.take() {
-                    if let Some(found) = build(text, &lines, t) {
-                        return Some(found);
-                    }
+                if let Some(t) = table.take()
+                    && let Some(found) = build(text, &lines, t)
+                {
+                    return Some(found);
                 }
             }
             _ => {}
@@ -629,51 +629,51 @@ fn compare(table: &Table, row: &Row, entry: &Entry, by_link: bool, out: &mut Vec
     let hint = "run `helix-gate index --write` to regenerate the rows from the front matter";
     let expected = entry.number();
     let found = table.row_number(row);
-    if let Some(expected) = expected {
-        if found != Some(expected) {
-            let cell = table
-                .cell(row, Column::Number)
-                .map(|c| c.text.trim())
-                .unwrap_or_default();
-            out.push(
-                ROW_MISMATCH
-                    .finding(format!(
-                        "row for {} has number `{cell}`, the ADR's adr_id is {}",
-                        entry.link,
-                        catalog::format_number(expected)
-                    ))
-                    .at(row.line)
-                    .hint(hint),
-            );
-        }
+    if let Some(expected) = expected
+        && found != Some(expected)
+    {
+        let cell = table
+            .cell(row, Column::Number)
+            .map(|c| c.text.trim())
+            .unwrap_or_default();
+        out.push(
+            ROW_MISMATCH
+                .finding(format!(
+                    "row for {} has number `{cell}`, the ADR's adr_id is {}",
+                    entry.link,
+                    catalog::format_number(expected)
+                ))
+                .at(row.line)
+                .hint(hint),
+        );
     }
-    if let (Some(title), Some(cell)) = (entry.title(), table.cell(row, Column::Title)) {
-        if !same_text(&cell.text, title) {
-            out.push(
-                ROW_MISMATCH
-                    .finding(format!(
-                        "row for {} has title \"{}\", the ADR's title is \"{title}\"",
-                        entry.link,
-                        cell.text.trim()
-                    ))
-                    .at(row.line)
-                    .hint(hint),
-            );
-        }
+    if let (Some(title), Some(cell)) = (entry.title(), table.cell(row, Column::Title))
+        && !same_text(&cell.text, title)
+    {
+        out.push(
+            ROW_MISMATCH
+                .finding(format!(
+                    "row for {} has title \"{}\", the ADR's title is \"{title}\"",
+                    entry.link,
+                    cell.text.trim()
+                ))
+                .at(row.line)
+                .hint(hint),
+        );
     }
-    if let (Some(status), Some(cell)) = (entry.status(), table.cell(row, Column::Status)) {
-        if !same_status(&cell.text, status) {
-            out.push(
-                ROW_MISMATCH
-                    .finding(format!(
-                        "row for {} has status \"{}\", the ADR's status is {status}",
-                        entry.link,
-                        cell.text.trim()
-                    ))
-                    .at(row.line)
-                    .hint(hint),
-            );
-        }
+    if let (Some(status), Some(cell)) = (entry.status(), table.cell(row, Column::Status))
+        && !same_status(&cell.text, status)
+    {
+        out.push(
+            ROW_MISMATCH
+                .finding(format!(
+                    "row for {} has status \"{}\", the ADR's status is {status}",
+                    entry.link,
+                    cell.text.trim()
+                ))
+                .at(row.line)
+                .hint(hint),
+        );
     }
     if !by_link {
         out.push(

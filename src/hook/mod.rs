@@ -231,19 +231,19 @@ fn post_tool_use(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> 
         return Ok(Outcome::default());
     }
     // A symlink that leads out of the project is not followed.
-    if let (Ok(real), Ok(real_root)) = (path.canonicalize(), root.canonicalize()) {
-        if !real.starts_with(&real_root) {
-            eprintln!("helix-gate hook: {rel} points outside the project; not read");
-            return Ok(Outcome {
-                output: None,
-                decisions: vec![Decision {
-                    target: rel,
-                    verdict: "skip".into(),
-                    note: Some("symlink leads outside the project".into()),
-                    ..Decision::default()
-                }],
-            });
-        }
+    if let (Ok(real), Ok(real_root)) = (path.canonicalize(), root.canonicalize())
+        && !real.starts_with(&real_root)
+    {
+        eprintln!("helix-gate hook: {rel} points outside the project; not read");
+        return Ok(Outcome {
+            output: None,
+            decisions: vec![Decision {
+                target: rel,
+                verdict: "skip".into(),
+                note: Some("symlink leads outside the project".into()),
+                ..Decision::default()
+            }],
+        });
     }
     let budget = settings.hook.budget;
     let engine = load_engine(root, settings)?;
@@ -493,10 +493,10 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
         .filter(|rel| root.join(rel.as_str()).is_file())
         .cloned()
         .collect();
-    if !reviewable.is_empty() {
-        if let Some(outcome) = approval_gate(event, root, &reviewable, &mut decisions)? {
-            return Ok(outcome);
-        }
+    if !reviewable.is_empty()
+        && let Some(outcome) = approval_gate(event, root, &reviewable, &mut decisions)?
+    {
+        return Ok(outcome);
     }
     if !touched.is_empty() || marker.enabled {
         decisions.push(Decision {

@@ -155,21 +155,20 @@ pub fn check(adr: &Adr, ctx: &Context<'_>, out: &mut Vec<Finding>) {
             Field::Valid(_) => {}
         }
     }
-    if let Field::Valid(status) = &fm.status {
-        if !STATUSES
+    if let Field::Valid(status) = &fm.status
+        && !STATUSES
             .iter()
             .any(|s| s.eq_ignore_ascii_case(status.trim()))
-        {
-            out.push(
-                STATUS_INVALID
-                    .finding(format!(
-                        "status `{status}` is not one of {}",
-                        STATUSES.join(", ")
-                    ))
-                    .at(line_of("status"))
-                    .hint("use Proposed for a new ADR"),
-            );
-        }
+    {
+        out.push(
+            STATUS_INVALID
+                .finding(format!(
+                    "status `{status}` is not one of {}",
+                    STATUSES.join(", ")
+                ))
+                .at(line_of("status"))
+                .hint("use Proposed for a new ADR"),
+        );
     }
     match &fm.files {
         Field::Missing => out.push(
@@ -186,17 +185,17 @@ pub fn check(adr: &Adr, ctx: &Context<'_>, out: &mut Vec<Finding>) {
         ),
         Field::Valid(_) => {}
     }
-    if let (Field::Valid(id), Some(number)) = (&fm.adr_id, adr::number_in_file_name(ctx.path)) {
-        if adr::number_in_id(id) != Some(number) {
-            out.push(
-                ID_MISMATCH
-                    .finding(format!(
-                        "adr_id `{id}` does not match the number {number:03} in the file name"
-                    ))
-                    .at(line_of("adr_id"))
-                    .hint(format!("set adr_id: \"{number:03}\" or rename the file")),
-            );
-        }
+    if let (Field::Valid(id), Some(number)) = (&fm.adr_id, adr::number_in_file_name(ctx.path))
+        && adr::number_in_id(id) != Some(number)
+    {
+        out.push(
+            ID_MISMATCH
+                .finding(format!(
+                    "adr_id `{id}` does not match the number {number:03} in the file name"
+                ))
+                .at(line_of("adr_id"))
+                .hint(format!("set adr_id: \"{number:03}\" or rename the file")),
+        );
     }
 }
 
