@@ -18,6 +18,11 @@ use crate::yaml::{self, Mapping, Value};
 /// The rules file shipped with helix-gate and embedded in the binary.
 pub const DEFAULT_RULES: &str = include_str!("../../config/adr-completeness-rules.yaml");
 
+/// The same rules as JSON, generated from the YAML and kept equal to it by a test
+/// (`UPDATE_GENERATED=1 cargo test --lib rules_file` rewrites it): the hook parses
+/// the built-in rules on every ADR event, and JSON parses several times faster.
+pub const DEFAULT_RULES_JSON: &str = include_str!("../../config/adr-completeness-rules.json");
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
@@ -413,6 +418,14 @@ impl RuleSet {
             problems,
         };
         let raw: RawFile = yaml::parse(text).map_err(|e| fail(vec![e.to_string()]))?;
+        RuleSet::compile(raw, origin)
+    }
+
+    fn compile(raw: RawFile, origin: &str) -> Result<RuleSet, RulesFileError> {
+        let fail = |problems: Vec<String>| RulesFileError {
+            origin: origin.to_owned(),
+            problems,
+        };
         let mut problems = Vec::new();
         let mut contextual = Vec::new();
         let mut seen = std::collections::BTreeSet::new();
@@ -442,7 +455,11 @@ impl RuleSet {
 
     /// The embedded default rules.
     pub fn builtin() -> Result<RuleSet, RulesFileError> {
-        RuleSet::parse(DEFAULT_RULES, "built-in config/adr-completeness-rules.yaml")
+        let origin = "built-in config/adr-completeness-rules.yaml";
+        match serde_json::from_str::<RawFile>(DEFAULT_RULES_JSON) {
+            Ok(raw) => RuleSet::compile(raw, origin),
+            Err(_) => RuleSet::parse(DEFAULT_RULES, origin),
+        }
     }
 }
 
@@ -468,6 +485,26 @@ mod tests {
         );
         assert_eq!(rules.base.required_sections.len(), 6);
         assert!(rules.names.keys("Context").contains(&"kontext".to_owned()));
+    }
+
+    #[test]
+    fn generated_json_equals_the_yaml_rules() {
+        let from_yaml: serde_json::Value =
+            serde_json::to_value(yaml::parse_value(DEFAULT_RULES).unwrap()).unwrap();
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/config/adr-completeness-rules.json"
+        );
+        if std::env::var_os("UPDATE_GENERATED").is_some() {
+            let text = serde_json::to_string_pretty(&from_yaml).unwrap() + "\n";
+            std::fs::write(path, text).unwrap();
+        }
+        let from_json: serde_json::Value = serde_json::from_str(DEFAULT_RULES_JSON).unwrap();
+        assert_eq!(
+            from_json, from_yaml,
+            "config/adr-completeness-rules.json is stale: run UPDATE_GENERATED=1 cargo test --lib rules_file"
+        );
+        assert!(serde_json::from_str::<RawFile>(DEFAULT_RULES_JSON).is_ok());
     }
 
     #[test]
