@@ -373,6 +373,43 @@ fn required_approval_blocks_an_unreviewed_adr() {
         "{err}"
     );
 
+    // Once that exact content is approved (a stub reviewer here), the commit passes;
+    // pre-commit itself never starts a reviewer.
+    let verdict = serde_json::json!({"type": "result", "subtype": "success", "is_error": false,
+        "total_cost_usd": 0.01, "usage": {"input_tokens": 10, "output_tokens": 5},
+        "structured_output": {"result": "approved", "confidence": 0.95, "findings": [], "recommendations": []}});
+    repo.write("fake/result.json", &verdict.to_string());
+    repo.write(
+        "fake/reviewer.sh",
+        &format!(
+            "#!/bin/sh\ncat '{}'\n",
+            repo.root.join("fake/result.json").display()
+        ),
+    );
+    std::fs::set_permissions(
+        repo.root.join("fake/reviewer.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    repo.write(
+        "config/approvals.yaml",
+        "defaults:\n  command: fake/reviewer.sh\ncommit:\n  required_on_commit: true\n",
+    );
+    let approve = helix_in(&repo.root, &["approve", ADR]);
+    assert_eq!(
+        code(&approve),
+        0,
+        "{}{}",
+        stdout(&approve),
+        stderr(&approve)
+    );
+    repo.git(&["add", "-A"]);
+    assert_passes(&repo.pre_commit());
+    // Any change to the staged content needs a new approval.
+    repo.write(ADR, good_adr() + "\nMore, changed.\n");
+    repo.git(&["add", "-A"]);
+    assert_eq!(code(&repo.pre_commit()), 1);
+
     // An ADR with errors is reported for its errors only: no review is asked for yet.
     repo.write(ADR, broken_adr());
     repo.git(&["add", "-A"]);
