@@ -378,10 +378,10 @@ fn required_approval_blocks_an_unreviewed_adr() {
     let verdict = serde_json::json!({"type": "result", "subtype": "success", "is_error": false,
         "total_cost_usd": 0.01, "usage": {"input_tokens": 10, "output_tokens": 5},
         "structured_output": {"result": "approved", "confidence": 0.95, "findings": [], "recommendations": []}});
-    repo.write("fake/result.json", &verdict.to_string());
+    repo.write("fake/result.json", verdict.to_string());
     repo.write(
         "fake/reviewer.sh",
-        &format!(
+        format!(
             "#!/bin/sh\ncat '{}'\n",
             repo.root.join("fake/result.json").display()
         ),
