@@ -270,8 +270,18 @@ fn validate(
                 .extend(rules::concept::compare(&adr, &text, &engine.rules));
         }
     }
-    output(&reports, format)?;
-    for err in &read_errors {
+    finish(&reports, &read_errors, format)
+}
+
+/// Print the reports, then the files that could not be read, and decide the exit:
+/// 2 when a file could not be read, 1 on any error finding, else 0.
+pub fn finish(
+    reports: &[FileReport],
+    read_errors: &[crate::engine::ReadError],
+    format: Format,
+) -> anyhow::Result<ExitStatus> {
+    output(reports, format)?;
+    for err in read_errors {
         eprintln!("helix-gate: error: {err}");
     }
     Ok(if !read_errors.is_empty() {

@@ -27,6 +27,7 @@ use crate::cli::ExitStatus;
 use crate::diagnostic::{FileReport, Finding, Severity, Summary};
 use crate::engine::Engine;
 use crate::git::{EntryKind, GitEnv, GitError, Repo, StagedEntry, StagedIndex};
+use crate::render::plural;
 use crate::rules::{RepoFiles, across, input};
 use crate::{env, render};
 
@@ -706,14 +707,6 @@ pub fn render_compact(outcome: &Outcome) -> String {
         finding_lines(&mut out, Severity::Warning);
     }
     out
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
-    }
 }
 
 /// The message for a commit that could not be checked (exit 2, which also blocks the commit).

@@ -41,7 +41,8 @@ pub fn human(reports: &[FileReport], color: bool) -> String {
     out
 }
 
-fn plural(n: usize, word: &str) -> String {
+/// `1 error`, `2 errors`.
+pub fn plural(n: usize, word: &str) -> String {
     if n == 1 {
         format!("{n} {word}")
     } else {

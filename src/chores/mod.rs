@@ -228,36 +228,6 @@ fn index_write(ws: &Workspace) -> anyhow::Result<ExitStatus> {
 pub fn doctor(format: Format) -> anyhow::Result<ExitStatus> {
     let ws = Workspace::open(&cli::current_root())?;
     let (reports, read_errors) = doctor::run(&ws)?;
-    cli::output(&reports, format)?;
-    for err in &read_errors {
-        eprintln!("helix-gate: error: {err}");
-    }
-    Ok(if !read_errors.is_empty() {
-        ExitStatus::Error
-    } else if reports.iter().any(FileReport::has_errors) {
-        ExitStatus::Failure
-    } else {
-        ExitStatus::Success
-    })
+    cli::finish(&reports, &read_errors, format)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn chore_rules_are_kebab_case_and_documented() {
-        let mut seen = std::collections::BTreeSet::new();
-        for rule in RULES {
-            assert!(seen.insert(rule.id), "duplicate {}", rule.id);
-            assert!(
-                rule.id
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
-                "{}",
-                rule.id
-            );
-            assert!(rule.doc.contains("## What it does"), "{}", rule.id);
-        }
-    }
-}

@@ -202,6 +202,19 @@ fn rule_ids(report: &FileReport) -> Vec<String> {
     ids
 }
 
+/// No answer, but a logged reason why the file was not checked.
+fn skipped(target: String, why: &str) -> Outcome {
+    Outcome {
+        output: None,
+        decisions: vec![Decision {
+            target,
+            verdict: "skip".into(),
+            note: Some(why.to_owned()),
+            ..Decision::default()
+        }],
+    }
+}
+
 /// PostToolUse on Write/Edit/MultiEdit: validate the written ADR.
 fn post_tool_use(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
     let Some(file_path) = event.file_path() else {
@@ -235,15 +248,7 @@ fn post_tool_use(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> 
         && !real.starts_with(&real_root)
     {
         eprintln!("helix-gate hook: {rel} points outside the project; not read");
-        return Ok(Outcome {
-            output: None,
-            decisions: vec![Decision {
-                target: rel,
-                verdict: "skip".into(),
-                note: Some("symlink leads outside the project".into()),
-                ..Decision::default()
-            }],
-        });
+        return Ok(skipped(rel, "symlink leads outside the project"));
     }
     let budget = settings.hook.budget;
     let engine = load_engine(root, settings)?;
@@ -252,15 +257,7 @@ fn post_tool_use(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> 
         Ok(checked) => checked,
         Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => {
             // Deleted between the tool call and the hook: nothing to check.
-            return Ok(Outcome {
-                output: None,
-                decisions: vec![Decision {
-                    target: rel,
-                    verdict: "skip".into(),
-                    note: Some("file no longer exists".into()),
-                    ..Decision::default()
-                }],
-            });
+            return Ok(skipped(rel, "file no longer exists"));
         }
         Err(e) => return Err(InfraError::new(e.to_string(), Some(&engine.settings))),
     };
