@@ -230,4 +230,3 @@ pub fn doctor(format: Format) -> anyhow::Result<ExitStatus> {
     let (reports, read_errors) = doctor::run(&ws)?;
     cli::finish(&reports, &read_errors, format)
 }
-

@@ -485,9 +485,11 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
         });
     }
     // Deterministic checks all pass: the independent reviewer, last and only now.
+    // Only ADRs that pass every deterministic check now (an escalated, still failing
+    // ADR is a person's business, never the reviewer's).
     let reviewable: Vec<String> = touched
         .iter()
-        .filter(|rel| root.join(rel.as_str()).is_file())
+        .filter(|rel| passing.contains(rel) && root.join(rel.as_str()).is_file())
         .cloned()
         .collect();
     if !reviewable.is_empty()

@@ -179,8 +179,16 @@ fn budget_is_bounded_then_escalates_and_resets_after_a_pass() {
     // The user is told once; the model keeps getting the context.
     let again = hook(root.path(), &post_write(root.path(), "s", "adr/001-x.md")).unwrap();
     assert!(again.get("systemMessage").is_none());
-    // Stop does not block an escalated target either.
+    // Stop does not block an escalated target either, and never sends it to the
+    // reviewer (which is enabled here and would fail to start).
+    write(
+        root.path(),
+        "config/approvals.yaml",
+        "defaults:\n  command: no-such-reviewer-binary\n",
+    );
     assert_eq!(hook(root.path(), &stop("s", "done")), None);
+    assert!(!root.path().join(".helix-gate/approvals").exists());
+    write(root.path(), "config/approvals.yaml", NO_APPROVAL);
     assert!(
         log_lines(root.path())
             .iter()
