@@ -153,20 +153,31 @@ pub fn update<R>(
     let path = dir.join(format!("{stem}.json"));
     let _lock = lock(dir.join(format!("{stem}.lock")))?;
     let mut note = None;
+    let mut original = None;
     let mut state = match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
-            note = Some(format!(
-                "session state {} was damaged ({e}) and has been reset",
-                path.display()
-            ));
-            SessionState::default()
-        }),
+        Ok(bytes) => serde_json::from_slice(&bytes).map_or_else(
+            |e| {
+                note = Some(format!(
+                    "session state {} was damaged ({e}) and has been reset",
+                    path.display()
+                ));
+                SessionState::default()
+            },
+            |state| {
+                original = Some(bytes);
+                state
+            },
+        ),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => SessionState::default(),
         Err(e) => return Err(io(e, &path)),
     };
     let result = change(&mut state);
     let tmp = dir.join(format!("{stem}.json.tmp{}", std::process::id()));
     let bytes = serde_json::to_vec(&state).unwrap_or_default();
+    if original.as_deref() == Some(bytes.as_slice()) {
+        // Unchanged (a clean ADR saved again, an escalated target): no write at all.
+        return Ok((result, note));
+    }
     let write = || -> std::io::Result<()> {
         let mut file = std::fs::File::create(&tmp)?;
         // No fsync: the rename keeps readers consistent, and losing a session's
