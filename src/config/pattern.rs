@@ -74,14 +74,7 @@ impl Pattern {
             .utf8(true)
             .build()
             .parse(source)
-            .map_err(|e| {
-                e.to_string()
-                    .lines()
-                    .last()
-                    .unwrap_or_default()
-                    .trim()
-                    .to_owned()
-            })?;
+            .map_err(|e| last_line(&e))?;
         let matcher = match literal_alternatives(&hir) {
             Some(literals) => Matcher::Literals(
                 literals.iter().map(|l| l.to_ascii_lowercase()).collect(),
@@ -135,14 +128,7 @@ impl Pattern {
                         .unicode(false)
                         .size_limit(REGEX_SIZE_LIMIT)
                         .build()
-                        .map_err(|e| {
-                            e.to_string()
-                                .lines()
-                                .last()
-                                .unwrap_or_default()
-                                .trim()
-                                .to_owned()
-                        })
+                        .map_err(|e| last_line(&e))
                 });
                 match regex {
                     Ok(regex) => Ok(regex.find_iter(haystack).take(limit).count()),
@@ -155,6 +141,17 @@ impl Pattern {
     pub fn is_match(&self, haystack: &str) -> Result<bool, String> {
         self.count(haystack, 1).map(|n| n > 0)
     }
+}
+
+/// The regex crates put the cause on the last line of their multi-line errors.
+fn last_line(error: &dyn std::fmt::Display) -> String {
+    error
+        .to_string()
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .trim()
+        .to_owned()
 }
 
 /// Plain scan, used only if the Aho-Corasick automaton cannot be built.
