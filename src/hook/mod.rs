@@ -270,15 +270,7 @@ fn post_tool_use(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> 
             s.reset(&rel);
             return (0, false);
         }
-        let target = s.target(&rel);
-        if target.attempts < budget {
-            target.attempts += 1;
-            (target.attempts, false)
-        } else {
-            let first = !target.escalated;
-            target.escalated = true;
-            (budget + 1, first)
-        }
+        s.target(&rel).charge(budget)
     })
     .map(|((attempt, escalated), note)| (attempt, escalated, note))
     .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
@@ -362,7 +354,7 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
     let mut failing = Vec::new();
     let mut passing = Vec::new();
     if !touched.is_empty() {
-        let engine = load_engine(root, settings)?;
+        let engine = load_engine(root, settings.clone())?;
         for rel in &touched {
             let path = root.join(rel);
             match engine.check_file(&path) {
@@ -375,7 +367,7 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
                 Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => {
                     passing.push(rel.clone());
                 }
-                Err(e) => return Err(InfraError::new(e.to_string(), None)),
+                Err(e) => return Err(InfraError::new(e.to_string(), Some(&settings))),
             }
         }
     }
@@ -414,20 +406,10 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
             s.reset(key);
         }
         keys.iter()
-            .map(|key| {
-                let target = s.target(key);
-                if target.attempts < budget {
-                    target.attempts += 1;
-                    (target.attempts, false)
-                } else {
-                    let first = !target.escalated;
-                    target.escalated = true;
-                    (budget + 1, first)
-                }
-            })
+            .map(|key| s.target(key).charge(budget))
             .collect::<Vec<_>>()
     })
-    .map_err(|e| InfraError::new(e.to_string(), None))?;
+    .map_err(|e| InfraError::new(e.to_string(), Some(&settings)))?;
     let mut decisions = Vec::new();
     let mut block_text = Vec::new();
     let mut escalated_text = Vec::new();
@@ -493,7 +475,13 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
         .cloned()
         .collect();
     if !reviewable.is_empty()
-        && let Some(outcome) = approval_gate(event, root, &reviewable, &mut decisions)?
+        && let Some(outcome) = approval_gate(
+            event,
+            root,
+            &reviewable,
+            settings.hook.fail_closed,
+            &mut decisions,
+        )?
     {
         return Ok(outcome);
     }
@@ -518,10 +506,10 @@ fn approval_gate(
     event: &HookEvent,
     root: &Path,
     files: &[String],
+    fail_closed: bool,
     decisions: &mut Vec<Decision>,
 ) -> Result<Option<Outcome>, InfraError> {
     use crate::approval::{self, ApproveOptions, NextStep};
-    let fail_closed = Settings::load(root).is_ok_and(|s| s.hook.fail_closed);
     let infra = |message: String| InfraError {
         message,
         fail_closed,

@@ -27,6 +27,21 @@ pub struct Target {
     pub escalated: bool,
 }
 
+impl Target {
+    /// Count one more failure against `budget`: the attempt number (`budget + 1`
+    /// once the budget is spent) and whether this call spent it (escalate once).
+    pub fn charge(&mut self, budget: u32) -> (u32, bool) {
+        if self.attempts < budget {
+            self.attempts += 1;
+            (self.attempts, false)
+        } else {
+            let first = !self.escalated;
+            self.escalated = true;
+            (budget + 1, first)
+        }
+    }
+}
+
 /// What one session did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionState {
@@ -68,8 +83,12 @@ pub enum StateError {
 pub fn ensure_data_dir(root: &Path) -> std::io::Result<PathBuf> {
     let data = root.join(DATA_DIR);
     let state = data.join("state");
-    std::fs::create_dir_all(&state)?;
     let ignore = data.join(".gitignore");
+    // Both exist after the first call: one stat each instead of a mkdir walk.
+    if state.is_dir() && ignore.exists() {
+        return Ok(state);
+    }
+    std::fs::create_dir_all(&state)?;
     if !ignore.exists() {
         std::fs::write(
             &ignore,
@@ -244,6 +263,13 @@ mod tests {
                 .last(),
             Some("*")
         );
+    }
+
+    #[test]
+    fn charge_counts_to_the_budget_then_escalates_once() {
+        let mut t = Target::default();
+        assert_eq!((t.charge(2), t.charge(2)), ((1, false), (2, false)));
+        assert_eq!((t.charge(2), t.charge(2)), ((3, true), (3, false)));
     }
 
     #[test]
