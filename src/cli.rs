@@ -199,16 +199,16 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         } => crate::approval::run(&files, &kind, no_cache, format),
         Command::Log { tail } => crate::decision_log::show(tail),
         Command::Stats { format } => crate::decision_log::stats(format),
-        Command::NextNumber => crate::chores::next_number(),
-        Command::Finalize { draft, dry_run } => crate::chores::finalize(&draft, dry_run),
-        Command::Index { check, write } => crate::chores::index(check, write),
-        Command::Doctor { format } => crate::chores::doctor(format),
+        Command::NextNumber => crate::adr_dir::next_number(),
+        Command::Finalize { draft, dry_run } => crate::adr_dir::finalize(&draft, dry_run),
+        Command::Index { check, write } => crate::adr_dir::index(check, write),
+        Command::Doctor { format } => crate::adr_dir::doctor(format),
     }
 }
 
 /// The repository root for the current directory.
 pub fn current_root() -> PathBuf {
-    crate::repo::find_root(&std::env::current_dir().unwrap_or_default())
+    crate::paths::find_root(&std::env::current_dir().unwrap_or_default())
 }
 
 /// Write to stdout; a closed pipe is not an error.

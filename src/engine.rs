@@ -72,7 +72,7 @@ impl Engine {
 
     /// Check a document given as bytes; `path` names it (and its file name is compared with adr_id).
     pub fn check_bytes(&self, path: &Path, bytes: Vec<u8>, repo: &dyn RepoFiles) -> Checked {
-        let display = crate::repo::display(&self.root, path);
+        let display = crate::paths::display(&self.root, path);
         match rules::input::decode(bytes, self.settings.adr.max_file_size) {
             Err(finding) => Checked {
                 report: FileReport {
@@ -194,7 +194,7 @@ impl Engine {
     pub fn repository_adrs(&self) -> anyhow::Result<Vec<PathBuf>> {
         let mut out = Vec::new();
         walk(&self.root, &mut |path| {
-            if let Some(rel) = crate::repo::relative_to(&self.root, path)
+            if let Some(rel) = crate::paths::relative_to(&self.root, path)
                 && self.matcher().is_adr(&rel)
             {
                 out.push(path.to_path_buf());
@@ -213,7 +213,7 @@ impl Engine {
             let is_md = path
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("md"));
-            let rel = crate::repo::relative_to(&self.root, path)
+            let rel = crate::paths::relative_to(&self.root, path)
                 .unwrap_or_else(|| path.to_string_lossy().into_owned());
             if is_md && !self.matcher().is_excluded(&rel) {
                 out.push(path.to_path_buf());

@@ -5,8 +5,8 @@
 //! ([`render`], hook JSON, exit code).
 
 pub mod adr;
+pub mod adr_dir;
 pub mod approval;
-pub mod chores;
 pub mod cli;
 pub mod clock;
 pub mod config;
@@ -17,8 +17,8 @@ pub mod env;
 pub mod git;
 pub mod hook;
 pub mod install;
+pub mod paths;
 pub mod precommit;
 pub mod render;
-pub mod repo;
 pub mod rules;
 pub mod yaml;

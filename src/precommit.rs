@@ -377,7 +377,7 @@ pub fn approval_required(root: &Path) -> Result<bool, PreCommitError> {
         .map_err(PreCommitError::Approvals)
 }
 
-const APPROVALS_FILE: &str = crate::approval::config::APPROVALS_PATH;
+const APPROVALS_FILE: &str = crate::approval::settings::APPROVALS_PATH;
 
 /// The same finding [`input::decode`] gives for an oversized file; the blob itself is never
 /// loaded, so the size comes from the object header.

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::config::TypeSettings;
+use super::settings::TypeSettings;
 
 /// The JSON schema every reviewer answers with (shared by all types).
 pub const VERDICT_SCHEMA: &str = include_str!("../../approvals/verdict.schema.json");
@@ -100,7 +100,7 @@ pub fn load(root: &Path, settings: &TypeSettings) -> Result<Instructions, Instru
     if folder.is_dir() {
         let read = |path: &Path| {
             std::fs::read_to_string(path).map_err(|e| InstructionsError::Read {
-                path: crate::repo::display(root, path),
+                path: crate::paths::display(root, path),
                 message: e.to_string(),
             })
         };
@@ -112,7 +112,7 @@ pub fn load(root: &Path, settings: &TypeSettings) -> Result<Instructions, Instru
                 return Err(InstructionsError::MissingCheck {
                     kind: kind.to_owned(),
                     check: check.clone(),
-                    folder: crate::repo::display(root, &folder),
+                    folder: crate::paths::display(root, &folder),
                 });
             }
             checks.push((check.clone(), read(&path)?));
@@ -162,11 +162,11 @@ pub fn compact_schema() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::approval::config;
+    use crate::approval::settings;
 
     #[test]
     fn built_in_types_have_every_default_check() {
-        let settings = config::from_layers(None, "none").unwrap();
+        let settings = settings::from_layers(None, "none").unwrap();
         let dir = tempfile::tempdir().unwrap();
         for kind in ["adr", "code"] {
             let i = load(dir.path(), settings.get(kind).unwrap()).unwrap();
@@ -178,7 +178,7 @@ mod tests {
 
     #[test]
     fn repository_folder_replaces_the_built_in_type() {
-        let settings = config::from_layers(None, "none").unwrap();
+        let settings = settings::from_layers(None, "none").unwrap();
         let dir = tempfile::tempdir().unwrap();
         let folder = dir.path().join("approvals/adr");
         std::fs::create_dir_all(folder.join("checks")).unwrap();

@@ -25,13 +25,13 @@
 
 pub mod cache;
 
-pub mod config;
 pub mod hash;
 pub mod history;
 pub mod instructions;
 mod report;
 pub mod run_dir;
 pub mod runner;
+pub mod settings;
 pub mod verdict;
 
 use std::fmt::Write as _;
@@ -47,13 +47,13 @@ use crate::diagnostic::Severity;
 use crate::engine::{Engine, ReadError};
 use crate::{clock, env};
 
-pub use config::{
-    ApprovalSettings, ConfigError, NextStep, OnRejection, RejectionAction, TypeSettings,
-};
 pub use history::{FileRun, HistorySummary, Stage};
 pub use instructions::InstructionsError;
 pub use report::{JSON_VERSION, human, run};
 pub use runner::RunnerError;
+pub use settings::{
+    ApprovalSettings, ConfigError, NextStep, OnRejection, RejectionAction, TypeSettings,
+};
 pub use verdict::{ApprovalFinding, FindingSource, Verdict};
 
 /// Options of one [`approve`] call.
@@ -325,7 +325,7 @@ fn truncate(text: &str, max: usize) -> String {
 /// merged with its `config/approvals.yaml`): per type `enabled`, `timeout`,
 /// `on_rejection` and the rest; `required_on_commit` for pre-commit.
 pub fn settings(root: &Path) -> anyhow::Result<ApprovalSettings> {
-    Ok(config::load(root)?)
+    Ok(settings::load(root)?)
 }
 
 /// Whether an `approved` verdict (at or above the type's current
@@ -336,7 +336,7 @@ pub fn settings(root: &Path) -> anyhow::Result<ApprovalSettings> {
 /// name the file they ask about.
 pub fn is_approved(root: &Path, rel_path: &str, bytes: &[u8], kind: &str) -> bool {
     let _ = rel_path;
-    let Ok(settings) = config::load(root) else {
+    let Ok(settings) = settings::load(root) else {
         return false;
     };
     let Some(type_settings) = settings.get(kind) else {
@@ -398,7 +398,7 @@ pub fn approve(
     if files.is_empty() {
         return Err(ApprovalError::NoFiles.into());
     }
-    let settings = config::load(root).map_err(ApprovalError::from)?;
+    let settings = settings::load(root).map_err(ApprovalError::from)?;
     let Some(type_settings) = settings.get(kind) else {
         return Err(ApprovalError::UnknownType {
             kind: kind.to_owned(),
@@ -658,16 +658,16 @@ fn read_files(
         .iter()
         .map(|file| {
             let path = if file.is_absolute() {
-                crate::repo::absolute(file)
+                crate::paths::absolute(file)
             } else {
-                crate::repo::absolute(&root.join(file))
+                crate::paths::absolute(&root.join(file))
             };
             let bytes = crate::engine::read_limited(&path, limit).map_err(|source| ReadError {
                 path: file.display().to_string(),
                 source,
             })?;
             Ok(run_dir::ReviewedFile {
-                display: crate::repo::display(root, &path),
+                display: crate::paths::display(root, &path),
                 path,
                 bytes,
             })
@@ -862,7 +862,7 @@ mod tests {
     use super::*;
 
     fn approval(findings: Vec<ApprovalFinding>, recommendations: Vec<String>) -> Approval {
-        let settings = config::from_layers(None, "none").unwrap();
+        let settings = settings::from_layers(None, "none").unwrap();
         Approval {
             document: ResultDocument {
                 approval_id: "id".into(),

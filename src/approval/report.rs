@@ -40,7 +40,7 @@ pub fn run(
     format: Format,
 ) -> anyhow::Result<ExitStatus> {
     let root = crate::cli::current_root();
-    let files: Vec<PathBuf> = files.iter().map(|f| crate::repo::absolute(f)).collect();
+    let files: Vec<PathBuf> = files.iter().map(|f| crate::paths::absolute(f)).collect();
     let options = ApproveOptions {
         no_cache,
         progress: std::io::stderr().is_terminal(),
@@ -59,7 +59,7 @@ pub fn run(
                 result_file: approval
                     .result_path
                     .as_ref()
-                    .map(|p| crate::repo::display(&root, p)),
+                    .map(|p| crate::paths::display(&root, p)),
                 cost_usd: approval.cost_usd,
                 duration_seconds: round3(approval.duration.as_secs_f64()),
                 exit_code: match status {
@@ -170,7 +170,7 @@ pub fn human(root: &Path, approval: &Approval, color: bool) -> String {
         }
     }
     if let Some(path) = &approval.result_path {
-        let _ = writeln!(out, "result: {}", crate::repo::display(root, path));
+        let _ = writeln!(out, "result: {}", crate::paths::display(root, path));
     }
     out
 }

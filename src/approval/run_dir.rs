@@ -164,7 +164,7 @@ pub fn prune(root: &Path, keep: usize) {
 /// `input/<repository-relative path>`; a file outside the repository gets
 /// `input/external/<n>-<file name>`.
 fn input_name(root: &Path, file: &ReviewedFile, index: usize) -> String {
-    match crate::repo::relative_to(root, &file.path) {
+    match crate::paths::relative_to(root, &file.path) {
         Some(rel) if !rel.is_empty() && !rel.split('/').any(|p| p == ".." || p.is_empty()) => {
             format!("input/{rel}")
         }

@@ -111,13 +111,13 @@ fn emit(output: &HookOutput) {
 /// `CLAUDE_PROJECT_DIR` (constant for the session), else the repository around the payload's cwd.
 fn project_root(event: &HookEvent) -> PathBuf {
     if let Some(dir) = env::var(env::CLAUDE_PROJECT_DIR) {
-        return crate::repo::absolute(Path::new(&dir));
+        return crate::paths::absolute(Path::new(&dir));
     }
     let cwd = event.cwd.as_deref().map_or_else(
         || std::env::current_dir().unwrap_or_default(),
         PathBuf::from,
     );
-    crate::repo::find_root(&cwd)
+    crate::paths::find_root(&cwd)
 }
 
 /// Apply the failure policy to an internal error.
@@ -227,7 +227,7 @@ fn post_tool_use(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> 
         Path::new(event.cwd.as_deref().unwrap_or(".")).join(path)
     };
     // Outside the project: not ours, and never read.
-    let Some(rel) = crate::repo::relative_to(root, &path) else {
+    let Some(rel) = crate::paths::relative_to(root, &path) else {
         return Ok(Outcome::default());
     };
     // The no-op path: with the default settings every ADR glob ends in `.md`, so any

@@ -44,7 +44,7 @@ pub fn registry() -> Vec<&'static RuleMeta> {
     all.extend_from_slice(file_refs::RULES);
     all.extend_from_slice(across::RULES);
     all.extend_from_slice(concept::RULES);
-    all.extend_from_slice(crate::chores::RULES);
+    all.extend_from_slice(crate::adr_dir::RULES);
     all
 }
 

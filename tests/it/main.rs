@@ -7,8 +7,8 @@
     reason = "tests fail loudly"
 )]
 
+mod adr_dir;
 mod approval;
-mod chores;
 mod common;
 mod corpus;
 mod hook;

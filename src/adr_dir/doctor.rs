@@ -177,7 +177,7 @@ pub fn run(ws: &Workspace) -> anyhow::Result<(Vec<FileReport>, Vec<ReadError>)> 
         .map(|(i, r)| (r.path.clone(), i))
         .collect();
     for entry in &catalog.entries {
-        let display = crate::repo::display(&ws.engine.root, &entry.path);
+        let display = crate::paths::display(&ws.engine.root, &entry.path);
         let Some(&i) = by_path.get(&display) else {
             continue;
         };
@@ -203,14 +203,14 @@ pub fn run(ws: &Workspace) -> anyhow::Result<(Vec<FileReport>, Vec<ReadError>)> 
     let gaps = gap_findings(&known);
     if !gaps.is_empty() {
         reports.push(FileReport {
-            path: format!("{}/", crate::repo::display(&ws.engine.root, &ws.dir)),
+            path: format!("{}/", crate::paths::display(&ws.engine.root, &ws.dir)),
             findings: gaps,
         });
     }
     let index_path = ws.index_path();
     let index_text = super::read_optional(&index_path)?;
     let mut index = FileReport {
-        path: crate::repo::display(&ws.engine.root, &index_path),
+        path: crate::paths::display(&ws.engine.root, &index_path),
         findings: index_table::check(index_text.as_deref(), &catalog),
     };
     if !index.findings.is_empty() {

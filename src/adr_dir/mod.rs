@@ -1,4 +1,4 @@
-//! ADR chores the HELIX consultant runs around writing an ADR: the next free
+//! The ADR directory commands the HELIX consultant runs around writing an ADR: the next free
 //! number, finalizing a draft into the ADR directory, keeping `INDEX.md` in step
 //! with the ADRs, and a repository-wide doctor.
 //!
@@ -25,7 +25,7 @@ use crate::engine::Engine;
 use crate::render;
 use crate::rules::RuleMeta;
 
-/// Rules introduced by the chores (index check and doctor), for the registry.
+/// Rules introduced by the ADR directory commands (index check and doctor), for the registry.
 pub const RULES: &[&RuleMeta] = &[
     &index_table::TABLE_MISSING,
     &index_table::ROW_MISSING,
@@ -49,17 +49,17 @@ impl Workspace {
     /// Load the settings of the repository at `root` and check its ADR directory.
     pub fn open(root: &Path) -> anyhow::Result<Workspace> {
         let engine = Engine::load(root, None)?;
-        let dir = crate::repo::absolute(&root.join(&engine.settings.adr.directory));
+        let dir = crate::paths::absolute(&root.join(&engine.settings.adr.directory));
         if dir.exists() && !dir.is_dir() {
             bail!(
                 "the ADR directory {} is not a directory (set adr.directory in config/helix-gate.yaml)",
-                crate::repo::display(root, &dir)
+                crate::paths::display(root, &dir)
             );
         }
         if !dir.is_dir() {
             bail!(
                 "no ADR directory: {} does not exist in the repository at {} (create it, or set adr.directory in config/helix-gate.yaml)",
-                crate::repo::display(root, &dir),
+                crate::paths::display(root, &dir),
                 root.display()
             );
         }
@@ -71,7 +71,7 @@ impl Workspace {
     }
 
     fn display(&self, path: &Path) -> String {
-        crate::repo::display(&self.engine.root, path)
+        crate::paths::display(&self.engine.root, path)
     }
 }
 

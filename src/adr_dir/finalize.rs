@@ -92,15 +92,15 @@ pub fn run_in(root: &Path, draft: &Path, options: Options) -> anyhow::Result<Out
 /// Finalize `draft` (relative to the current directory or absolute).
 pub fn run(ws: &Workspace, draft: &Path, options: Options) -> anyhow::Result<Outcome> {
     let root = &ws.engine.root;
-    let draft = crate::repo::absolute(draft);
-    let draft_display = crate::repo::display(root, &draft);
+    let draft = crate::paths::absolute(draft);
+    let draft_display = crate::paths::display(root, &draft);
     match std::fs::metadata(&draft) {
         Ok(meta) if meta.is_dir() => bail!("{draft_display} is a directory, not an ADR draft"),
         Ok(_) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
             "draft {draft_display} does not exist (a draft that was finalized already was moved to {}/; see {})",
-            crate::repo::display(root, &ws.dir),
-            crate::repo::display(root, &ws.index_path())
+            crate::paths::display(root, &ws.dir),
+            crate::paths::display(root, &ws.index_path())
         ),
         Err(e) => return Err(e).with_context(|| format!("cannot read {draft_display}")),
     }
@@ -158,7 +158,7 @@ fn plan(
     original: Vec<u8>,
 ) -> anyhow::Result<Result<Plan, Outcome>> {
     let root = &ws.engine.root;
-    let draft_display = crate::repo::display(root, draft);
+    let draft_display = crate::paths::display(root, draft);
     let adr = Adr::parse(text);
     let (number, number_note) = choose_number(&adr, catalog, root)?;
     let id = catalog::format_number(number);
@@ -169,7 +169,7 @@ fn plan(
         .unwrap_or_default();
     let name = format!("{id}-{}.md", slug::slug(&title));
     let target = ws.dir.join(&name);
-    let target_display = crate::repo::display(root, &target);
+    let target_display = crate::paths::display(root, &target);
 
     // Validate the document exactly as it will be written, at its new path.
     let (content, edit) = match set_adr_id(text, &id) {
@@ -229,15 +229,15 @@ fn plan(
     {
         return refuse(format!(
             "{} already has the title \"{title}\" (was this draft finalized before?); nothing was moved. Give a different decision a different title",
-            crate::repo::display(root, &twin.path)
+            crate::paths::display(root, &twin.path)
         ));
     }
-    if crate::repo::absolute(&target) == draft {
+    if crate::paths::absolute(&target) == draft {
         return refuse(format!(
             "{draft_display} is already finalized (it is named after its adr_id); run `helix-gate index --write` if its INDEX.md row is missing"
         ));
     }
-    let rel_target = crate::repo::relative_to(root, &target).unwrap_or_else(|| name.clone());
+    let rel_target = crate::paths::relative_to(root, &target).unwrap_or_else(|| name.clone());
     if ws.engine.matcher().is_excluded(&rel_target) {
         return refuse(format!(
             "{target_display} would match adr.exclude (INDEX, README, template names) and never be checked; change the title"
@@ -273,7 +273,7 @@ fn plan(
         target_display,
         title,
         status: new_row.status,
-        index_display: crate::repo::display(root, &index_path),
+        index_display: crate::paths::display(root, &index_path),
         index_path,
         index_created: index_text.is_none(),
         row,
@@ -300,7 +300,7 @@ fn choose_number(
                 Some(holder) => format!(
                     "adr_id {} is taken by {}",
                     catalog::format_number(n),
-                    crate::repo::display(root, &holder.path)
+                    crate::paths::display(root, &holder.path)
                 ),
             },
             None => format!("adr_id `{id}` is not a number"),

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use helix_gate::chores::finalize::{self, Fault, Options};
+use helix_gate::adr_dir::finalize::{self, Fault, Options};
 
 use crate::common::*;
 

@@ -1,4 +1,4 @@
-//! The ADR directory as the chores see it: every ADR file with the number in its
+//! The ADR directory as its commands see it: every ADR file with the number in its
 //! name, its parse, and the numbers that are taken.
 //!
 //! A number counts as taken when it appears in a file name *or* in an `adr_id`,
@@ -72,11 +72,11 @@ pub struct Catalog {
 impl Catalog {
     /// Read the Markdown files below `dir` (INDEX.md, README.md and templates excluded).
     pub fn load(engine: &Engine, dir: &Path) -> anyhow::Result<Catalog> {
-        let dir = crate::repo::absolute(dir);
+        let dir = crate::paths::absolute(dir);
         let limit = engine.settings.adr.max_file_size;
         let mut entries = Vec::new();
         for path in engine.directory_adrs(&dir)? {
-            let path = crate::repo::absolute(&path);
+            let path = crate::paths::absolute(&path);
             // An unreadable or undecodable file still takes the number in its name;
             // `doctor` reports why it cannot be read.
             let adr = read_limited(&path, limit)
@@ -119,14 +119,14 @@ impl Catalog {
 
     /// The entry at `path` (compared after lexical normalisation).
     pub fn find_path(&self, path: &Path) -> Option<usize> {
-        let path = crate::repo::absolute(path);
+        let path = crate::paths::absolute(path);
         self.entries.iter().position(|e| e.path == path)
     }
 }
 
 /// `path` relative to `dir` with `/` separators.
 pub fn link_from(dir: &Path, path: &Path) -> String {
-    crate::repo::relative_to(dir, path).unwrap_or_else(|| path.display().to_string())
+    crate::paths::relative_to(dir, path).unwrap_or_else(|| path.display().to_string())
 }
 
 /// `39` -> `039`; numbers of four or more digits keep all of them.
