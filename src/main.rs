@@ -9,7 +9,7 @@ fn main() -> ExitCode {
     if args.next().is_some_and(|a| a == "hook")
         && args.all(|a| !a.to_string_lossy().starts_with('-'))
     {
-        return helix_gate::hook::run().into();
+        return helix_gate::cli::run_hook().into();
     }
     let cli = helix_gate::cli::Cli::parse();
     match helix_gate::cli::run(cli) {

@@ -16,20 +16,14 @@
 //! Settings and rules come from the work tree (`config/`), like for `validate`.
 
 use std::collections::BTreeSet;
-use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use anyhow::Context as _;
-
 use crate::adr::{self, Adr};
-use crate::cli::ExitStatus;
-use crate::diagnostic::{FileReport, Finding, Severity, Summary};
+use crate::diagnostic::{FileReport, Finding};
 use crate::engine::Engine;
 use crate::git::{EntryKind, GitEnv, GitError, Repo, StagedEntry, StagedIndex};
-use crate::render::plural;
 use crate::rules::{RepoFiles, across, input};
-use crate::{env, render};
 
 /// Why the commit could not be checked at all (exit 2, never shown as an ADR finding).
 #[derive(Debug, thiserror::Error)]
@@ -68,37 +62,6 @@ impl Outcome {
             || !self.unapproved.is_empty()
             || self.reports.iter().any(FileReport::has_errors)
     }
-}
-
-/// Entry point of `helix-gate pre-commit`, run by git from the work tree root.
-pub fn run() -> anyhow::Result<ExitStatus> {
-    let claude = env::var(env::CLAUDECODE).as_deref() == Some("1");
-    let start = std::env::current_dir().context("cannot determine the current directory")?;
-    let (text, status) = match check_commit(&start, &GitEnv::from_process()) {
-        Ok(outcome) => {
-            let status = if outcome.blocks() {
-                ExitStatus::Failure
-            } else {
-                ExitStatus::Success
-            };
-            let text = if claude {
-                render_compact(&outcome)
-            } else {
-                let color = std::io::stderr().is_terminal() && !env::is_set(env::NO_COLOR);
-                render_human(&outcome, color)
-            };
-            (text, status)
-        }
-        Err(err) => (failure_message(&err, claude), ExitStatus::Error),
-    };
-    // Everything goes to stderr: that is what git shows for a hook, and what Claude Code's
-    // Bash tool hands the model after "Exit code 1".
-    let mut stderr = std::io::stderr().lock();
-    // A closed stderr must not turn a verdict into a crash; the exit status still carries it.
-    let _ = stderr
-        .write_all(text.as_bytes())
-        .and_then(|()| stderr.flush());
-    Ok(status)
 }
 
 /// Check the commit-to-be of the repository found from `start` with `git_env`.
@@ -377,7 +340,7 @@ pub fn approval_required(root: &Path) -> Result<bool, PreCommitError> {
         .map_err(PreCommitError::Approvals)
 }
 
-const APPROVALS_FILE: &str = crate::approval::settings::APPROVALS_PATH;
+pub const APPROVALS_FILE: &str = crate::approval::settings::APPROVALS_PATH;
 
 /// The same finding [`input::decode`] gives for an oversized file; the blob itself is never
 /// loaded, so the size comes from the object header.
@@ -571,186 +534,6 @@ impl RepoFiles for IndexFiles {
 
 // ------------------------------------------------------------------ output
 
-const BYPASS: &str = "git commit --no-verify";
-
-/// The path to name in "see details" hints: the failing file when there is exactly one.
-fn details_target(outcome: &Outcome) -> String {
-    let failing: Vec<&str> = outcome
-        .reports
-        .iter()
-        .filter(|r| r.has_errors())
-        .map(|r| r.path.as_str())
-        .collect();
-    match failing.as_slice() {
-        [one] if one.contains([' ', '\'', '"']) => format!("'{one}'"),
-        [one] => (*one).to_owned(),
-        _ => "<file>".to_owned(),
-    }
-}
-
-fn merge_note(outcome: &Outcome) -> Option<String> {
-    (outcome.merge_in_progress && !outcome.reports.is_empty()).then(|| {
-        format!(
-            "merge in progress (MERGE_HEAD): checking the {} of the merge result",
-            plural(outcome.reports.len(), "staged ADR")
-        )
-    })
-}
-
-fn unapproved_line(path: &str) -> String {
-    format!(
-        "`{path}` has no approved review of its staged content (commit.required_on_commit in {APPROVALS_FILE}); \
-with that content in the working tree, run `helix-gate approve {path}`, then commit again"
-    )
-}
-
-fn unmerged_line(path: &str) -> String {
-    format!("`{path}` has unresolved merge conflicts in the index; resolve them and `git add` it")
-}
-
-/// Terminal output: the same diagnostics as `validate`, then how to see details and bypass.
-/// A clean commit prints nothing but notes.
-pub fn render_human(outcome: &Outcome, color: bool) -> String {
-    let mut out = String::new();
-    let mut line = |text: &str| {
-        out.push_str("helix-gate: ");
-        out.push_str(text);
-        out.push('\n');
-    };
-    if let Some(note) = merge_note(outcome) {
-        line(&note);
-    }
-    for note in &outcome.notes {
-        line(&format!("note: {note}"));
-    }
-    for path in &outcome.unmerged {
-        line(&format!("error: {}", unmerged_line(path)));
-    }
-    for path in &outcome.unapproved {
-        line(&format!("error: {}", unapproved_line(path)));
-    }
-    let has_findings = outcome.reports.iter().any(|r| !r.findings.is_empty());
-    if has_findings {
-        out.push_str(&render::human(&outcome.reports, color));
-    }
-    if outcome.blocks() {
-        out.push_str(&format!(
-            "helix-gate: commit blocked: staged ADRs have errors (checked as staged, not as in the working tree). \
-Details: `helix-gate validate {}`; emergency bypass: `{BYPASS}`\n",
-            details_target(outcome)
-        ));
-    }
-    out
-}
-
-/// Output for Claude Code (`CLAUDECODE=1`): the model reads it as the failed command's
-/// error text, so it is short, names each problem with its fix, and says what to do next.
-pub fn render_compact(outcome: &Outcome) -> String {
-    let mut out = String::new();
-    let summary = Summary::of(&outcome.reports);
-    if let Some(note) = merge_note(outcome) {
-        out.push_str(&format!("helix-gate: {note}\n"));
-    }
-    for note in &outcome.notes {
-        out.push_str(&format!("helix-gate: note: {note}\n"));
-    }
-    let finding_lines = |out: &mut String, severity: Severity| {
-        for report in &outcome.reports {
-            for f in report.findings.iter().filter(|f| f.severity == severity) {
-                let location = match f.line {
-                    Some(line) => format!("{}:{line}", report.path),
-                    None => report.path.clone(),
-                };
-                out.push_str(&format!("- {location} [{}] {}", f.rule, f.message));
-                if let Some(hint) = &f.hint {
-                    out.push_str(&format!(". Fix: {hint}"));
-                }
-                out.push('\n');
-            }
-        }
-    };
-    if outcome.blocks() {
-        let failing = outcome.reports.iter().filter(|r| r.has_errors()).count();
-        out.push_str(&format!(
-            "helix-gate blocked this commit: {} in {} (checked as staged in the index, not the working tree).\n",
-            plural(
-                summary.errors + outcome.unmerged.len() + outcome.unapproved.len(),
-                "error"
-            ),
-            plural(
-                failing + outcome.unmerged.len() + outcome.unapproved.len(),
-                "staged ADR"
-            )
-        ));
-        for path in &outcome.unmerged {
-            out.push_str(&format!("- {}\n", unmerged_line(path)));
-        }
-        for path in &outcome.unapproved {
-            out.push_str(&format!("- {}\n", unapproved_line(path)));
-        }
-        finding_lines(&mut out, Severity::Error);
-        if summary.warnings > 0 {
-            out.push_str(&format!(
-                "({} not shown: they do not block; see `helix-gate validate {}`)\n",
-                plural(summary.warnings, "warning"),
-                details_target(outcome)
-            ));
-        }
-        out.push_str(
-            "Fix these errors in the files, stage them again with `git add`, then retry the same commit.\n",
-        );
-    } else if summary.warnings > 0 {
-        out.push_str(&format!(
-            "helix-gate: the staged ADRs pass with {}:\n",
-            plural(summary.warnings, "warning")
-        ));
-        finding_lines(&mut out, Severity::Warning);
-    }
-    out
-}
-
-/// The message for a commit that could not be checked (exit 2, which also blocks the commit).
-fn failure_message(err: &PreCommitError, claude: bool) -> String {
-    // Outside a work tree there is no commit to bypass, so the bypass is only offered when a
-    // real commit is stuck on a failure that is not the author's.
-    let (what, next, bypass) = match err {
-        PreCommitError::Git(GitError::NotARepository { path }) => (
-            format!(
-                "not inside a git repository ({}); there is no commit to check",
-                path.display()
-            ),
-            "run it inside a work tree; it normally runs from the git pre-commit hook",
-            false,
-        ),
-        PreCommitError::Git(GitError::Bare) => (
-            "this is a bare repository: there is no work tree and no index a commit could be made from, so nothing to check".to_owned(),
-            "run it inside a work tree (or a linked worktree) of the repository",
-            false,
-        ),
-        PreCommitError::Config(_) | PreCommitError::Approvals(_) => (
-            err.to_string(),
-            "fix the configuration (`helix-gate validate` shows the same error), then commit again",
-            true,
-        ),
-        PreCommitError::Git(_) => (
-            format!("cannot read the commit-to-be: {err}"),
-            "this is a problem with the repository or helix-gate, not with an ADR",
-            true,
-        ),
-    };
-    if claude {
-        format!(
-            "helix-gate pre-commit failed (infrastructure, not an ADR finding): {what}. {next}. Tell the user; do not change ADRs because of this message.\n"
-        )
-    } else if bypass {
-        format!(
-            "helix-gate pre-commit: error: {what}\n  hint: {next}; emergency bypass: `{BYPASS}`\n"
-        )
-    } else {
-        format!("helix-gate pre-commit: error: {what}\n  hint: {next}\n")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -786,50 +569,5 @@ mod tests {
             id_number(&front_matter_only(b"---\nadr_id: 9\n\xff---\n")),
             None
         );
-    }
-
-    fn outcome(findings: Vec<Finding>) -> Outcome {
-        Outcome {
-            reports: vec![FileReport {
-                path: "adr/001 x.md".into(),
-                findings,
-            }],
-            ..Outcome::default()
-        }
-    }
-
-    #[test]
-    fn human_output_ends_with_details_and_bypass_when_blocked() {
-        let o = outcome(vec![
-            Finding::new("section-missing", Severity::Error, "no Kontext")
-                .at(3)
-                .hint("add it"),
-        ]);
-        let text = render_human(&o, false);
-        assert!(text.starts_with("adr/001 x.md:3: error[section-missing] no Kontext\n  hint: add it\n1 file checked: 1 error, 0 warnings\n"), "{text}");
-        assert!(
-            text.ends_with("Details: `helix-gate validate 'adr/001 x.md'`; emergency bypass: `git commit --no-verify`\n"),
-            "{text}"
-        );
-        assert_eq!(render_human(&outcome(vec![]), false), "");
-    }
-
-    #[test]
-    fn compact_output_lists_errors_with_fixes_and_no_bypass() {
-        let o = outcome(vec![
-            Finding::new("section-missing", Severity::Error, "no Kontext")
-                .at(3)
-                .hint("add it"),
-            Finding::new("acceptance-criteria-min", Severity::Warning, "few criteria"),
-        ]);
-        let text = render_compact(&o);
-        assert_eq!(
-            text,
-            "helix-gate blocked this commit: 1 error in 1 staged ADR (checked as staged in the index, not the working tree).\n\
-- adr/001 x.md:3 [section-missing] no Kontext. Fix: add it\n\
-(1 warning not shown: they do not block; see `helix-gate validate 'adr/001 x.md'`)\n\
-Fix these errors in the files, stage them again with `git add`, then retry the same commit.\n"
-        );
-        assert!(!text.contains("--no-verify"));
     }
 }

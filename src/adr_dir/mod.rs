@@ -19,10 +19,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
 
-use crate::cli::{self, ExitStatus, Format};
 use crate::diagnostic::FileReport;
-use crate::engine::Engine;
-use crate::render;
+use crate::engine::{Engine, ReadError};
 use crate::rules::RuleMeta;
 
 /// Rules introduced by the ADR directory commands (index check and doctor), for the registry.
@@ -84,99 +82,27 @@ pub fn read_optional(path: &Path) -> anyhow::Result<Option<String>> {
     }
 }
 
-/// `helix-gate next-number`: print the next free ADR number.
-pub fn next_number() -> anyhow::Result<ExitStatus> {
-    let ws = Workspace::open(&cli::current_root())?;
+/// The next free ADR number of the repository at `root`.
+pub fn next_number(root: &Path) -> anyhow::Result<u32> {
+    let ws = Workspace::open(root)?;
     let catalog = catalog::Catalog::load(&ws.engine, &ws.dir)?;
-    cli::print(&format!(
-        "{}\n",
-        catalog::format_number(catalog.next_number()?)
-    ))?;
-    Ok(ExitStatus::Success)
+    catalog.next_number()
 }
 
-/// `helix-gate finalize <draft> [--dry-run]`.
-pub fn finalize(draft: &Path, dry_run: bool) -> anyhow::Result<ExitStatus> {
-    let ws = Workspace::open(&cli::current_root())?;
-    let options = finalize::Options {
-        dry_run,
-        fault: None,
-    };
-    match finalize::run(&ws, draft, options)? {
-        finalize::Outcome::Refused { report, reason } => {
-            if let Some(report) = report {
-                cli::print(&render::human(&[report], cli::use_color()))?;
-            }
-            eprintln!("helix-gate: error: finalize refused: {reason}");
-            Ok(ExitStatus::Failure)
-        }
-        finalize::Outcome::DryRun(plan) => {
-            cli::print(&describe(&plan, true))?;
-            Ok(ExitStatus::Success)
-        }
-        finalize::Outcome::Finalized(plan) => {
-            cli::print(&describe(&plan, false))?;
-            Ok(ExitStatus::Success)
-        }
-    }
+/// What `index --check` found.
+#[derive(Debug)]
+pub struct IndexCheck {
+    /// INDEX.md's findings (sorted); empty when it is in step.
+    pub report: FileReport,
+    /// How many ADRs the directory holds.
+    pub adrs: usize,
+    /// The ADR directory as shown to the user.
+    pub dir_display: String,
 }
 
-fn describe(plan: &finalize::Plan, dry_run: bool) -> String {
-    let mut out = String::new();
-    if !plan.report.findings.is_empty() {
-        out.push_str(&render::human(
-            std::slice::from_ref(&plan.report),
-            cli::use_color(),
-        ));
-    }
-    let id = catalog::format_number(plan.number);
-    let index_action = if plan.index_created {
-        "created"
-    } else {
-        "added to"
-    };
-    if dry_run {
-        out.push_str("dry run: nothing was changed\n");
-        if let Some(note) = &plan.number_note {
-            out.push_str(&format!("would assign a number: {note}\n"));
-        }
-        out.push_str(&format!(
-            "would move {} -> {} (adr_id: \"{id}\")\n",
-            plan.draft_display, plan.target_display
-        ));
-        let action = if plan.index_created {
-            "would create"
-        } else {
-            "would add to"
-        };
-        out.push_str(&format!("{action} {}: {}\n", plan.index_display, plan.row));
-    } else {
-        if let Some(note) = &plan.number_note {
-            out.push_str(&format!("number: {note}\n"));
-        }
-        out.push_str(&format!(
-            "ADR-{id} finalized: {} -> {} (status {})\n",
-            plan.draft_display, plan.target_display, plan.status
-        ));
-        out.push_str(&format!(
-            "{index_action} {}: {}\n",
-            plan.index_display, plan.row
-        ));
-    }
-    out
-}
-
-/// `helix-gate index [--check | --write]` (no flag: `--check`).
-pub fn index(_check: bool, write: bool) -> anyhow::Result<ExitStatus> {
-    let ws = Workspace::open(&cli::current_root())?;
-    if write {
-        index_write(&ws)
-    } else {
-        index_check(&ws)
-    }
-}
-
-fn index_check(ws: &Workspace) -> anyhow::Result<ExitStatus> {
+/// Compare INDEX.md with the ADRs of the directory.
+pub fn index_check(root: &Path) -> anyhow::Result<IndexCheck> {
+    let ws = Workspace::open(root)?;
     let catalog = catalog::Catalog::load(&ws.engine, &ws.dir)?;
     let path = ws.index_path();
     let text = read_optional(&path)?;
@@ -184,49 +110,63 @@ fn index_check(ws: &Workspace) -> anyhow::Result<ExitStatus> {
         path: ws.display(&path),
         findings: index_table::check(text.as_deref(), &catalog),
     };
-    if report.findings.is_empty() {
-        cli::print(&format!(
-            "{}: in step with the {} ADR{} of {}/\n",
-            report.path,
-            catalog.entries.len(),
-            if catalog.entries.len() == 1 { "" } else { "s" },
-            ws.display(&ws.dir)
-        ))?;
-        return Ok(ExitStatus::Success);
-    }
     report.sort();
-    cli::print(&render::human(&[report], cli::use_color()))?;
-    Ok(ExitStatus::Failure)
+    Ok(IndexCheck {
+        report,
+        adrs: catalog.entries.len(),
+        dir_display: ws.display(&ws.dir),
+    })
 }
 
-fn index_write(ws: &Workspace) -> anyhow::Result<ExitStatus> {
+/// What `index --write` did to INDEX.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexChange {
+    Unchanged,
+    Rewrote,
+    Created,
+}
+
+/// The result of `index --write`.
+#[derive(Debug)]
+pub struct IndexWrite {
+    /// INDEX.md as shown to the user.
+    pub path_display: String,
+    pub change: IndexChange,
+    /// Rows in the table.
+    pub rows: usize,
+}
+
+/// Regenerate INDEX.md's table rows under the ADR directory lock.
+pub fn index_write(root: &Path) -> anyhow::Result<IndexWrite> {
+    let ws = Workspace::open(root)?;
     let _lock = lock::Lock::acquire(&ws.dir)?;
     let catalog = catalog::Catalog::load(&ws.engine, &ws.dir)?;
     let path = ws.index_path();
     let text = read_optional(&path)?;
     let new = index_table::rewrite(text.as_deref(), &catalog);
-    let shown = ws.display(&path);
+    let path_display = ws.display(&path);
+    let rows = catalog.entries.len();
     if text.as_deref() == Some(new.as_str()) {
-        cli::print(&format!("{shown}: already up to date\n"))?;
-        return Ok(ExitStatus::Success);
+        return Ok(IndexWrite {
+            path_display,
+            change: IndexChange::Unchanged,
+            rows,
+        });
     }
     atomic::replace(&path, new.as_bytes())?;
-    cli::print(&format!(
-        "{shown}: {} with {} row{}\n",
-        if text.is_some() {
-            "rewrote the table"
+    Ok(IndexWrite {
+        path_display,
+        change: if text.is_some() {
+            IndexChange::Rewrote
         } else {
-            "created"
+            IndexChange::Created
         },
-        catalog.entries.len(),
-        if catalog.entries.len() == 1 { "" } else { "s" }
-    ))?;
-    Ok(ExitStatus::Success)
+        rows,
+    })
 }
 
-/// `helix-gate doctor [--format human|json]`.
-pub fn doctor(format: Format) -> anyhow::Result<ExitStatus> {
-    let ws = Workspace::open(&cli::current_root())?;
-    let (reports, read_errors) = doctor::run(&ws)?;
-    cli::finish(&reports, &read_errors, format)
+/// Repository-wide ADR health: every file's findings and the files that could not be read.
+pub fn doctor(root: &Path) -> anyhow::Result<(Vec<FileReport>, Vec<ReadError>)> {
+    let ws = Workspace::open(root)?;
+    doctor::run(&ws)
 }

@@ -28,7 +28,6 @@ pub mod cache;
 pub mod hash;
 pub mod history;
 pub mod instructions;
-mod report;
 pub mod run_dir;
 pub mod runner;
 pub mod settings;
@@ -42,14 +41,12 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
-use crate::cli::ExitStatus;
 use crate::diagnostic::Severity;
 use crate::engine::{Engine, ReadError};
 use crate::{clock, env};
 
 pub use history::{FileRun, HistorySummary, Stage};
 pub use instructions::InstructionsError;
-pub use report::{JSON_VERSION, human, run};
 pub use runner::RunnerError;
 pub use settings::{
     ApprovalSettings, ConfigError, NextStep, OnRejection, RejectionAction, TypeSettings,
@@ -178,18 +175,6 @@ impl Approval {
 
     pub fn stage(&self) -> Stage {
         self.document.stage
-    }
-
-    /// Exit status of `helix-gate approve`: 0 approved, 1 rejected or
-    /// needs_revision, 2 when the reviewer failed (infrastructure).
-    pub fn exit_status(&self) -> ExitStatus {
-        if self.failure.is_some() {
-            ExitStatus::Error
-        } else if self.is_approved() {
-            ExitStatus::Success
-        } else {
-            ExitStatus::Failure
-        }
     }
 
     /// The `on_rejection.feedback_template` filled in, with `{attempt}` = the
@@ -644,7 +629,7 @@ fn finish(
     })
 }
 
-fn round3(x: f64) -> f64 {
+pub fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
@@ -858,10 +843,13 @@ impl Progress {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn approval(findings: Vec<ApprovalFinding>, recommendations: Vec<String>) -> Approval {
+    pub(crate) fn approval(
+        findings: Vec<ApprovalFinding>,
+        recommendations: Vec<String>,
+    ) -> Approval {
         let settings = settings::from_layers(None, "none").unwrap();
         Approval {
             document: ResultDocument {
@@ -940,16 +928,5 @@ mod tests {
             &[("a", "{b}".to_owned()), ("b", "B".to_owned())],
         );
         assert_eq!(out, "{b} B {unknown} {");
-    }
-
-    #[test]
-    fn exit_status_mapping() {
-        let mut a = approval(vec![], vec![]);
-        assert_eq!(a.exit_status(), ExitStatus::Failure);
-        a.document.result = Verdict::Approved;
-        assert_eq!(a.exit_status(), ExitStatus::Success);
-        a.document.result = Verdict::Rejected;
-        a.failure = Some(RunnerError::Timeout { seconds: 3 });
-        assert_eq!(a.exit_status(), ExitStatus::Error);
     }
 }

@@ -17,7 +17,6 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::cli::ExitStatus;
 use crate::config::Settings;
 use crate::decision_log::{self, Decision};
 use crate::diagnostic::{FileReport, Severity};
@@ -56,13 +55,14 @@ struct Outcome {
     decisions: Vec<Decision>,
 }
 
-/// Run the hook. Never fails and never panics out: every failure becomes an
-/// explicit, labelled decision.
-pub fn run() -> ExitStatus {
+/// Run the hook on the event on stdin: the one JSON object to answer with on
+/// stdout, or None for "proceed" with nothing to say. Never fails and never
+/// panics out: every failure becomes an explicit, labelled decision.
+pub fn run() -> Option<String> {
     // Inside a reviewer started by helix-gate the hook does nothing, so a
     // review can never trigger another review.
     if env::is_set(env::HELIX_GATE_CHILD) {
-        return ExitStatus::Success;
+        return None;
     }
     let started = Instant::now();
     let event = match event::read_stdin().and_then(|bytes| event::decode(&bytes)) {
@@ -70,10 +70,12 @@ pub fn run() -> ExitStatus {
         Err(err) => {
             // Without an event we cannot tell which decision would apply: fail open, loudly.
             eprintln!("helix-gate hook: {err}");
-            emit(&HookOutput::message(format!(
-                "helix-gate: infrastructure error, hook skipped: {err}"
-            )));
-            return ExitStatus::Success;
+            return Some(
+                HookOutput::message(format!(
+                    "helix-gate: infrastructure error, hook skipped: {err}"
+                ))
+                .to_json_line(),
+            );
         }
     };
     let root = project_root(&event);
@@ -96,16 +98,7 @@ pub fn run() -> ExitStatus {
             eprintln!("helix-gate hook: cannot write the decision log: {e}");
         }
     }
-    if let Some(output) = outcome.output {
-        emit(&output);
-    }
-    ExitStatus::Success
-}
-
-fn emit(output: &HookOutput) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{}", output.to_json_line());
-    let _ = stdout.flush();
+    outcome.output.map(|output| output.to_json_line())
 }
 
 /// `CLAUDE_PROJECT_DIR` (constant for the session), else the repository around the payload's cwd.

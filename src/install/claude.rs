@@ -9,13 +9,20 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, bail};
 use serde_json::{Map, Value, json};
 
-use crate::cli::{ExitStatus, Scope};
-
 /// Stop must outlive a reviewer run (approval timeout, default 300 s) plus the checks.
 pub const STOP_TIMEOUT_MARGIN_S: u64 = 60;
 const DEFAULT_APPROVAL_TIMEOUT_S: u64 = 300;
 
 /// The settings file for a scope.
+/// Which Claude Code settings file: project (.claude/settings.json), local
+/// (.claude/settings.local.json) or user (~/.claude/settings.json).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Project,
+    Local,
+    User,
+}
+
 pub fn settings_path(root: &Path, scope: Scope) -> anyhow::Result<PathBuf> {
     Ok(match scope {
         Scope::Project => root.join(".claude/settings.json"),
@@ -188,32 +195,24 @@ pub fn uninstall_from(path: &Path) -> anyhow::Result<usize> {
     Ok(removed)
 }
 
-pub fn install(scope: Scope) -> anyhow::Result<ExitStatus> {
-    let root = crate::cli::current_root();
-    let settings = crate::config::Settings::load(&root)?;
-    let path = settings_path(&root, scope)?;
+/// Register the hook in the settings file of `scope`; returns that file.
+pub fn install(root: &Path, scope: Scope) -> anyhow::Result<PathBuf> {
+    let settings = crate::config::Settings::load(root)?;
+    let path = settings_path(root, scope)?;
     install_into(
         &path,
         &hook_command(),
         settings.hook.prompt_context,
         DEFAULT_APPROVAL_TIMEOUT_S,
     )?;
-    crate::cli::print(&format!(
-        "helix-gate hook registered in {} (PostToolUse on Write|Edit|MultiEdit, Stop, SessionStart)\n",
-        path.display()
-    ))?;
-    Ok(ExitStatus::Success)
+    Ok(path)
 }
 
-pub fn uninstall(scope: Scope) -> anyhow::Result<ExitStatus> {
-    let root = crate::cli::current_root();
-    let path = settings_path(&root, scope)?;
+/// Remove helix-gate's hooks from the settings file of `scope`: that file and how many.
+pub fn uninstall(root: &Path, scope: Scope) -> anyhow::Result<(PathBuf, usize)> {
+    let path = settings_path(root, scope)?;
     let removed = uninstall_from(&path)?;
-    crate::cli::print(&format!(
-        "removed {removed} helix-gate hook(s) from {}\n",
-        path.display()
-    ))?;
-    Ok(ExitStatus::Success)
+    Ok((path, removed))
 }
 
 #[cfg(test)]

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::cli::{ExitStatus, print};
 use crate::git::Repo;
 
 /// The shim script, byte for byte as installed.
@@ -20,8 +19,8 @@ pub const SHIM: &str = include_str!("../../hooks/pre-commit");
 /// The line that identifies a hook file as helix-gate's shim (any version).
 pub const MARKER: &str = "# helix-gate pre-commit shim";
 
-const HOOK: &str = "pre-commit";
-const LOCAL: &str = "pre-commit.local";
+pub const HOOK: &str = "pre-commit";
+pub const LOCAL: &str = "pre-commit.local";
 
 /// What [`install_into`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,61 +77,18 @@ fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Insta
     }
 }
 
-/// `helix-gate install git`.
-pub fn install() -> anyhow::Result<ExitStatus> {
+/// `helix-gate install git`: the hook file and what was done to it.
+pub fn install() -> anyhow::Result<(PathBuf, Installed)> {
     let dir = hooks_dir()?;
-    let hook = dir.join(HOOK);
-    let message = match install_into(&dir)? {
-        Installed::Fresh => format!(
-            "installed the helix-gate pre-commit hook: {}\n",
-            hook.display()
-        ),
-        Installed::Chained => format!(
-            "installed the helix-gate pre-commit hook: {}\nthe existing hook was kept as {LOCAL}; it runs first and its failure still blocks the commit\n",
-            hook.display()
-        ),
-        Installed::Updated => format!(
-            "updated the helix-gate pre-commit hook: {}\n",
-            hook.display()
-        ),
-        Installed::Unchanged => format!(
-            "the helix-gate pre-commit hook is already installed: {}\n",
-            hook.display()
-        ),
-    };
-    print(&message)?;
-    if !on_path("helix-gate") {
-        eprintln!(
-            "helix-gate: warning: `helix-gate` is not on PATH; the hook blocks every commit until it is (install.sh or `cargo install --path <checkout>`)"
-        );
-    }
-    Ok(ExitStatus::Success)
+    let done = install_into(&dir)?;
+    Ok((dir.join(HOOK), done))
 }
 
-/// `helix-gate uninstall git`.
-pub fn uninstall() -> anyhow::Result<ExitStatus> {
+/// `helix-gate uninstall git`: the hooks directory and what was done in it.
+pub fn uninstall() -> anyhow::Result<(PathBuf, Uninstalled)> {
     let dir = hooks_dir()?;
-    let hook = dir.join(HOOK);
-    let message = match uninstall_from(&dir)? {
-        Uninstalled::Removed => format!(
-            "removed the helix-gate pre-commit hook: {}\n",
-            hook.display()
-        ),
-        Uninstalled::Restored => format!(
-            "removed the helix-gate pre-commit hook and restored the previous hook from {LOCAL}: {}\n",
-            hook.display()
-        ),
-        Uninstalled::NotInstalled => format!(
-            "no pre-commit hook is installed in {}: nothing to do\n",
-            dir.display()
-        ),
-        Uninstalled::Foreign => format!(
-            "{} is not helix-gate's hook: left unchanged\n",
-            hook.display()
-        ),
-    };
-    print(&message)?;
-    Ok(ExitStatus::Success)
+    let done = uninstall_from(&dir)?;
+    Ok((dir, done))
 }
 
 /// The hooks directory of the repository around the current directory, as git sees it.
@@ -224,7 +180,8 @@ fn write_executable(path: &Path, content: &str) -> Result<(), InstallError> {
 
 /// Whether `name` is an executable file in a `PATH` directory (what the shim's
 /// `command -v` will find).
-fn on_path(name: &str) -> bool {
+/// Whether an executable `name` is on PATH.
+pub fn on_path(name: &str) -> bool {
     std::env::var_os("PATH").is_some_and(|paths| {
         std::env::split_paths(&paths).any(|dir| {
             let candidate = dir.join(name);

@@ -1,4 +1,4 @@
-//! `helix-gate approve`: the command line around [`super::approve`], and the
+//! `helix-gate approve`: the command line around [`crate::approval::approve`], and the
 //! terminal and JSON renderings of an [`Approval`].
 
 use std::fmt::Write as _;
@@ -7,15 +7,16 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{
+use super::terminal::{current_root, print, use_color};
+use super::{ExitStatus, Format};
+use crate::approval::{
     Approval, ApprovalFinding, ApproveOptions, FileRun, ResultDocument, Stage, Verdict, approve,
     round3,
 };
-use crate::cli::{ExitStatus, Format};
 use crate::diagnostic::Severity;
 
 /// Version of the `approve --format json` document.
-pub const JSON_VERSION: u32 = 1;
+const JSON_VERSION: u32 = 1;
 
 #[derive(Serialize)]
 struct JsonOutput<'a> {
@@ -33,20 +34,20 @@ struct JsonOutput<'a> {
 }
 
 /// `helix-gate approve FILE... [--type T] [--no-cache] [--format F]`.
-pub fn run(
+pub(super) fn run(
     files: &[PathBuf],
     kind: &str,
     no_cache: bool,
     format: Format,
 ) -> anyhow::Result<ExitStatus> {
-    let root = crate::cli::current_root();
+    let root = current_root();
     let files: Vec<PathBuf> = files.iter().map(|f| crate::paths::absolute(f)).collect();
     let options = ApproveOptions {
         no_cache,
         progress: std::io::stderr().is_terminal(),
     };
     let approval = approve(&root, &files, kind, &options)?;
-    let status = approval.exit_status();
+    let status = exit_status(&approval);
     let text = match format {
         Format::Json => {
             let out = JsonOutput {
@@ -70,14 +71,26 @@ pub fn run(
             };
             serde_json::to_string_pretty(&out)? + "\n"
         }
-        Format::Human => human(&root, &approval, crate::cli::use_color()),
+        Format::Human => human(&root, &approval, use_color()),
     };
-    crate::cli::print(&text)?;
+    print(&text)?;
     Ok(status)
 }
 
+/// Exit status of `helix-gate approve`: 0 approved, 1 rejected or
+/// needs_revision, 2 when the reviewer failed (infrastructure).
+fn exit_status(approval: &Approval) -> ExitStatus {
+    if approval.failure.is_some() {
+        ExitStatus::Error
+    } else if approval.is_approved() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    }
+}
+
 /// Terminal text of an approval.
-pub fn human(root: &Path, approval: &Approval, color: bool) -> String {
+fn human(root: &Path, approval: &Approval, color: bool) -> String {
     let paint = |code: &str, text: &str| {
         if color {
             format!("\x1b[{code}m{text}\x1b[0m")
@@ -173,4 +186,21 @@ pub fn human(root: &Path, approval: &Approval, color: bool) -> String {
         let _ = writeln!(out, "result: {}", crate::paths::display(root, path));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::approval::RunnerError;
+
+    #[test]
+    fn exit_status_mapping() {
+        let mut a = crate::approval::tests::approval(vec![], vec![]);
+        assert_eq!(exit_status(&a), ExitStatus::Failure);
+        a.document.result = Verdict::Approved;
+        assert_eq!(exit_status(&a), ExitStatus::Success);
+        a.document.result = Verdict::Rejected;
+        a.failure = Some(RunnerError::Timeout { seconds: 3 });
+        assert_eq!(exit_status(&a), ExitStatus::Error);
+    }
 }

@@ -1,0 +1,127 @@
+//! `next-number`, `finalize`, `index` and `doctor`: the ADR directory commands.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::terminal::{current_root, print, print_stderr, use_color};
+use super::{ExitStatus, Format};
+use crate::adr_dir::{self, IndexChange, catalog, finalize};
+use crate::render;
+
+/// `helix-gate next-number`: print the next free ADR number.
+pub(super) fn next_number() -> anyhow::Result<ExitStatus> {
+    let number = adr_dir::next_number(&current_root())?;
+    print(&format!("{}\n", catalog::format_number(number)))?;
+    Ok(ExitStatus::Success)
+}
+
+/// `helix-gate finalize <draft> [--dry-run]`.
+pub(super) fn finalize(draft: &Path, dry_run: bool) -> anyhow::Result<ExitStatus> {
+    let options = finalize::Options {
+        dry_run,
+        fault: None,
+    };
+    match finalize::run_in(&current_root(), draft, options)? {
+        finalize::Outcome::Refused { report, reason } => {
+            if let Some(report) = report {
+                print(&render::human(&[report], use_color()))?;
+            }
+            print_stderr(&format!("helix-gate: error: finalize refused: {reason}\n"));
+            Ok(ExitStatus::Failure)
+        }
+        finalize::Outcome::DryRun(plan) => {
+            print(&describe(&plan, true))?;
+            Ok(ExitStatus::Success)
+        }
+        finalize::Outcome::Finalized(plan) => {
+            print(&describe(&plan, false))?;
+            Ok(ExitStatus::Success)
+        }
+    }
+}
+
+fn describe(plan: &finalize::Plan, dry_run: bool) -> String {
+    let mut out = String::new();
+    if !plan.report.findings.is_empty() {
+        out.push_str(&render::human(
+            std::slice::from_ref(&plan.report),
+            use_color(),
+        ));
+    }
+    let id = catalog::format_number(plan.number);
+    if dry_run {
+        out.push_str("dry run: nothing was changed\n");
+        if let Some(note) = &plan.number_note {
+            let _ = writeln!(out, "would assign a number: {note}");
+        }
+        let _ = writeln!(
+            out,
+            "would move {} -> {} (adr_id: \"{id}\")",
+            plan.draft_display, plan.target_display
+        );
+        let action = if plan.index_created {
+            "would create"
+        } else {
+            "would add to"
+        };
+        let _ = writeln!(out, "{action} {}: {}", plan.index_display, plan.row);
+    } else {
+        if let Some(note) = &plan.number_note {
+            let _ = writeln!(out, "number: {note}");
+        }
+        let _ = writeln!(
+            out,
+            "ADR-{id} finalized: {} -> {} (status {})",
+            plan.draft_display, plan.target_display, plan.status
+        );
+        let action = if plan.index_created {
+            "created"
+        } else {
+            "added to"
+        };
+        let _ = writeln!(out, "{action} {}: {}", plan.index_display, plan.row);
+    }
+    out
+}
+
+fn rows(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// `helix-gate index [--check | --write]` (no flag: `--check`).
+pub(super) fn index(_check: bool, write: bool) -> anyhow::Result<ExitStatus> {
+    let root = current_root();
+    if write {
+        let done = adr_dir::index_write(&root)?;
+        let shown = &done.path_display;
+        print(&match done.change {
+            IndexChange::Unchanged => format!("{shown}: already up to date\n"),
+            IndexChange::Rewrote => {
+                format!(
+                    "{shown}: rewrote the table with {}\n",
+                    rows(done.rows, "row")
+                )
+            }
+            IndexChange::Created => format!("{shown}: created with {}\n", rows(done.rows, "row")),
+        })?;
+        return Ok(ExitStatus::Success);
+    }
+    let check = adr_dir::index_check(&root)?;
+    if check.report.findings.is_empty() {
+        print(&format!(
+            "{}: in step with the {} of {}/\n",
+            check.report.path,
+            rows(check.adrs, "ADR"),
+            check.dir_display
+        ))?;
+        return Ok(ExitStatus::Success);
+    }
+    print(&render::human(&[check.report], use_color()))?;
+    Ok(ExitStatus::Failure)
+}
+
+/// `helix-gate doctor [--format human|json]`.
+pub(super) fn doctor(format: Format) -> anyhow::Result<ExitStatus> {
+    let (reports, read_errors) = adr_dir::doctor(&current_root())?;
+    super::validate::finish(&reports, &read_errors, format)
+}

@@ -1,0 +1,82 @@
+//! `install` and `uninstall`: register helix-gate as a Claude Code hook or a
+//! git pre-commit hook, and remove exactly that again.
+
+use super::terminal::{current_root, print, print_stderr};
+use super::{ExitStatus, InstallTarget, Scope};
+use crate::install::claude;
+use crate::install::git::{self, HOOK, Installed, LOCAL, Uninstalled};
+
+fn scope(scope: Scope) -> claude::Scope {
+    match scope {
+        Scope::Project => claude::Scope::Project,
+        Scope::Local => claude::Scope::Local,
+        Scope::User => claude::Scope::User,
+    }
+}
+
+pub(super) fn install(target: InstallTarget, s: Scope) -> anyhow::Result<ExitStatus> {
+    match target {
+        InstallTarget::Claude => {
+            let path = claude::install(&current_root(), scope(s))?;
+            print(&format!(
+                "helix-gate hook registered in {} (PostToolUse on Write|Edit|MultiEdit, Stop, SessionStart)\n",
+                path.display()
+            ))?;
+        }
+        InstallTarget::Git => {
+            let (hook, done) = git::install()?;
+            let hook = hook.display();
+            print(&match done {
+                Installed::Fresh => {
+                    format!("installed the helix-gate pre-commit hook: {hook}\n")
+                }
+                Installed::Chained => format!(
+                    "installed the helix-gate pre-commit hook: {hook}\nthe existing hook was kept as {LOCAL}; it runs first and its failure still blocks the commit\n",
+                ),
+                Installed::Updated => format!("updated the helix-gate pre-commit hook: {hook}\n"),
+                Installed::Unchanged => {
+                    format!("the helix-gate pre-commit hook is already installed: {hook}\n")
+                }
+            })?;
+            if !git::on_path("helix-gate") {
+                print_stderr(
+                    "helix-gate: warning: `helix-gate` is not on PATH; the hook blocks every commit until it is (install.sh or `cargo install --path <checkout>`)\n",
+                );
+            }
+        }
+    }
+    Ok(ExitStatus::Success)
+}
+
+pub(super) fn uninstall(target: InstallTarget, s: Scope) -> anyhow::Result<ExitStatus> {
+    match target {
+        InstallTarget::Claude => {
+            let (path, removed) = claude::uninstall(&current_root(), scope(s))?;
+            print(&format!(
+                "removed {removed} helix-gate hook(s) from {}\n",
+                path.display()
+            ))?;
+        }
+        InstallTarget::Git => {
+            let (dir, done) = git::uninstall()?;
+            let hook = dir.join(HOOK);
+            let hook = hook.display();
+            print(&match done {
+                Uninstalled::Removed => {
+                    format!("removed the helix-gate pre-commit hook: {hook}\n")
+                }
+                Uninstalled::Restored => format!(
+                    "removed the helix-gate pre-commit hook and restored the previous hook from {LOCAL}: {hook}\n"
+                ),
+                Uninstalled::NotInstalled => format!(
+                    "no pre-commit hook is installed in {}: nothing to do\n",
+                    dir.display()
+                ),
+                Uninstalled::Foreign => {
+                    format!("{hook} is not helix-gate's hook: left unchanged\n")
+                }
+            })?;
+        }
+    }
+    Ok(ExitStatus::Success)
+}

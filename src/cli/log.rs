@@ -1,0 +1,104 @@
+//! `log` and `stats`: the hook's decision log and the approval history, read back.
+
+use std::path::Path;
+
+use super::terminal::{current_root, print};
+use super::{ExitStatus, Format};
+use crate::decision_log;
+
+pub(super) fn show(tail: Option<usize>) -> anyhow::Result<ExitStatus> {
+    let root = current_root();
+    let (decisions, bad) = decision_log::read(&root);
+    let skip = tail.map_or(0, |n| decisions.len().saturating_sub(n));
+    let mut out = String::new();
+    for d in &decisions[skip..] {
+        out.push_str(&format!(
+            "{} {:<8} {:<16} {:<9} {}{}{}\n",
+            d.time,
+            d.session.chars().take(8).collect::<String>(),
+            d.event,
+            d.verdict,
+            d.target,
+            if d.attempt > 0 {
+                format!(" (attempt {})", d.attempt)
+            } else {
+                String::new()
+            },
+            if d.rules.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", d.rules.join(", "))
+            },
+        ));
+    }
+    if decisions.is_empty() {
+        out.push_str("no decisions logged yet (.helix-gate/log.jsonl)\n");
+    }
+    if bad > 0 {
+        out.push_str(&format!("({bad} damaged line(s) skipped)\n"));
+    }
+    print(&out)?;
+    Ok(ExitStatus::Success)
+}
+
+pub(super) fn stats(format: Format) -> anyhow::Result<ExitStatus> {
+    let root = current_root();
+    let (decisions, _) = decision_log::read(&root);
+    let hook = decision_log::hook_stats(&decisions);
+    let approvals = approval_stats_json(&root);
+    match format {
+        Format::Json => {
+            let doc = serde_json::json!({"hook": hook, "approvals": approvals});
+            print(&(serde_json::to_string_pretty(&doc)? + "\n"))?;
+        }
+        Format::Human => {
+            let mut out = format!(
+                "hook decisions: {} (blocks {}, passes {}, warnings {}, escalations {}, infrastructure errors {})\nhook latency: p50 {:.2} ms, p95 {:.2} ms\n",
+                hook.decisions,
+                hook.blocks,
+                hook.passes,
+                hook.warnings,
+                hook.escalations,
+                hook.errors,
+                hook.p50_us as f64 / 1000.0,
+                hook.p95_us as f64 / 1000.0
+            );
+            if let Some(text) = approval_stats_text(&root) {
+                out.push_str(&text);
+            }
+            print(&out)?;
+        }
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// Approval figures for `stats --format json`.
+fn approval_stats_json(root: &Path) -> Option<serde_json::Value> {
+    serde_json::to_value(crate::approval::history_summary(root)).ok()
+}
+
+/// Approval lines for `stats` (none before the first approval).
+fn approval_stats_text(root: &Path) -> Option<String> {
+    let s = crate::approval::history_summary(root);
+    if s.count == 0 && s.escalations == 0 {
+        return None;
+    }
+    Some(format!(
+        "approvals: {} (approved {}, rejected {}, needs_revision {}; approval rate {}); reviewer runs {}, cache hits {}, deterministic rejections {}, infrastructure failures {}\napproval cost: total ${:.4}, mean ${:.4} per reviewer run; median duration {}; escalations {}\n",
+        s.count,
+        s.approved,
+        s.rejected,
+        s.needs_revision,
+        s.approval_rate
+            .map_or("-".to_owned(), |r| format!("{:.0}%", r * 100.0)),
+        s.reviewer_runs,
+        s.cache_hits,
+        s.deterministic_rejections,
+        s.infrastructure_failures,
+        s.total_cost_usd,
+        s.mean_cost_usd.unwrap_or(0.0),
+        s.median_duration_seconds
+            .map_or("-".to_owned(), |d| format!("{d:.1} s")),
+        s.escalations,
+    ))
+}

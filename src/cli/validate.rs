@@ -1,0 +1,145 @@
+//! `validate`, `rules` and `explain`: check ADR files by hand or in CI, and
+//! document every rule.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+
+use super::terminal::{current_root, print, use_color};
+use super::{ExitStatus, Format};
+use crate::config::RuleSet;
+use crate::diagnostic::FileReport;
+use crate::engine::Engine;
+use crate::{render, rules};
+
+pub(super) fn validate(
+    paths: &[PathBuf],
+    format: Format,
+    rules_file: Option<&Path>,
+    concept: Option<&Path>,
+) -> anyhow::Result<ExitStatus> {
+    let root = current_root();
+    let engine = Engine::load(&root, rules_file)?;
+    let mut files = Vec::new();
+    let mut across = paths.is_empty();
+    if paths.is_empty() {
+        files = engine.repository_adrs()?;
+    }
+    for path in paths {
+        let meta =
+            std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+        if meta.is_dir() {
+            across = true;
+            files.extend(engine.directory_adrs(path)?);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    if concept.is_some() && files.len() != 1 {
+        bail!(
+            "--concept compares one ADR with one concept; {} files were given",
+            files.len()
+        );
+    }
+    let (mut reports, read_errors) = engine.check_files(&files, across);
+    if let Some(concept) = concept {
+        let text = std::fs::read_to_string(concept)
+            .with_context(|| format!("cannot read concept {}", concept.display()))?;
+        if let Some(report) = reports.first_mut() {
+            let adr_text = std::fs::read_to_string(&files[0]).unwrap_or_default();
+            let adr = crate::adr::Adr::parse(&adr_text);
+            report
+                .findings
+                .extend(rules::concept::compare(&adr, &text, &engine.rules));
+        }
+    }
+    finish(&reports, &read_errors, format)
+}
+
+/// Print the reports, then the files that could not be read, and decide the exit:
+/// 2 when a file could not be read, 1 on any error finding, else 0.
+pub(super) fn finish(
+    reports: &[FileReport],
+    read_errors: &[crate::engine::ReadError],
+    format: Format,
+) -> anyhow::Result<ExitStatus> {
+    output(reports, format)?;
+    for err in read_errors {
+        eprintln!("helix-gate: error: {err}");
+    }
+    Ok(if !read_errors.is_empty() {
+        ExitStatus::Error
+    } else if reports.iter().any(FileReport::has_errors) {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// Render reports in the chosen format to stdout.
+pub(super) fn output(reports: &[FileReport], format: Format) -> anyhow::Result<()> {
+    match format {
+        Format::Human => print(&render::human(reports, use_color())),
+        Format::Json => print(&render::json(reports)),
+    }
+}
+
+fn load_rule_set(rules_file: Option<&Path>) -> anyhow::Result<RuleSet> {
+    crate::config::load_rules(&current_root(), rules_file)
+}
+
+pub(super) fn list_rules(rules_file: Option<&Path>) -> anyhow::Result<ExitStatus> {
+    let set = load_rule_set(rules_file)?;
+    let mut out = String::from("Built-in rules:\n");
+    for rule in rules::registry() {
+        out.push_str(&format!(
+            "  {:<28} {:<8} {}\n",
+            rule.id,
+            rule.severity.as_str(),
+            rule.summary
+        ));
+    }
+    out.push_str(&format!("\nContextual rules ({}):\n", set.origin));
+    for rule in &set.contextual {
+        out.push_str(&format!(
+            "  {:<28} {:<8} {}\n",
+            rule.id,
+            rule.severity.as_str(),
+            rule.name
+        ));
+    }
+    print(&out)?;
+    Ok(ExitStatus::Success)
+}
+
+pub(super) fn explain(id: &str, rules_file: Option<&Path>) -> anyhow::Result<ExitStatus> {
+    if let Some(rule) = rules::registry().into_iter().find(|r| r.id == id) {
+        print(&format!(
+            "# {} ({})\n\n{}\n\n{}\n",
+            rule.id,
+            rule.severity.as_str(),
+            rule.summary,
+            rule.doc
+        ))?;
+        return Ok(ExitStatus::Success);
+    }
+    let set = load_rule_set(rules_file)?;
+    if let Some(rule) = set.contextual.iter().find(|r| r.id == id) {
+        print(&format!(
+            "# {} ({})\n\n{}\n\nContextual rule from {}. Message: {}\n{}\n## Definition\n```yaml\n{}```\n",
+            rule.id,
+            rule.severity.as_str(),
+            rule.name,
+            set.origin,
+            rule.message,
+            rule.hint
+                .as_ref()
+                .map(|h| format!("Hint: {h}\n"))
+                .unwrap_or_default(),
+            crate::yaml::to_string(&rule.source)
+        ))?;
+        return Ok(ExitStatus::Success);
+    }
+    eprintln!("helix-gate: error: no rule with id `{id}` (see `helix-gate rules`)");
+    Ok(ExitStatus::Error)
+}
