@@ -9,6 +9,58 @@ use serde::{Deserialize, Serialize};
 
 pub const LOG_FILE: &str = "log.jsonl";
 
+/// What the hook decided about one target.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// The model was stopped with a reason (PostToolUse or Stop block).
+    Block,
+    /// The budget was spent: the user was told, the model goes on.
+    Escalate,
+    /// The STEP marker budget was spent and the fallback file was written.
+    Fallback,
+    /// Warnings only: the model got additional context.
+    Warn,
+    /// Every deterministic check passed.
+    #[default]
+    Pass,
+    /// The reviewer approved the file.
+    Approved,
+    /// Stop with nothing left to check.
+    Allow,
+    /// The event concerns nothing helix-gate checks (e.g. a stale target).
+    Skip,
+    /// helix-gate itself failed; the failure policy decided.
+    Error,
+    /// A value written by another version of helix-gate.
+    #[serde(other)]
+    Unknown,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Block => "block",
+            Verdict::Escalate => "escalate",
+            Verdict::Fallback => "fallback",
+            Verdict::Warn => "warn",
+            Verdict::Pass => "pass",
+            Verdict::Approved => "approved",
+            Verdict::Allow => "allow",
+            Verdict::Skip => "skip",
+            Verdict::Error => "error",
+            Verdict::Unknown => "unknown",
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `pad` so that width and alignment (`{:<9}`) apply.
+        f.pad(self.as_str())
+    }
+}
+
 /// One decision of the hook.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -18,8 +70,7 @@ pub struct Decision {
     pub event: String,
     /// An ADR path, `step-marker`, or empty for session-wide decisions.
     pub target: String,
-    /// block | warn | pass | allow | escalate | context | error
-    pub verdict: String,
+    pub verdict: Verdict,
     pub rules: Vec<String>,
     pub attempt: u32,
     pub duration_us: u64,
@@ -76,16 +127,16 @@ pub struct HookStats {
 }
 
 pub fn hook_stats(decisions: &[Decision]) -> HookStats {
-    let count = |v: &str| decisions.iter().filter(|d| d.verdict == v).count();
+    let count = |v: Verdict| decisions.iter().filter(|d| d.verdict == v).count();
     let mut durations: Vec<u64> = decisions.iter().map(|d| d.duration_us).collect();
     durations.sort_unstable();
     HookStats {
         decisions: decisions.len(),
-        blocks: count("block"),
-        passes: count("pass") + count("allow") + count("approved"),
-        warnings: count("warn"),
-        escalations: count("escalate"),
-        errors: count("error"),
+        blocks: count(Verdict::Block),
+        passes: count(Verdict::Pass) + count(Verdict::Allow) + count(Verdict::Approved),
+        warnings: count(Verdict::Warn),
+        escalations: count(Verdict::Escalate),
+        errors: count(Verdict::Error),
         p50_us: percentile(&durations, 50),
         p95_us: percentile(&durations, 95),
     }
@@ -99,15 +150,15 @@ mod tests {
     fn append_read_and_stats() {
         let dir = tempfile::tempdir().unwrap();
         for (verdict, us) in [
-            ("block", 900),
-            ("pass", 100),
-            ("escalate", 300),
-            ("block", 500),
+            (Verdict::Block, 900),
+            (Verdict::Pass, 100),
+            (Verdict::Escalate, 300),
+            (Verdict::Block, 500),
         ] {
             append(
                 dir.path(),
                 &Decision {
-                    verdict: verdict.into(),
+                    verdict,
                     duration_us: us,
                     ..Decision::default()
                 },
@@ -123,5 +174,19 @@ mod tests {
         let s = hook_stats(&decisions);
         assert_eq!((s.blocks, s.passes, s.escalations), (2, 1, 1));
         assert_eq!((s.p50_us, s.p95_us), (500, 900));
+    }
+
+    #[test]
+    fn verdicts_keep_their_log_names_and_unknown_ones_are_read() {
+        let d: Decision = serde_json::from_str(r#"{"verdict":"escalate"}"#).unwrap();
+        assert_eq!(d.verdict, Verdict::Escalate);
+        assert!(
+            serde_json::to_string(&d)
+                .unwrap()
+                .contains(r#""verdict":"escalate""#)
+        );
+        let d: Decision = serde_json::from_str(r#"{"verdict":"context"}"#).unwrap();
+        assert_eq!(d.verdict, Verdict::Unknown);
+        assert_eq!(format!("[{:<6}]", Verdict::Pass), "[pass  ]");
     }
 }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::config::Settings;
-use crate::decision_log::{self, Decision};
+use crate::decision_log::{self, Decision, Verdict};
 use crate::diagnostic::{FileReport, Severity};
 use crate::engine::Engine;
 use crate::env;
@@ -131,7 +131,7 @@ fn infrastructure(event: &HookEvent, err: &InfraError) -> Outcome {
     Outcome {
         output: Some(output),
         decisions: vec![Decision {
-            verdict: "error".into(),
+            verdict: Verdict::Error,
             note: Some(err.message.clone()),
             ..Decision::default()
         }],
@@ -201,7 +201,7 @@ fn skipped(target: String, why: &str) -> Outcome {
         output: None,
         decisions: vec![Decision {
             target,
-            verdict: "skip".into(),
+            verdict: Verdict::Skip,
             note: Some(why.to_owned()),
             ..Decision::default()
         }],
@@ -278,12 +278,12 @@ fn post_tool_use(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> 
         ..Decision::default()
     };
     let output = if errors > 0 && attempt <= budget {
-        decision.verdict = "block".into();
+        decision.verdict = Verdict::Block;
         Some(HookOutput::block(feedback::adr_block(
             &report, attempt, budget,
         )))
     } else if errors > 0 {
-        decision.verdict = "escalate".into();
+        decision.verdict = Verdict::Escalate;
         let context = format!(
             "helix-gate: the retry budget ({budget} attempts) for {rel} is spent; helix-gate no longer blocks, and a person will review it. It still fails:\n{}",
             feedback::describe(&report)
@@ -297,13 +297,13 @@ fn post_tool_use(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> 
             out
         })
     } else if warnings > 0 {
-        decision.verdict = "warn".into();
+        decision.verdict = Verdict::Warn;
         Some(HookOutput::context(
             "PostToolUse",
             &feedback::adr_warnings(&report),
         ))
     } else {
-        decision.verdict = "pass".into();
+        decision.verdict = Verdict::Pass;
         None
     };
     Ok(Outcome {
@@ -330,7 +330,7 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
         return Ok(Outcome {
             output: None,
             decisions: vec![Decision {
-                verdict: "allow".into(),
+                verdict: Verdict::Allow,
                 note: Some("background tasks still running; not blocking".into()),
                 ..Decision::default()
             }],
@@ -411,7 +411,7 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
             block_text.push(format!("[attempt {attempt}/{budget}] {}", f.text));
             decisions.push(Decision {
                 target: f.target.clone(),
-                verdict: "block".into(),
+                verdict: Verdict::Block,
                 rules: f.rules.clone(),
                 attempt,
                 ..Decision::default()
@@ -423,7 +423,7 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
                     let applied = step_fallback(root, &marker.fallback_file, last);
                     decisions.push(Decision {
                         target: STEP_TARGET.into(),
-                        verdict: "fallback".into(),
+                        verdict: Verdict::Fallback,
                         note: Some(applied),
                         ..Decision::default()
                     });
@@ -431,7 +431,7 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
             }
             decisions.push(Decision {
                 target: f.target.clone(),
-                verdict: "escalate".into(),
+                verdict: Verdict::Escalate,
                 rules: f.rules.clone(),
                 attempt,
                 ..Decision::default()
@@ -480,7 +480,7 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
     }
     if !touched.is_empty() || marker.enabled {
         decisions.push(Decision {
-            verdict: "allow".into(),
+            verdict: Verdict::Allow,
             ..Decision::default()
         });
     }
@@ -535,7 +535,7 @@ fn approval_gate(
             messages.push(result.one_line());
             decisions.push(Decision {
                 target: rel.clone(),
-                verdict: "approved".into(),
+                verdict: Verdict::Approved,
                 note: Some(result.one_line()),
                 ..Decision::default()
             });
@@ -553,7 +553,7 @@ fn approval_gate(
                 feedback.push(result.feedback_for_attempt(failures));
                 decisions.push(Decision {
                     target: rel.clone(),
-                    verdict: "block".into(),
+                    verdict: Verdict::Block,
                     rules,
                     attempt: failures,
                     note: Some(result.one_line()),
@@ -575,7 +575,7 @@ fn approval_gate(
                 ));
                 decisions.push(Decision {
                     target: rel.clone(),
-                    verdict: "escalate".into(),
+                    verdict: Verdict::Escalate,
                     rules,
                     attempt: failures,
                     ..Decision::default()
@@ -594,7 +594,7 @@ fn approval_gate(
         }));
     }
     decisions.push(Decision {
-        verdict: "allow".into(),
+        verdict: Verdict::Allow,
         ..Decision::default()
     });
     Ok(Some(Outcome {
