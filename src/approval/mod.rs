@@ -25,7 +25,6 @@
 
 pub mod cache;
 
-pub mod hash;
 pub mod history;
 pub mod instructions;
 mod report;
