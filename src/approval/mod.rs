@@ -24,7 +24,7 @@
 //! `helix-gate stats` ([`history_summary`]).
 
 pub mod cache;
-
+pub mod claude;
 pub mod history;
 pub mod instructions;
 mod report;
@@ -46,10 +46,10 @@ use crate::diagnostic::Severity;
 use crate::engine::{Engine, ReadError};
 use crate::{clock, env};
 
+pub use claude::RunnerError;
 pub use history::{FileRun, HistorySummary, Stage};
 pub use instructions::InstructionsError;
 pub use report::{JSON_VERSION, human, run};
-pub use runner::RunnerError;
 pub use settings::{
     ApprovalSettings, ConfigError, NextStep, OnRejection, RejectionAction, TypeSettings,
 };
@@ -463,7 +463,7 @@ pub fn approve(
     let schema = instructions::compact_schema();
     let invocation = runner::Invocation {
         program: runner::resolve_program(&type_settings.command, root),
-        args: runner::argv(&runner::ArgvSpec {
+        args: claude::argv(&claude::ArgvSpec {
             prompt: &prompt,
             schema: &schema,
             model: &type_settings.model,
