@@ -22,4 +22,5 @@ pub mod precommit;
 pub mod process;
 pub mod render;
 pub mod rules;
+pub mod text;
 pub mod yaml;

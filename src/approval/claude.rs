@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::verdict::{self, ReviewerVerdict};
 use crate::env;
 use crate::process::describe_status;
+use crate::text::{truncate, truncate_start};
 
 /// Cap on the reviewer's stdout (the result JSON is a few KB).
 pub const STDOUT_CAP: usize = 16 * 1024 * 1024;
@@ -168,13 +169,13 @@ pub fn parse_result(stdout: &[u8]) -> Result<Value, String> {
             }
             return Err(format!(
                 "{e}; output starts with {:?}",
-                excerpt(trimmed, 120)
+                truncate(trimmed, 120)
             ));
         }
     }
     Err(format!(
         "expected a JSON object; output starts with {:?}",
-        excerpt(trimmed, 120)
+        truncate(trimmed, 120)
     ))
 }
 
@@ -232,7 +233,7 @@ pub fn interpret(
             let detail = if err.is_empty() {
                 String::new()
             } else {
-                format!(": {}", tail(err, 300))
+                format!(": {}", truncate_start(err, 300))
             };
             return (Err(exit_error(detail)), Metering::default());
         }
@@ -254,14 +255,14 @@ pub fn interpret(
     let detail = if errors.is_empty() {
         String::new()
     } else {
-        format!(": {}", excerpt(&errors, 300))
+        format!(": {}", truncate(&errors, 300))
     };
     let is_error = value.get("is_error").and_then(Value::as_bool) == Some(true);
     let error = match subtype {
         "error_max_budget_usd" => Some(RunnerError::Budget { cap: budget }),
         // Claude Code gave up after repeated StructuredOutput calls that did not match the schema.
         "error_max_structured_output_retries" => Some(RunnerError::InvalidVerdict {
-            message: excerpt(&errors, 300),
+            message: truncate(&errors, 300),
         }),
         _ if is_error => Some(RunnerError::ReviewerError {
             subtype: if subtype.is_empty() {
@@ -283,25 +284,6 @@ pub fn interpret(
     };
     let verdict = verdict::parse(output).map_err(|e| RunnerError::InvalidVerdict { message: e.0 });
     (verdict, meter)
-}
-
-/// At most `max` characters from the start.
-fn excerpt(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_owned(),
-    }
-}
-
-/// At most `max` characters from the end.
-fn tail(text: &str, max: usize) -> String {
-    let count = text.chars().count();
-    if count <= max {
-        return text.to_owned();
-    }
-    let skip = count - max;
-    let start = text.char_indices().nth(skip).map_or(0, |(i, _)| i);
-    format!("…{}", &text[start..])
 }
 
 #[cfg(test)]
@@ -411,12 +393,5 @@ mod tests {
                 .any(|(k, v)| k == env::HELIX_GATE_CHILD && v == Some("1".as_ref()))
         );
         assert_eq!(cmd.get_current_dir(), Some(Path::new("/run")));
-    }
-
-    #[test]
-    fn excerpts() {
-        assert_eq!(excerpt("abcdef", 3), "abc…");
-        assert_eq!(tail("abcdef", 3), "…def");
-        assert_eq!(tail("äöü", 5), "äöü");
     }
 }

@@ -218,7 +218,7 @@ impl Approval {
                         "- [{}] {}: {}",
                         f.severity.as_str(),
                         f.check,
-                        truncate(&f.message, 500)
+                        crate::text::truncate(&f.message, 500)
                     );
                     if let Some(location) = &f.location {
                         let _ = write!(line, " ({location})");
@@ -234,7 +234,7 @@ impl Approval {
             self.document
                 .recommendations
                 .iter()
-                .map(|r| format!("- {}", truncate(r, 500)))
+                .map(|r| format!("- {}", crate::text::truncate(r, 500)))
                 .collect::<Vec<_>>()
                 .join("\n")
         };
@@ -311,13 +311,6 @@ fn render_template(template: &str, values: &[(&str, String)]) -> String {
     }
     out.push_str(rest);
     out
-}
-
-fn truncate(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_owned(),
-    }
 }
 
 /// The approval settings of the repository at `root` (embedded defaults
