@@ -19,6 +19,8 @@ pub mod hook;
 pub mod install;
 pub mod paths;
 pub mod precommit;
+pub mod process;
 pub mod render;
 pub mod rules;
+pub mod text;
 pub mod yaml;

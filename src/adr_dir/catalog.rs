@@ -179,8 +179,8 @@ fn shorten(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_owned();
     }
-    let head: String = text.chars().take(max).collect();
-    let cut = head.rfind(' ').map_or(head.as_str(), |i| &head[..i]);
+    let head = crate::text::prefix(text, max);
+    let cut = head.rfind(' ').map_or(head, |i| &head[..i]);
     format!("{}...", cut.trim_end_matches([',', ';', ':', ' ']))
 }
 

@@ -12,9 +12,9 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
 
 use super::ResultDocument;
-use super::hash::{Sha256, hex};
 use super::instructions::{Instructions, VERDICT_SCHEMA};
 use super::verdict::Verdict;
 
@@ -26,13 +26,29 @@ const KEY_VERSION: &str = "helix-gate approval cache v1";
 
 /// SHA-256 of one file's bytes.
 pub fn content_digest(bytes: &[u8]) -> [u8; 32] {
-    let mut h = Sha256::new();
-    h.update(bytes);
-    h.finish()
+    Sha256::digest(bytes).into()
+}
+
+/// Length-prefixed update, so that field boundaries are part of the key
+/// (`"ab" + "c"` and `"a" + "bc"` give different keys).
+trait Field {
+    fn field(&mut self, data: &[u8]);
+}
+
+impl Field for Sha256 {
+    fn field(&mut self, data: &[u8]) {
+        self.update((data.len() as u64).to_be_bytes());
+        self.update(data);
+    }
 }
 
 /// The cache key (64 hex digits) for the files with these content digests.
 /// The order of the files does not matter.
+///
+/// Why a cryptographic hash and not a 64-bit one such as FNV-1a: an
+/// `approved` entry lets a file pass without a review, the file's author
+/// controls its bytes, and collisions of a non-cryptographic hash can be
+/// constructed on purpose.
 pub fn key(kind: &str, model: &str, instructions: &Instructions, digests: &[[u8; 32]]) -> String {
     let mut h = Sha256::new();
     h.field(KEY_VERSION.as_bytes());
@@ -51,7 +67,18 @@ pub fn key(kind: &str, model: &str, instructions: &Instructions, digests: &[[u8;
     for digest in &sorted {
         h.field(digest);
     }
-    hex(&h.finish())
+    hex(&h.finalize())
+}
+
+/// Lowercase hex.
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -119,5 +146,45 @@ mod tests {
         let mut other_check = i.clone();
         other_check.checks[0].1.push('!');
         assert_ne!(base, key("adr", "sonnet", &other_check, &[a, b]));
+    }
+
+    #[test]
+    fn digests_are_sha256() {
+        // FIPS 180-4 vectors, through the code path the cache uses.
+        assert_eq!(
+            hex(&content_digest(b"abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(
+            hex(&content_digest(b"")),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    #[test]
+    fn key_is_sha256_over_length_prefixed_fields() {
+        // The key material spelled out byte by byte: keys stored by earlier
+        // versions stay valid only while this framing does not change.
+        let i = instructions("x");
+        let a = content_digest(b"one");
+        let mut material = Vec::new();
+        let mut push = |data: &[u8]| {
+            material.extend_from_slice(&(data.len() as u64).to_be_bytes());
+            material.extend_from_slice(data);
+        };
+        push(KEY_VERSION.as_bytes());
+        push(b"adr");
+        push(b"sonnet");
+        push(VERDICT_SCHEMA.as_bytes());
+        push(b"x");
+        push(&1u64.to_be_bytes());
+        push(b"a");
+        push(b"check a");
+        push(&1u64.to_be_bytes());
+        push(&a);
+        assert_eq!(
+            key("adr", "sonnet", &i, &[a]),
+            hex(&content_digest(&material))
+        );
     }
 }

@@ -18,14 +18,13 @@
 //! 5. **Records**: `output/approval-result.json` in the run folder, one line in
 //!    `.helix-gate/approvals.jsonl` ([`history`]), and the cache entry when approved.
 //!
-//! Entry points: `helix-gate approve` ([`run`]), the Claude Code hook's Stop
+//! Entry points: `helix-gate approve` ([`approve`]), the Claude Code hook's Stop
 //! gate ([`approve`], [`settings`], [`Approval::feedback`],
 //! [`record_escalation`]), the git pre-commit hook ([`is_approved`]) and
 //! `helix-gate stats` ([`history_summary`]).
 
 pub mod cache;
-
-pub mod hash;
+pub mod claude;
 pub mod history;
 pub mod instructions;
 pub mod run_dir;
@@ -45,9 +44,9 @@ use crate::diagnostic::Severity;
 use crate::engine::{Engine, ReadError};
 use crate::{clock, env};
 
+pub use claude::RunnerError;
 pub use history::{FileRun, HistorySummary, Stage};
 pub use instructions::InstructionsError;
-pub use runner::RunnerError;
 pub use settings::{
     ApprovalSettings, ConfigError, NextStep, OnRejection, RejectionAction, TypeSettings,
 };
@@ -204,7 +203,7 @@ impl Approval {
                         "- [{}] {}: {}",
                         f.severity.as_str(),
                         f.check,
-                        truncate(&f.message, 500)
+                        crate::text::truncate(&f.message, 500)
                     );
                     if let Some(location) = &f.location {
                         let _ = write!(line, " ({location})");
@@ -220,7 +219,7 @@ impl Approval {
             self.document
                 .recommendations
                 .iter()
-                .map(|r| format!("- {}", truncate(r, 500)))
+                .map(|r| format!("- {}", crate::text::truncate(r, 500)))
                 .collect::<Vec<_>>()
                 .join("\n")
         };
@@ -297,13 +296,6 @@ fn render_template(template: &str, values: &[(&str, String)]) -> String {
     }
     out.push_str(rest);
     out
-}
-
-fn truncate(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_owned(),
-    }
 }
 
 /// The approval settings of the repository at `root` (embedded defaults
@@ -449,7 +441,7 @@ pub fn approve(
     let schema = instructions::compact_schema();
     let invocation = runner::Invocation {
         program: runner::resolve_program(&type_settings.command, root),
-        args: runner::argv(&runner::ArgvSpec {
+        args: claude::argv(&claude::ArgvSpec {
             prompt: &prompt,
             schema: &schema,
             model: &type_settings.model,

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::diagnostic::{FileReport, Severity};
-use crate::hook::output::truncate;
+use crate::text::truncate;
 
 /// Longest message or hint quoted per finding.
 const MAX_ITEM_CHARS: usize = 400;

@@ -5,6 +5,8 @@
 
 use serde::Serialize;
 
+use crate::text::truncate;
+
 /// Claude Code's additionalContext is inlined up to 10 000 characters; longer
 /// text is saved to a file and only a 2 KB preview reaches the model.
 pub const MAX_CONTEXT_CHARS: usize = 9_500;
@@ -30,15 +32,6 @@ pub struct HookSpecific {
     pub event: String,
     #[serde(rename = "additionalContext")]
     pub additional_context: String,
-}
-
-/// Cut `text` to at most `max` characters on a char boundary, marking the cut.
-pub fn truncate(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
-    format!("{cut}…")
 }
 
 impl HookOutput {
