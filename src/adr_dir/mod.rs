@@ -7,7 +7,6 @@
 //! command finds the repository root from the current directory, so it works
 //! from `projects/sessions/<id>/` too.
 
-pub mod atomic;
 pub mod catalog;
 pub mod doctor;
 pub mod finalize;
@@ -210,7 +209,7 @@ fn index_write(ws: &Workspace) -> anyhow::Result<ExitStatus> {
         cli::print(&format!("{shown}: already up to date\n"))?;
         return Ok(ExitStatus::Success);
     }
-    atomic::replace(&path, new.as_bytes())?;
+    crate::fs::atomic::write(&path, new.as_bytes())?;
     cli::print(&format!(
         "{shown}: {} with {} row{}\n",
         if text.is_some() {
