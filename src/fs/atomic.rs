@@ -85,7 +85,9 @@ impl Staged {
 pub fn stage(path: &Path, bytes: &[u8], options: Options) -> io::Result<Staged> {
     let permissions = match options.mode {
         Some(mode) => fixed_permissions(mode),
-        // Follows a symlink: the file that will be replaced is the one read.
+        // metadata follows a symlink, so a link to a private file gives private
+        // permissions; the rename then replaces the link itself with a regular
+        // file, as every writer here did before this module.
         None => std::fs::metadata(path).ok().map(|m| m.permissions()),
     };
     let temp = temp_file(path, bytes, permissions, options.sync)?;
