@@ -7,8 +7,6 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-pub const LOG_FILE: &str = "log.jsonl";
-
 /// What the hook decided about one target.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -80,20 +78,19 @@ pub struct Decision {
 
 /// Append one decision; failures to log never change the decision itself.
 pub fn append(root: &Path, decision: &Decision) -> std::io::Result<()> {
-    let dir = root.join(crate::hook::state::DATA_DIR);
-    crate::hook::state::ensure_data_dir(root)?;
+    crate::fs::data_dir::ensure(root)?;
     let mut line = serde_json::to_vec(decision).map_err(std::io::Error::other)?;
     line.push(b'\n');
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(dir.join(LOG_FILE))?;
+        .open(root.join(crate::fs::data_dir::LOG_PATH))?;
     file.write_all(&line)
 }
 
 /// Every readable decision in the log (damaged lines are skipped and counted).
 pub fn read(root: &Path) -> (Vec<Decision>, usize) {
-    let path = root.join(crate::hook::state::DATA_DIR).join(LOG_FILE);
+    let path = root.join(crate::fs::data_dir::LOG_PATH);
     let Ok(text) = std::fs::read_to_string(path) else {
         return (Vec::new(), 0);
     };

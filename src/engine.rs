@@ -226,7 +226,7 @@ impl Engine {
 }
 
 /// Directories never descended into.
-const SKIPPED_DIRS: [&str; 4] = ["node_modules", "target", ".git", ".helix-gate"];
+const SKIPPED_DIRS: [&str; 4] = ["node_modules", "target", ".git", crate::fs::data_dir::DIR];
 
 /// Visit regular files (and symlinks to files) below `dir`. Symlinked directories
 /// are not followed, so a symlink loop cannot make the walk run forever; hidden

@@ -14,6 +14,7 @@ pub mod decision_log;
 pub mod diagnostic;
 pub mod engine;
 pub mod env;
+pub mod fs;
 pub mod git;
 pub mod hook;
 pub mod install;

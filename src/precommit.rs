@@ -466,15 +466,13 @@ mod id_cache {
             .collect()
     }
 
-    /// Temporary file plus rename: concurrent commits (linked worktrees) never see half a file.
+    /// Temporary file plus rename: concurrent commits (linked worktrees) never see half a
+    /// file. No fsync: a cache lost to a power failure only costs time.
     fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-        let dir = path.parent().unwrap_or(path);
-        std::fs::create_dir_all(dir)?;
-        let tmp = dir.join(format!("adr-ids.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, text)?;
-        std::fs::rename(&tmp, path).inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
-        })
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        crate::fs::atomic::write_with(path, text.as_bytes(), crate::fs::atomic::Options::FAST)
     }
 
     #[cfg(test)]

@@ -6,8 +6,8 @@
 //!    `adr_id` line set, the new INDEX.md text; validate the ADR as it will be
 //!    written; refuse on errors, a duplicate title or an existing target;
 //! 2. write the new INDEX.md to a temporary file next to it;
-//! 3. create the target without overwriting (link of a finished temporary file),
-//!    then remove the draft: the move;
+//! 3. create the target without overwriting (a finished temporary file moved
+//!    into place with no-replace semantics), then remove the draft: the move;
 //! 4. rename the temporary INDEX.md into place. If that fails, the draft is
 //!    written back and the target removed, so nothing has moved and INDEX.md is
 //!    untouched.
@@ -23,11 +23,12 @@ use super::Workspace;
 use super::catalog::{self, Catalog};
 use super::index_table::{self, NewRow};
 use super::lock::Lock;
-use super::{atomic, doctor, slug};
+use super::{doctor, slug};
 use crate::adr::front_matter::{self, Split};
 use crate::adr::{self, Adr, Field, LineIndex};
 use crate::diagnostic::FileReport;
 use crate::engine::read_limited;
+use crate::fs::atomic;
 use crate::rules::{self, WorkTree, across};
 
 /// A failure injected at a step of [`run`], for tests of the rollback.
@@ -134,7 +135,7 @@ pub fn run(ws: &Workspace, draft: &Path, options: Options) -> anyhow::Result<Out
     if options.dry_run {
         return Ok(Outcome::DryRun(plan));
     }
-    match apply(&plan, &ws.dir, options.fault)? {
+    match apply(&plan, options.fault)? {
         Applied::Done => Ok(Outcome::Finalized(plan)),
         Applied::TargetExists => Ok(Outcome::Refused {
             report: None,
@@ -481,31 +482,22 @@ enum Applied {
 }
 
 /// Carry out `plan` (see the module comment for the order and the rollback).
-fn apply(plan: &Plan, dir: &Path, fault: Option<Fault>) -> anyhow::Result<Applied> {
-    let index_temp = atomic::write_temp(
-        dir,
-        index_table::INDEX_FILE,
+fn apply(plan: &Plan, fault: Option<Fault>) -> anyhow::Result<Applied> {
+    // Dropped without commit on every early return, which removes the temporary file.
+    let index = atomic::stage(
+        &plan.index_path,
         plan.index_content.as_bytes(),
-        Some(&plan.index_path),
-    )
-    .with_context(|| format!("cannot write a temporary file in {}", dir.display()))?;
-    let discard_index = || {
-        let _ = std::fs::remove_file(&index_temp);
-    };
+        atomic::Options::DURABLE,
+    )?;
     match atomic::create_new(&plan.target, plan.content.as_bytes()) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            discard_index();
             return Ok(Applied::TargetExists);
         }
-        Err(e) => {
-            discard_index();
-            return Err(e).with_context(|| format!("cannot create {}", plan.target_display));
-        }
+        Err(e) => return Err(e.into()),
     }
     if let Err(e) = std::fs::remove_file(&plan.draft) {
         let _ = std::fs::remove_file(&plan.target);
-        discard_index();
         return Err(e).with_context(|| {
             format!(
                 "cannot remove {} after copying it; nothing was moved",
@@ -516,10 +508,9 @@ fn apply(plan: &Plan, dir: &Path, fault: Option<Fault>) -> anyhow::Result<Applie
     // The ADR has moved. From here on a failure must move it back.
     let replaced = match fault {
         Some(Fault::AfterMove) => Err(std::io::Error::other("injected failure after the move")),
-        None => std::fs::rename(&index_temp, &plan.index_path),
+        None => index.commit(),
     };
     if let Err(e) = replaced {
-        discard_index();
         let restored = std::fs::write(&plan.draft, &plan.original);
         return match restored {
             Ok(()) => {

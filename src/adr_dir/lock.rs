@@ -2,95 +2,38 @@
 //! and INDEX.md.
 //!
 //! Two consultants finalizing at once would otherwise both read "next is 039".
-//! The lock is a file created with `create_new` (atomic on every local file
-//! system), so it needs no platform locking API and is visible to the user when a
-//! crashed process leaves it behind. A lock older than [`STALE_AFTER`] is taken
-//! over: a finalize holds it for milliseconds, never for half a minute.
+//! The lock is a [`FileLock`] on `.helix-gate.lock` inside the ADR directory. The
+//! file exists only while the lock is held (it sits among the ADRs, where git and
+//! the user see it), and a crashed holder leaves no lock: the kernel releases it.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
+use std::path::Path;
+use std::time::Duration;
 
-use anyhow::{Context as _, bail};
+use crate::fs::lock::{FileLock, LockError, Release};
 
 /// File name of the lock inside the ADR directory.
 pub const LOCK_FILE: &str = ".helix-gate.lock";
-/// Age after which a lock is considered left behind by a crashed process.
-pub const STALE_AFTER: Duration = Duration::from_secs(30);
 /// How long to wait for another helix-gate process before giving up.
 pub const WAIT: Duration = Duration::from_secs(10);
 
-const POLL: Duration = Duration::from_millis(25);
-
-/// Held while it lives; dropping it removes the lock file.
+/// Held while it lives; dropping it releases the lock and removes the file.
 #[derive(Debug)]
-pub struct Lock {
-    path: PathBuf,
-}
+pub struct Lock(FileLock);
 
 impl Lock {
     /// Take the lock of `dir`, waiting up to [`WAIT`].
-    pub fn acquire(dir: &Path) -> anyhow::Result<Lock> {
-        Lock::acquire_with(dir, WAIT, STALE_AFTER)
+    pub fn acquire(dir: &Path) -> Result<Lock, LockError> {
+        Lock::acquire_with(dir, WAIT)
     }
 
-    /// Take the lock of `dir`, waiting up to `wait`, taking over locks older than `stale`.
-    pub fn acquire_with(dir: &Path, wait: Duration, stale: Duration) -> anyhow::Result<Lock> {
-        let path = dir.join(LOCK_FILE);
-        let deadline = Instant::now() + wait;
-        loop {
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(mut file) => {
-                    // The content is informational (who holds it); the file's existence is the lock.
-                    let _ = writeln!(file, "pid {}", std::process::id());
-                    return Ok(Lock { path });
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    if is_stale(&path, stale) {
-                        // Residual race: two processes may both judge the same lock stale;
-                        // removal of a fresh lock needs a holder that has run for `stale`.
-                        let _ = std::fs::remove_file(&path);
-                        continue;
-                    }
-                    if Instant::now() >= deadline {
-                        let holder = std::fs::read_to_string(&path).unwrap_or_default();
-                        bail!(
-                            "{} is held by another helix-gate process ({}); try again, or remove the file if no helix-gate is running (it is ignored after {} s)",
-                            path.display(),
-                            holder.trim(),
-                            stale.as_secs()
-                        );
-                    }
-                    std::thread::sleep(POLL);
-                }
-                Err(e) => {
-                    return Err(e).with_context(|| format!("cannot create {}", path.display()));
-                }
-            }
-        }
+    /// Take the lock of `dir`, waiting up to `wait`.
+    pub fn acquire_with(dir: &Path, wait: Duration) -> Result<Lock, LockError> {
+        FileLock::acquire(&dir.join(LOCK_FILE), wait, Release::Remove).map(Lock)
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
+        self.0.path()
     }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
-fn is_stale(path: &Path, stale: Duration) -> bool {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|modified| SystemTime::now().duration_since(modified).ok())
-        .is_some_and(|age| age > stale)
 }
 
 #[cfg(test)]
@@ -102,7 +45,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = Lock::acquire(dir.path()).unwrap();
         assert!(first.path().exists());
-        let err = Lock::acquire_with(dir.path(), Duration::from_millis(60), STALE_AFTER)
+        let err = Lock::acquire_with(dir.path(), Duration::from_millis(60))
             .unwrap_err()
             .to_string();
         assert!(err.contains("held by another helix-gate process"), "{err}");
@@ -113,11 +56,12 @@ mod tests {
     }
 
     #[test]
-    fn stale_lock_is_taken_over() {
+    fn a_lock_file_left_behind_is_taken_over_at_once() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(LOCK_FILE), "pid 1\n").unwrap();
-        std::thread::sleep(Duration::from_millis(30));
-        let lock = Lock::acquire_with(dir.path(), Duration::ZERO, Duration::from_millis(10));
+        let lock = Lock::acquire_with(dir.path(), Duration::ZERO);
         assert!(lock.is_ok());
+        drop(lock);
+        assert!(!dir.path().join(LOCK_FILE).exists());
     }
 }

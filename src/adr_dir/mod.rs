@@ -7,7 +7,6 @@
 //! command finds the repository root from the current directory, so it works
 //! from `projects/sessions/<id>/` too.
 
-pub mod atomic;
 pub mod catalog;
 pub mod doctor;
 pub mod finalize;
@@ -153,7 +152,7 @@ pub fn index_write(root: &Path) -> anyhow::Result<IndexWrite> {
             rows,
         });
     }
-    atomic::replace(&path, new.as_bytes())?;
+    crate::fs::atomic::write(&path, new.as_bytes())?;
     Ok(IndexWrite {
         path_display,
         change: if text.is_some() {

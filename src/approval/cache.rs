@@ -19,7 +19,7 @@ use super::instructions::{Instructions, VERDICT_SCHEMA};
 use super::verdict::Verdict;
 
 /// Folder (relative to the repository root) of the cache entries.
-pub const CACHE_DIR: &str = ".helix-gate/approval-cache";
+pub use crate::fs::data_dir::CACHE_DIR;
 
 /// Version of the key material; bump when the prompt or the key changes meaning.
 const KEY_VERSION: &str = "helix-gate approval cache v1";
@@ -106,16 +106,19 @@ pub fn store(root: &Path, key: &str, document: &ResultDocument) -> std::io::Resu
     if document.result != Verdict::Approved {
         return Ok(());
     }
-    let dir = root.join(CACHE_DIR);
-    std::fs::create_dir_all(&dir)?;
+    crate::fs::data_dir::ensure_dir(root, CACHE_DIR)?;
     let entry = Entry {
         key: key.to_owned(),
         document: document.clone(),
     };
     let text = serde_json::to_vec_pretty(&entry).map_err(std::io::Error::other)?;
-    let tmp = dir.join(format!(".{key}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, entry_path(root, key))
+    // No fsync: an entry lost to a power failure is a cache miss, and a damaged
+    // one does not parse and is a miss too.
+    crate::fs::atomic::write_with(
+        &entry_path(root, key),
+        &text,
+        crate::fs::atomic::Options::FAST,
+    )
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use super::instructions::Instructions;
 use crate::clock;
 
 /// Folder (relative to the repository root) that holds every run folder.
-pub const RUNS_DIR: &str = ".helix-gate/approvals";
+pub use crate::fs::data_dir::RUNS_DIR;
 
 /// One file under review: where it is, how it is shown, its exact bytes.
 #[derive(Debug, Clone)]
@@ -65,18 +65,6 @@ pub fn new_id(now: SystemTime) -> String {
     )
 }
 
-/// Make `.helix-gate/` ignore itself in git (a `.gitignore` with `*`), once.
-pub fn ensure_state_dir(root: &Path) -> std::io::Result<PathBuf> {
-    let state = root.join(".helix-gate");
-    std::fs::create_dir_all(&state)?;
-    let ignore = state.join(".gitignore");
-    if !ignore.exists() {
-        // Best effort: another process may write the same content at the same time.
-        let _ = std::fs::write(&ignore, "# helix-gate state: never commit\n*\n");
-    }
-    Ok(state)
-}
-
 /// Create `.helix-gate/approvals/<id>/` with the instructions and copies of `files`.
 pub fn create(
     root: &Path,
@@ -84,9 +72,7 @@ pub fn create(
     files: &[ReviewedFile],
     now: SystemTime,
 ) -> std::io::Result<RunDir> {
-    ensure_state_dir(root)?;
-    let runs = root.join(RUNS_DIR);
-    std::fs::create_dir_all(&runs)?;
+    let runs = crate::fs::data_dir::ensure_dir(root, RUNS_DIR)?;
     let (id, path) = {
         let mut attempt = 0;
         loop {

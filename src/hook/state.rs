@@ -1,20 +1,19 @@
 //! Per-session state under `.helix-gate/state/`: targets touched and attempts.
 //!
 //! Claude Code runs hooks in parallel, so every update happens under an exclusive
-//! lock (flock on a per-session lock file) and is written atomically (temp file +
+//! lock (a per-session [`FileLock`]) and is written atomically (temp file +
 //! rename). A corrupt
 //! or truncated state file is reported and replaced, never a crash.
 
 use std::collections::BTreeMap;
-use std::fs::OpenOptions;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
+use std::path::Path;
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-/// Where helix-gate keeps its files inside a repository.
-pub const DATA_DIR: &str = ".helix-gate";
+use crate::fs::lock::{FileLock, LockError, Release};
+use crate::fs::{atomic, data_dir};
+
 /// How long to wait for another hook process of the same session.
 const LOCK_WAIT: Duration = Duration::from_secs(5);
 
@@ -79,83 +78,6 @@ pub enum StateError {
     Locked,
 }
 
-/// The state directory, created with a `.gitignore` that ignores everything in `.helix-gate/`.
-pub fn ensure_data_dir(root: &Path) -> std::io::Result<PathBuf> {
-    let data = root.join(DATA_DIR);
-    let state = data.join("state");
-    let ignore = data.join(".gitignore");
-    // Both exist after the first call: one stat each instead of a mkdir walk.
-    if state.is_dir() && ignore.exists() {
-        return Ok(state);
-    }
-    std::fs::create_dir_all(&state)?;
-    if !ignore.exists() {
-        std::fs::write(
-            &ignore,
-            "# helix-gate runtime data (state, logs, approvals)\n*\n",
-        )?;
-    }
-    Ok(state)
-}
-
-/// A file name for a session id that may contain anything.
-fn file_stem(session: &str) -> String {
-    let clean: String = session
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
-        .take(80)
-        .collect();
-    if clean.is_empty() || clean.len() != session.len() {
-        // Hostile or odd ids get a stable hash so they can never escape the directory.
-        let hash = session.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
-        format!("{clean}-{hash:016x}")
-    } else {
-        clean
-    }
-}
-
-/// An exclusive advisory lock (flock) on a per-session lock file. The kernel
-/// releases it when the process ends, so a killed hook never leaves a stale lock.
-struct Lock(std::fs::File);
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        let _ = self.0.unlock();
-    }
-}
-
-fn lock(path: PathBuf) -> Result<Lock, StateError> {
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|source| StateError::Io {
-            dir: path.display().to_string(),
-            source,
-        })?;
-    let start = Instant::now();
-    loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(Lock(file)),
-            Err(std::fs::TryLockError::WouldBlock) => {
-                if start.elapsed() > LOCK_WAIT {
-                    return Err(StateError::Locked);
-                }
-                std::thread::sleep(Duration::from_millis(2));
-            }
-            Err(std::fs::TryLockError::Error(source)) => {
-                return Err(StateError::Io {
-                    dir: path.display().to_string(),
-                    source,
-                });
-            }
-        }
-    }
-}
-
 /// Load, change and save one session's state under its lock. Returns the closure's
 /// result and a note when a damaged state file was replaced.
 pub fn update<R>(
@@ -167,10 +89,15 @@ pub fn update<R>(
         dir: dir.display().to_string(),
         source,
     };
-    let dir = ensure_data_dir(root).map_err(|e| io(e, &root.join(DATA_DIR)))?;
-    let stem = file_stem(session);
-    let path = dir.join(format!("{stem}.json"));
-    let _lock = lock(dir.join(format!("{stem}.lock")))?;
+    let dir = data_dir::ensure_dir(root, data_dir::STATE_DIR)
+        .map_err(|e| io(e, &root.join(data_dir::DIR)))?;
+    let files = data_dir::session_files(root, session);
+    let path = files.state;
+    // The lock file stays: it sits next to the state file and is pruned with it.
+    let _lock = FileLock::acquire(&files.lock, LOCK_WAIT, Release::Keep).map_err(|e| match e {
+        LockError::Timeout { .. } => StateError::Locked,
+        LockError::Io(source) => io(source, &dir),
+    })?;
     let mut note = None;
     let mut original = None;
     let mut state = match std::fs::read(&path) {
@@ -191,27 +118,21 @@ pub fn update<R>(
         Err(e) => return Err(io(e, &path)),
     };
     let result = change(&mut state);
-    let tmp = dir.join(format!("{stem}.json.tmp{}", std::process::id()));
     let bytes = serde_json::to_vec(&state).unwrap_or_default();
     if original.as_deref() == Some(bytes.as_slice()) {
         // Unchanged (a clean ADR saved again, an escalated target): no write at all.
         return Ok((result, note));
     }
-    let write = || -> std::io::Result<()> {
-        let mut file = std::fs::File::create(&tmp)?;
-        // No fsync: the rename keeps readers consistent, and losing a session's
-        // attempt counts on power loss is harmless; an fsync would cost milliseconds
-        // on every tool call.
-        file.write_all(&bytes)?;
-        std::fs::rename(&tmp, &path)
-    };
-    write().map_err(|e| io(e, &path))?;
+    // No fsync: the rename keeps readers consistent, and losing a session's
+    // attempt counts on power loss is harmless; an fsync would cost milliseconds
+    // on every tool call.
+    atomic::write_with(&path, &bytes, atomic::Options::FAST).map_err(|e| io(e, &dir))?;
     Ok((result, note))
 }
 
 /// Remove state files older than `days`.
 pub fn prune(root: &Path, days: u64) {
-    let Ok(entries) = std::fs::read_dir(root.join(DATA_DIR).join("state")) else {
+    let Ok(entries) = std::fs::read_dir(root.join(data_dir::STATE_DIR)) else {
         return;
     };
     let max_age = Duration::from_secs(days * 86_400);
@@ -275,20 +196,12 @@ mod tests {
     #[test]
     fn damaged_state_is_reported_and_replaced() {
         let dir = tempfile::tempdir().unwrap();
-        let state_dir = ensure_data_dir(dir.path()).unwrap();
+        let state_dir = data_dir::ensure_dir(dir.path(), data_dir::STATE_DIR).unwrap();
         std::fs::write(state_dir.join("s2.json"), b"{\"touched\": [\"adr/1.md\"").unwrap();
         let (touched, note) = update(dir.path(), "s2", |s| s.touched.len()).unwrap();
         assert_eq!(touched, 0);
         assert!(note.unwrap().contains("damaged"));
         let (_, note) = update(dir.path(), "s2", |_| ()).unwrap();
         assert!(note.is_none());
-    }
-
-    #[test]
-    fn hostile_session_ids_stay_inside_the_state_directory() {
-        assert_eq!(file_stem("2fff056a-7461"), "2fff056a-7461");
-        let stem = file_stem("../../etc/passwd");
-        assert!(!stem.contains('/') && !stem.contains(".."), "{stem}");
-        assert_ne!(file_stem("a/b"), file_stem("a\\b"));
     }
 }

@@ -86,9 +86,8 @@ fn write_settings(path: &Path, settings: &Map<String, Value>) -> anyhow::Result<
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     let text = serde_json::to_string_pretty(settings)? + "\n";
-    let tmp = path.with_extension(format!("json.tmp{}", std::process::id()));
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))
+    // The user's settings: synced, and a private (0600) file stays private.
+    Ok(crate::fs::atomic::write(path, text.as_bytes())?)
 }
 
 /// Remove our entries from a `hooks` object; returns how many were removed.

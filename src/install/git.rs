@@ -66,6 +66,9 @@ merge the two into one {LOCAL} (or remove one), then run `helix-gate install git
         local.display()
     )]
     LocalExists { hook: PathBuf, local: PathBuf },
+    /// Writing the shim failed (the message names the file).
+    #[error(transparent)]
+    Write(std::io::Error),
 }
 
 fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> InstallError {
@@ -160,22 +163,8 @@ pub fn uninstall_from(dir: &Path) -> Result<Uninstalled, InstallError> {
 
 /// Write through a temporary file and a rename, so git never runs a half-written hook.
 fn write_executable(path: &Path, content: &str) -> Result<(), InstallError> {
-    let tmp = path.with_file_name(format!(".{HOOK}.helix-gate.tmp"));
-    std::fs::write(&tmp, content).map_err(io("cannot write", &tmp))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))
-            .map_err(io("cannot make executable", &tmp))?;
-    }
-    std::fs::rename(&tmp, path).map_err(|source| {
-        let _ = std::fs::remove_file(&tmp);
-        InstallError::Io {
-            action: "cannot write",
-            path: path.to_path_buf(),
-            source,
-        }
-    })
+    let options = crate::fs::atomic::Options::DURABLE.with_mode(0o755);
+    crate::fs::atomic::write_with(path, content.as_bytes(), options).map_err(InstallError::Write)
 }
 
 /// Whether `name` is an executable file in a `PATH` directory (what the shim's

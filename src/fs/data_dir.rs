@@ -1,0 +1,183 @@
+//! The layout of `.helix-gate/`, helix-gate's data folder inside a repository,
+//! in one place: every path below it is named here and nowhere else.
+//!
+//! ```text
+//! .helix-gate/
+//!   .gitignore               `*`: the folder never reaches a commit
+//!   state/<session>.json     per-session hook state
+//!   state/<session>.lock     its lock (kept; the state files are pruned by age)
+//!   log.jsonl                the hook's decision log
+//!   approvals.jsonl          the approval history
+//!   approval-cache/<key>.json  approved verdicts
+//!   approvals/<run-id>/      one folder per reviewer run
+//! ```
+//!
+//! Paths are relative to the repository root; a folder is created on first use,
+//! always together with the `.gitignore`.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The data folder.
+pub const DIR: &str = ".helix-gate";
+/// Per-session hook state and its locks.
+pub const STATE_DIR: &str = ".helix-gate/state";
+/// The hook's decision log.
+pub const LOG_PATH: &str = ".helix-gate/log.jsonl";
+/// The approval history.
+pub const HISTORY_PATH: &str = ".helix-gate/approvals.jsonl";
+/// Cached `approved` verdicts.
+pub const CACHE_DIR: &str = ".helix-gate/approval-cache";
+/// One folder per reviewer run.
+pub const RUNS_DIR: &str = ".helix-gate/approvals";
+
+const GITIGNORE: &str = ".helix-gate/.gitignore";
+const GITIGNORE_TEXT: &str =
+    "# helix-gate runtime data (session state, logs, approvals): never commit\n*\n";
+
+/// Create `.helix-gate/` with its `.gitignore` when missing; returns the folder.
+/// Safe to call from many processes at once.
+pub fn ensure(root: &Path) -> io::Result<PathBuf> {
+    let dir = root.join(DIR);
+    let ignore = root.join(GITIGNORE);
+    // The .gitignore is written last, so its existence means all is done: one stat.
+    if ignore.exists() {
+        return Ok(dir);
+    }
+    std::fs::create_dir_all(&dir)?;
+    // create_new: a concurrent process may write it at the same moment, and a
+    // .gitignore the user edited is never replaced.
+    match super::atomic::create_new(&ignore, GITIGNORE_TEXT.as_bytes()) {
+        Err(e) if e.kind() != io::ErrorKind::AlreadyExists => Err(e),
+        _ => Ok(dir),
+    }
+}
+
+/// Create the folder `rel` (one of the `*_DIR` constants) inside an ensured
+/// `.helix-gate/`; returns its path.
+pub fn ensure_dir(root: &Path, rel: &str) -> io::Result<PathBuf> {
+    let dir = root.join(rel);
+    // Two stats on the hook's hot path once both exist, instead of a mkdir walk.
+    if dir.is_dir() && root.join(GITIGNORE).exists() {
+        return Ok(dir);
+    }
+    ensure(root)?;
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// The state file and the lock file of one hook session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionFiles {
+    pub state: PathBuf,
+    pub lock: PathBuf,
+}
+
+/// Where the session `session` keeps its state, whatever characters its id has.
+pub fn session_files(root: &Path, session: &str) -> SessionFiles {
+    let dir = root.join(STATE_DIR);
+    let stem = session_stem(session);
+    SessionFiles {
+        state: dir.join(format!("{stem}.json")),
+        lock: dir.join(format!("{stem}.lock")),
+    }
+}
+
+/// A file name for a session id that may contain anything.
+fn session_stem(session: &str) -> String {
+    let clean: String = session
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .take(80)
+        .collect();
+    if clean.is_empty() || clean.len() != session.len() {
+        // Hostile or odd ids get a stable hash so they can never escape the directory.
+        let hash = session.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        format!("{clean}-{hash:016x}")
+    } else {
+        clean
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_path_is_inside_the_data_dir() {
+        for path in [
+            STATE_DIR,
+            LOG_PATH,
+            HISTORY_PATH,
+            CACHE_DIR,
+            RUNS_DIR,
+            GITIGNORE,
+        ] {
+            let rest = path.strip_prefix(DIR).and_then(|r| r.strip_prefix('/'));
+            assert!(rest.is_some_and(|r| !r.is_empty()), "{path}");
+        }
+    }
+
+    #[test]
+    fn ensure_is_idempotent_and_writes_the_gitignore() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = ensure(root.path()).unwrap();
+        assert_eq!(dir, root.path().join(DIR));
+        let ignore = dir.join(".gitignore");
+        assert_eq!(std::fs::read_to_string(&ignore).unwrap(), GITIGNORE_TEXT);
+        assert_eq!(
+            GITIGNORE_TEXT.lines().last(),
+            Some("*"),
+            "everything below is ignored"
+        );
+        std::fs::write(&ignore, "*\n# edited\n").unwrap();
+        assert_eq!(ensure(root.path()).unwrap(), dir);
+        assert_eq!(
+            std::fs::read_to_string(&ignore).unwrap(),
+            "*\n# edited\n",
+            "an existing .gitignore is left alone"
+        );
+        let state = ensure_dir(root.path(), STATE_DIR).unwrap();
+        assert!(state.is_dir());
+        assert_eq!(ensure_dir(root.path(), STATE_DIR).unwrap(), state);
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, [".gitignore", "state"], "no temporary file left");
+    }
+
+    #[test]
+    fn ensure_dir_recreates_a_removed_gitignore() {
+        let root = tempfile::tempdir().unwrap();
+        ensure_dir(root.path(), CACHE_DIR).unwrap();
+        std::fs::remove_file(root.path().join(GITIGNORE)).unwrap();
+        ensure_dir(root.path(), CACHE_DIR).unwrap();
+        assert!(root.path().join(GITIGNORE).is_file());
+    }
+
+    #[test]
+    fn a_file_in_the_way_is_an_error() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join(DIR), "not a directory").unwrap();
+        assert!(ensure(root.path()).is_err());
+        assert!(ensure_dir(root.path(), STATE_DIR).is_err());
+    }
+
+    #[test]
+    fn hostile_session_ids_stay_inside_the_state_directory() {
+        assert_eq!(session_stem("2fff056a-7461"), "2fff056a-7461");
+        let stem = session_stem("../../etc/passwd");
+        assert!(!stem.contains('/') && !stem.contains(".."), "{stem}");
+        assert_ne!(session_stem("a/b"), session_stem("a\\b"));
+        let files = session_files(Path::new("/r"), "../x");
+        assert_eq!(
+            files.state.parent(),
+            Some(Path::new("/r/.helix-gate/state"))
+        );
+        assert_eq!(files.lock.parent(), files.state.parent());
+    }
+}
