@@ -29,8 +29,8 @@ use step_marker::MarkerProblem;
 
 /// Tools whose PostToolUse concerns a written file.
 const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
-/// Budget key of the STEP marker.
-const STEP_TARGET: &str = "step-marker";
+/// Budget key of the STEP marker; also the rule id in decisions.
+const STEP_TARGET: &str = crate::rules::gate::STEP_MARKER.id;
 
 /// An internal failure: reported as such, never as a finding.
 #[derive(Debug)]

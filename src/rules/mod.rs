@@ -59,6 +59,7 @@ pub mod concept;
 pub mod contextual;
 pub mod file_refs;
 pub mod front_matter;
+pub mod gate;
 pub mod index;
 pub mod input;
 pub mod numbering;
@@ -109,6 +110,9 @@ pub enum Category {
     Index,
     /// Numbers and succession links across the ADR directory.
     Numbering,
+    /// The gates themselves: the answer's STEP marker, the reviewer's verdict, and
+    /// failures of the tool or the reviewer.
+    Gate,
 }
 
 impl Category {
@@ -124,6 +128,7 @@ impl Category {
             Category::Concept => "concept coverage",
             Category::Index => "ADR index",
             Category::Numbering => "ADR numbering",
+            Category::Gate => "gate",
         }
     }
 }
@@ -177,6 +182,7 @@ pub fn registry() -> Vec<&'static RuleMeta> {
         concept::RULES,
         index::RULES,
         numbering::RULES,
+        gate::RULES,
     ]
     .concat()
 }
