@@ -650,11 +650,12 @@ fn session_context(
         .map_err(|e| InfraError::new(format!("{e:#}"), Some(&settings)))?;
     let mut text = format!(
         "helix-gate checks every ADR you write ({}) when you save it and before you finish:\n\
-- front matter between --- lines with adr_id, title, status (Proposed|Accepted|Implemented|Superseded|Rejected) and files: {{create, modify, docs}} lists\n\
+- front matter between --- lines with adr_id, title, status ({}) and files: {{create, modify, docs}} lists\n\
 - files paths relative to the repository root (no /home/..., ~ or ..); every files.modify path must exist\n\
 - ## sections: {} (at least {} characters each)\n\
 - {}: at least {} checkbox items (- [ ] ...)\n",
         settings.adr.globs.join(", "),
+        crate::rules::front_matter::STATUSES.join("|"),
         rules.base.required_sections.join(", "),
         rules.base.min_section_length,
         rules.base.acceptance_section,

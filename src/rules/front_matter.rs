@@ -327,6 +327,18 @@ mod tests {
     }
 
     #[test]
+    fn every_status_is_documented() {
+        let doc = super::STATUS_INVALID.doc.to_string();
+        for status in super::STATUSES {
+            assert!(
+                doc.contains(status),
+                "the doc of status-invalid lacks {status}"
+            );
+            assert!(super::STATUS_INVALID.summary.contains(status), "{status}");
+        }
+    }
+
+    #[test]
     fn id_vs_file_name() {
         let fm = "adr_id: \"007\"\ntitle: T\nstatus: Proposed\nfiles: {}\n";
         assert!(run(&with_front_matter(fm), "adr/007-x.md", &[]).is_empty());
