@@ -1,6 +1,8 @@
 //! The ADR model: a document is parsed once, and every rule reads this model.
 
+pub mod catalog;
 pub mod front_matter;
+pub mod index_table;
 pub mod markdown;
 
 use std::path::Path;

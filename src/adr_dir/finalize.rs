@@ -23,13 +23,13 @@ use super::Workspace;
 use super::catalog::{self, Catalog};
 use super::index_table::{self, NewRow};
 use super::lock::Lock;
-use super::{doctor, slug};
+use super::slug;
 use crate::adr::front_matter::{self, Split};
 use crate::adr::{self, Adr, Field, LineIndex};
 use crate::diagnostic::FileReport;
 use crate::engine::read_limited;
 use crate::fs::atomic;
-use crate::rules::{self, WorkTree, across};
+use crate::rules::{self, WorkTree, across, numbering};
 
 /// A failure injected at a step of [`run`], for tests of the rollback.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,11 +190,11 @@ fn plan(
         report
             .findings
             .extend(across_findings(catalog, final_adr, &draft_display, number));
-        report.findings.extend(doctor::succession_findings(
+        report.findings.extend(numbering::succession_findings(
             final_adr,
             Some(number),
             &catalog.taken(),
-            &doctor::replaced_numbers(catalog),
+            &numbering::replaced_numbers(catalog),
         ));
     }
     if let Some(edit) = edit {

@@ -20,20 +20,6 @@ use anyhow::{Context as _, bail};
 
 use crate::diagnostic::FileReport;
 use crate::engine::{Engine, ReadError};
-use crate::rules::RuleMeta;
-
-/// Rules introduced by the ADR directory commands (index check and doctor), for the registry.
-pub const RULES: &[&RuleMeta] = &[
-    &index_table::TABLE_MISSING,
-    &index_table::ROW_MISSING,
-    &index_table::ROW_DANGLING,
-    &index_table::ROW_MISMATCH,
-    &index_table::ROW_DUPLICATE,
-    &doctor::NUMBER_GAP,
-    &doctor::FILE_UNNUMBERED,
-    &doctor::SUPERSEDES_UNKNOWN,
-    &doctor::SUPERSEDED_WITHOUT_SUCCESSOR,
-];
 
 /// A repository's engine and its ADR directory, which must exist.
 pub struct Workspace {

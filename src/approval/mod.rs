@@ -736,7 +736,7 @@ fn deterministic(
 fn infrastructure_finding(failure: &RunnerError) -> ApprovalFinding {
     ApprovalFinding {
         severity: Severity::Error,
-        check: "infrastructure".to_owned(),
+        check: crate::rules::gate::INFRASTRUCTURE.id.to_owned(),
         message: format!(
             "{}: {failure}. This is a failure of the reviewer infrastructure, not a problem found in the reviewed file; no approval was given.",
             failure.kind()

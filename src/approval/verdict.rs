@@ -159,7 +159,7 @@ pub fn gate(
     if errors > 0 {
         added.push(ApprovalFinding {
             severity: Severity::Error,
-            check: "verdict".to_owned(),
+            check: crate::rules::gate::VERDICT_INCONSISTENT.id.to_owned(),
             message: format!(
                 "the reviewer returned `approved` together with {errors} error finding(s); helix-gate treats this as needs_revision"
             ),
@@ -170,7 +170,7 @@ pub fn gate(
     if verdict.confidence < required_confidence {
         added.push(ApprovalFinding {
             severity: Severity::Error,
-            check: "confidence".to_owned(),
+            check: crate::rules::gate::CONFIDENCE_TOO_LOW.id.to_owned(),
             message: format!(
                 "the reviewer approved with confidence {:.2}, below required_confidence {:.2}; the approval does not count",
                 verdict.confidence, required_confidence

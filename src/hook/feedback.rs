@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::diagnostic::{FileReport, Severity};
+use crate::rules::{self, Category};
 use crate::text::truncate;
 
 /// Longest message or hint quoted per finding.
@@ -12,31 +13,19 @@ const MAX_ITEM_CHARS: usize = 400;
 /// Most findings listed per file; the rest are counted.
 const MAX_ITEMS: usize = 12;
 
-/// Check groups named in the PASSED line, by rule-id prefix.
-const GROUPS: [(&str, &[&str]); 5] = [
-    ("file content", &["file-"]),
-    (
-        "front matter",
-        &[
-            "front-matter-",
-            "status-invalid",
-            "files-field-invalid",
-            "adr-id-",
-        ],
-    ),
-    ("required sections", &["section-"]),
-    ("acceptance criteria", &["acceptance-criteria-"]),
-    (
-        "file references",
-        &["files-modify-", "files-path-", "files-create-"],
-    ),
+/// Check groups named in the PASSED line, by the category of the rule.
+const GROUPS: [Category; 5] = [
+    Category::FileContent,
+    Category::FrontMatter,
+    Category::RequiredSections,
+    Category::AcceptanceCriteria,
+    Category::FileReferences,
 ];
+/// The group of every finding whose id is no built-in rule: the rules file's.
+const CONTEXTUAL: &str = "contextual rules";
 
 fn group_of(rule: &str) -> &'static str {
-    GROUPS
-        .iter()
-        .find(|(_, prefixes)| prefixes.iter().any(|p| rule.starts_with(p)))
-        .map_or("contextual rules", |(name, _)| name)
+    rules::find(rule).map_or(CONTEXTUAL, |meta| meta.category.label())
 }
 
 /// FAILED / warnings / PASSED lines for one file.
@@ -82,8 +71,8 @@ pub fn describe(report: &FileReport) -> String {
             );
         }
     }
-    let mut passed: Vec<&str> = GROUPS.iter().map(|(name, _)| *name).collect();
-    passed.push("contextual rules");
+    let mut passed: Vec<&str> = GROUPS.iter().map(|c| c.label()).collect();
+    passed.push(CONTEXTUAL);
     passed.retain(|group| {
         !report
             .findings

@@ -28,8 +28,8 @@ use step_marker::MarkerProblem;
 
 /// Tools whose PostToolUse concerns a written file.
 const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
-/// Budget key of the STEP marker.
-const STEP_TARGET: &str = "step-marker";
+/// Budget key of the STEP marker; also the rule id in decisions.
+const STEP_TARGET: &str = crate::rules::gate::STEP_MARKER.id;
 
 /// An internal failure: reported as such, never as a finding.
 #[derive(Debug)]
@@ -643,11 +643,12 @@ fn session_context(
         .map_err(|e| InfraError::new(format!("{e:#}"), Some(&settings)))?;
     let mut text = format!(
         "helix-gate checks every ADR you write ({}) when you save it and before you finish:\n\
-- front matter between --- lines with adr_id, title, status (Proposed|Accepted|Implemented|Superseded|Rejected) and files: {{create, modify, docs}} lists\n\
+- front matter between --- lines with adr_id, title, status ({}) and files: {{create, modify, docs}} lists\n\
 - files paths relative to the repository root (no /home/..., ~ or ..); every files.modify path must exist\n\
 - ## sections: {} (at least {} characters each)\n\
 - {}: at least {} checkbox items (- [ ] ...)\n",
         settings.adr.globs.join(", "),
+        crate::rules::front_matter::STATUSES.join("|"),
         rules.base.required_sections.join(", "),
         rules.base.min_section_length,
         rules.base.acceptance_section,

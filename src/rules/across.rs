@@ -3,28 +3,42 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::RuleMeta;
 use crate::adr::{self, Adr};
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::Finding;
 
-pub const DUPLICATE_ID: RuleMeta = RuleMeta {
-    id: "adr-id-duplicate",
-    severity: Severity::Error,
-    summary: "two ADRs share the same adr_id",
-    doc: "## What it does\nWhen a directory (or the whole repository, or the staged set) is checked, reports every ADR whose adr_id number is also used by another ADR.\n\n\
-## Why\nNumbers identify ADRs in links, depends_on and the index; a collision makes them ambiguous.\n\n\
-## Fix\nGive one of them the number from `helix-gate next-number` (and rename its file).",
-};
+declare_rules! {
+    /// ## What it does
+    /// When a directory (or the whole repository, or the staged set) is checked, reports every ADR
+    /// whose adr_id number is also used by another ADR.
+    ///
+    /// ## Why
+    /// Numbers identify ADRs in links, depends_on and the index; a collision makes them ambiguous.
+    ///
+    /// ## Fix
+    /// Give one of them the number from `helix-gate next-number` (and rename its file).
+    pub const DUPLICATE_ID {
+        id: "adr-id-duplicate",
+        severity: Error,
+        category: AcrossAdrs,
+        summary: "two ADRs share the same adr_id",
+    }
 
-pub const DEPENDS_ON_UNKNOWN: RuleMeta = RuleMeta {
-    id: "depends-on-unknown",
-    severity: Severity::Warning,
-    summary: "depends_on names an ADR number that does not exist",
-    doc: "## What it does\nWhen a directory is checked, warns about `depends_on` entries whose number matches no ADR in the set.\n\n\
-## Why\nA dependency on a missing ADR is a typo or a lost document.\n\n## Fix\nCorrect the number or add the missing ADR.",
-};
-
-pub const RULES: &[&RuleMeta] = &[&DUPLICATE_ID, &DEPENDS_ON_UNKNOWN];
+    /// ## What it does
+    /// When a directory is checked, warns about `depends_on` entries whose number matches no ADR in
+    /// the set.
+    ///
+    /// ## Why
+    /// A dependency on a missing ADR is a typo or a lost document.
+    ///
+    /// ## Fix
+    /// Correct the number or add the missing ADR.
+    pub const DEPENDS_ON_UNKNOWN {
+        id: "depends-on-unknown",
+        severity: Warning,
+        category: AcrossAdrs,
+        summary: "depends_on names an ADR number that does not exist",
+    }
+}
 
 /// One ADR of the set: its display path, its parse and the file name's number.
 pub struct Member<'a> {

@@ -1,30 +1,41 @@
 //! Concept diff (HELIX layer 3): every H2 section of the concept document should
 //! reappear in the ADR, so a migration plan cannot get lost on the way.
 
-use super::RuleMeta;
 use crate::adr::{Adr, markdown};
 use crate::config::RuleSet;
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::Finding;
 
-pub const SECTION_MISSING: RuleMeta = RuleMeta {
-    id: "concept-section-missing",
-    severity: Severity::Warning,
-    summary: "a section of the concept (--concept) is missing from the ADR",
-    doc: "## What it does\nWith `helix-gate validate ADR --concept CONCEPT.md`, lists each level-2 section of the concept that the ADR lacks \
-(Status, Zusammenfassung, Referenzen, Meta, Fragen and Open Questions are ignored; aliases count).\n\n\
-## Why\nThe ADR-014 case: the concept had a 14-day migration plan, the ADR lost it, and no check noticed.\n\n\
-## Fix\nCarry the section over into the ADR, or state in the ADR why it was dropped.",
-};
+declare_rules! {
+    /// ## What it does
+    /// With `helix-gate validate ADR --concept CONCEPT.md`, lists each level-2 section of the
+    /// concept that the ADR lacks (Status, Zusammenfassung, Referenzen, Meta, Fragen and Open
+    /// Questions are ignored; aliases count).
+    ///
+    /// ## Why
+    /// The ADR-014 case: the concept had a 14-day migration plan, the ADR lost it, and no check
+    /// noticed.
+    ///
+    /// ## Fix
+    /// Carry the section over into the ADR, or state in the ADR why it was dropped.
+    pub const SECTION_MISSING {
+        id: "concept-section-missing",
+        severity: Warning,
+        category: Concept,
+        summary: "a section of the concept (--concept) is missing from the ADR",
+    }
 
-pub const COVERAGE: RuleMeta = RuleMeta {
-    id: "concept-coverage",
-    severity: Severity::Info,
-    summary: "how many of the concept's sections the ADR covers",
-    doc: "## What it does\nReports, as information, the share of the concept's sections found in the ADR.\n\n\
-## Why\nA single number shows at a glance how much of the concept made it into the ADR.",
-};
-
-pub const RULES: &[&RuleMeta] = &[&SECTION_MISSING, &COVERAGE];
+    /// ## What it does
+    /// Reports, as information, the share of the concept's sections found in the ADR.
+    ///
+    /// ## Why
+    /// A single number shows at a glance how much of the concept made it into the ADR.
+    pub const COVERAGE {
+        id: "concept-coverage",
+        severity: Info,
+        category: Concept,
+        summary: "how many of the concept's sections the ADR covers",
+    }
+}
 
 const IGNORED: [&str; 6] = [
     "status",

@@ -4,53 +4,78 @@
 //! paths are a no-go"); `files.modify` must name files that exist. Existence is
 //! asked of [`super::RepoFiles`], so pre-commit can answer from the index.
 
-use super::{Context, RuleMeta};
+use super::Context;
 use crate::adr::{Adr, Field};
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::Finding;
 
-pub const MODIFY_MISSING: RuleMeta = RuleMeta {
-    id: "files-modify-missing",
-    severity: Severity::Error,
-    summary: "a files.modify path does not exist in the repository",
-    doc: "## What it does\nChecks that every path in `files.modify` exists, relative to the repository root \
-(the working tree for validate and the hook; the staged index for pre-commit).\n\n\
-## Why\nAn ADR that plans to modify a file that is not there was written against a wrong picture of the code.\n\n\
-## Fix\nCorrect the path, remove it, or move it to files.create if the file is new.",
-};
+declare_rules! {
+    /// ## What it does
+    /// Checks that every path in `files.modify` exists, relative to the repository root (the
+    /// working tree for validate and the hook; the staged index for pre-commit).
+    ///
+    /// ## Why
+    /// An ADR that plans to modify a file that is not there was written against a wrong picture of
+    /// the code.
+    ///
+    /// ## Fix
+    /// Correct the path, remove it, or move it to files.create if the file is new.
+    pub const MODIFY_MISSING {
+        id: "files-modify-missing",
+        severity: Error,
+        category: FileReferences,
+        summary: "a files.modify path does not exist in the repository",
+    }
 
-pub const PATH_ABSOLUTE: RuleMeta = RuleMeta {
-    id: "files-path-absolute",
-    severity: Severity::Error,
-    summary: "a files path is absolute, starts with ~ or a drive letter",
-    doc: "## What it does\nRejects paths in files.create/modify/docs that are absolute (`/home/...`), start with `~` or a drive letter (`C:`).\n\n\
-## Why\nAbsolute paths only work on the author's machine. The user: \"absolute paths are a no-go\".\n\n\
-## Fix\nWrite the path relative to the repository root: `src/main.rs`, not `/home/me/project/src/main.rs`.",
-};
+    /// ## What it does
+    /// Rejects paths in files.create/modify/docs that are absolute (`/home/...`), start with `~` or
+    /// a drive letter (`C:`).
+    ///
+    /// ## Why
+    /// Absolute paths only work on the author's machine. The user: "absolute paths are a no-go".
+    ///
+    /// ## Fix
+    /// Write the path relative to the repository root: `src/main.rs`, not
+    /// `/home/me/project/src/main.rs`.
+    pub const PATH_ABSOLUTE {
+        id: "files-path-absolute",
+        severity: Error,
+        category: FileReferences,
+        summary: "a files path is absolute, starts with ~ or a drive letter",
+    }
 
-pub const PATH_ESCAPES: RuleMeta = RuleMeta {
-    id: "files-path-escapes-repo",
-    severity: Severity::Error,
-    summary: "a files path leaves the repository with ..",
-    doc: "## What it does\nRejects paths in files.create/modify/docs whose `..` components climb above the repository root.\n\n\
-## Why\nAn ADR can only plan changes inside its repository; such paths are never checked and may point anywhere.\n\n\
-## Fix\nWrite the path relative to the repository root without leaving it.",
-};
+    /// ## What it does
+    /// Rejects paths in files.create/modify/docs whose `..` components climb above the repository
+    /// root.
+    ///
+    /// ## Why
+    /// An ADR can only plan changes inside its repository; such paths are never checked and may
+    /// point anywhere.
+    ///
+    /// ## Fix
+    /// Write the path relative to the repository root without leaving it.
+    pub const PATH_ESCAPES {
+        id: "files-path-escapes-repo",
+        severity: Error,
+        category: FileReferences,
+        summary: "a files path leaves the repository with ..",
+    }
 
-pub const CREATE_EXISTS: RuleMeta = RuleMeta {
-    id: "files-create-exists",
-    severity: Severity::Warning,
-    summary: "a files.create path already exists while status is Proposed",
-    doc: "## What it does\nWarns when a path in `files.create` already exists and the ADR is still Proposed.\n\n\
-## Why\nEither the file should be listed under files.modify, or the ADR would overwrite existing work.\n\n\
-## Fix\nMove the path to files.modify, or choose a new file name.",
-};
-
-pub const RULES: &[&RuleMeta] = &[
-    &MODIFY_MISSING,
-    &PATH_ABSOLUTE,
-    &PATH_ESCAPES,
-    &CREATE_EXISTS,
-];
+    /// ## What it does
+    /// Warns when a path in `files.create` already exists and the ADR is still Proposed.
+    ///
+    /// ## Why
+    /// Either the file should be listed under files.modify, or the ADR would overwrite existing
+    /// work.
+    ///
+    /// ## Fix
+    /// Move the path to files.modify, or choose a new file name.
+    pub const CREATE_EXISTS {
+        id: "files-create-exists",
+        severity: Warning,
+        category: FileReferences,
+        summary: "a files.create path already exists while status is Proposed",
+    }
+}
 
 /// Why a referenced path cannot be used, or its normalised form.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,86 +1,153 @@
 //! Front matter rules: present, valid YAML, a map, required fields, status, files, id vs file name.
 
-use super::{Context, RuleMeta};
+use super::Context;
 use crate::adr::{self, Adr, Field, FrontMatterError};
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::Finding;
 
-pub const MISSING: RuleMeta = RuleMeta {
-    id: "front-matter-missing",
-    severity: Severity::Error,
-    summary: "the ADR does not start with a --- front matter block",
-    doc: "## What it does\nRequires the file to start with a YAML front matter block between two `---` lines.\n\n\
-## Why\nadr_id, title, status and files live there; without it no other metadata check can run.\n\n\
-## Example\n```\n---\nadr_id: \"038\"\ntitle: Response Enforcement\nstatus: Proposed\nfiles:\n  create: []\n  modify: []\n---\n```",
-};
+declare_rules! {
+    /// ## What it does
+    /// Requires the file to start with a YAML front matter block between two `---` lines.
+    ///
+    /// ## Why
+    /// adr_id, title, status and files live there; without it no other metadata check can run.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// ---
+    /// adr_id: "038"
+    /// title: Response Enforcement
+    /// status: Proposed
+    /// files:
+    ///   create: []
+    ///   modify: []
+    /// ---
+    /// ```
+    pub const MISSING {
+        id: "front-matter-missing",
+        severity: Error,
+        category: FrontMatter,
+        summary: "the ADR does not start with a --- front matter block",
+    }
 
-pub const UNCLOSED: RuleMeta = RuleMeta {
-    id: "front-matter-unclosed",
-    severity: Severity::Error,
-    summary: "the front matter has an opening --- but no closing ---",
-    doc: "## What it does\nReports a front matter block that is opened with `---` but never closed.\n\n\
-## Why\nThe whole document would otherwise be read as YAML.\n\n## Fix\nAdd a `---` line after the last front matter field.",
-};
+    /// ## What it does
+    /// Reports a front matter block that is opened with `---` but never closed.
+    ///
+    /// ## Why
+    /// The whole document would otherwise be read as YAML.
+    ///
+    /// ## Fix
+    /// Add a `---` line after the last front matter field.
+    pub const UNCLOSED {
+        id: "front-matter-unclosed",
+        severity: Error,
+        category: FrontMatter,
+        summary: "the front matter has an opening --- but no closing ---",
+    }
 
-pub const INVALID: RuleMeta = RuleMeta {
-    id: "front-matter-invalid",
-    severity: Severity::Error,
-    summary: "the front matter is not valid YAML",
-    doc: "## What it does\nParses the front matter as YAML and reports the parser's error with its line.\n\n\
-## Why\nInvalid YAML hides every field from every other check.\n\n## Fix\nCorrect the YAML at the reported line (quote values that contain `:` or start with `*`, `&`, `[`).",
-};
+    /// ## What it does
+    /// Parses the front matter as YAML and reports the parser's error with its line.
+    ///
+    /// ## Why
+    /// Invalid YAML hides every field from every other check.
+    ///
+    /// ## Fix
+    /// Correct the YAML at the reported line (quote values that contain `:` or start with `*`, `&`,
+    /// `[`).
+    pub const INVALID {
+        id: "front-matter-invalid",
+        severity: Error,
+        category: FrontMatter,
+        summary: "the front matter is not valid YAML",
+    }
 
-pub const NOT_A_MAP: RuleMeta = RuleMeta {
-    id: "front-matter-not-a-map",
-    severity: Severity::Error,
-    summary: "the front matter is a list or a scalar instead of key: value fields",
-    doc: "## What it does\nRequires the front matter to be a YAML map (`key: value` lines).\n\n\
-## Why\nA list or a single value cannot hold adr_id, title, status and files.\n\n## Fix\nWrite the fields as `key: value` lines.",
-};
+    /// ## What it does
+    /// Requires the front matter to be a YAML map (`key: value` lines).
+    ///
+    /// ## Why
+    /// A list or a single value cannot hold adr_id, title, status and files.
+    ///
+    /// ## Fix
+    /// Write the fields as `key: value` lines.
+    pub const NOT_A_MAP {
+        id: "front-matter-not-a-map",
+        severity: Error,
+        category: FrontMatter,
+        summary: "the front matter is a list or a scalar instead of key: value fields",
+    }
 
-pub const REQUIRED_FIELD: RuleMeta = RuleMeta {
-    id: "front-matter-required-field",
-    severity: Severity::Error,
-    summary: "adr_id, title or status is missing",
-    doc: "## What it does\nRequires `adr_id` (string or number), `title` and `status` in the front matter.\n\n\
-## Why\nThe index, next-number, finalize and every reviewer rely on them.\n\n\
-## Example\n```\nadr_id: \"038\"\ntitle: Deterministic LLM Response Enforcement\nstatus: Proposed\n```",
-};
+    /// ## What it does
+    /// Requires `adr_id` (string or number), `title` and `status` in the front matter.
+    ///
+    /// ## Why
+    /// The index, next-number, finalize and every reviewer rely on them.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// adr_id: "038"
+    /// title: Deterministic LLM Response Enforcement
+    /// status: Proposed
+    /// ```
+    pub const REQUIRED_FIELD {
+        id: "front-matter-required-field",
+        severity: Error,
+        category: FrontMatter,
+        summary: "adr_id, title or status is missing",
+    }
 
-pub const STATUS_INVALID: RuleMeta = RuleMeta {
-    id: "status-invalid",
-    severity: Severity::Error,
-    summary: "status is not Proposed, Accepted, Implemented, Superseded or Rejected",
-    doc: "## What it does\nRequires `status` to be one of Proposed, Accepted, Implemented, Superseded, Rejected (any case).\n\n\
-## Why\nTools and people filter ADRs by status; a typo makes an ADR invisible.\n\n## Fix\nUse one of the five values.",
-};
+    /// ## What it does
+    /// Requires `status` to be one of Proposed, Accepted, Implemented, Superseded, Rejected (any
+    /// case).
+    ///
+    /// ## Why
+    /// Tools and people filter ADRs by status; a typo makes an ADR invisible.
+    ///
+    /// ## Fix
+    /// Use one of the five values.
+    pub const STATUS_INVALID {
+        id: "status-invalid",
+        severity: Error,
+        category: FrontMatter,
+        summary: "status is not Proposed, Accepted, Implemented, Superseded or Rejected",
+    }
 
-pub const FILES_INVALID: RuleMeta = RuleMeta {
-    id: "files-field-invalid",
-    severity: Severity::Error,
-    summary: "files is missing, or create/modify/docs are not lists of strings",
-    doc: "## What it does\nRequires a `files` map whose optional `create`, `modify` and `docs` entries are lists of paths.\n\n\
-## Why\nThe file-reference checks and the implementation phases read them; an ADR that names no files cannot be checked against the repository.\n\n\
-## Example\n```\nfiles:\n  create: [src/enforcement/step_marker.rs]\n  modify: [src/main.rs]\n  docs: [docs/enforcement.md]\n```",
-};
+    /// ## What it does
+    /// Requires a `files` map whose optional `create`, `modify` and `docs` entries are lists of
+    /// paths.
+    ///
+    /// ## Why
+    /// The file-reference checks and the implementation phases read them; an ADR that names no
+    /// files cannot be checked against the repository.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// files:
+    ///   create: [src/enforcement/step_marker.rs]
+    ///   modify: [src/main.rs]
+    ///   docs: [docs/enforcement.md]
+    /// ```
+    pub const FILES_INVALID {
+        id: "files-field-invalid",
+        severity: Error,
+        category: FrontMatter,
+        summary: "files is missing, or create/modify/docs are not lists of strings",
+    }
 
-pub const ID_MISMATCH: RuleMeta = RuleMeta {
-    id: "adr-id-file-name-mismatch",
-    severity: Severity::Warning,
-    summary: "adr_id differs from the number in the file name NNN-slug.md",
-    doc: "## What it does\nCompares `adr_id` with the number at the start of a file name like `038-response-enforcement.md`.\n\n\
-## Why\nA mismatch means the index and links point at the wrong ADR.\n\n## Fix\nRename the file or correct adr_id (`helix-gate next-number` gives a free number).",
-};
-
-pub const RULES: &[&RuleMeta] = &[
-    &MISSING,
-    &UNCLOSED,
-    &INVALID,
-    &NOT_A_MAP,
-    &REQUIRED_FIELD,
-    &STATUS_INVALID,
-    &FILES_INVALID,
-    &ID_MISMATCH,
-];
+    /// ## What it does
+    /// Compares `adr_id` with the number at the start of a file name like
+    /// `038-response-enforcement.md`.
+    ///
+    /// ## Why
+    /// A mismatch means the index and links point at the wrong ADR.
+    ///
+    /// ## Fix
+    /// Rename the file or correct adr_id (`helix-gate next-number` gives a free number).
+    pub const ID_MISMATCH {
+        id: "adr-id-file-name-mismatch",
+        severity: Warning,
+        category: FrontMatter,
+        summary: "adr_id differs from the number in the file name NNN-slug.md",
+    }
+}
 
 /// Valid values of `status` (compared case-insensitively).
 pub const STATUSES: [&str; 5] = [
@@ -257,6 +324,18 @@ mod tests {
             &[],
         );
         assert_eq!(ids(&missing_files), ["files-field-invalid"]);
+    }
+
+    #[test]
+    fn every_status_is_documented() {
+        let doc = super::STATUS_INVALID.doc.to_string();
+        for status in super::STATUSES {
+            assert!(
+                doc.contains(status),
+                "the doc of status-invalid lacks {status}"
+            );
+            assert!(super::STATUS_INVALID.summary.contains(status), "{status}");
+        }
     }
 
     #[test]

@@ -1,45 +1,71 @@
 //! Rules about the file itself, checked before any parsing: size, encoding, content.
 
-use super::RuleMeta;
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::Finding;
 
-pub const FILE_TOO_LARGE: RuleMeta = RuleMeta {
-    id: "file-too-large",
-    severity: Severity::Error,
-    summary: "the file is larger than adr.max_file_size (default 5 MB)",
-    doc: "## What it does\nRefuses to parse a file above `adr.max_file_size` bytes (default 5 MB).\n\n\
-## Why\nAn ADR is a few kilobytes. A huge file is a mistake (a log or data pasted in) and would make every hook call slow.\n\n\
-## Fix\nShorten the ADR, move data into separate files, or raise `adr.max_file_size` in config/helix-gate.yaml.",
-};
+declare_rules! {
+    /// ## What it does
+    /// Refuses to parse a file above `adr.max_file_size` bytes (default 5 MB).
+    ///
+    /// ## Why
+    /// An ADR is a few kilobytes. A huge file is a mistake (a log or data pasted in) and would make
+    /// every hook call slow.
+    ///
+    /// ## Fix
+    /// Shorten the ADR, move data into separate files, or raise `adr.max_file_size` in
+    /// config/helix-gate.yaml.
+    pub const FILE_TOO_LARGE {
+        id: "file-too-large",
+        severity: Error,
+        category: FileContent,
+        summary: "the file is larger than adr.max_file_size (default 5 MB)",
+    }
 
-pub const FILE_NOT_UTF8: RuleMeta = RuleMeta {
-    id: "file-not-utf8",
-    severity: Severity::Error,
-    summary: "the file is not valid UTF-8",
-    doc: "## What it does\nReports a file whose bytes are not valid UTF-8, with the byte offset of the first bad sequence.\n\n\
-## Why\nADRs are Markdown text; other encodings (Latin-1, UTF-16) break every tool that reads them.\n\n\
-## Fix\nRe-save the file as UTF-8.",
-};
+    /// ## What it does
+    /// Reports a file whose bytes are not valid UTF-8, with the byte offset of the first bad
+    /// sequence.
+    ///
+    /// ## Why
+    /// ADRs are Markdown text; other encodings (Latin-1, UTF-16) break every tool that reads them.
+    ///
+    /// ## Fix
+    /// Re-save the file as UTF-8.
+    pub const FILE_NOT_UTF8 {
+        id: "file-not-utf8",
+        severity: Error,
+        category: FileContent,
+        summary: "the file is not valid UTF-8",
+    }
 
-pub const FILE_BINARY: RuleMeta = RuleMeta {
-    id: "file-binary",
-    severity: Severity::Error,
-    summary: "the file contains NUL bytes (binary data)",
-    doc: "## What it does\nReports a file with an `.md` name that contains NUL bytes.\n\n\
-## Why\nBinary content is never a valid ADR; parsing it would only produce noise.\n\n\
-## Fix\nReplace the file with the Markdown ADR it should be.",
-};
+    /// ## What it does
+    /// Reports a file with an `.md` name that contains NUL bytes.
+    ///
+    /// ## Why
+    /// Binary content is never a valid ADR; parsing it would only produce noise.
+    ///
+    /// ## Fix
+    /// Replace the file with the Markdown ADR it should be.
+    pub const FILE_BINARY {
+        id: "file-binary",
+        severity: Error,
+        category: FileContent,
+        summary: "the file contains NUL bytes (binary data)",
+    }
 
-pub const FILE_EMPTY: RuleMeta = RuleMeta {
-    id: "file-empty",
-    severity: Severity::Error,
-    summary: "the file is empty",
-    doc: "## What it does\nReports a file with no content (or only whitespace).\n\n\
-## Why\nAn empty ADR has no front matter and no sections; one finding says more than ten.\n\n\
-## Fix\nWrite the ADR from the template (front matter plus the required sections).",
-};
-
-pub const RULES: &[&RuleMeta] = &[&FILE_TOO_LARGE, &FILE_NOT_UTF8, &FILE_BINARY, &FILE_EMPTY];
+    /// ## What it does
+    /// Reports a file with no content (or only whitespace).
+    ///
+    /// ## Why
+    /// An empty ADR has no front matter and no sections; one finding says more than ten.
+    ///
+    /// ## Fix
+    /// Write the ADR from the template (front matter plus the required sections).
+    pub const FILE_EMPTY {
+        id: "file-empty",
+        severity: Error,
+        category: FileContent,
+        summary: "the file is empty",
+    }
+}
 
 /// Turn raw bytes into text, or the finding that says why they are not an ADR.
 pub fn decode(bytes: Vec<u8>, limit: u64) -> Result<String, Finding> {

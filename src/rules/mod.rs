@@ -2,15 +2,70 @@
 //!
 //! Rules read the parsed [`Adr`] and a [`Context`]; they never know whether the
 //! CLI, the Claude Code hook, the git pre-commit hook or the approval called them.
+//!
+//! Each rule is declared once with `declare_rules!`: its doc comment is the text
+//! `helix-gate explain` prints, and the family's `RULES` slice that [`registry`]
+//! collects is generated from the same declarations, so a rule cannot exist without
+//! its documentation or be documented without being registered.
+
+/// Declare a family's rules: one `pub const NAME: RuleMeta` per rule, whose doc
+/// comment (`## What it does`, `## Why`, optionally `## Example` and `## Fix`)
+/// becomes both its rustdoc and its `explain` text, plus `pub const RULES`, the
+/// family's rules in declaration order (the order `helix-gate rules` lists them).
+///
+/// ```text
+/// declare_rules! {
+///     /// ## What it does
+///     /// ...
+///     pub const NAME {
+///         id: "kebab-case-id",
+///         severity: Error,
+///         category: FrontMatter,
+///         summary: "one line for `helix-gate rules`",
+///     }
+/// }
+/// ```
+///
+/// Code blocks in the docs carry a language (`yaml`, `markdown`), so rustdoc never
+/// tries to compile them as Rust doctests.
+macro_rules! declare_rules {
+    ($(
+        $(#[doc = $doc:literal])+
+        $vis:vis const $name:ident {
+            id: $id:literal,
+            severity: $severity:ident,
+            category: $category:ident,
+            summary: $summary:literal $(,)?
+        }
+    )+) => {
+        $(
+            $(#[doc = $doc])+
+            $vis const $name: $crate::rules::RuleMeta = $crate::rules::RuleMeta {
+                id: $id,
+                severity: $crate::diagnostic::Severity::$severity,
+                category: $crate::rules::Category::$category,
+                summary: $summary,
+                doc: $crate::rules::RuleDoc::new(concat!($($doc, "\n"),+)),
+            };
+        )+
+
+        /// This family's rules, in the order `helix-gate rules` lists them.
+        pub const RULES: &[&$crate::rules::RuleMeta] = &[$(&$name),+];
+    };
+}
 
 pub mod across;
 pub mod concept;
 pub mod contextual;
 pub mod file_refs;
 pub mod front_matter;
+pub mod gate;
+pub mod index;
 pub mod input;
+pub mod numbering;
 pub mod sections;
 
+use std::fmt;
 use std::path::Path;
 
 use crate::adr::Adr;
@@ -23,10 +78,12 @@ pub struct RuleMeta {
     /// Stable kebab-case id; never reused.
     pub id: &'static str,
     pub severity: Severity,
+    /// What the rule checks; the hook's feedback names passing checks by it.
+    pub category: Category,
     /// One line for `helix-gate rules`.
     pub summary: &'static str,
     /// Full documentation for `helix-gate explain`: what it does, why, example, fix.
-    pub doc: &'static str,
+    pub doc: RuleDoc,
 }
 
 impl RuleMeta {
@@ -35,17 +92,104 @@ impl RuleMeta {
     }
 }
 
+/// What part of an ADR, or of the process around it, a rule checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// The file itself, before parsing: size, encoding, content.
+    FileContent,
+    FrontMatter,
+    RequiredSections,
+    AcceptanceCriteria,
+    /// The paths in `files.create`, `files.modify` and `files.docs`.
+    FileReferences,
+    /// Several ADRs checked together.
+    AcrossAdrs,
+    /// The ADR compared with its concept document.
+    Concept,
+    /// `INDEX.md` compared with the ADR directory.
+    Index,
+    /// Numbers and succession links across the ADR directory.
+    Numbering,
+    /// The gates themselves: the answer's STEP marker, the reviewer's verdict, and
+    /// failures of the tool or the reviewer.
+    Gate,
+}
+
+impl Category {
+    /// The name shown to people (the hook's PASSED line).
+    pub fn label(self) -> &'static str {
+        match self {
+            Category::FileContent => "file content",
+            Category::FrontMatter => "front matter",
+            Category::RequiredSections => "required sections",
+            Category::AcceptanceCriteria => "acceptance criteria",
+            Category::FileReferences => "file references",
+            Category::AcrossAdrs => "rules across ADRs",
+            Category::Concept => "concept coverage",
+            Category::Index => "ADR index",
+            Category::Numbering => "ADR numbering",
+            Category::Gate => "gate",
+        }
+    }
+}
+
+/// A rule's documentation as captured from its doc comment: every line still
+/// carries the one space that follows `///`. [`fmt::Display`] gives the Markdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleDoc(&'static str);
+
+impl RuleDoc {
+    /// Wrap doc-attribute text (lines joined with `\n`); used by `declare_rules!`.
+    pub const fn new(raw: &'static str) -> RuleDoc {
+        RuleDoc(raw)
+    }
+
+    /// The lines of the Markdown text.
+    pub fn lines(&self) -> impl Iterator<Item = &'static str> {
+        let raw: &'static str = self.0;
+        raw.trim_end()
+            .lines()
+            .map(|line| line.strip_prefix(' ').unwrap_or(line))
+    }
+
+    /// Whether the documentation has the `## <title>` section.
+    pub fn has_section(&self, title: &str) -> bool {
+        self.lines()
+            .any(|line| line.strip_prefix("## ").is_some_and(|t| t.trim() == title))
+    }
+}
+
+impl fmt::Display for RuleDoc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, line) in self.lines().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            f.write_str(line)?;
+        }
+        Ok(())
+    }
+}
+
 /// Every built-in rule, in the order `helix-gate rules` lists them.
 pub fn registry() -> Vec<&'static RuleMeta> {
-    let mut all = Vec::new();
-    all.extend_from_slice(input::RULES);
-    all.extend_from_slice(front_matter::RULES);
-    all.extend_from_slice(sections::RULES);
-    all.extend_from_slice(file_refs::RULES);
-    all.extend_from_slice(across::RULES);
-    all.extend_from_slice(concept::RULES);
-    all.extend_from_slice(crate::adr_dir::RULES);
-    all
+    [
+        input::RULES,
+        front_matter::RULES,
+        sections::RULES,
+        file_refs::RULES,
+        across::RULES,
+        concept::RULES,
+        index::RULES,
+        numbering::RULES,
+        gate::RULES,
+    ]
+    .concat()
+}
+
+/// The built-in rule with `id`.
+pub fn find(id: &str) -> Option<&'static RuleMeta> {
+    registry().into_iter().find(|rule| rule.id == id)
 }
 
 /// Answers "does this repository-relative path exist?" for the file-reference rules:
@@ -136,16 +280,31 @@ mod tests {
                 "{}",
                 rule.id
             );
-            assert!(
-                rule.doc.contains("## What it does"),
-                "{} lacks docs",
-                rule.id
-            );
+            for section in ["What it does", "Why"] {
+                assert!(
+                    rule.doc.has_section(section),
+                    "{} lacks the section {section}",
+                    rule.id
+                );
+            }
+            assert!(!rule.summary.is_empty(), "{} lacks a summary", rule.id);
+            assert_eq!(find(rule.id), Some(*rule));
         }
         let contextual = RuleSet::builtin().unwrap();
         for rule in &contextual.contextual {
             assert!(!ids.contains(rule.id.as_str()), "{} clashes", rule.id);
         }
+    }
+
+    #[test]
+    fn doc_text_is_the_doc_comment_without_the_space_after_slashes() {
+        let doc = front_matter::MISSING.doc.to_string();
+        assert!(
+            doc.starts_with("## What it does\nRequires the file to start"),
+            "{doc}"
+        );
+        assert!(doc.contains("files:\n  create: []\n"), "{doc}");
+        assert!(doc.ends_with("---\n```"), "{doc}");
     }
 
     #[test]

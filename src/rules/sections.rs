@@ -1,59 +1,95 @@
 //! Base rules from `base_rules`: required sections, their length, acceptance criteria.
 
-use super::{Context, RuleMeta};
+use super::Context;
 use crate::adr::Adr;
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::Finding;
 
-pub const SECTION_MISSING: RuleMeta = RuleMeta {
-    id: "section-missing",
-    severity: Severity::Error,
-    summary: "a required section (## heading) is missing",
-    doc: "## What it does\nRequires every section of `base_rules.required_sections` as a level-2 heading \
-(default: Kontext, Entscheidung, Implementation, Dokumentation, Akzeptanzkriterien, Konsequenzen; English aliases such as \
-Context or Acceptance Criteria count). Headings inside code blocks or HTML comments do not count.\n\n\
-## Why\nA forgotten section is the most common way an ADR loses information between concept and implementation.\n\n\
-## Fix\nAdd `## <Name>` with its content.",
-};
+declare_rules! {
+    /// ## What it does
+    /// Requires every section of `base_rules.required_sections` as a level-2 heading (default:
+    /// Kontext, Entscheidung, Implementation, Dokumentation, Akzeptanzkriterien, Konsequenzen;
+    /// English aliases such as Context or Acceptance Criteria count). Headings inside code blocks
+    /// or HTML comments do not count.
+    ///
+    /// ## Why
+    /// A forgotten section is the most common way an ADR loses information between concept and
+    /// implementation.
+    ///
+    /// ## Fix
+    /// Add `## <Name>` with its content.
+    pub const SECTION_MISSING {
+        id: "section-missing",
+        severity: Error,
+        category: RequiredSections,
+        summary: "a required section (## heading) is missing",
+    }
 
-pub const SECTION_EMPTY: RuleMeta = RuleMeta {
-    id: "section-empty",
-    severity: Severity::Error,
-    summary: "a required section has a heading but no content",
-    doc: "## What it does\nReports a required section whose heading is followed by nothing before the next section.\n\n\
-## Why\nAn empty heading satisfies a naive check but documents nothing.\n\n## Fix\nWrite the section's content.",
-};
+    /// ## What it does
+    /// Reports a required section whose heading is followed by nothing before the next section.
+    ///
+    /// ## Why
+    /// An empty heading satisfies a naive check but documents nothing.
+    ///
+    /// ## Fix
+    /// Write the section's content.
+    pub const SECTION_EMPTY {
+        id: "section-empty",
+        severity: Error,
+        category: RequiredSections,
+        summary: "a required section has a heading but no content",
+    }
 
-pub const SECTION_TOO_SHORT: RuleMeta = RuleMeta {
-    id: "section-too-short",
-    severity: Severity::Warning,
-    summary: "a required section is shorter than base_rules.min_section_length characters",
-    doc: "## What it does\nWarns when a required section has fewer characters of text than `base_rules.min_section_length` (default 50).\n\n\
-## Why\nOne-line sections are usually placeholders.\n\n## Fix\nExplain the point in a few sentences.",
-};
+    /// ## What it does
+    /// Warns when a required section has fewer characters of text than
+    /// `base_rules.min_section_length` (default 50).
+    ///
+    /// ## Why
+    /// One-line sections are usually placeholders.
+    ///
+    /// ## Fix
+    /// Explain the point in a few sentences.
+    pub const SECTION_TOO_SHORT {
+        id: "section-too-short",
+        severity: Warning,
+        category: RequiredSections,
+        summary: "a required section is shorter than base_rules.min_section_length characters",
+    }
 
-pub const CRITERIA_MISSING: RuleMeta = RuleMeta {
-    id: "acceptance-criteria-missing",
-    severity: Severity::Error,
-    summary: "the acceptance criteria section has no checkbox items",
-    doc: "## What it does\nRequires task-list items (`- [ ] ...`, `- [x] ...`, `* [ ] ...`) in the acceptance criteria section (subsections included).\n\n\
-## Why\nCriteria must be checkable; prose cannot be ticked off.\n\n## Example\n```\n## Akzeptanzkriterien\n- [ ] helix-gate validate reports a missing Migration section\n```",
-};
+    /// ## What it does
+    /// Requires task-list items (`- [ ] ...`, `- [x] ...`, `* [ ] ...`) in the acceptance criteria
+    /// section (subsections included).
+    ///
+    /// ## Why
+    /// Criteria must be checkable; prose cannot be ticked off.
+    ///
+    /// ## Example
+    /// ```markdown
+    /// ## Akzeptanzkriterien
+    /// - [ ] helix-gate validate reports a missing Migration section
+    /// ```
+    pub const CRITERIA_MISSING {
+        id: "acceptance-criteria-missing",
+        severity: Error,
+        category: AcceptanceCriteria,
+        summary: "the acceptance criteria section has no checkbox items",
+    }
 
-pub const CRITERIA_MIN: RuleMeta = RuleMeta {
-    id: "acceptance-criteria-min",
-    severity: Severity::Warning,
-    summary: "fewer acceptance criteria than base_rules.min_acceptance_criteria",
-    doc: "## What it does\nWarns when the acceptance criteria section has fewer checkbox items than `base_rules.min_acceptance_criteria` (default 3).\n\n\
-## Why\nOne or two criteria rarely cover behaviour, tests and documentation.\n\n## Fix\nAdd concrete, testable criteria.",
-};
-
-pub const RULES: &[&RuleMeta] = &[
-    &SECTION_MISSING,
-    &SECTION_EMPTY,
-    &SECTION_TOO_SHORT,
-    &CRITERIA_MISSING,
-    &CRITERIA_MIN,
-];
+    /// ## What it does
+    /// Warns when the acceptance criteria section has fewer checkbox items than
+    /// `base_rules.min_acceptance_criteria` (default 3).
+    ///
+    /// ## Why
+    /// One or two criteria rarely cover behaviour, tests and documentation.
+    ///
+    /// ## Fix
+    /// Add concrete, testable criteria.
+    pub const CRITERIA_MIN {
+        id: "acceptance-criteria-min",
+        severity: Warning,
+        category: AcceptanceCriteria,
+        summary: "fewer acceptance criteria than base_rules.min_acceptance_criteria",
+    }
+}
 
 /// Characters of text in a section, surrounding whitespace excluded.
 pub fn text_length(content: &str) -> usize {

@@ -1,0 +1,183 @@
+//! The ADRs of one directory as plain data: every ADR file with the number in its
+//! name and its parse, and the numbers that are taken.
+//!
+//! A number counts as taken when it appears in a file name *or* in an `adr_id`,
+//! so a gap or a file whose name disagrees with its id never yields a number that
+//! someone already uses.
+//!
+//! Reading the directory from disk is the ADR directory commands' business
+//! (`adr_dir::catalog`); the rules on the directory (`rules::index`,
+//! `rules::numbering`) only read this model.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+
+use super::{Adr, FrontMatter};
+
+/// One ADR file of the directory.
+#[derive(Debug)]
+pub struct Entry {
+    /// Absolute path, lexically normalised.
+    pub path: PathBuf,
+    /// Path relative to the ADR directory with `/` separators (the INDEX.md link).
+    pub link: String,
+    pub file_number: Option<u32>,
+    /// The parse, when the file could be read as text.
+    pub adr: Option<Adr>,
+}
+
+impl Entry {
+    pub fn front_matter(&self) -> Option<&FrontMatter> {
+        self.adr.as_ref().and_then(Adr::front_matter)
+    }
+
+    /// The number in `adr_id`, when it is one.
+    pub fn id_number(&self) -> Option<u32> {
+        self.front_matter()
+            .and_then(|fm| fm.adr_id.valid())
+            .and_then(|id| super::number_in_id(id))
+    }
+
+    /// The ADR's number: its `adr_id`, else the number in its file name.
+    pub fn number(&self) -> Option<u32> {
+        self.id_number().or(self.file_number)
+    }
+
+    /// Whether `number` is this ADR's, by `adr_id` or by file name.
+    pub fn has_number(&self, number: u32) -> bool {
+        self.id_number() == Some(number) || self.file_number == Some(number)
+    }
+
+    pub fn title(&self) -> Option<&str> {
+        self.front_matter()
+            .and_then(|fm| fm.title.valid())
+            .map(|t| t.trim())
+    }
+
+    pub fn status(&self) -> Option<&str> {
+        self.front_matter()
+            .and_then(|fm| fm.status.valid())
+            .map(|s| s.trim())
+    }
+}
+
+/// Every ADR of one directory, sorted by path.
+#[derive(Debug)]
+pub struct Catalog {
+    /// The ADR directory (absolute).
+    pub dir: PathBuf,
+    pub entries: Vec<Entry>,
+}
+
+impl Catalog {
+    /// Numbers used by a file name or an `adr_id`.
+    pub fn taken(&self) -> BTreeSet<u32> {
+        self.entries
+            .iter()
+            .flat_map(|e| [e.file_number, e.id_number()])
+            .flatten()
+            .collect()
+    }
+
+    /// The first ADR that uses `number` (by `adr_id` or file name).
+    pub fn holder(&self, number: u32) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.has_number(number))
+    }
+
+    /// The entry at `path` (compared after lexical normalisation).
+    pub fn find_path(&self, path: &Path) -> Option<usize> {
+        let path = crate::paths::absolute(path);
+        self.entries.iter().position(|e| e.path == path)
+    }
+}
+
+/// `39` -> `039`; numbers of four or more digits keep all of them.
+pub fn format_number(number: u32) -> String {
+    format!("{number:03}")
+}
+
+/// Longest summary taken from the Kontext section, in characters.
+pub const SUMMARY_MAX: usize = 100;
+
+/// The first sentence of the Kontext/Context section as plain text, cut to about
+/// [`SUMMARY_MAX`] characters at a word; empty when there is no such section.
+pub fn summary(adr: &Adr) -> String {
+    let keys = ["kontext".to_owned(), "context".to_owned()];
+    let Some(section) = adr.section(&keys) else {
+        return String::new();
+    };
+    let mut text = String::new();
+    let mut in_paragraph = false;
+    for event in Parser::new(adr.content(section)) {
+        match event {
+            Event::Start(Tag::Paragraph) => in_paragraph = true,
+            Event::End(TagEnd::Paragraph) => {
+                in_paragraph = false;
+                if !text.trim().is_empty() {
+                    break;
+                }
+            }
+            Event::Text(t) | Event::Code(t) if in_paragraph => text.push_str(&t),
+            Event::SoftBreak | Event::HardBreak if in_paragraph => text.push(' '),
+            _ => {}
+        }
+    }
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    shorten(first_sentence(&text), SUMMARY_MAX)
+}
+
+/// Up to and including the first `.`, `!` or `?` that is followed by a space.
+fn first_sentence(text: &str) -> &str {
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if matches!(c, '.' | '!' | '?') && chars.peek().is_some_and(|&(_, next)| next == ' ') {
+            return &text[..i + c.len_utf8()];
+        }
+    }
+    text
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let head = crate::text::prefix(text, max);
+    let cut = head.rfind(' ').map_or(head, |i| &head[..i]);
+    format!("{}...", cut.trim_end_matches([',', ';', ':', ' ']))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_padded_to_three_digits() {
+        assert_eq!(format_number(7), "007");
+        assert_eq!(format_number(39), "039");
+        assert_eq!(format_number(1234), "1234");
+    }
+
+    #[test]
+    fn summary_is_the_first_sentence_of_kontext() {
+        let adr = Adr::parse(
+            "---\nadr_id: 1\n---\n# T\n\n## Kontext\n\nEvery hook call parses the `rules` file\nagain. On large repositories this hurts.\n\n## Entscheidung\nx\n",
+        );
+        assert_eq!(
+            summary(&adr),
+            "Every hook call parses the rules file again."
+        );
+        let english = Adr::parse("## Context\n\nNo sentence end here\n");
+        assert_eq!(summary(&english), "No sentence end here");
+        assert_eq!(summary(&Adr::parse("## Entscheidung\nx\n")), "");
+    }
+
+    #[test]
+    fn long_summaries_are_cut_at_a_word() {
+        let long = format!("## Kontext\n\n{}end.\n", "word ".repeat(40));
+        let s = summary(&Adr::parse(&long));
+        assert!(s.ends_with("word..."), "{s}");
+        assert!(s.chars().count() <= SUMMARY_MAX + 3, "{s}");
+    }
+}

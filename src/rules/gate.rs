@@ -1,0 +1,98 @@
+//! Rules of the gates themselves rather than of an ADR's text: the STEP marker the
+//! hook requires at the end of an answer, the checks the approval applies to a
+//! reviewer's verdict, and the id under which a failure of helix-gate or of the
+//! reviewer is reported.
+//!
+//! Their checks live with the gate that applies them (`hook`, `approval`); they are
+//! declared here so `helix-gate explain` knows every id those gates write into
+//! their answers, the decision log and the approval records, and so the gates name
+//! them by these constants instead of string literals.
+
+declare_rules! {
+    /// ## What it does
+    /// At Stop, when `step_marker.enabled` is set in config/helix-gate.yaml, requires the
+    /// assistant's last answer to end with exactly one `<!-- STEP: <step> -->` line whose step is
+    /// one of `step_marker.steps` (default: what, why, constraints, generate, finalize, done).
+    /// Only whitespace may follow the marker. The hook blocks the Stop with the format and an
+    /// example; it is also the budget target `step-marker` in the session state and the log.
+    ///
+    /// ## Why
+    /// The HELIX workflow reads the marker to know which step the consultant finished; a missing,
+    /// misplaced or unknown marker leaves the next step to guesswork.
+    ///
+    /// ## Example
+    /// ```markdown
+    /// The ADR is saved as adr/038-response-enforcement.md.
+    ///
+    /// <!-- STEP: generate -->
+    /// ```
+    ///
+    /// ## Fix
+    /// Repeat the answer unchanged and end it with one marker line. When the retry budget
+    /// (`hook.budget`) is spent, helix-gate escalates to the user and appends a heuristic marker
+    /// to `step_marker.fallback_file` when that file exists.
+    pub const STEP_MARKER {
+        id: "step-marker",
+        severity: Error,
+        category: Gate,
+        summary: "the last answer does not end with a <!-- STEP: ... --> marker",
+    }
+
+    /// ## What it does
+    /// Labels a failure of helix-gate itself or of the reviewer it started: a timeout, the cost
+    /// cap, output that is not a valid verdict, a missing `claude` command. The approval records
+    /// it as an `error` finding with `check: infrastructure` and `source: helix-gate`, gives
+    /// `result: rejected` and exits with 2; `infrastructure_failure` names the kind of failure.
+    ///
+    /// ## Why
+    /// A broken tool must never look like a problem of the ADR: nobody should change a document
+    /// because a reviewer timed out. It is never a judgement of the reviewed file, and no
+    /// approval was given.
+    ///
+    /// ## Fix
+    /// Follow the recommendation in the result (install Claude Code, raise `timeout` or
+    /// `max_budget_usd` in config/approvals.yaml, or read the reviewer's raw output in the run
+    /// folder), then run the approval again. Do not edit the ADR because of it.
+    pub const INFRASTRUCTURE {
+        id: "infrastructure",
+        severity: Error,
+        category: Gate,
+        summary: "helix-gate or the reviewer failed; not a problem of the ADR",
+    }
+
+    /// ## What it does
+    /// Turns a reviewer's `approved` into `needs_revision` when the reviewer also reported an
+    /// `error` finding, and records why with this finding (`source: helix-gate`).
+    ///
+    /// ## Why
+    /// An approval that names an error contradicts itself; helix-gate takes the error seriously
+    /// rather than the verdict.
+    ///
+    /// ## Fix
+    /// Fix the reviewer's error findings and run the approval again.
+    pub const VERDICT_INCONSISTENT {
+        id: "verdict",
+        severity: Error,
+        category: Gate,
+        summary: "the reviewer approved but reported an error finding",
+    }
+
+    /// ## What it does
+    /// Turns a reviewer's `approved` into `needs_revision` when its confidence is below
+    /// `required_confidence` (config/approvals.yaml, default 0.8), and records why with this
+    /// finding (`source: helix-gate`); the reviewer's answer is kept as `reviewer_result`.
+    ///
+    /// ## Why
+    /// An unsure approval is not an approval; the threshold is the project's, not the
+    /// reviewer's.
+    ///
+    /// ## Fix
+    /// Make the ADR clearer where the reviewer hesitated and run the approval again, or change
+    /// `required_confidence` for the approval type.
+    pub const CONFIDENCE_TOO_LOW {
+        id: "confidence",
+        severity: Error,
+        category: Gate,
+        summary: "the reviewer approved with a confidence below required_confidence",
+    }
+}
