@@ -1,0 +1,441 @@
+//! Snapshot tests (insta) that pin the full text of every user-visible output: what
+//! `validate`, `rules`/`explain`, the ADR-directory commands, `pre-commit`, the Claude Code
+//! hook, `approve`, `log` and `stats` print, with their exit codes.
+//!
+//! The other test modules assert the parts that matter for behaviour; these tests exist so
+//! that a refactor which moves renderers and printing around provably keeps every byte.
+//! Each snapshot is one command's transcript (exit code, stdout, stderr). Inputs are fixed
+//! and run in temp dirs or temp git repositories; what still varies from run to run (the
+//! temp dir, times, durations, approval run ids) is replaced by insta filters.
+//!
+//! Snapshots are generated, never edited: `INSTA_UPDATE=always cargo test --test it
+//! snapshots`, then read the changed `.snap` files before committing them.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use crate::common::{bin, code, good_adr, manifest_dir, scratch_repo, stderr, stdout, write};
+
+// ------------------------------------------------------------------ harness
+
+/// helix-gate in `cwd` with an environment that cannot change its output: no colour, no
+/// variables from a surrounding git hook or Claude Code session (`CLAUDECODE` switches
+/// pre-commit to its compact form), no reviewer-child guard.
+fn helix(cwd: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(bin());
+    for (key, _) in std::env::vars_os() {
+        let name = key.to_string_lossy();
+        if name.starts_with("GIT_")
+            || name.starts_with("CLAUDE")
+            || name.starts_with("ANTHROPIC")
+            || name == "AI_AGENT"
+            || name == "HELIX_GATE_CHILD"
+        {
+            cmd.env_remove(&key);
+        }
+    }
+    cmd.args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(Stdio::null());
+    cmd
+}
+
+fn run(cwd: &Path, args: &[&str]) -> Output {
+    helix(cwd, args).output().expect("run helix-gate")
+}
+
+/// Exit code, stdout and stderr as one snapshot text. A stream that does not end with a
+/// newline is marked, because insta trims the end of a snapshot.
+fn transcript(out: &Output) -> String {
+    let mut text = format!("exit: {}\n", code(out));
+    section(&mut text, "stdout", &stdout(out));
+    section(&mut text, "stderr", &stderr(out));
+    text
+}
+
+fn section(text: &mut String, name: &str, body: &str) {
+    if body.is_empty() {
+        text.push_str(&format!("--- {name}: empty\n"));
+        return;
+    }
+    text.push_str(&format!("--- {name}\n{body}"));
+    if !body.ends_with('\n') {
+        text.push_str("\n[no newline at end]\n");
+    }
+}
+
+/// The filters for outputs produced under `root`: the temp dir and every value that
+/// depends on the clock or the process.
+fn settings(root: &Path) -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    let mut roots = vec![root.to_path_buf()];
+    if let Ok(canonical) = root.canonicalize() {
+        roots.push(canonical);
+    }
+    // Longest first, so a root that contains the other is replaced whole.
+    roots.sort_by_key(|r| std::cmp::Reverse(r.as_os_str().len()));
+    roots.dedup();
+    for r in &roots {
+        settings.add_filter(&regex::escape(&r.to_string_lossy()), "[ROOT]");
+    }
+    // Approval run ids: `<UTC time>-<pid>-<counter><nanos>`.
+    settings.add_filter(r"\d{8}T\d{6}Z-[0-9a-f]+-[0-9a-f]{8}", "[RUN_ID]");
+    settings.add_filter(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", "[TIME]");
+    // Measured durations (JSON fields and their human forms).
+    settings.add_filter(
+        r#""(duration_us|p50_us|p95_us)": ?\d+"#,
+        r#""$1": "[DURATION]""#,
+    );
+    settings.add_filter(
+        r#""(duration_seconds|median_duration_seconds)": ?[0-9][0-9.eE+-]*"#,
+        r#""$1": "[DURATION]""#,
+    );
+    settings.add_filter(r"p(50|95) \d+\.\d\d ms", "p$1 [DURATION] ms");
+    settings.add_filter(r"\b\d+\.\d s\b", "[DURATION] s");
+    settings
+}
+
+/// Assert the snapshot `name` with the filters for `root`.
+fn check(name: &str, root: &Path, text: &str) {
+    settings(root).bind(|| insta::assert_snapshot!(name, text));
+}
+
+/// Run helix-gate in `root` and check the transcript against the snapshot `name`.
+fn check_run(name: &str, root: &Path, args: &[&str]) -> Output {
+    let out = run(root, args);
+    check(name, root, &transcript(&out));
+    out
+}
+
+// ------------------------------------------------------------------ inputs
+
+/// The good fixture without its checked acceptance criterion: one warning.
+fn warning_adr() -> String {
+    good_adr().replace(
+        "- [x] The benchmark script reports the median latency of both paths\n",
+        "",
+    )
+}
+
+/// The good fixture with another `adr_id` and title.
+fn adr(id: &str, title: &str) -> String {
+    good_adr()
+        .replace("adr_id: \"001\"", &format!("adr_id: \"{id}\""))
+        .replace(
+            "title: \"Cache parsed rules between hook calls\"",
+            &format!("title: \"{title}\""),
+        )
+}
+
+/// A draft as the consultant writes it: no `adr_id` yet.
+fn draft(title: &str) -> String {
+    adr("001", title).replace("adr_id: \"001\"\n", "")
+}
+
+/// A scratch repository (not git) holding copies of the fixtures and examples under their
+/// own paths, plus the files some of them reference, so the output does not depend on
+/// this repository's tree or configuration.
+fn fixture_repo() -> tempfile::TempDir {
+    let repo = scratch_repo();
+    let src = manifest_dir();
+    for rel in [
+        "tests/fixtures/good/001-minimal-valid.md",
+        "tests/fixtures/seeds/015-approval-validation-system.md",
+        "tests/fixtures/seeds/025-sub-agent-verifikation.md",
+        "examples/adr/001-lazy-rule-loading.md",
+        "examples/adr/002-adr-014-case.md",
+    ] {
+        let text = std::fs::read(src.join(rel)).expect("fixture");
+        write(repo.path(), rel, text);
+    }
+    write(repo.path(), "src/lib.rs", "");
+    write(repo.path(), "README.md", "# readme\n");
+    // files.create of ADR-015 names it: a files-create-exists warning.
+    write(repo.path(), "approvals/README.md", "# approvals\n");
+    repo
+}
+
+/// A scratch repository with `src/lib.rs` and an empty `adr/`.
+fn adr_repo() -> tempfile::TempDir {
+    let repo = scratch_repo();
+    write(repo.path(), "src/lib.rs", "");
+    std::fs::create_dir(repo.path().join("adr")).expect("adr/");
+    repo
+}
+
+const INDEX: &str = "# ADR Index\n\nAll decisions.\n\n| Nr | Titel | Status | Beschreibung |\n|----|-------|--------|--------------|\n| 001 | [First](001-first.md) | Accepted | the first one |\n\nLegend: Proposed, Accepted.\n";
+
+// ------------------------------------------------------------------ validate
+
+#[test]
+fn validate_fixtures_human_and_json() {
+    let repo = fixture_repo();
+    let args = ["validate", "tests/fixtures", "examples"];
+    let out = check_run("validate_fixtures_human", repo.path(), &args);
+    assert_eq!(code(&out), 1);
+    let out = check_run(
+        "validate_fixtures_json",
+        repo.path(),
+        &[&args[..], &["--format", "json"]].concat(),
+    );
+    assert_eq!(code(&out), 1);
+}
+
+#[test]
+fn validate_clean_file_human_and_json() {
+    let repo = fixture_repo();
+    let file = "tests/fixtures/good/001-minimal-valid.md";
+    check_run("validate_clean_human", repo.path(), &["validate", file]);
+    check_run(
+        "validate_clean_json",
+        repo.path(),
+        &["validate", file, "--format", "json"],
+    );
+}
+
+#[test]
+fn validate_warnings_and_infos_only_human_and_json() {
+    let repo = adr_repo();
+    write(repo.path(), "adr/001-minimal-valid.md", warning_adr());
+    write(
+        repo.path(),
+        "concept.md",
+        "# Konzept\n## Context\nx\n## Entscheidung\ny\n## Migration\n14 Tage\n## Zusammenfassung\nz\n",
+    );
+    let args = [
+        "validate",
+        "adr/001-minimal-valid.md",
+        "--concept",
+        "concept.md",
+    ];
+    check_run("validate_warnings_infos_human", repo.path(), &args);
+    check_run(
+        "validate_warnings_infos_json",
+        repo.path(),
+        &[&args[..], &["--format", "json"]].concat(),
+    );
+}
+
+#[test]
+fn validate_unreadable_contents_human() {
+    let repo = scratch_repo();
+    write(
+        repo.path(),
+        "adr/001-latin1.md",
+        b"---\nadr_id: 1\n---\n## Kontext \xe4\xf6\xfc\n".as_slice(),
+    );
+    write(repo.path(), "adr/002-binary.md", b"\0\x01binary".as_slice());
+    write(repo.path(), "adr/003-empty.md", "");
+    write(repo.path(), "adr/004-list.md", "---\n- a\n- b\n---\n# x\n");
+    write(
+        repo.path(),
+        "adr/005-unclosed.md",
+        "---\nadr_id: 1\n## Kontext\n",
+    );
+    write(repo.path(), "adr/006-no-front-matter.md", "# Title only\n");
+    check_run(
+        "validate_unreadable_human",
+        repo.path(),
+        &["validate", "adr"],
+    );
+}
+
+#[test]
+fn validate_errors_on_stderr() {
+    let repo = fixture_repo();
+    let out = check_run(
+        "validate_missing_path",
+        repo.path(),
+        &["validate", "no/such/file.md"],
+    );
+    assert_eq!(code(&out), 2);
+    write(
+        repo.path(),
+        "bad-rules.yaml",
+        "contextual_rules:\n  - id: broken\n    when: {change_scope: major}\n    require: {content_patterns: [{pattern: '(x'}]}\n    message: m\n",
+    );
+    let out = check_run(
+        "validate_bad_rules_file",
+        repo.path(),
+        &[
+            "validate",
+            "tests/fixtures/good/001-minimal-valid.md",
+            "--rules",
+            "bad-rules.yaml",
+        ],
+    );
+    assert_eq!(code(&out), 2);
+}
+
+// ------------------------------------------------------------------ rules and explain
+
+#[test]
+fn rules_and_explain() {
+    let repo = scratch_repo();
+    check_run("rules", repo.path(), &["rules"]);
+    check_run(
+        "explain_builtin_rule",
+        repo.path(),
+        &["explain", "files-path-absolute"],
+    );
+    check_run(
+        "explain_contextual_rule",
+        repo.path(),
+        &["explain", "major-needs-migration"],
+    );
+    check_run(
+        "explain_unknown_rule",
+        repo.path(),
+        &["explain", "no-such-rule"],
+    );
+}
+
+#[test]
+fn rules_from_the_repository_rules_file() {
+    let repo = scratch_repo();
+    write(
+        repo.path(),
+        "config/adr-completeness-rules.yaml",
+        "base_rules:\n  required_sections: [Kontext, Sicherheit]\ncontextual_rules:\n  - id: security-needs-threats\n    name: Security changes need a threat model\n    when: {component_type: SECURITY}\n    require: {sections: [{name: Bedrohungen}]}\n    severity: warning\n    message: Sicherheitsänderungen brauchen ein Bedrohungsmodell\n    hint: add \"## Bedrohungen\"\n",
+    );
+    check_run("rules_repository_file", repo.path(), &["rules"]);
+    check_run(
+        "explain_repository_rule",
+        repo.path(),
+        &["explain", "security-needs-threats"],
+    );
+}
+
+// ------------------------------------------------------------------ ADR directory
+
+#[test]
+fn next_number() {
+    let repo = adr_repo();
+    check_run("next_number_empty", repo.path(), &["next-number"]);
+    write(repo.path(), "adr/001-first.md", adr("001", "First"));
+    write(repo.path(), "adr/003-third.md", adr("005", "Third"));
+    check_run("next_number_taken", repo.path(), &["next-number"]);
+    let no_dir = scratch_repo();
+    check_run(
+        "next_number_no_adr_directory",
+        no_dir.path(),
+        &["next-number"],
+    );
+}
+
+#[test]
+fn finalize_dry_run_then_real() {
+    let repo = adr_repo();
+    write(repo.path(), "adr/INDEX.md", INDEX);
+    write(repo.path(), "adr/001-first.md", adr("001", "First"));
+    write(
+        repo.path(),
+        "output/ADR-cache.md",
+        draft("Cache parsed rules")
+            .replace("title:", "adr_id: \"001\"  # from the template\ntitle:"),
+    );
+    let out = check_run(
+        "finalize_dry_run",
+        repo.path(),
+        &["finalize", "--dry-run", "output/ADR-cache.md"],
+    );
+    assert_eq!(code(&out), 0);
+    let out = check_run(
+        "finalize",
+        repo.path(),
+        &["finalize", "output/ADR-cache.md"],
+    );
+    assert_eq!(code(&out), 0);
+    check_run(
+        "finalize_draft_gone",
+        repo.path(),
+        &["finalize", "output/ADR-cache.md"],
+    );
+    write(
+        repo.path(),
+        "output/ADR-bad.md",
+        draft("Broken")
+            .replace("status: Proposed", "status: Draft")
+            .replace("## Kontext", "## Background"),
+    );
+    let out = check_run(
+        "finalize_refused",
+        repo.path(),
+        &["finalize", "output/ADR-bad.md"],
+    );
+    assert_eq!(code(&out), 1);
+}
+
+#[test]
+fn index_check_drifted_write_then_in_step() {
+    let repo = adr_repo();
+    write(repo.path(), "adr/001-first.md", adr("001", "First"));
+    write(
+        repo.path(),
+        "adr/002-second.md",
+        adr("002", "Second").replace("status: Proposed", "status: Accepted"),
+    );
+    write(repo.path(), "adr/003-third.md", adr("003", "Third"));
+    let index = "# Index\n\nIntro.\n\n| Nr | Title | Status | Summary | Owner |\n|---|---|---|---|---|\n\
+| 001 | [First](001-first.md) | Proposed | kept summary | ana |\n\
+| 002 | [Second, old title](002-second.md) | Proposed | two | bo |\n\
+| 004 | [Gone](004-gone.md) | Proposed | deleted | cy |\n\
+| 005 | Only a number | Proposed | | |\n\
+| 001 | [First again](001-first.md) | Proposed | | |\n\nOutro.\n";
+    write(repo.path(), "adr/INDEX.md", index);
+    let out = check_run("index_check_drifted", repo.path(), &["index", "--check"]);
+    assert_eq!(code(&out), 1);
+    let out = check_run("index_write", repo.path(), &["index", "--write"]);
+    assert_eq!(code(&out), 0);
+    let out = check_run("index_check_in_step", repo.path(), &["index", "--check"]);
+    assert_eq!(code(&out), 0);
+    check_run("index_write_unchanged", repo.path(), &["index", "--write"]);
+}
+
+#[test]
+fn index_missing_check_and_write() {
+    let repo = adr_repo();
+    write(repo.path(), "adr/001-first.md", adr("001", "First"));
+    check_run("index_check_missing", repo.path(), &["index", "--check"]);
+    check_run("index_write_creates", repo.path(), &["index", "--write"]);
+}
+
+#[test]
+fn doctor_human_and_json() {
+    let repo = adr_repo();
+    write(repo.path(), "adr/001-first.md", adr("001", "First"));
+    write(
+        repo.path(),
+        "adr/002-second.md",
+        adr("001", "Second")
+            .replace("status: Proposed", "status: Superseded")
+            .replace(
+                "depends_on: []",
+                "depends_on: [\"009\"]\nsupersedes: [\"008\"]",
+            ),
+    );
+    write(repo.path(), "adr/005-fifth.md", adr("005", "Fifth"));
+    write(repo.path(), "adr/ADR-loose.md", adr("006", "Loose"));
+    write(repo.path(), "adr/INDEX.md", INDEX);
+    let out = check_run("doctor_human", repo.path(), &["doctor"]);
+    assert_eq!(code(&out), 1);
+    let out = check_run("doctor_json", repo.path(), &["doctor", "--format", "json"]);
+    assert_eq!(code(&out), 1);
+}
+
+#[test]
+fn doctor_healthy_human_and_json() {
+    let repo = adr_repo();
+    write(repo.path(), "adr/001-first.md", adr("001", "First"));
+    write(repo.path(), "adr/002-second.md", adr("002", "Second"));
+    assert_eq!(code(&run(repo.path(), &["index", "--write"])), 0);
+    check_run("doctor_healthy_human", repo.path(), &["doctor"]);
+    check_run(
+        "doctor_healthy_json",
+        repo.path(),
+        &["doctor", "--format", "json"],
+    );
+}
