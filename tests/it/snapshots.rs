@@ -11,10 +11,14 @@
 //! Snapshots are generated, never edited: `INSTA_UPDATE=always cargo test --test it
 //! snapshots`, then read the changed `.snap` files before committing them.
 
+use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use serde_json::{Value, json};
+
 use crate::common::{bin, code, good_adr, manifest_dir, scratch_repo, stderr, stdout, write};
+use crate::support::claude::ScratchRepo;
 
 // ------------------------------------------------------------------ harness
 
@@ -111,6 +115,11 @@ fn check_run(name: &str, root: &Path, args: &[&str]) -> Output {
 }
 
 // ------------------------------------------------------------------ inputs
+
+/// The good fixture with its "Dokumentation" section renamed: one error.
+fn bad_adr() -> String {
+    good_adr().replace("## Dokumentation", "## Notizen")
+}
 
 /// The good fixture without its checked acceptance criterion: one warning.
 fn warning_adr() -> String {
@@ -437,5 +446,330 @@ fn doctor_healthy_human_and_json() {
         "doctor_healthy_json",
         repo.path(),
         &["doctor", "--format", "json"],
+    );
+}
+
+// ------------------------------------------------------------------ pre-commit
+
+const ADR: &str = "adr/001-minimal-valid.md";
+
+/// A git repository with one commit holding the good ADR and the file it references.
+fn git_repo() -> ScratchRepo {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "");
+    repo.write(ADR, good_adr());
+    repo.commit_all("base");
+    repo
+}
+
+fn pre_commit(repo: &ScratchRepo) -> Output {
+    run(repo.path(), &["pre-commit"])
+}
+
+#[test]
+fn pre_commit_clean_errors_and_warnings() {
+    let repo = git_repo();
+    repo.write(ADR, good_adr() + "\nMore context.\n");
+    repo.git(&["add", "-A"]);
+    let out = pre_commit(&repo);
+    assert_eq!(code(&out), 0);
+    check("pre_commit_clean", repo.path(), &transcript(&out));
+
+    repo.write(ADR, bad_adr());
+    repo.write("adr/002-süße Entscheidung.md", adr("002", "Zweite"));
+    repo.git(&["add", "-A"]);
+    let out = pre_commit(&repo);
+    assert_eq!(code(&out), 1);
+    check("pre_commit_errors", repo.path(), &transcript(&out));
+
+    // What Claude Code sees when its Bash tool runs `git commit`.
+    let out = helix(repo.path(), &["pre-commit"])
+        .env("CLAUDECODE", "1")
+        .output()
+        .expect("run helix-gate");
+    assert_eq!(code(&out), 1);
+    check(
+        "pre_commit_errors_claude_code",
+        repo.path(),
+        &transcript(&out),
+    );
+
+    repo.write(ADR, warning_adr());
+    repo.write("adr/002-süße Entscheidung.md", adr("001", "Zweite"));
+    repo.git(&["add", "-A"]);
+    let out = pre_commit(&repo);
+    check(
+        "pre_commit_duplicate_and_warning",
+        repo.path(),
+        &transcript(&out),
+    );
+}
+
+#[test]
+fn pre_commit_merge_in_progress_and_unresolved_conflict() {
+    let repo = git_repo();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write(
+        "adr/002-feature.md",
+        bad_adr().replace("\"001\"", "\"002\""),
+    );
+    repo.write(ADR, good_adr().replace("Every hook call", "Each hook call"));
+    repo.commit_all("feature");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("README.md", "main side\n");
+    repo.commit_all("main");
+    repo.git(&["merge", "-q", "--no-ff", "--no-commit", "feature"]);
+    let out = pre_commit(&repo);
+    assert_eq!(code(&out), 1);
+    check(
+        "pre_commit_merge_in_progress",
+        repo.path(),
+        &transcript(&out),
+    );
+    repo.git(&["merge", "--abort"]);
+
+    repo.write(ADR, good_adr().replace("Every hook call", "All hook calls"));
+    repo.commit_all("main again");
+    let merge = crate::support::claude::git_command(repo.path())
+        .args(["merge", "-q", "feature"])
+        .output()
+        .expect("git merge");
+    assert!(!merge.status.success(), "the merge must conflict");
+    let out = pre_commit(&repo);
+    assert_eq!(code(&out), 1);
+    check(
+        "pre_commit_unresolved_conflict",
+        repo.path(),
+        &transcript(&out),
+    );
+}
+
+#[test]
+fn pre_commit_required_approval_missing() {
+    let repo = git_repo();
+    repo.write(
+        "config/approvals.yaml",
+        "commit:\n  required_on_commit: true\n",
+    );
+    repo.write(ADR, good_adr() + "\nMore.\n");
+    repo.git(&["add", "-A"]);
+    let out = pre_commit(&repo);
+    assert_eq!(code(&out), 1);
+    check("pre_commit_unapproved", repo.path(), &transcript(&out));
+}
+
+#[test]
+fn pre_commit_skipped_entries_and_infrastructure_error() {
+    let repo = git_repo();
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    repo.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("160000,{},adr/003-vendored.md", head.trim()),
+    ]);
+    std::os::unix::fs::symlink("001-minimal-valid.md", repo.join("adr/004-link.md"))
+        .expect("symlink");
+    repo.git(&["add", "adr/004-link.md"]);
+    let out = pre_commit(&repo);
+    assert_eq!(code(&out), 0);
+    check("pre_commit_skipped_entries", repo.path(), &transcript(&out));
+
+    repo.write("config/helix-gate.yaml", "adr: {globs: ['[']}\n");
+    let out = pre_commit(&repo);
+    assert_eq!(code(&out), 2);
+    check("pre_commit_invalid_config", repo.path(), &transcript(&out));
+}
+
+// ------------------------------------------------------------------ hook
+
+/// Turns the reviewer off: the hook snapshots are about the deterministic gate.
+const NO_APPROVAL: &str = "approvals:\n  adr:\n    enabled: false\n";
+
+fn hook_project() -> tempfile::TempDir {
+    let repo = scratch_repo();
+    write(repo.path(), "src/lib.rs", "");
+    write(repo.path(), "config/approvals.yaml", NO_APPROVAL);
+    repo
+}
+
+/// The hook's answer to `stdin` in `root` (as CLAUDE_PROJECT_DIR): exit code, the one JSON
+/// object of stdout shown pretty (after checking that stdout is exactly its compact form on
+/// one line, so nothing is lost by showing it pretty), and stderr.
+fn hook_transcript(root: &Path, stdin: &[u8]) -> String {
+    let mut child = helix(root, &["hook"])
+        .env("CLAUDE_PROJECT_DIR", root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn hook");
+    // The hook may stop reading early (a size limit): ignore EPIPE.
+    let _ = child.stdin.take().expect("stdin").write_all(stdin);
+    let out = child.wait_with_output().expect("hook output");
+    let raw = stdout(&out);
+    let mut text = format!("exit: {}\n", code(&out));
+    if raw.is_empty() {
+        text.push_str("--- stdout: empty\n");
+    } else {
+        let answer: Value = serde_json::from_str(&raw).expect("stdout is one JSON object");
+        assert_eq!(
+            raw,
+            format!("{answer}\n"),
+            "stdout must be one compact JSON line"
+        );
+        text.push_str("--- stdout (one JSON line, shown pretty)\n");
+        text.push_str(&serde_json::to_string_pretty(&answer).expect("pretty"));
+        text.push('\n');
+    }
+    section(&mut text, "stderr", &stderr(&out));
+    text
+}
+
+fn check_hook(name: &str, root: &Path, event: &Value) {
+    let text = hook_transcript(root, format!("{event}\n").as_bytes());
+    check(name, root, &text);
+}
+
+fn post_write(root: &Path, session: &str, rel: &str) -> Value {
+    json!({"session_id": session, "transcript_path": "t", "cwd": root, "hook_event_name": "PostToolUse",
+           "tool_name": "Write", "tool_input": {"file_path": root.join(rel), "content": "…"},
+           "tool_response": {"type": "create"}, "tool_use_id": "toolu_1", "duration_ms": 3})
+}
+
+fn stop(session: &str, last: &str) -> Value {
+    json!({"session_id": session, "hook_event_name": "Stop", "stop_hook_active": false,
+           "last_assistant_message": last, "background_tasks": [], "session_crons": []})
+}
+
+#[test]
+fn hook_post_tool_use_answers() {
+    let root = hook_project();
+    let dir = root.path();
+    write(dir, "adr/001-x.md", bad_adr());
+    check_hook(
+        "hook_post_tool_use_bad_adr",
+        dir,
+        &post_write(dir, "s", "adr/001-x.md"),
+    );
+    write(dir, "adr/001-x.md", warning_adr());
+    check_hook(
+        "hook_post_tool_use_warnings",
+        dir,
+        &post_write(dir, "s", "adr/001-x.md"),
+    );
+    write(dir, "adr/001-x.md", good_adr());
+    check_hook(
+        "hook_post_tool_use_good_adr",
+        dir,
+        &post_write(dir, "s", "adr/001-x.md"),
+    );
+    write(dir, "src/main.rs", "fn main() {}\n");
+    check_hook(
+        "hook_post_tool_use_non_adr",
+        dir,
+        &post_write(dir, "s", "src/main.rs"),
+    );
+}
+
+#[test]
+fn hook_budget_spent_escalates() {
+    let root = hook_project();
+    let dir = root.path();
+    write(dir, "adr/001-x.md", bad_adr());
+    for _ in 0..3 {
+        hook_transcript(
+            dir,
+            post_write(dir, "s", "adr/001-x.md").to_string().as_bytes(),
+        );
+    }
+    check_hook(
+        "hook_budget_spent_escalation",
+        dir,
+        &post_write(dir, "s", "adr/001-x.md"),
+    );
+    check_hook(
+        "hook_budget_spent_again",
+        dir,
+        &post_write(dir, "s", "adr/001-x.md"),
+    );
+}
+
+#[test]
+fn hook_stop_answers() {
+    let root = hook_project();
+    let dir = root.path();
+    write(dir, "adr/001-x.md", good_adr());
+    hook_transcript(
+        dir,
+        post_write(dir, "s", "adr/001-x.md").to_string().as_bytes(),
+    );
+    write(dir, "adr/001-x.md", bad_adr());
+    check_hook("hook_stop_touched_bad_adr", dir, &stop("s", "done"));
+
+    write(dir, "adr/001-x.md", good_adr());
+    write(
+        dir,
+        "config/helix-gate.yaml",
+        "step_marker: {enabled: true}\n",
+    );
+    write(dir, "output/response.md", "Antwort an den User.\n");
+    check_hook(
+        "hook_stop_step_marker_present",
+        dir,
+        &stop("s", "Answer.\n\n<!-- STEP: what -->"),
+    );
+    check_hook(
+        "hook_stop_step_marker_not_at_end",
+        dir,
+        &stop("s", "<!-- STEP: what -->\nAnswer after the marker."),
+    );
+    check_hook(
+        "hook_stop_step_marker_missing",
+        dir,
+        &stop("s", "Was meinst du?"),
+    );
+    hook_transcript(dir, stop("s", "Was meinst du?").to_string().as_bytes());
+    check_hook(
+        "hook_stop_step_marker_fallback",
+        dir,
+        &stop("s", "Was meinst du?"),
+    );
+}
+
+#[test]
+fn hook_session_start_context() {
+    let root = hook_project();
+    check_hook(
+        "hook_session_start",
+        root.path(),
+        &json!({"session_id": "s", "hook_event_name": "SessionStart", "source": "startup"}),
+    );
+}
+
+#[test]
+fn hook_malformed_stdin_and_infrastructure_errors() {
+    let root = hook_project();
+    let dir = root.path();
+    let text = hook_transcript(dir, b"not json\n");
+    check("hook_malformed_stdin", dir, &text);
+    let text = hook_transcript(dir, b"");
+    check("hook_empty_stdin", dir, &text);
+
+    write(dir, "adr/001-x.md", bad_adr());
+    write(dir, "config/helix-gate.yaml", "hook: {budgett: 3}\n");
+    check_hook(
+        "hook_invalid_config_fails_open",
+        dir,
+        &post_write(dir, "s", "adr/001-x.md"),
+    );
+    write(dir, "config/helix-gate.yaml", "hook: {fail_closed: true}\n");
+    // A file where the state directory should be.
+    let _ = std::fs::remove_dir_all(dir.join(".helix-gate"));
+    write(dir, ".helix-gate", "not a directory");
+    check_hook(
+        "hook_state_unusable_fails_closed",
+        dir,
+        &post_write(dir, "s", "adr/001-x.md"),
     );
 }
