@@ -773,3 +773,238 @@ fn hook_malformed_stdin_and_infrastructure_errors() {
         &post_write(dir, "s", "adr/001-x.md"),
     );
 }
+
+// ------------------------------------------------------------------ log and stats
+
+#[test]
+fn log_and_stats_after_hook_decisions() {
+    let root = hook_project();
+    let dir = root.path();
+    write(dir, "adr/001-x.md", bad_adr());
+    hook_transcript(
+        dir,
+        post_write(dir, "s", "adr/001-x.md").to_string().as_bytes(),
+    );
+    write(dir, "adr/001-x.md", warning_adr());
+    hook_transcript(
+        dir,
+        post_write(dir, "s", "adr/001-x.md").to_string().as_bytes(),
+    );
+    write(dir, "adr/001-x.md", good_adr());
+    hook_transcript(
+        dir,
+        post_write(dir, "session-two", "adr/001-x.md")
+            .to_string()
+            .as_bytes(),
+    );
+    check_run("log_tail_default", dir, &["log", "--tail"]);
+    check_run("log_tail_1", dir, &["log", "--tail", "1"]);
+    check_run("stats_hook_human", dir, &["stats"]);
+    check_run("stats_hook_json", dir, &["stats", "--format", "json"]);
+}
+
+#[test]
+fn log_and_stats_without_any_decision() {
+    let root = hook_project();
+    check_run("log_empty", root.path(), &["log"]);
+    check_run("stats_empty_human", root.path(), &["stats"]);
+}
+
+// ------------------------------------------------------------------ approve
+
+const APPROVE_ADR: &str = "adr/001-cache-rules.md";
+
+/// A git repository with a passing ADR and a stub reviewer that prints the canned
+/// `claude -p --output-format json` result in `fake/result.json`.
+fn approve_project() -> ScratchRepo {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "pub fn rules_are_loaded_lazily() {}\n");
+    repo.write(APPROVE_ADR, good_adr());
+    repo.write_executable(
+        "fake/reviewer.sh",
+        format!(
+            "#!/bin/sh\ncat '{}'\n",
+            repo.join("fake/result.json").display()
+        ),
+    );
+    repo.write(
+        "config/approvals.yaml",
+        "defaults:\n  command: fake/reviewer.sh\n  timeout: 30\n",
+    );
+    repo
+}
+
+fn reviewer_says(repo: &ScratchRepo, structured: &Value) {
+    let result = json!({"type": "result", "subtype": "success", "is_error": false,
+        "total_cost_usd": 0.01, "usage": {"input_tokens": 10, "output_tokens": 5},
+        "modelUsage": {"claude-fake": {}}, "structured_output": structured});
+    repo.write("fake/result.json", result.to_string());
+}
+
+fn approve(repo: &ScratchRepo, name: &str, args: &[&str]) -> Output {
+    // A scratch HOME: nothing of the developer's own setup leaks in.
+    let home = tempfile::tempdir().expect("home");
+    let out = helix(repo.path(), &[&["approve"][..], args].concat())
+        .env("HOME", home.path())
+        .output()
+        .expect("run helix-gate approve");
+    check(name, repo.path(), &transcript(&out));
+    out
+}
+
+#[test]
+fn approve_approved_then_cached_human_and_json() {
+    let repo = approve_project();
+    reviewer_says(
+        &repo,
+        &json!({"result": "approved", "confidence": 0.9, "findings": [
+            {"severity": "info", "check": "acceptance", "message": "criteria are checkable"}
+        ], "recommendations": [], "summary": "Small, clear ADR."}),
+    );
+    let out = approve(&repo, "approve_approved_human", &[APPROVE_ADR]);
+    assert_eq!(code(&out), 0);
+    let out = approve(
+        &repo,
+        "approve_approved_json",
+        &["--no-cache", "--format", "json", APPROVE_ADR],
+    );
+    assert_eq!(code(&out), 0);
+    approve(&repo, "approve_cached_human", &[APPROVE_ADR]);
+    approve(
+        &repo,
+        "approve_cached_json",
+        &["--format", "json", APPROVE_ADR],
+    );
+    check_run("stats_approvals_human", repo.path(), &["stats"]);
+    check_run(
+        "stats_approvals_json",
+        repo.path(),
+        &["stats", "--format", "json"],
+    );
+}
+
+#[test]
+fn approve_rejected_human_and_json() {
+    let repo = approve_project();
+    reviewer_says(
+        &repo,
+        &json!({"result": "rejected", "confidence": 0.9, "findings": [
+            {"severity": "error", "check": "conflicts", "message": "contradicts ADR-000 without superseding it", "location": "adr/001-cache-rules.md#Entscheidung"},
+            {"severity": "warning", "check": "acceptance", "message": "criterion 3 is already done"}
+        ], "recommendations": ["Supersede ADR-000 explicitly."], "summary": "Conflicts with ADR-000."}),
+    );
+    let out = approve(&repo, "approve_rejected_human", &[APPROVE_ADR]);
+    assert_eq!(code(&out), 1);
+    let out = approve(
+        &repo,
+        "approve_rejected_json",
+        &["--format", "json", APPROVE_ADR],
+    );
+    assert_eq!(code(&out), 1);
+}
+
+#[test]
+fn approve_needs_revision_below_required_confidence() {
+    let repo = approve_project();
+    reviewer_says(
+        &repo,
+        &json!({"result": "approved", "confidence": 0.5, "findings": [], "recommendations": []}),
+    );
+    approve(&repo, "approve_low_confidence_human", &[APPROVE_ADR]);
+}
+
+#[test]
+fn approve_deterministic_rejection_and_infrastructure_failure() {
+    let repo = approve_project();
+    repo.write("adr/002-bad.md", bad_adr().replace("\"001\"", "\"002\""));
+    let out = approve(
+        &repo,
+        "approve_deterministic_rejection_human",
+        &["adr/002-bad.md"],
+    );
+    assert_eq!(code(&out), 1);
+    approve(
+        &repo,
+        "approve_deterministic_rejection_json",
+        &["--format", "json", "adr/002-bad.md"],
+    );
+
+    repo.write_executable(
+        "fake/reviewer.sh",
+        "#!/bin/sh\necho 'reviewer blew up' >&2\nexit 3\n",
+    );
+    let out = approve(&repo, "approve_reviewer_crash_human", &[APPROVE_ADR]);
+    assert_eq!(code(&out), 2);
+    approve(
+        &repo,
+        "approve_reviewer_crash_json",
+        &["--format", "json", APPROVE_ADR],
+    );
+    approve(&repo, "approve_missing_file", &["adr/missing.md"]);
+}
+
+// ------------------------------------------------------------------ install and uninstall
+
+/// `PATH` with only the built helix-gate's directory and the system's: whether
+/// `helix-gate` is on PATH changes what install prints and writes.
+fn path_with_bin() -> std::ffi::OsString {
+    let dir = Path::new(bin()).parent().expect("bin dir").to_path_buf();
+    std::env::join_paths([dir, "/usr/bin".into(), "/bin".into()]).expect("PATH")
+}
+
+/// `helix-gate <args>` with `path_with_bin`, plus what it left in `file` (if anything).
+fn install_transcript(repo: &ScratchRepo, args: &[&str], file: &str) -> String {
+    let home = tempfile::tempdir().expect("home");
+    let out = helix(repo.path(), args)
+        .env("PATH", path_with_bin())
+        .env("HOME", home.path())
+        .output()
+        .expect("run helix-gate");
+    let mut text = transcript(&out);
+    match std::fs::read_to_string(repo.join(file)) {
+        Ok(content) => section(&mut text, file, &content),
+        Err(_) => text.push_str(&format!("--- {file}: does not exist\n")),
+    }
+    text
+}
+
+#[test]
+fn install_and_uninstall_git() {
+    let repo = ScratchRepo::new();
+    let hook = ".git/hooks/pre-commit";
+    for (name, args) in [
+        ("install_git", &["install", "git"][..]),
+        ("install_git_again", &["install", "git"]),
+        ("uninstall_git", &["uninstall", "git"]),
+        ("uninstall_git_again", &["uninstall", "git"]),
+    ] {
+        check(name, repo.path(), &install_transcript(&repo, args, hook));
+    }
+}
+
+#[test]
+fn install_and_uninstall_claude() {
+    let repo = ScratchRepo::new();
+    let settings = ".claude/settings.json";
+    repo.write(
+        settings,
+        "{\n  \"permissions\": {\"allow\": [\"Bash(ls)\"]},\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo mine\"}]}]}\n}\n",
+    );
+    for (name, args) in [
+        ("install_claude", &["install", "claude"][..]),
+        ("install_claude_again", &["install", "claude"]),
+        ("uninstall_claude", &["uninstall", "claude"]),
+    ] {
+        check(
+            name,
+            repo.path(),
+            &install_transcript(&repo, args, settings),
+        );
+    }
+    repo.write(settings, "{ broken");
+    check(
+        "install_claude_invalid_settings",
+        repo.path(),
+        &install_transcript(&repo, &["install", "claude"], settings),
+    );
+}
