@@ -44,7 +44,7 @@ pub fn ensure(root: &Path) -> io::Result<PathBuf> {
     if ignore.exists() {
         return Ok(dir);
     }
-    std::fs::create_dir_all(&dir)?;
+    create_dir(&dir)?;
     // create_new: a concurrent process may write it at the same moment, and a
     // .gitignore the user edited is never replaced.
     match super::atomic::create_new(&ignore, GITIGNORE_TEXT.as_bytes()) {
@@ -62,8 +62,23 @@ pub fn ensure_dir(root: &Path, rel: &str) -> io::Result<PathBuf> {
         return Ok(dir);
     }
     ensure(root)?;
-    std::fs::create_dir_all(&dir)?;
+    create_dir(&dir)?;
     Ok(dir)
+}
+
+/// `create_dir_all`, with a plain word for a file standing where the folder belongs
+/// (the OS says "File exists", which reads as if nothing were wrong).
+fn create_dir(dir: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        if e.kind() == io::ErrorKind::AlreadyExists && !dir.is_dir() {
+            io::Error::new(
+                io::ErrorKind::NotADirectory,
+                "it exists but is not a directory",
+            )
+        } else {
+            e
+        }
+    })
 }
 
 /// The state file and the lock file of one hook session.

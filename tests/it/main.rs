@@ -13,6 +13,7 @@ mod common;
 mod corpus;
 mod hook;
 mod precommit;
+mod snapshots;
 #[path = "../support/mod.rs"]
 mod support;
 mod validate;
