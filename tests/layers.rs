@@ -16,11 +16,11 @@ const FLOORS: &[(u32, &[&str])] = &[
     (9, &["hook", "precommit"]),
     (8, &["approval"]),
     (7, &["adr_dir", "install"]),
-    (6, &["engine"]),
+    (6, &["engine", "render"]),
     (5, &["rules"]),
     (4, &["config"]),
     (3, &["adr"]),
-    (2, &["render", "decision_log"]),
+    (2, &["decision_log"]),
     (1, &["diagnostic", "git", "fs", "process", "yaml"]),
     (0, &["clock", "env", "paths", "text"]),
 ];

@@ -119,21 +119,6 @@ fn render_compact(outcome: &Outcome) -> String {
     for note in &outcome.notes {
         out.push_str(&format!("helix-gate: note: {note}\n"));
     }
-    let finding_lines = |out: &mut String, severity: Severity| {
-        for report in &outcome.reports {
-            for f in report.findings.iter().filter(|f| f.severity == severity) {
-                let location = match f.line {
-                    Some(line) => format!("{}:{line}", report.path),
-                    None => report.path.clone(),
-                };
-                out.push_str(&format!("- {location} [{}] {}", f.rule, f.message));
-                if let Some(hint) = &f.hint {
-                    out.push_str(&format!(". Fix: {hint}"));
-                }
-                out.push('\n');
-            }
-        }
-    };
     if outcome.blocks() {
         let failing = outcome.reports.iter().filter(|r| r.has_errors()).count();
         out.push_str(&format!(
@@ -153,7 +138,7 @@ fn render_compact(outcome: &Outcome) -> String {
         for path in &outcome.unapproved {
             out.push_str(&format!("- {}\n", unapproved_line(path)));
         }
-        finding_lines(&mut out, Severity::Error);
+        out.push_str(&render::compact::lines(&outcome.reports, Severity::Error));
         if summary.warnings > 0 {
             out.push_str(&format!(
                 "({} not shown: they do not block; see `helix-gate validate {}`)\n",
@@ -169,7 +154,7 @@ fn render_compact(outcome: &Outcome) -> String {
             "helix-gate: the staged ADRs pass with {}:\n",
             plural(summary.warnings, "warning")
         ));
-        finding_lines(&mut out, Severity::Warning);
+        out.push_str(&render::compact::lines(&outcome.reports, Severity::Warning));
     }
     out
 }

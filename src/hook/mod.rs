@@ -8,7 +8,6 @@
 //! reason that says it is an infrastructure error.
 
 pub mod event;
-pub mod feedback;
 pub mod output;
 pub mod state;
 pub mod step_marker;
@@ -22,6 +21,7 @@ use crate::decision_log::{self, Decision, Verdict};
 use crate::diagnostic::{FileReport, Severity};
 use crate::engine::Engine;
 use crate::env;
+use crate::render::feedback;
 use event::HookEvent;
 use output::HookOutput;
 use step_marker::MarkerProblem;

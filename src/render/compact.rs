@@ -1,0 +1,21 @@
+//! The compact form for Claude Code: one line per finding, with its fix, in the
+//! words the model acts on (`- path:line [rule] message. Fix: hint`).
+
+use std::fmt::Write as _;
+
+use crate::diagnostic::{FileReport, Severity};
+
+/// One line per finding of `severity` in `reports`.
+pub fn lines(reports: &[FileReport], severity: Severity) -> String {
+    let mut out = String::new();
+    for report in reports {
+        for f in report.findings.iter().filter(|f| f.severity == severity) {
+            let _ = write!(out, "- {} [{}] {}", report.location(f), f.rule, f.message);
+            if let Some(hint) = &f.hint {
+                let _ = write!(out, ". Fix: {hint}");
+            }
+            out.push('\n');
+        }
+    }
+    out
+}

@@ -1,0 +1,49 @@
+//! Renderers of the one findings model ([`crate::diagnostic`]), together in one
+//! place: terminal text ([`human`]), the versioned JSON document ([`json`]), the
+//! compact form Claude Code's Bash tool hands the model ([`compact`]), and the
+//! feedback the hook gives the model after a block ([`feedback`]). No other
+//! module formats findings.
+
+pub mod compact;
+pub mod feedback;
+pub mod human;
+pub mod json;
+
+use std::fmt::Write as _;
+
+use crate::diagnostic::Summary;
+
+pub use human::human;
+pub use json::json;
+
+/// `1 error`, `2 errors`.
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+/// `2 files checked: 1 error, 1 warning`.
+pub fn summary_line(s: &Summary) -> String {
+    let mut line = format!(
+        "{} checked: {}, {}",
+        plural(s.files, "file"),
+        plural(s.errors, "error"),
+        plural(s.warnings, "warning")
+    );
+    if s.infos > 0 {
+        let _ = write!(line, ", {}", plural(s.infos, "info"));
+    }
+    line
+}
+
+/// ANSI colour `code` around `text` when `color` is on.
+pub fn paint(color: bool, code: &str, text: &str) -> String {
+    if color {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_owned()
+    }
+}
