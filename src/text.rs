@@ -55,6 +55,15 @@ pub fn truncate_start(text: &str, max: usize) -> String {
     out
 }
 
+/// `1 error`, `2 errors`: `n` and `word`, with an `s` unless `n` is 1.
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@ use super::terminal::{current_root, print, print_stderr, use_color};
 use super::{ExitStatus, Format};
 use crate::adr_dir::{self, IndexChange, catalog, finalize};
 use crate::render;
+use crate::text::plural;
 
 /// `helix-gate next-number`: print the next free ADR number.
 pub(super) fn next_number() -> anyhow::Result<ExitStatus> {
@@ -84,10 +85,6 @@ fn describe(plan: &finalize::Plan, dry_run: bool) -> String {
     out
 }
 
-fn rows(n: usize, word: &str) -> String {
-    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
-}
-
 /// `helix-gate index [--check | --write]` (no flag: `--check`).
 pub(super) fn index(_check: bool, write: bool) -> anyhow::Result<ExitStatus> {
     let root = current_root();
@@ -99,10 +96,10 @@ pub(super) fn index(_check: bool, write: bool) -> anyhow::Result<ExitStatus> {
             IndexChange::Rewrote => {
                 format!(
                     "{shown}: rewrote the table with {}\n",
-                    rows(done.rows, "row")
+                    plural(done.rows, "row")
                 )
             }
-            IndexChange::Created => format!("{shown}: created with {}\n", rows(done.rows, "row")),
+            IndexChange::Created => format!("{shown}: created with {}\n", plural(done.rows, "row")),
         })?;
         return Ok(ExitStatus::Success);
     }
@@ -111,7 +108,7 @@ pub(super) fn index(_check: bool, write: bool) -> anyhow::Result<ExitStatus> {
         print(&format!(
             "{}: in step with the {} of {}/\n",
             check.report.path,
-            rows(check.adrs, "ADR"),
+            plural(check.adrs, "ADR"),
             check.dir_display
         ))?;
         return Ok(ExitStatus::Success);

@@ -1,5 +1,6 @@
 //! `log` and `stats`: the hook's decision log and the approval history, read back.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use super::terminal::{current_root, print};
@@ -53,16 +54,24 @@ pub(super) fn stats(format: Format) -> anyhow::Result<ExitStatus> {
         }
         Format::Human => {
             let mut out = format!(
-                "hook decisions: {} (blocks {}, passes {}, warnings {}, escalations {}, infrastructure errors {})\nhook latency: p50 {:.2} ms, p95 {:.2} ms\n",
+                "hook decisions: {} (blocks {}, passes {}, warnings {}, escalations {}, infrastructure errors {})\n",
                 hook.decisions,
                 hook.blocks,
                 hook.passes,
                 hook.warnings,
                 hook.escalations,
                 hook.errors,
-                hook.p50_us as f64 / 1000.0,
-                hook.p95_us as f64 / 1000.0
             );
+            if hook.decisions == 0 {
+                out.push_str("hook latency: no decisions logged yet\n");
+            } else {
+                let _ = writeln!(
+                    out,
+                    "hook latency: p50 {:.2} ms, p95 {:.2} ms",
+                    hook.p50_us as f64 / 1000.0,
+                    hook.p95_us as f64 / 1000.0
+                );
+            }
             if let Some(text) = approval_stats_text(&root) {
                 out.push_str(&text);
             }

@@ -13,17 +13,9 @@ use std::fmt::Write as _;
 
 use crate::diagnostic::Summary;
 
+pub use crate::text::plural;
 pub use human::human;
 pub use json::json;
-
-/// `1 error`, `2 errors`.
-pub fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
 
 /// `2 files checked: 1 error, 1 warning`.
 pub fn summary_line(s: &Summary) -> String {

@@ -172,8 +172,11 @@ pub fn check(text: Option<&str>, catalog: &Catalog) -> Vec<Finding> {
         return vec![
             TABLE_MISSING
                 .finding(format!(
-                    "{INDEX_FILE} does not exist; {} ADRs are not listed",
-                    catalog.entries.len()
+                    "{INDEX_FILE} does not exist; {} not listed",
+                    match catalog.entries.len() {
+                        1 => "1 ADR is".to_owned(),
+                        n => format!("{n} ADRs are"),
+                    }
                 ))
                 .hint("run `helix-gate index --write` to create it"),
         ];
