@@ -461,7 +461,7 @@ fn index_write_creates_a_missing_index() {
     assert_eq!(code(&out), 1);
     assert!(
         stdout(&out)
-            .contains("error[index-table-missing] INDEX.md does not exist; 1 ADRs are not listed"),
+            .contains("error[index-table-missing] INDEX.md does not exist; 1 ADR is not listed"),
         "{}",
         stdout(&out)
     );
