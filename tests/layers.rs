@@ -174,3 +174,25 @@ fn the_parser_sees_grouped_and_nested_imports() {
     );
     assert_eq!(imported(&code), ["adr", "env", "paths"]);
 }
+
+#[test]
+fn the_readme_shows_every_floor() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = &readme[readme.find("## Development").unwrap()..];
+    let missing: Vec<String> = FLOORS
+        .iter()
+        .flat_map(|(floor, names)| names.iter().map(move |n| (floor, n)))
+        .filter(|(floor, name)| {
+            !section
+                .lines()
+                .any(|l| l.starts_with(&format!("| {floor} |")) && l.contains(&format!("`{name}`")))
+        })
+        .map(|(floor, name)| format!("floor {floor}: `{name}`"))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "README's development table lacks: {}",
+        missing.join(", ")
+    );
+}
