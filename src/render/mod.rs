@@ -8,6 +8,8 @@ pub mod compact;
 pub mod feedback;
 pub mod human;
 pub mod json;
+#[cfg(test)]
+mod snapshots;
 
 use std::fmt::Write as _;
 
