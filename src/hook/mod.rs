@@ -1,5 +1,6 @@
 //! Claude Code hook (`helix-gate hook`): decode one event from stdin, decide, and
-//! answer with at most one JSON object on stdout.
+//! return the [`Answer`]: at most one JSON object for stdout and notes for stderr.
+//! Nothing here prints; `cli::hook` writes the answer.
 //!
 //! The failure policy lives here, in one place: an internal error (config, state,
 //! an unreadable file, even a panic) is never shown as a rule violation. By
@@ -55,37 +56,53 @@ struct Outcome {
     decisions: Vec<Decision>,
 }
 
-/// Run the hook on the event on stdin: the one JSON object to answer with on
-/// stdout, or None for "proceed" with nothing to say. Never fails and never
-/// panics out: every failure becomes an explicit, labelled decision.
-pub fn run() -> Option<String> {
+/// The hook's answer to one event, for the caller to print: at most one JSON
+/// line for stdout (`None`: proceed with nothing to say) and notes for the
+/// person reading stderr (infrastructure errors, a replaced state file, a
+/// decision log that cannot be written).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Answer {
+    pub stdout: Option<String>,
+    /// One line each, without the `helix-gate hook:` prefix the printer adds.
+    pub notes: Vec<String>,
+}
+
+/// Run the hook on the event on stdin. Never fails and never panics out: every
+/// failure becomes an explicit, labelled decision in the answer.
+pub fn run() -> Answer {
     // Inside a reviewer started by helix-gate the hook does nothing, so a
     // review can never trigger another review.
     if env::is_set(env::HELIX_GATE_CHILD) {
-        return None;
+        return Answer::default();
     }
     let started = Instant::now();
     let event = match event::read_stdin().and_then(|bytes| event::decode(&bytes)) {
         Ok(event) => event,
         Err(err) => {
             // Without an event we cannot tell which decision would apply: fail open, loudly.
-            eprintln!("helix-gate hook: {err}");
-            return Some(
-                HookOutput::message(format!(
-                    "helix-gate: infrastructure error, hook skipped: {err}"
-                ))
-                .to_json_line(),
-            );
+            return Answer {
+                stdout: Some(
+                    HookOutput::message(format!(
+                        "helix-gate: infrastructure error, hook skipped: {err}"
+                    ))
+                    .to_json_line(),
+                ),
+                notes: vec![err.to_string()],
+            };
         }
     };
     let root = project_root(&event);
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(&event, &root)));
+    let mut notes = Vec::new();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        handle(&event, &root, &mut notes)
+    }));
     let outcome = match result {
         Ok(Ok(outcome)) => outcome,
-        Ok(Err(err)) => infrastructure(&event, &err),
+        Ok(Err(err)) => infrastructure(&event, &err, &mut notes),
         Err(_) => infrastructure(
             &event,
             &InfraError::new("internal panic (see stderr)", None),
+            &mut notes,
         ),
     };
     let elapsed = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
@@ -95,10 +112,13 @@ pub fn run() -> Option<String> {
         decision.session = event.session_id.clone().unwrap_or_default();
         decision.event.clone_from(&event.hook_event_name);
         if let Err(e) = decision_log::append(&root, &decision) {
-            eprintln!("helix-gate hook: cannot write the decision log: {e}");
+            notes.push(format!("cannot write the decision log: {e}"));
         }
     }
-    outcome.output.map(|output| output.to_json_line())
+    Answer {
+        stdout: outcome.output.map(|output| output.to_json_line()),
+        notes,
+    }
 }
 
 /// `CLAUDE_PROJECT_DIR` (constant for the session), else the repository around the payload's cwd.
@@ -114,8 +134,8 @@ fn project_root(event: &HookEvent) -> PathBuf {
 }
 
 /// Apply the failure policy to an internal error.
-fn infrastructure(event: &HookEvent, err: &InfraError) -> Outcome {
-    eprintln!("helix-gate hook: infrastructure error: {}", err.message);
+fn infrastructure(event: &HookEvent, err: &InfraError, notes: &mut Vec<String>) -> Outcome {
+    notes.push(format!("infrastructure error: {}", err.message));
     let blocking_event = matches!(event.hook_event_name.as_str(), "PostToolUse" | "Stop");
     let output = if err.fail_closed && blocking_event {
         HookOutput::block(format!(
@@ -138,7 +158,7 @@ fn infrastructure(event: &HookEvent, err: &InfraError) -> Outcome {
     }
 }
 
-fn handle(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
+fn handle(event: &HookEvent, root: &Path, notes: &mut Vec<String>) -> Result<Outcome, InfraError> {
     match event.hook_event_name.as_str() {
         "PostToolUse"
             if event
@@ -146,9 +166,9 @@ fn handle(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
                 .as_deref()
                 .is_some_and(|t| WRITE_TOOLS.contains(&t)) =>
         {
-            post_tool_use(event, root)
+            post_tool_use(event, root, notes)
         }
-        "Stop" => stop(event, root),
+        "Stop" => stop(event, root, notes),
         "SessionStart" => session_context(event, root, |s| s.hook.session_start_context),
         "UserPromptSubmit" => session_context(event, root, |s| s.hook.prompt_context),
         // SubagentStop (agent_type "" is /compact) is never blocked; the main Stop gate
@@ -209,7 +229,11 @@ fn skipped(target: String, why: &str) -> Outcome {
 }
 
 /// PostToolUse on Write/Edit/MultiEdit: validate the written ADR.
-fn post_tool_use(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
+fn post_tool_use(
+    event: &HookEvent,
+    root: &Path,
+    notes: &mut Vec<String>,
+) -> Result<Outcome, InfraError> {
     let Some(file_path) = event.file_path() else {
         return Ok(Outcome::default());
     };
@@ -240,7 +264,7 @@ fn post_tool_use(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> 
     if let (Ok(real), Ok(real_root)) = (path.canonicalize(), root.canonicalize())
         && !real.starts_with(&real_root)
     {
-        eprintln!("helix-gate hook: {rel} points outside the project; not read");
+        notes.push(format!("{rel} points outside the project; not read"));
         return Ok(skipped(rel, "symlink leads outside the project"));
     }
     let budget = settings.hook.budget;
@@ -267,9 +291,7 @@ fn post_tool_use(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> 
     })
     .map(|((attempt, escalated), note)| (attempt, escalated, note))
     .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
-    if let Some(note) = &note {
-        eprintln!("helix-gate hook: {note}");
-    }
+    notes.extend(note.clone());
     let mut decision = Decision {
         target: rel.clone(),
         rules: rule_ids(&report),
@@ -321,7 +343,7 @@ struct Failing {
 
 /// Stop: every ADR this session touched must pass as it is on disk now, and the
 /// last answer must end with a STEP marker when that check is enabled.
-fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
+fn stop(event: &HookEvent, root: &Path, notes: &mut Vec<String>) -> Result<Outcome, InfraError> {
     if event
         .background_tasks
         .as_ref()
@@ -341,9 +363,7 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
     let marker = settings.step_marker.clone();
     let (touched, note) = state::update(root, session_id(event), |s| s.touched.clone())
         .map_err(|e| InfraError::new(e.to_string(), Some(&settings)))?;
-    if let Some(note) = &note {
-        eprintln!("helix-gate hook: {note}");
-    }
+    notes.extend(note);
     let mut failing = Vec::new();
     let mut passing = Vec::new();
     if !touched.is_empty() {
