@@ -1,13 +1,22 @@
-//! `hook`: answer Claude Code with exactly one JSON object on stdout, or nothing.
+//! `hook`: answer Claude Code with exactly one JSON object on stdout, or nothing;
+//! notes for the person go to stderr, which Claude Code never shows the model.
 
 use std::io::Write as _;
 
 use super::ExitStatus;
 
-/// Run the hook and write its answer. Always exit 0: Claude Code reads the
+/// Run the hook and print its answer. Always exit 0: Claude Code reads the
 /// decision from stdout, and a non-zero exit would only mean "proceed".
 pub fn run() -> ExitStatus {
-    if let Some(line) = crate::hook::run() {
+    let answer = crate::hook::run();
+    {
+        let mut stderr = std::io::stderr().lock();
+        for note in &answer.notes {
+            // Nowhere left to report a failing stderr.
+            let _ = writeln!(stderr, "helix-gate hook: {note}");
+        }
+    }
+    if let Some(line) = answer.stdout {
         let mut stdout = std::io::stdout().lock();
         // A closed stdout leaves Claude Code nothing to read: it proceeds.
         let _ = writeln!(stdout, "{line}");

@@ -1,5 +1,6 @@
 //! Claude Code hook (`helix-gate hook`): decode one event from stdin, decide, and
-//! answer with at most one JSON object on stdout.
+//! return the [`Answer`]: at most one JSON object for stdout and notes for stderr.
+//! Nothing here prints; `cli::hook` writes the answer.
 //!
 //! The failure policy lives here, in one place: an internal error (config, state,
 //! an unreadable file, even a panic) is never shown as a rule violation. By
@@ -16,6 +17,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::approval::{self, Approval, ApproveOptions, NextStep, OnRejection};
 use crate::config::Settings;
 use crate::decision_log::{self, Decision, Verdict};
 use crate::diagnostic::{FileReport, Severity};
@@ -24,7 +26,7 @@ use crate::env;
 use crate::render::feedback;
 use event::HookEvent;
 use output::HookOutput;
-use step_marker::MarkerProblem;
+use state::SessionState;
 
 /// Tools whose PostToolUse concerns a written file.
 const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
@@ -55,37 +57,53 @@ struct Outcome {
     decisions: Vec<Decision>,
 }
 
-/// Run the hook on the event on stdin: the one JSON object to answer with on
-/// stdout, or None for "proceed" with nothing to say. Never fails and never
-/// panics out: every failure becomes an explicit, labelled decision.
-pub fn run() -> Option<String> {
+/// The hook's answer to one event, for the caller to print: at most one JSON
+/// line for stdout (`None`: proceed with nothing to say) and notes for the
+/// person reading stderr (infrastructure errors, a replaced state file, a
+/// decision log that cannot be written).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Answer {
+    pub stdout: Option<String>,
+    /// One line each, without the `helix-gate hook:` prefix the printer adds.
+    pub notes: Vec<String>,
+}
+
+/// Run the hook on the event on stdin. Never fails and never panics out: every
+/// failure becomes an explicit, labelled decision in the answer.
+pub fn run() -> Answer {
     // Inside a reviewer started by helix-gate the hook does nothing, so a
     // review can never trigger another review.
     if env::is_set(env::HELIX_GATE_CHILD) {
-        return None;
+        return Answer::default();
     }
     let started = Instant::now();
     let event = match event::read_stdin().and_then(|bytes| event::decode(&bytes)) {
         Ok(event) => event,
         Err(err) => {
             // Without an event we cannot tell which decision would apply: fail open, loudly.
-            eprintln!("helix-gate hook: {err}");
-            return Some(
-                HookOutput::message(format!(
-                    "helix-gate: infrastructure error, hook skipped: {err}"
-                ))
-                .to_json_line(),
-            );
+            return Answer {
+                stdout: Some(
+                    HookOutput::message(format!(
+                        "helix-gate: infrastructure error, hook skipped: {err}"
+                    ))
+                    .to_json_line(),
+                ),
+                notes: vec![err.to_string()],
+            };
         }
     };
     let root = project_root(&event);
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(&event, &root)));
+    let mut notes = Vec::new();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        handle(&event, &root, &mut notes)
+    }));
     let outcome = match result {
         Ok(Ok(outcome)) => outcome,
-        Ok(Err(err)) => infrastructure(&event, &err),
+        Ok(Err(err)) => infrastructure(&event, &err, &mut notes),
         Err(_) => infrastructure(
             &event,
             &InfraError::new("internal panic (see stderr)", None),
+            &mut notes,
         ),
     };
     let elapsed = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
@@ -95,10 +113,13 @@ pub fn run() -> Option<String> {
         decision.session = event.session_id.clone().unwrap_or_default();
         decision.event.clone_from(&event.hook_event_name);
         if let Err(e) = decision_log::append(&root, &decision) {
-            eprintln!("helix-gate hook: cannot write the decision log: {e}");
+            notes.push(format!("cannot write the decision log: {e}"));
         }
     }
-    outcome.output.map(|output| output.to_json_line())
+    Answer {
+        stdout: outcome.output.map(|output| output.to_json_line()),
+        notes,
+    }
 }
 
 /// `CLAUDE_PROJECT_DIR` (constant for the session), else the repository around the payload's cwd.
@@ -114,8 +135,8 @@ fn project_root(event: &HookEvent) -> PathBuf {
 }
 
 /// Apply the failure policy to an internal error.
-fn infrastructure(event: &HookEvent, err: &InfraError) -> Outcome {
-    eprintln!("helix-gate hook: infrastructure error: {}", err.message);
+fn infrastructure(event: &HookEvent, err: &InfraError, notes: &mut Vec<String>) -> Outcome {
+    notes.push(format!("infrastructure error: {}", err.message));
     let blocking_event = matches!(event.hook_event_name.as_str(), "PostToolUse" | "Stop");
     let output = if err.fail_closed && blocking_event {
         HookOutput::block(format!(
@@ -138,7 +159,7 @@ fn infrastructure(event: &HookEvent, err: &InfraError) -> Outcome {
     }
 }
 
-fn handle(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
+fn handle(event: &HookEvent, root: &Path, notes: &mut Vec<String>) -> Result<Outcome, InfraError> {
     match event.hook_event_name.as_str() {
         "PostToolUse"
             if event
@@ -146,9 +167,9 @@ fn handle(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
                 .as_deref()
                 .is_some_and(|t| WRITE_TOOLS.contains(&t)) =>
         {
-            post_tool_use(event, root)
+            post_tool_use(event, root, notes)
         }
-        "Stop" => stop(event, root),
+        "Stop" => stop(event, root, notes),
         "SessionStart" => session_context(event, root, |s| s.hook.session_start_context),
         "UserPromptSubmit" => session_context(event, root, |s| s.hook.prompt_context),
         // SubagentStop (agent_type "" is /compact) is never blocked; the main Stop gate
@@ -208,19 +229,16 @@ fn skipped(target: String, why: &str) -> Outcome {
     }
 }
 
-/// PostToolUse on Write/Edit/MultiEdit: validate the written ADR.
-fn post_tool_use(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
-    let Some(file_path) = event.file_path() else {
-        return Ok(Outcome::default());
-    };
-    let path = Path::new(file_path);
-    let path = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        Path::new(event.cwd.as_deref().unwrap_or(".")).join(path)
-    };
-    // Outside the project: not ours, and never read.
-    let Some(rel) = crate::paths::relative_to(root, &path) else {
+// ------------------------------------------------------------------ PostToolUse
+
+/// PostToolUse on Write/Edit/MultiEdit: validate the written ADR, count the
+/// attempt under the session lock (one acquisition), answer.
+fn post_tool_use(
+    event: &HookEvent,
+    root: &Path,
+    notes: &mut Vec<String>,
+) -> Result<Outcome, InfraError> {
+    let Some((path, rel)) = written_file(event, root) else {
         return Ok(Outcome::default());
     };
     // The no-op path: with the default settings every ADR glob ends in `.md`, so any
@@ -240,53 +258,95 @@ fn post_tool_use(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> 
     if let (Ok(real), Ok(real_root)) = (path.canonicalize(), root.canonicalize())
         && !real.starts_with(&real_root)
     {
-        eprintln!("helix-gate hook: {rel} points outside the project; not read");
+        notes.push(format!("{rel} points outside the project; not read"));
         return Ok(skipped(rel, "symlink leads outside the project"));
     }
     let budget = settings.hook.budget;
     let engine = load_engine(root, settings)?;
     engine.set_matcher(matcher);
-    let checked = match engine.check_file(&path) {
-        Ok(checked) => checked,
+    let report = match engine.check_file(&path) {
+        Ok(checked) => checked.report,
         Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => {
             // Deleted between the tool call and the hook: nothing to check.
             return Ok(skipped(rel, "file no longer exists"));
         }
         Err(e) => return Err(InfraError::new(e.to_string(), Some(&engine.settings))),
     };
-    let report = checked.report;
     let errors = count(&report, Severity::Error);
-    let warnings = count(&report, Severity::Warning);
-    let (attempt, newly_escalated, note) = state::update(root, session_id(event), |s| {
-        s.touch(&rel);
-        if errors == 0 {
-            s.reset(&rel);
-            return (0, false);
-        }
-        s.target(&rel).charge(budget)
-    })
-    .map(|((attempt, escalated), note)| (attempt, escalated, note))
-    .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
-    if let Some(note) = &note {
-        eprintln!("helix-gate hook: {note}");
-    }
-    let mut decision = Decision {
+    let ((attempt, newly_escalated), note) =
+        count_write(root, session_id(event), &rel, errors, budget)
+            .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
+    notes.extend(note.clone());
+    let decision = Decision {
         target: rel.clone(),
         rules: rule_ids(&report),
         attempt,
         note,
         ..Decision::default()
     };
+    Ok(post_tool_use_answer(
+        &rel,
+        &report,
+        decision,
+        budget,
+        newly_escalated,
+    ))
+}
+
+/// The file a Write/Edit names (absolute) and its path inside the project; `None`
+/// without a path or outside the project (not ours, and never read).
+fn written_file(event: &HookEvent, root: &Path) -> Option<(PathBuf, String)> {
+    let path = Path::new(event.file_path()?);
+    let path = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        Path::new(event.cwd.as_deref().unwrap_or(".")).join(path)
+    };
+    let rel = crate::paths::relative_to(root, &path)?;
+    Some((path, rel))
+}
+
+/// The one lock of a PostToolUse: the ADR joins the session's touched ADRs; a
+/// clean one starts its budget over (attempt 0), a failing one is charged.
+fn count_write(
+    root: &Path,
+    session: &str,
+    rel: &str,
+    errors: usize,
+    budget: u32,
+) -> Result<((u32, bool), Option<String>), state::StateError> {
+    state::update(root, session, |s| {
+        s.touch(rel);
+        if errors == 0 {
+            s.reset(rel);
+            return (0, false);
+        }
+        s.target(rel).charge(budget)
+    })
+}
+
+/// Block within the budget, then escalate (the user is told once), warnings as
+/// context, silence for a clean ADR. `decision` carries the counted attempt.
+fn post_tool_use_answer(
+    rel: &str,
+    report: &FileReport,
+    mut decision: Decision,
+    budget: u32,
+    newly_escalated: bool,
+) -> Outcome {
+    let errors = count(report, Severity::Error);
+    let warnings = count(report, Severity::Warning);
+    let attempt = decision.attempt;
     let output = if errors > 0 && attempt <= budget {
         decision.verdict = Verdict::Block;
         Some(HookOutput::block(feedback::adr_block(
-            &report, attempt, budget,
+            report, attempt, budget,
         )))
     } else if errors > 0 {
         decision.verdict = Verdict::Escalate;
         let context = format!(
             "helix-gate: the retry budget ({budget} attempts) for {rel} is spent; helix-gate no longer blocks, and a person will review it. It still fails:\n{}",
-            feedback::describe(&report)
+            feedback::describe(report)
         );
         let out = HookOutput::context("PostToolUse", &context);
         Some(if newly_escalated {
@@ -300,28 +360,64 @@ fn post_tool_use(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> 
         decision.verdict = Verdict::Warn;
         Some(HookOutput::context(
             "PostToolUse",
-            &feedback::adr_warnings(&report),
+            &feedback::adr_warnings(report),
         ))
     } else {
         decision.verdict = Verdict::Pass;
         None
     };
-    Ok(Outcome {
+    Outcome {
         output,
         decisions: vec![decision],
-    })
+    }
 }
+
+// ------------------------------------------------------------------ Stop
 
 /// A target that failed at Stop and what to do about it.
 struct Failing {
     target: String,
     text: String,
     rules: Vec<String>,
+    /// Filled in by [`charge`]: the attempt number (`budget + 1` once spent)
+    /// and whether this Stop spent the budget.
+    attempt: u32,
+    first_escalation: bool,
+}
+
+impl Failing {
+    fn new(target: String, text: String, rules: Vec<String>) -> Self {
+        Failing {
+            target,
+            text,
+            rules,
+            attempt: 0,
+            first_escalation: false,
+        }
+    }
+}
+
+/// The deterministic half of the Stop gate, decided under one session lock.
+struct StopChecks {
+    /// The ADRs this session touched.
+    touched: Vec<String>,
+    /// Targets that pass now (their budgets were reset).
+    passing: Vec<String>,
+    /// Targets that fail now, charged against their budgets.
+    failing: Vec<Failing>,
 }
 
 /// Stop: every ADR this session touched must pass as it is on disk now, and the
-/// last answer must end with a STEP marker when that check is enabled.
-fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
+/// last answer must end with a STEP marker when that check is enabled; then the
+/// reviewer sees the ADRs that pass.
+///
+/// The session lock is taken twice at most: once for the deterministic half
+/// (read the touched ADRs, check them, count the attempts: one critical
+/// section, so a parallel hook cannot slip in between the read and the count)
+/// and once after the reviewer to count its rejections. The reviewer may run
+/// for minutes and is never run under the lock: a parallel hook of the session
+/// would time out waiting for it.
+fn stop(event: &HookEvent, root: &Path, notes: &mut Vec<String>) -> Result<Outcome, InfraError> {
     if event
         .background_tasks
         .as_ref()
@@ -337,134 +433,22 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
         });
     }
     let settings = load_settings(root)?;
-    let budget = settings.hook.budget;
-    let marker = settings.step_marker.clone();
-    let (touched, note) = state::update(root, session_id(event), |s| s.touched.clone())
-        .map_err(|e| InfraError::new(e.to_string(), Some(&settings)))?;
-    if let Some(note) = &note {
-        eprintln!("helix-gate hook: {note}");
-    }
-    let mut failing = Vec::new();
-    let mut passing = Vec::new();
-    if !touched.is_empty() {
-        let engine = load_engine(root, settings.clone())?;
-        for rel in &touched {
-            let path = root.join(rel);
-            match engine.check_file(&path) {
-                Ok(checked) if checked.report.has_errors() => failing.push(Failing {
-                    target: rel.clone(),
-                    rules: rule_ids(&checked.report),
-                    text: format!("{}:\n{}", rel, feedback::describe(&checked.report)),
-                }),
-                Ok(_) => passing.push(rel.clone()),
-                Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => {
-                    passing.push(rel.clone());
-                }
-                Err(e) => return Err(InfraError::new(e.to_string(), Some(&settings))),
-            }
-        }
-    }
     let last = event.last_assistant_message.as_deref().unwrap_or("");
-    if marker.enabled {
-        match step_marker::check(last, &marker.steps) {
-            Ok(_) => passing.push(STEP_TARGET.to_owned()),
-            Err(problem) => {
-                let format = step_marker::format_hint(&marker.steps);
-                let what = match &problem {
-                    MarkerProblem::Missing => {
-                        "Your last answer does not end with a STEP marker.".to_owned()
-                    }
-                    MarkerProblem::NotAtEnd => {
-                        "Your last answer has a STEP marker, but not at its very end.".to_owned()
-                    }
-                    MarkerProblem::UnknownStep(step) => {
-                        format!("Your last answer ends with the unknown step `{step}`.")
-                    }
-                };
-                failing.push(Failing {
-                    target: STEP_TARGET.to_owned(),
-                    rules: vec![STEP_TARGET.to_owned()],
-                    text: format!(
-                        "{what} Repeat your answer (unchanged) and end it with exactly one line in this format, choosing one step:\n{format}\nExample: <!-- STEP: {} -->",
-                        marker.steps.first().map_or("done", String::as_str)
-                    ),
-                });
-            }
-        }
-    }
-    // Count attempts per failing target under the session lock.
-    let keys: Vec<String> = failing.iter().map(|f| f.target.clone()).collect();
-    let (attempts, _) = state::update(root, session_id(event), |s| {
-        for key in &passing {
-            s.reset(key);
-        }
-        keys.iter()
-            .map(|key| s.target(key).charge(budget))
-            .collect::<Vec<_>>()
-    })
-    .map_err(|e| InfraError::new(e.to_string(), Some(&settings)))?;
+    let checks = deterministic_gate(event, root, &settings, last, notes)?;
     let mut decisions = Vec::new();
-    let mut block_text = Vec::new();
-    let mut escalated_text = Vec::new();
-    for (f, (attempt, first_escalation)) in failing.iter().zip(attempts) {
-        if attempt <= budget {
-            block_text.push(format!("[attempt {attempt}/{budget}] {}", f.text));
-            decisions.push(Decision {
-                target: f.target.clone(),
-                verdict: Verdict::Block,
-                rules: f.rules.clone(),
-                attempt,
-                ..Decision::default()
-            });
-        } else {
-            if first_escalation {
-                escalated_text.push(f.target.clone());
-                if f.target == STEP_TARGET {
-                    let applied = step_fallback(root, &marker.fallback_file, last);
-                    decisions.push(Decision {
-                        target: STEP_TARGET.into(),
-                        verdict: Verdict::Fallback,
-                        note: Some(applied),
-                        ..Decision::default()
-                    });
-                }
-            }
-            decisions.push(Decision {
-                target: f.target.clone(),
-                verdict: Verdict::Escalate,
-                rules: f.rules.clone(),
-                attempt,
-                ..Decision::default()
-            });
-        }
-    }
-    if !block_text.is_empty() {
-        let reason = format!(
-            "helix-gate: not done yet. Fix these before you finish:\n\n{}",
-            block_text.join("\n")
-        );
+    if let Some(output) = budget_decision(root, &settings, &checks.failing, last, &mut decisions) {
         return Ok(Outcome {
-            output: Some(HookOutput::block(reason)),
-            decisions,
-        });
-    }
-    if !escalated_text.is_empty() {
-        // At Stop, additionalContext would make the model continue (it counts like a
-        // block), so the escalation goes to the user only and the turn ends.
-        return Ok(Outcome {
-            output: Some(HookOutput::message(format!(
-                "helix-gate: retry budget ({budget}) spent, escalated to you: {} still fail(s). See `helix-gate log --tail` and `helix-gate validate`.",
-                escalated_text.join(", ")
-            ))),
+            output: Some(output),
             decisions,
         });
     }
     // Deterministic checks all pass: the independent reviewer, last and only now.
     // Only ADRs that pass every deterministic check now (an escalated, still failing
     // ADR is a person's business, never the reviewer's).
-    let reviewable: Vec<String> = touched
+    let reviewable: Vec<String> = checks
+        .touched
         .iter()
-        .filter(|rel| passing.contains(rel) && root.join(rel.as_str()).is_file())
+        .filter(|rel| checks.passing.contains(rel) && root.join(rel.as_str()).is_file())
         .cloned()
         .collect();
     if !reviewable.is_empty()
@@ -478,7 +462,7 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
     {
         return Ok(outcome);
     }
-    if !touched.is_empty() || marker.enabled {
+    if !checks.touched.is_empty() || settings.step_marker.enabled {
         decisions.push(Decision {
             verdict: Verdict::Allow,
             ..Decision::default()
@@ -490,8 +474,156 @@ fn stop(event: &HookEvent, root: &Path) -> Result<Outcome, InfraError> {
     })
 }
 
+/// Under one acquisition of the session lock: the touched ADRs, their checks as
+/// they are on disk now, the STEP marker, and the attempt counts (passing
+/// targets start over, failing ones are charged). Only deterministic, local
+/// work happens while the lock is held.
+fn deterministic_gate(
+    event: &HookEvent,
+    root: &Path,
+    settings: &Settings,
+    last: &str,
+    notes: &mut Vec<String>,
+) -> Result<StopChecks, InfraError> {
+    let state_error = |e: state::StateError| InfraError::new(e.to_string(), Some(settings));
+    let mut session = state::lock(root, session_id(event)).map_err(state_error)?;
+    notes.extend(session.note.take());
+    let touched = session.state.touched.clone();
+    let (mut failing, mut passing) = check_touched(root, settings, &touched)?;
+    let marker = &settings.step_marker;
+    if marker.enabled {
+        match step_marker::check(last, &marker.steps) {
+            Ok(_) => passing.push(STEP_TARGET.to_owned()),
+            Err(problem) => failing.push(Failing::new(
+                STEP_TARGET.to_owned(),
+                step_marker::feedback(&problem, &marker.steps),
+                vec![STEP_TARGET.to_owned()],
+            )),
+        }
+    }
+    charge(
+        &mut session.state,
+        &passing,
+        &mut failing,
+        settings.hook.budget,
+    );
+    session.save().map_err(state_error)?;
+    Ok(StopChecks {
+        touched,
+        passing,
+        failing,
+    })
+}
+
+/// The deterministic checks of the touched ADRs as they are on disk now: the
+/// failing ones with their feedback, and the passing ones (a deleted ADR passes).
+fn check_touched(
+    root: &Path,
+    settings: &Settings,
+    touched: &[String],
+) -> Result<(Vec<Failing>, Vec<String>), InfraError> {
+    let mut failing = Vec::new();
+    let mut passing = Vec::new();
+    if touched.is_empty() {
+        return Ok((failing, passing));
+    }
+    let engine = load_engine(root, settings.clone())?;
+    for rel in touched {
+        match engine.check_file(&root.join(rel)) {
+            Ok(checked) if checked.report.has_errors() => failing.push(Failing::new(
+                rel.clone(),
+                format!("{}:\n{}", rel, feedback::describe(&checked.report)),
+                rule_ids(&checked.report),
+            )),
+            Ok(_) => passing.push(rel.clone()),
+            Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => {
+                passing.push(rel.clone());
+            }
+            Err(e) => return Err(InfraError::new(e.to_string(), Some(settings))),
+        }
+    }
+    Ok((failing, passing))
+}
+
+/// Passing targets start over; every failing target is charged one attempt.
+fn charge(state: &mut SessionState, passing: &[String], failing: &mut [Failing], budget: u32) {
+    for key in passing {
+        state.reset(key);
+    }
+    for f in failing {
+        (f.attempt, f.first_escalation) = state.target(&f.target).charge(budget);
+    }
+}
+
+/// The budget decision over the failing targets: block while any target has
+/// attempts left, else tell the user about targets that just spent their budget
+/// (the STEP marker falls back to the seed's heuristic). `None` lets the Stop go
+/// on to the reviewer; `decisions` gets one record per target either way.
+fn budget_decision(
+    root: &Path,
+    settings: &Settings,
+    failing: &[Failing],
+    last: &str,
+    decisions: &mut Vec<Decision>,
+) -> Option<HookOutput> {
+    let budget = settings.hook.budget;
+    let mut block_text = Vec::new();
+    let mut escalated_text = Vec::new();
+    for f in failing {
+        let attempt = f.attempt;
+        let verdict = if attempt <= budget {
+            block_text.push(format!("[attempt {attempt}/{budget}] {}", f.text));
+            Verdict::Block
+        } else {
+            if f.first_escalation {
+                escalated_text.push(f.target.clone());
+                if f.target == STEP_TARGET {
+                    let applied = step_fallback(root, &settings.step_marker.fallback_file, last);
+                    decisions.push(Decision {
+                        target: STEP_TARGET.into(),
+                        verdict: Verdict::Fallback,
+                        note: Some(applied),
+                        ..Decision::default()
+                    });
+                }
+            }
+            Verdict::Escalate
+        };
+        decisions.push(Decision {
+            target: f.target.clone(),
+            verdict,
+            rules: f.rules.clone(),
+            attempt,
+            ..Decision::default()
+        });
+    }
+    if !block_text.is_empty() {
+        return Some(HookOutput::block(format!(
+            "helix-gate: not done yet. Fix these before you finish:\n\n{}",
+            block_text.join("\n")
+        )));
+    }
+    if !escalated_text.is_empty() {
+        // At Stop, additionalContext would make the model continue (it counts like a
+        // block), so the escalation goes to the user only and the turn ends.
+        return Some(HookOutput::message(format!(
+            "helix-gate: retry budget ({budget}) spent, escalated to you: {} still fail(s). See `helix-gate log --tail` and `helix-gate validate`.",
+            escalated_text.join(", ")
+        )));
+    }
+    None
+}
+
+// ------------------------------------------------------------------ approval gate
+
 /// The approval type the Stop gate asks for.
 const APPROVAL_TYPE: &str = "adr";
+
+/// One ADR the reviewer (or its cache) gave a verdict on.
+struct Review {
+    rel: String,
+    result: Approval,
+}
 
 /// Run the reviewer (cache first) on ADRs that passed every deterministic check.
 /// `None` lets the stop proceed without a message of its own.
@@ -502,7 +634,6 @@ fn approval_gate(
     fail_closed: bool,
     decisions: &mut Vec<Decision>,
 ) -> Result<Option<Outcome>, InfraError> {
-    use crate::approval::{self, ApproveOptions, NextStep};
     let infra = |message: String| InfraError {
         message,
         fail_closed,
@@ -511,27 +642,118 @@ fn approval_gate(
     let Some(kind) = settings.get(APPROVAL_TYPE).filter(|t| t.enabled) else {
         return Ok(None);
     };
-    let on_rejection = kind.on_rejection.clone();
-    let mut messages = Vec::new();
-    let mut feedback = Vec::new();
+    // The reviews run without the session lock; a broken reviewer stops the
+    // round, but the verdicts before it are still counted and acted on.
+    let (reviews, broken) = run_reviews(root, files, &infra);
+    let failed_reviews =
+        count_reviews(root, session_id(event), &reviews).map_err(|e| infra(e.to_string()))?;
+    let (messages, feedback) = act_on_reviews(
+        root,
+        &kind.on_rejection,
+        &reviews,
+        &failed_reviews,
+        decisions,
+    );
+    if let Some(err) = broken {
+        return Err(err);
+    }
+    if !feedback.is_empty() {
+        let mut output = HookOutput::block(feedback.join("\n\n"));
+        if !messages.is_empty() {
+            output = output.with_message(messages.join("\n"));
+        }
+        return Ok(Some(Outcome {
+            output: Some(output),
+            decisions: std::mem::take(decisions),
+        }));
+    }
+    decisions.push(Decision {
+        verdict: Verdict::Allow,
+        ..Decision::default()
+    });
+    Ok(Some(Outcome {
+        output: Some(HookOutput::message(messages.join("\n"))),
+        decisions: std::mem::take(decisions),
+    }))
+}
+
+/// Review `files` one by one, up to the first that cannot be reviewed (a setup
+/// problem, or a reviewer that broke: timeout, crash, no verdict), which is an
+/// infrastructure error, never the model's fault.
+fn run_reviews(
+    root: &Path,
+    files: &[String],
+    infra: &impl Fn(String) -> InfraError,
+) -> (Vec<Review>, Option<InfraError>) {
+    let options = ApproveOptions {
+        no_cache: false,
+        progress: false,
+    };
+    let mut reviews = Vec::new();
     for rel in files {
-        let options = ApproveOptions {
-            no_cache: false,
-            progress: false,
+        let result = match approval::approve(root, &[root.join(rel)], APPROVAL_TYPE, &options) {
+            Ok(result) => result,
+            Err(e) => return (reviews, Some(infra(format!("approval of {rel}: {e:#}")))),
         };
-        let result = approval::approve(root, &[root.join(rel)], APPROVAL_TYPE, &options)
-            .map_err(|e| infra(format!("approval of {rel}: {e:#}")))?;
-        let key = format!("approval:{rel}");
         if let Some(failure) = &result.failure {
-            // The reviewer broke (timeout, crash, no verdict): not the model's fault.
-            return Err(infra(format!(
+            let err = infra(format!(
                 "the reviewer for {rel} failed ({}): {failure}",
                 failure.kind()
-            )));
+            ));
+            return (reviews, Some(err));
         }
+        reviews.push(Review {
+            rel: rel.clone(),
+            result,
+        });
+    }
+    (reviews, None)
+}
+
+/// The second and last lock of a Stop: an approved ADR's failed reviews start
+/// over, a rejected one counts one more. Returns the count per review (0 for an
+/// approval); takes no lock when nothing was reviewed.
+fn count_reviews(
+    root: &Path,
+    session: &str,
+    reviews: &[Review],
+) -> Result<Vec<u32>, state::StateError> {
+    if reviews.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (counts, _) = state::update(root, session, |s| {
+        reviews
+            .iter()
+            .map(|review| {
+                let key = state::approval_key(&review.rel);
+                if review.result.is_approved() {
+                    s.reset(&key);
+                    0
+                } else {
+                    let target = s.target(&key);
+                    target.attempts += 1;
+                    target.attempts
+                }
+            })
+            .collect()
+    })?;
+    Ok(counts)
+}
+
+/// What the verdicts lead to, by `on_rejection`: the user messages and the
+/// feedback for the model (which blocks). An escalation is recorded in the
+/// approval history.
+fn act_on_reviews(
+    root: &Path,
+    on_rejection: &OnRejection,
+    reviews: &[Review],
+    failed_reviews: &[u32],
+    decisions: &mut Vec<Decision>,
+) -> (Vec<String>, Vec<String>) {
+    let mut messages = Vec::new();
+    let mut feedback = Vec::new();
+    for (Review { rel, result }, &failures) in reviews.iter().zip(failed_reviews) {
         if result.is_approved() {
-            state::update(root, session_id(event), |s| s.reset(&key))
-                .map_err(|e| infra(e.to_string()))?;
             messages.push(result.one_line());
             decisions.push(Decision {
                 target: rel.clone(),
@@ -541,12 +763,6 @@ fn approval_gate(
             });
             continue;
         }
-        let (failures, _) = state::update(root, session_id(event), |s| {
-            let target = s.target(&key);
-            target.attempts += 1;
-            target.attempts
-        })
-        .map_err(|e| infra(e.to_string()))?;
         let rules: Vec<String> = result.findings().iter().map(|f| f.check.clone()).collect();
         match on_rejection.next_step(failures - 1) {
             NextStep::Feedback | NextStep::Block => {
@@ -561,6 +777,8 @@ fn approval_gate(
                 });
             }
             NextStep::Escalate => {
+                // The history record is bookkeeping for `stats`; failing to write
+                // it must not change the decision.
                 let _ = approval::record_escalation(
                     root,
                     APPROVAL_TYPE,
@@ -583,24 +801,7 @@ fn approval_gate(
             }
         }
     }
-    if !feedback.is_empty() {
-        let mut output = HookOutput::block(feedback.join("\n\n"));
-        if !messages.is_empty() {
-            output = output.with_message(messages.join("\n"));
-        }
-        return Ok(Some(Outcome {
-            output: Some(output),
-            decisions: std::mem::take(decisions),
-        }));
-    }
-    decisions.push(Decision {
-        verdict: Verdict::Allow,
-        ..Decision::default()
-    });
-    Ok(Some(Outcome {
-        output: Some(HookOutput::message(messages.join("\n"))),
-        decisions: std::mem::take(decisions),
-    }))
+    (messages, feedback)
 }
 
 /// The STEP marker fallback: append the seed's heuristic marker to the response

@@ -1,12 +1,12 @@
 //! Per-session state under `.helix-gate/state/`: targets touched and attempts.
 //!
-//! Claude Code runs hooks in parallel, so every update happens under an exclusive
-//! lock (a per-session [`FileLock`]) and is written atomically (temp file +
-//! rename). A corrupt
-//! or truncated state file is reported and replaced, never a crash.
+//! Claude Code runs hooks in parallel, so every read-change-write happens under
+//! an exclusive lock (a per-session [`FileLock`], see [`lock`]) and is written
+//! atomically (temp file + rename). A corrupt or truncated state file is reported
+//! and replaced, never a crash.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
@@ -17,7 +17,13 @@ use crate::fs::{atomic, data_dir};
 /// How long to wait for another hook process of the same session.
 const LOCK_WAIT: Duration = Duration::from_secs(5);
 
-/// Attempts for one target (an ADR path or `step-marker`).
+/// The target key under which the Stop gate counts failed reviews of `rel`
+/// (apart from its deterministic attempts, which are counted under `rel` itself).
+pub fn approval_key(rel: &str) -> String {
+    format!("approval:{rel}")
+}
+
+/// Attempts for one target (an ADR path, `step-marker` or an [`approval_key`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Target {
     /// Blocks so far since the target last passed.
@@ -78,29 +84,60 @@ pub enum StateError {
     Locked,
 }
 
-/// Load, change and save one session's state under its lock. Returns the closure's
-/// result and a note when a damaged state file was replaced.
-pub fn update<R>(
-    root: &Path,
-    session: &str,
-    change: impl FnOnce(&mut SessionState) -> R,
-) -> Result<(R, Option<String>), StateError> {
-    let io = |source: std::io::Error, dir: &Path| StateError::Io {
+/// One session's state, loaded under its lock. The lock is held until the state
+/// is [saved](Locked::save) or dropped, so everything read from `state` and
+/// written back belongs to one critical section: no other hook process of the
+/// session can change it in between. Keep the section short (no reviewer run
+/// inside): a parallel hook of the same session waits at most [`LOCK_WAIT`].
+pub struct Locked {
+    pub state: SessionState,
+    /// Set when a damaged state file was replaced by an empty state.
+    pub note: Option<String>,
+    path: PathBuf,
+    dir: PathBuf,
+    /// The bytes read, when they parsed: an unchanged state is not written again.
+    original: Option<Vec<u8>>,
+    _lock: FileLock,
+}
+
+impl Locked {
+    /// Write the state back (only when it changed) and release the lock.
+    pub fn save(self) -> Result<(), StateError> {
+        let bytes = serde_json::to_vec(&self.state).unwrap_or_default();
+        if self.original.as_deref() == Some(bytes.as_slice()) {
+            // Unchanged (a clean ADR saved again, an escalated target): no write at all.
+            return Ok(());
+        }
+        // No fsync: the rename keeps readers consistent, and losing a session's
+        // attempt counts on power loss is harmless; an fsync would cost milliseconds
+        // on every tool call.
+        atomic::write_with(&self.path, &bytes, atomic::Options::FAST)
+            .map_err(|e| io_error(e, &self.dir))
+    }
+}
+
+fn io_error(source: std::io::Error, dir: &Path) -> StateError {
+    StateError::Io {
         dir: dir.display().to_string(),
         source,
-    };
+    }
+}
+
+/// Take the session's lock and load its state (empty when there is none yet; a
+/// damaged file is replaced and reported in [`Locked::note`]).
+pub fn lock(root: &Path, session: &str) -> Result<Locked, StateError> {
     let dir = data_dir::ensure_dir(root, data_dir::STATE_DIR)
-        .map_err(|e| io(e, &root.join(data_dir::DIR)))?;
+        .map_err(|e| io_error(e, &root.join(data_dir::DIR)))?;
     let files = data_dir::session_files(root, session);
     let path = files.state;
     // The lock file stays: it sits next to the state file and is pruned with it.
-    let _lock = FileLock::acquire(&files.lock, LOCK_WAIT, Release::Keep).map_err(|e| match e {
+    let lock = FileLock::acquire(&files.lock, LOCK_WAIT, Release::Keep).map_err(|e| match e {
         LockError::Timeout { .. } => StateError::Locked,
-        LockError::Io(source) => io(source, &dir),
+        LockError::Io(source) => io_error(source, &dir),
     })?;
     let mut note = None;
     let mut original = None;
-    let mut state = match std::fs::read(&path) {
+    let state = match std::fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes).map_or_else(
             |e| {
                 note = Some(format!(
@@ -115,18 +152,29 @@ pub fn update<R>(
             },
         ),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => SessionState::default(),
-        Err(e) => return Err(io(e, &path)),
+        Err(e) => return Err(io_error(e, &path)),
     };
-    let result = change(&mut state);
-    let bytes = serde_json::to_vec(&state).unwrap_or_default();
-    if original.as_deref() == Some(bytes.as_slice()) {
-        // Unchanged (a clean ADR saved again, an escalated target): no write at all.
-        return Ok((result, note));
-    }
-    // No fsync: the rename keeps readers consistent, and losing a session's
-    // attempt counts on power loss is harmless; an fsync would cost milliseconds
-    // on every tool call.
-    atomic::write_with(&path, &bytes, atomic::Options::FAST).map_err(|e| io(e, &dir))?;
+    Ok(Locked {
+        state,
+        note,
+        path,
+        dir,
+        original,
+        _lock: lock,
+    })
+}
+
+/// Load, change and save one session's state under one acquisition of its lock.
+/// Returns the closure's result and a note when a damaged state file was replaced.
+pub fn update<R>(
+    root: &Path,
+    session: &str,
+    change: impl FnOnce(&mut SessionState) -> R,
+) -> Result<(R, Option<String>), StateError> {
+    let mut locked = lock(root, session)?;
+    let result = change(&mut locked.state);
+    let note = locked.note.take();
+    locked.save()?;
     Ok((result, note))
 }
 
@@ -184,6 +232,26 @@ mod tests {
                 .last(),
             Some("*")
         );
+    }
+
+    #[test]
+    fn the_lock_is_held_until_the_state_is_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let mut locked = lock(&root, "s3").unwrap();
+        locked.state.touch("adr/1.md");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let other = std::thread::spawn(move || {
+            let (touched, _) = update(&root, "s3", |s| s.touched.len()).unwrap();
+            tx.send(touched).unwrap();
+        });
+        assert!(
+            rx.recv_timeout(Duration::from_millis(300)).is_err(),
+            "a second process got in while the state was locked"
+        );
+        locked.save().unwrap();
+        assert_eq!(rx.recv_timeout(LOCK_WAIT).unwrap(), 1);
+        other.join().unwrap();
     }
 
     #[test]

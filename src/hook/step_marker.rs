@@ -45,6 +45,25 @@ pub fn format_hint(steps: &[String]) -> String {
     format!("<!-- STEP: {} -->", steps.join("|"))
 }
 
+/// What the Stop gate tells the model about `problem`: what is wrong and the
+/// exact line to end the answer with.
+pub fn feedback(problem: &MarkerProblem, steps: &[String]) -> String {
+    let what = match problem {
+        MarkerProblem::Missing => "Your last answer does not end with a STEP marker.".to_owned(),
+        MarkerProblem::NotAtEnd => {
+            "Your last answer has a STEP marker, but not at its very end.".to_owned()
+        }
+        MarkerProblem::UnknownStep(step) => {
+            format!("Your last answer ends with the unknown step `{step}`.")
+        }
+    };
+    format!(
+        "{what} Repeat your answer (unchanged) and end it with exactly one line in this format, choosing one step:\n{}\nExample: <!-- STEP: {} -->",
+        format_hint(steps),
+        steps.first().map_or("done", String::as_str)
+    )
+}
+
 /// The seed's heuristic step for an answer that never got a marker.
 pub fn heuristic_step(message: &str) -> &'static str {
     let tail: String = {
