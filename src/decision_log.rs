@@ -2,7 +2,6 @@
 //! appended with O_APPEND so parallel hook processes never interleave a line.
 //! `helix-gate log --tail` and `helix-gate stats` read it back.
 
-use std::io::Write as _;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -81,11 +80,11 @@ pub fn append(root: &Path, decision: &Decision) -> std::io::Result<()> {
     crate::fs::data_dir::ensure(root)?;
     let mut line = serde_json::to_vec(decision).map_err(std::io::Error::other)?;
     line.push(b'\n');
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(root.join(crate::fs::data_dir::LOG_PATH))?;
-    file.write_all(&line)
+    crate::fs::append::append(
+        &root.join(crate::fs::data_dir::LOG_PATH),
+        &line,
+        crate::fs::append::Missing::Create,
+    )
 }
 
 /// Every readable decision in the log (damaged lines are skipped and counted).

@@ -5,6 +5,7 @@
 //!
 //! This module imports nothing else from the crate: it sits below everything.
 
+pub mod append;
 pub mod atomic;
 pub mod data_dir;
 pub mod lock;

@@ -13,7 +13,6 @@ pub mod output;
 pub mod state;
 pub mod step_marker;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -23,6 +22,7 @@ use crate::decision_log::{self, Decision, Verdict};
 use crate::diagnostic::{FileReport, Severity};
 use crate::engine::Engine;
 use crate::env;
+use crate::fs::append::Missing;
 use crate::render::feedback;
 use event::HookEvent;
 use output::HookOutput;
@@ -817,10 +817,8 @@ fn step_fallback(root: &Path, fallback_file: &str, last: &str) -> String {
     if !path.is_file() {
         return format!("no {rel}; marker <!-- STEP: {step} --> not written");
     }
-    let result = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .and_then(|mut f| write!(f, "\n\n<!-- STEP: {step} -->\n"));
+    let marker = format!("\n\n<!-- STEP: {step} -->\n");
+    let result = crate::fs::append::append(&path, marker.as_bytes(), Missing::Fail);
     match result {
         Ok(()) => format!("appended <!-- STEP: {step} --> to {rel}"),
         Err(e) => format!("cannot append to {rel}: {e}"),
