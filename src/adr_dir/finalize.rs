@@ -74,7 +74,7 @@ pub struct Plan {
 
 /// How a finalize ended.
 #[derive(Debug, Clone)]
-pub enum Outcome {
+pub enum Finalization {
     Finalized(Plan),
     DryRun(Plan),
     /// Nothing changed; `report` holds the draft's findings when they are the reason.
@@ -85,13 +85,13 @@ pub enum Outcome {
 }
 
 /// Finalize `draft` in the repository at `root`.
-pub fn run_in(root: &Path, draft: &Path, options: Options) -> anyhow::Result<Outcome> {
+pub fn run_in(root: &Path, draft: &Path, options: Options) -> anyhow::Result<Finalization> {
     let ws = Workspace::open(root)?;
     run(&ws, draft, options)
 }
 
 /// Finalize `draft` (relative to the current directory or absolute).
-pub fn run(ws: &Workspace, draft: &Path, options: Options) -> anyhow::Result<Outcome> {
+pub fn run(ws: &Workspace, draft: &Path, options: Options) -> anyhow::Result<Finalization> {
     let root = &ws.engine.root;
     let draft = crate::paths::absolute(draft);
     let draft_display = crate::paths::display(root, &draft);
@@ -111,7 +111,7 @@ pub fn run(ws: &Workspace, draft: &Path, options: Options) -> anyhow::Result<Out
     let text = match rules::input::decode(original.clone(), limit) {
         Ok(text) => text,
         Err(finding) => {
-            return Ok(Outcome::Refused {
+            return Ok(Finalization::Refused {
                 report: Some(FileReport {
                     path: draft_display.clone(),
                     findings: vec![finding],
@@ -133,11 +133,11 @@ pub fn run(ws: &Workspace, draft: &Path, options: Options) -> anyhow::Result<Out
         Err(refused) => return Ok(refused),
     };
     if options.dry_run {
-        return Ok(Outcome::DryRun(plan));
+        return Ok(Finalization::DryRun(plan));
     }
     match apply(&plan, options.fault)? {
-        Applied::Done => Ok(Outcome::Finalized(plan)),
-        Applied::TargetExists => Ok(Outcome::Refused {
+        Applied::Done => Ok(Finalization::Finalized(plan)),
+        Applied::TargetExists => Ok(Finalization::Refused {
             report: None,
             reason: target_exists(&plan.target_display),
         }),
@@ -157,7 +157,7 @@ fn plan(
     draft: &Path,
     text: &str,
     original: Vec<u8>,
-) -> anyhow::Result<Result<Plan, Outcome>> {
+) -> anyhow::Result<Result<Plan, Finalization>> {
     let root = &ws.engine.root;
     let draft_display = crate::paths::display(root, draft);
     let adr = Adr::parse(text);
@@ -209,7 +209,7 @@ fn plan(
         .filter(|f| f.severity == crate::diagnostic::Severity::Error)
         .count();
     if errors > 0 {
-        return Ok(Err(Outcome::Refused {
+        return Ok(Err(Finalization::Refused {
             reason: format!(
                 "{draft_display} has {errors} error{}; nothing was moved",
                 if errors == 1 { "" } else { "s" }
@@ -218,7 +218,7 @@ fn plan(
         }));
     }
     let refuse = |reason: String| {
-        Ok(Err(Outcome::Refused {
+        Ok(Err(Finalization::Refused {
             report: None,
             reason,
         }))

@@ -23,18 +23,18 @@ pub(super) fn finalize(draft: &Path, dry_run: bool) -> anyhow::Result<ExitStatus
         fault: None,
     };
     match finalize::run_in(&current_root(), draft, options)? {
-        finalize::Outcome::Refused { report, reason } => {
+        finalize::Finalization::Refused { report, reason } => {
             if let Some(report) = report {
                 print(&render::human(&[report], use_color()))?;
             }
             print_stderr(&format!("helix-gate: error: finalize refused: {reason}\n"));
             Ok(ExitStatus::Failure)
         }
-        finalize::Outcome::DryRun(plan) => {
+        finalize::Finalization::DryRun(plan) => {
             print(&describe(&plan, true))?;
             Ok(ExitStatus::Success)
         }
-        finalize::Outcome::Finalized(plan) => {
+        finalize::Finalization::Finalized(plan) => {
             print(&describe(&plan, false))?;
             Ok(ExitStatus::Success)
         }

@@ -52,7 +52,7 @@ impl InfraError {
 
 /// What one event led to: the answer and the log records.
 #[derive(Default)]
-struct Outcome {
+struct Ruling {
     output: Option<HookOutput>,
     decisions: Vec<Decision>,
 }
@@ -135,7 +135,7 @@ fn project_root(event: &HookEvent) -> PathBuf {
 }
 
 /// Apply the failure policy to an internal error.
-fn infrastructure(event: &HookEvent, err: &InfraError, notes: &mut Vec<String>) -> Outcome {
+fn infrastructure(event: &HookEvent, err: &InfraError, notes: &mut Vec<String>) -> Ruling {
     notes.push(format!("infrastructure error: {}", err.message));
     let blocking_event = matches!(event.hook_event_name.as_str(), "PostToolUse" | "Stop");
     let output = if err.fail_closed && blocking_event {
@@ -149,7 +149,7 @@ fn infrastructure(event: &HookEvent, err: &InfraError, notes: &mut Vec<String>) 
             err.message
         ))
     };
-    Outcome {
+    Ruling {
         output: Some(output),
         decisions: vec![Decision {
             verdict: Verdict::Error,
@@ -159,7 +159,7 @@ fn infrastructure(event: &HookEvent, err: &InfraError, notes: &mut Vec<String>) 
     }
 }
 
-fn handle(event: &HookEvent, root: &Path, notes: &mut Vec<String>) -> Result<Outcome, InfraError> {
+fn handle(event: &HookEvent, root: &Path, notes: &mut Vec<String>) -> Result<Ruling, InfraError> {
     match event.hook_event_name.as_str() {
         "PostToolUse"
             if event
@@ -174,7 +174,7 @@ fn handle(event: &HookEvent, root: &Path, notes: &mut Vec<String>) -> Result<Out
         "UserPromptSubmit" => session_context(event, root, |s| s.hook.prompt_context),
         // SubagentStop (agent_type "" is /compact) is never blocked; the main Stop gate
         // checks the session's ADRs. Every other event concerns nothing here.
-        _ => Ok(Outcome::default()),
+        _ => Ok(Ruling::default()),
     }
 }
 
@@ -217,8 +217,8 @@ fn rule_ids(report: &FileReport) -> Vec<String> {
 }
 
 /// No answer, but a logged reason why the file was not checked.
-fn skipped(target: String, why: &str) -> Outcome {
-    Outcome {
+fn skipped(target: String, why: &str) -> Ruling {
+    Ruling {
         output: None,
         decisions: vec![Decision {
             target,
@@ -237,22 +237,22 @@ fn post_tool_use(
     event: &HookEvent,
     root: &Path,
     notes: &mut Vec<String>,
-) -> Result<Outcome, InfraError> {
+) -> Result<Ruling, InfraError> {
     let Some((path, rel)) = written_file(event, root) else {
-        return Ok(Outcome::default());
+        return Ok(Ruling::default());
     };
     // The no-op path: with the default settings every ADR glob ends in `.md`, so any
     // other file is dismissed before a configuration file is even opened.
     let own_settings = root.join(crate::config::settings::SETTINGS_PATH).exists();
     if !own_settings && !rel.to_ascii_lowercase().ends_with(".md") {
-        return Ok(Outcome::default());
+        return Ok(Ruling::default());
     }
     let settings = load_settings(root)?;
     let matcher = settings
         .adr_matcher()
         .map_err(|e| InfraError::new(e, Some(&settings)))?;
     if !matcher.is_adr(&rel) {
-        return Ok(Outcome::default());
+        return Ok(Ruling::default());
     }
     // A symlink that leads out of the project is not followed.
     if let (Ok(real), Ok(real_root)) = (path.canonicalize(), root.canonicalize())
@@ -333,7 +333,7 @@ fn post_tool_use_answer(
     mut decision: Decision,
     budget: u32,
     newly_escalated: bool,
-) -> Outcome {
+) -> Ruling {
     let errors = count(report, Severity::Error);
     let warnings = count(report, Severity::Warning);
     let attempt = decision.attempt;
@@ -366,7 +366,7 @@ fn post_tool_use_answer(
         decision.verdict = Verdict::Pass;
         None
     };
-    Outcome {
+    Ruling {
         output,
         decisions: vec![decision],
     }
@@ -417,13 +417,13 @@ struct StopChecks {
 /// and once after the reviewer to count its rejections. The reviewer may run
 /// for minutes and is never run under the lock: a parallel hook of the session
 /// would time out waiting for it.
-fn stop(event: &HookEvent, root: &Path, notes: &mut Vec<String>) -> Result<Outcome, InfraError> {
+fn stop(event: &HookEvent, root: &Path, notes: &mut Vec<String>) -> Result<Ruling, InfraError> {
     if event
         .background_tasks
         .as_ref()
         .is_some_and(|t| !t.is_empty())
     {
-        return Ok(Outcome {
+        return Ok(Ruling {
             output: None,
             decisions: vec![Decision {
                 verdict: Verdict::Allow,
@@ -437,7 +437,7 @@ fn stop(event: &HookEvent, root: &Path, notes: &mut Vec<String>) -> Result<Outco
     let checks = deterministic_gate(event, root, &settings, last, notes)?;
     let mut decisions = Vec::new();
     if let Some(output) = budget_decision(root, &settings, &checks.failing, last, &mut decisions) {
-        return Ok(Outcome {
+        return Ok(Ruling {
             output: Some(output),
             decisions,
         });
@@ -468,7 +468,7 @@ fn stop(event: &HookEvent, root: &Path, notes: &mut Vec<String>) -> Result<Outco
             ..Decision::default()
         });
     }
-    Ok(Outcome {
+    Ok(Ruling {
         output: None,
         decisions,
     })
@@ -633,7 +633,7 @@ fn approval_gate(
     files: &[String],
     fail_closed: bool,
     decisions: &mut Vec<Decision>,
-) -> Result<Option<Outcome>, InfraError> {
+) -> Result<Option<Ruling>, InfraError> {
     let infra = |message: String| InfraError {
         message,
         fail_closed,
@@ -662,7 +662,7 @@ fn approval_gate(
         if !messages.is_empty() {
             output = output.with_message(messages.join("\n"));
         }
-        return Ok(Some(Outcome {
+        return Ok(Some(Ruling {
             output: Some(output),
             decisions: std::mem::take(decisions),
         }));
@@ -671,7 +671,7 @@ fn approval_gate(
         verdict: Verdict::Allow,
         ..Decision::default()
     });
-    Ok(Some(Outcome {
+    Ok(Some(Ruling {
         output: Some(HookOutput::message(messages.join("\n"))),
         decisions: std::mem::take(decisions),
     }))
@@ -830,13 +830,13 @@ fn session_context(
     event: &HookEvent,
     root: &Path,
     enabled: impl Fn(&Settings) -> bool,
-) -> Result<Outcome, InfraError> {
+) -> Result<Ruling, InfraError> {
     let settings = load_settings(root)?;
     if event.hook_event_name == "SessionStart" {
         state::prune(root, settings.hook.state_retention_days);
     }
     if !enabled(&settings) {
-        return Ok(Outcome::default());
+        return Ok(Ruling::default());
     }
     let rules = crate::config::load_rules(root, None)
         .map_err(|e| InfraError::new(format!("{e:#}"), Some(&settings)))?;
@@ -867,7 +867,7 @@ fn session_context(
         ));
     }
     text.push_str("Run `helix-gate validate <file>` to check an ADR yourself.");
-    Ok(Outcome {
+    Ok(Ruling {
         output: Some(HookOutput::context(&event.hook_event_name, &text)),
         decisions: Vec::new(),
     })

@@ -561,7 +561,7 @@ fn a_failure_after_the_move_restores_the_draft_and_leaves_index_untouched() {
     );
     // The same draft finalizes cleanly afterwards.
     let outcome = finalize::run_in(repo.path(), &draft_path, Options::default()).unwrap();
-    assert!(matches!(outcome, finalize::Outcome::Finalized(ref plan) if plan.number == 2));
+    assert!(matches!(outcome, finalize::Finalization::Finalized(ref plan) if plan.number == 2));
     assert!(repo.path().join("adr/002-atomic.md").exists());
 }
 
