@@ -17,9 +17,7 @@ use sha2::{Digest as _, Sha256};
 use super::ResultDocument;
 use super::instructions::{Instructions, VERDICT_SCHEMA};
 use super::verdict::Verdict;
-
-/// Folder (relative to the repository root) of the cache entries.
-pub use crate::fs::data_dir::CACHE_DIR;
+use crate::fs::data_dir::{self, CACHE_DIR};
 
 /// Version of the key material; bump when the prompt or the key changes meaning.
 const KEY_VERSION: &str = "helix-gate approval cache v1";
@@ -106,7 +104,7 @@ pub fn store(root: &Path, key: &str, document: &ResultDocument) -> std::io::Resu
     if document.result != Verdict::Approved {
         return Ok(());
     }
-    crate::fs::data_dir::ensure_dir(root, CACHE_DIR)?;
+    data_dir::ensure_dir(root, CACHE_DIR)?;
     let entry = Entry {
         key: key.to_owned(),
         document: document.clone(),

@@ -42,6 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::Severity;
 use crate::engine::{Engine, ReadError};
+use crate::fs::data_dir;
 use crate::{clock, env};
 
 pub use claude::RunnerError;
@@ -355,7 +356,7 @@ pub fn record_escalation(
             approval_id: approval_id.map(str::to_owned),
         },
     )
-    .with_context(|| format!("cannot write {}", history::HISTORY_PATH))
+    .with_context(|| format!("cannot write {}", data_dir::HISTORY_PATH))
 }
 
 /// Run the whole pipeline for `files` (absolute, or relative to `root`) with
@@ -436,7 +437,7 @@ pub fn approve(
 
     // 3. Reviewer.
     let run = run_dir::create(root, &instructions, &reviewed, SystemTime::now())
-        .with_context(|| format!("cannot create a run folder under {}", run_dir::RUNS_DIR))?;
+        .with_context(|| format!("cannot create a run folder under {}", data_dir::RUNS_DIR))?;
     let prompt = prompt(root, kind, type_settings, &run, &reviewed);
     let schema = instructions::compact_schema();
     let invocation = runner::Invocation {
@@ -527,13 +528,14 @@ pub fn approve(
         .with_context(|| format!("cannot write {}", result_path.display()))?;
     if document.result == Verdict::Approved {
         cache::store(root, &key, &document)
-            .with_context(|| format!("cannot write the cache in {}", cache::CACHE_DIR))?;
+            .with_context(|| format!("cannot write the cache in {}", data_dir::CACHE_DIR))?;
         if reviewed.len() > 1 {
             // Each file's exact content was approved too (for is_approved).
             for digest in &digests {
                 let single = cache::key(kind, &type_settings.model, &instructions, &[*digest]);
-                cache::store(root, &single, &document)
-                    .with_context(|| format!("cannot write the cache in {}", cache::CACHE_DIR))?;
+                cache::store(root, &single, &document).with_context(|| {
+                    format!("cannot write the cache in {}", data_dir::CACHE_DIR)
+                })?;
             }
         }
     }
@@ -607,7 +609,7 @@ fn finish(
         warnings: count(Severity::Warning),
     };
     history::append(root, &record)
-        .with_context(|| format!("cannot write {}", history::HISTORY_PATH))?;
+        .with_context(|| format!("cannot write {}", data_dir::HISTORY_PATH))?;
     Ok(Approval {
         document,
         files,
