@@ -188,4 +188,62 @@ mod tests {
             hex(&content_digest(&material))
         );
     }
+
+    /// An entry exactly as the version before the one findings model wrote it
+    /// (findings in the seed's shape, one with `path:line`).
+    const EARLIER_ENTRY: &str = r#"{
+  "key": "k",
+  "document": {
+    "approval_id": "20250101T000000Z-1-00000000",
+    "approval_type": "adr",
+    "timestamp": "2025-01-01T00:00:00Z",
+    "files": [
+      "adr/001-x.md"
+    ],
+    "result": "approved",
+    "confidence": 0.9,
+    "required_confidence": 0.8,
+    "findings": [
+      {
+        "severity": "warning",
+        "check": "acceptance-criteria-min",
+        "message": "2 acceptance criteria, at least 3 expected",
+        "location": "adr/001-x.md:57",
+        "source": "deterministic"
+      },
+      {
+        "severity": "info",
+        "check": "acceptance",
+        "message": "criteria are checkable",
+        "location": "adr/001-x.md#Akzeptanzkriterien",
+        "source": "reviewer"
+      }
+    ],
+    "recommendations": [],
+    "summary": "fine",
+    "stage": "reviewer",
+    "agent_context": {
+      "model": "claude-fake",
+      "duration_seconds": 1.5,
+      "tokens_used": 15,
+      "cost": 0.01
+    }
+  }
+}"#;
+
+    #[test]
+    fn entries_of_the_earlier_version_hit_and_are_written_back_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let path = entry_path(root, "k");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, EARLIER_ENTRY).unwrap();
+        let document = lookup(root, "k", 0.8).unwrap();
+        assert_eq!(document.findings[0].path.as_deref(), Some("adr/001-x.md"));
+        assert_eq!(document.findings[0].line, Some(57));
+        assert!(lookup(root, "k", 0.95).is_none());
+        std::fs::remove_file(&path).unwrap();
+        store(root, "k", &document).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), EARLIER_ENTRY);
+    }
 }

@@ -31,6 +31,7 @@ pub mod run_dir;
 pub mod runner;
 pub mod settings;
 pub mod verdict;
+mod wire;
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -40,7 +41,7 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Finding, Severity, Source};
 use crate::engine::{Engine, ReadError};
 use crate::fs::data_dir;
 use crate::{clock, env};
@@ -51,7 +52,7 @@ pub use instructions::InstructionsError;
 pub use settings::{
     ApprovalSettings, ConfigError, NextStep, OnRejection, RejectionAction, TypeSettings,
 };
-pub use verdict::{ApprovalFinding, FindingSource, Verdict};
+pub use verdict::Verdict;
 
 /// Options of one [`approve`] call.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -116,7 +117,10 @@ pub struct ResultDocument {
     pub reviewer_result: Option<Verdict>,
     pub confidence: f64,
     pub required_confidence: f64,
-    pub findings: Vec<ApprovalFinding>,
+    /// Stored in the seed's shape `{severity, check, message, location?,
+    /// source}`, which earlier versions wrote too (the `wire` module).
+    #[serde(with = "wire::findings")]
+    pub findings: Vec<Finding>,
     pub recommendations: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
@@ -165,7 +169,7 @@ impl Approval {
         self.document.confidence
     }
 
-    pub fn findings(&self) -> &[ApprovalFinding] {
+    pub fn findings(&self) -> &[Finding] {
         &self.document.findings
     }
 
@@ -192,28 +196,7 @@ impl Approval {
             .map(|f| f.path.as_str())
             .collect::<Vec<_>>()
             .join(", ");
-        let mut findings: Vec<&ApprovalFinding> = self.document.findings.iter().collect();
-        findings.sort_by_key(|f| f.severity);
-        let findings = if findings.is_empty() {
-            "- none".to_owned()
-        } else {
-            findings
-                .iter()
-                .map(|f| {
-                    let mut line = format!(
-                        "- [{}] {}: {}",
-                        f.severity.as_str(),
-                        f.check,
-                        crate::text::truncate(&f.message, 500)
-                    );
-                    if let Some(location) = &f.location {
-                        let _ = write!(line, " ({location})");
-                    }
-                    line
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
+        let findings = crate::render::feedback::approval_findings(&self.document.findings);
         let recommendations = if self.document.recommendations.is_empty() {
             "- none".to_owned()
         } else {
@@ -464,7 +447,7 @@ pub fn approve(
     }
 
     // 4. Verdict and confidence gate.
-    let mut findings: Vec<ApprovalFinding> = deterministic; // warnings and infos only here
+    let mut findings: Vec<Finding> = deterministic; // warnings and infos only here
     let agent_context = AgentContext {
         model: outcome
             .metering
@@ -480,7 +463,7 @@ pub fn approve(
             Ok(reviewer) => {
                 let (final_verdict, added) =
                     verdict::gate(&reviewer, type_settings.required_confidence);
-                findings.extend(reviewer.findings.iter().cloned());
+                findings.extend(reviewer.findings);
                 findings.extend(added);
                 (
                     final_verdict,
@@ -660,13 +643,17 @@ fn is_adr(engine: &Engine, kind: &str, file: &run_dir::ReviewedFile) -> bool {
     kind == "adr" || engine.matcher().is_adr(&file.display)
 }
 
-/// The deterministic stage: findings as approval findings, and the hints of
-/// the error findings as recommendations.
+/// The deterministic stage: its findings, each naming its file, and the
+/// hints of the error findings as recommendations.
+///
+/// A finding's hint is not kept on it: the stored result has no place for it
+/// (the seed's schema), and an approval's findings are exactly what its
+/// stored result holds, whether it was just made or read from the cache.
 fn deterministic(
     engine: &Engine,
     kind: &str,
     files: &[run_dir::ReviewedFile],
-) -> (Vec<ApprovalFinding>, Vec<String>) {
+) -> (Vec<Finding>, Vec<String>) {
     let mut out = Vec::new();
     let mut hints: Vec<String> = Vec::new();
     let adrs: Vec<&run_dir::ReviewedFile> =
@@ -679,25 +666,19 @@ fn deterministic(
             adrs.len() > 1,
         );
         for report in reports {
-            for f in report.findings {
-                if f.severity == Severity::Error
-                    && let Some(hint) = &f.hint
+            for mut f in report.findings {
+                if let Some(hint) = f.hint.take()
+                    && f.severity == Severity::Error
                 {
                     let line = format!("{}: {hint}", report.path);
                     if !hints.contains(&line) {
                         hints.push(line);
                     }
                 }
-                out.push(ApprovalFinding {
-                    severity: f.severity,
-                    check: f.rule,
-                    message: f.message,
-                    location: Some(match f.line {
-                        Some(line) => format!("{}:{line}", report.path),
-                        None => report.path.clone(),
-                    }),
-                    source: FindingSource::Deterministic,
-                });
+                out.push(
+                    f.in_file(report.path.clone())
+                        .from_source(Source::Deterministic),
+                );
             }
         }
     }
@@ -718,14 +699,8 @@ fn deterministic(
         } else {
             None
         };
-        if let Some((check, message)) = problem {
-            out.push(ApprovalFinding {
-                severity: Severity::Error,
-                check: check.to_owned(),
-                message,
-                location: Some(file.display.clone()),
-                source: FindingSource::Deterministic,
-            });
+        if let Some((rule, message)) = problem {
+            out.push(Finding::new(rule, Severity::Error, message).in_file(file.display.clone()));
         }
     }
     hints.push(
@@ -735,17 +710,16 @@ fn deterministic(
     (out, hints)
 }
 
-fn infrastructure_finding(failure: &RunnerError) -> ApprovalFinding {
-    ApprovalFinding {
-        severity: Severity::Error,
-        check: crate::rules::gate::INFRASTRUCTURE.id.to_owned(),
-        message: format!(
+fn infrastructure_finding(failure: &RunnerError) -> Finding {
+    Finding::new(
+        crate::rules::gate::INFRASTRUCTURE.id,
+        Severity::Error,
+        format!(
             "{}: {failure}. This is a failure of the reviewer infrastructure, not a problem found in the reviewed file; no approval was given.",
             failure.kind()
         ),
-        location: None,
-        source: FindingSource::HelixGate,
-    }
+    )
+    .from_source(Source::HelixGate)
 }
 
 fn infrastructure_recommendation(failure: &RunnerError) -> String {
@@ -840,10 +814,7 @@ impl Progress {
 pub(crate) mod tests {
     use super::*;
 
-    pub(crate) fn approval(
-        findings: Vec<ApprovalFinding>,
-        recommendations: Vec<String>,
-    ) -> Approval {
+    pub(crate) fn approval(findings: Vec<Finding>, recommendations: Vec<String>) -> Approval {
         let settings = settings::from_layers(None, "none").unwrap();
         Approval {
             document: ResultDocument {
@@ -880,20 +851,11 @@ pub(crate) mod tests {
     fn feedback_fills_the_seed_shaped_template() {
         let a = approval(
             vec![
-                ApprovalFinding {
-                    severity: Severity::Warning,
-                    check: "acceptance".into(),
-                    message: "criterion 2 is vague".into(),
-                    location: None,
-                    source: FindingSource::Reviewer,
-                },
-                ApprovalFinding {
-                    severity: Severity::Error,
-                    check: "migration".into(),
-                    message: "no rollback".into(),
-                    location: Some("adr/001-x.md#Migration".into()),
-                    source: FindingSource::Reviewer,
-                },
+                Finding::new("acceptance", Severity::Warning, "criterion 2 is vague")
+                    .from_source(Source::Reviewer),
+                Finding::new("migration", Severity::Error, "no rollback")
+                    .in_file("adr/001-x.md#Migration")
+                    .from_source(Source::Reviewer),
             ],
             vec!["Add a rollback plan.".into()],
         );

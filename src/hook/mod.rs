@@ -547,7 +547,7 @@ fn approval_gate(
             target.attempts
         })
         .map_err(|e| infra(e.to_string()))?;
-        let rules: Vec<String> = result.findings().iter().map(|f| f.check.clone()).collect();
+        let rules: Vec<String> = result.findings().iter().map(|f| f.rule.clone()).collect();
         match on_rejection.next_step(failures - 1) {
             NextStep::Feedback | NextStep::Block => {
                 feedback.push(result.feedback_for_attempt(failures));
