@@ -353,43 +353,145 @@ pub fn approve(
     options: &ApproveOptions,
 ) -> anyhow::Result<Approval> {
     let started = Instant::now();
+    check_request(files)?;
+    let settings = settings::load(root).map_err(ApprovalError::from)?;
+    let type_settings = enabled_type(&settings, kind)?;
+    let engine = Engine::load(root, None)?;
+    let reviewed = read_files(root, files, engine.settings.adr.max_file_size)?;
+    let request = Request {
+        root,
+        kind,
+        type_settings,
+        displays: reviewed.iter().map(|f| f.display.clone()).collect(),
+        files: reviewed,
+        started,
+    };
+
+    // 1. Deterministic checks: an error ends the approval before anything is spent.
+    let (deterministic, hints) = deterministic(&engine, kind, &request.files);
+    if deterministic.iter().any(|f| f.severity == Severity::Error) {
+        let document = request.deterministic_rejection(deterministic, hints);
+        return request.finish(Conclusion::unrecorded(document, false));
+    }
+
+    // 2. Cache.
+    let instructions = instructions::load(root, type_settings).map_err(ApprovalError::from)?;
+    let keys = request.cache_keys(&instructions);
+    if !options.no_cache
+        && let Some(document) = request.cached(&keys)
+    {
+        return request.finish(Conclusion::unrecorded(document, true));
+    }
+
+    // 3. Reviewer, in a run folder of its own.
+    let run = run_dir::create(root, &instructions, &request.files, SystemTime::now())
+        .with_context(|| format!("cannot create a run folder under {}", data_dir::RUNS_DIR))?;
+    let outcome = request.run_reviewer(&run, options.progress);
+
+    // 4. Verdict and confidence gate. Only warnings and infos of the
+    // deterministic stage are left here; they stay in the result.
+    let (document, failure) = request.judge(&run, outcome, deterministic);
+
+    // 5. Records: the result file and the cache, then the history (finish).
+    let result_path = request.store(&run, &keys, &document)?;
+    request.finish(Conclusion {
+        document,
+        failure,
+        result_path: Some(result_path),
+        cached: false,
+    })
+}
+
+/// Refusals that need nothing loaded.
+fn check_request(files: &[PathBuf]) -> Result<(), ApprovalError> {
     if env::is_set(env::HELIX_GATE_CHILD) {
-        return Err(ApprovalError::NestedReviewer.into());
+        return Err(ApprovalError::NestedReviewer);
     }
     if files.is_empty() {
-        return Err(ApprovalError::NoFiles.into());
+        return Err(ApprovalError::NoFiles);
     }
-    let settings = settings::load(root).map_err(ApprovalError::from)?;
+    Ok(())
+}
+
+/// The settings of approval type `kind`, when it is configured and enabled.
+fn enabled_type<'s>(
+    settings: &'s ApprovalSettings,
+    kind: &str,
+) -> Result<&'s TypeSettings, ApprovalError> {
     let Some(type_settings) = settings.get(kind) else {
         return Err(ApprovalError::UnknownType {
             kind: kind.to_owned(),
             known: settings.type_names().join(", "),
-        }
-        .into());
+        });
     };
     if !type_settings.enabled {
         return Err(ApprovalError::Disabled {
             kind: kind.to_owned(),
-        }
-        .into());
+        });
     }
-    let engine = Engine::load(root, None)?;
-    let reviewed = read_files(root, files, engine.settings.adr.max_file_size)?;
-    let displays: Vec<String> = reviewed.iter().map(|f| f.display.clone()).collect();
+    Ok(type_settings)
+}
 
-    // 1. Deterministic checks.
-    let (deterministic, recommendations) = deterministic(&engine, kind, &reviewed);
-    if deterministic.iter().any(|f| f.severity == Severity::Error) {
-        let document = ResultDocument {
+/// What one [`approve`] call works on; fixed before the first stage runs.
+struct Request<'a> {
+    root: &'a Path,
+    kind: &'a str,
+    type_settings: &'a TypeSettings,
+    /// The files under review, with the exact bytes that are judged.
+    files: Vec<run_dir::ReviewedFile>,
+    /// Their paths as shown and recorded (`ResultDocument::files`).
+    displays: Vec<String>,
+    started: Instant,
+}
+
+/// The cache keys of one approval: one over all its files, and, when there
+/// are several, one per file (so [`is_approved`] finds each file's exact
+/// content approved too).
+struct CacheKeys {
+    all: String,
+    each: Vec<String>,
+}
+
+/// How an approval ended, for [`Request::finish`].
+struct Conclusion {
+    document: ResultDocument,
+    /// Why the reviewer produced no verdict.
+    failure: Option<RunnerError>,
+    /// `output/approval-result.json`, when a run folder was created.
+    result_path: Option<PathBuf>,
+    /// The verdict came from the cache.
+    cached: bool,
+}
+
+impl Conclusion {
+    /// An approval that started no reviewer: nothing is written but the history.
+    fn unrecorded(document: ResultDocument, cached: bool) -> Self {
+        Conclusion {
+            document,
+            failure: None,
+            result_path: None,
+            cached,
+        }
+    }
+}
+
+impl Request<'_> {
+    /// The result of an approval that the deterministic checks rejected.
+    fn deterministic_rejection(
+        &self,
+        findings: Vec<Finding>,
+        recommendations: Vec<String>,
+    ) -> ResultDocument {
+        ResultDocument {
             approval_id: run_dir::new_id(SystemTime::now()),
-            approval_type: kind.to_owned(),
+            approval_type: self.kind.to_owned(),
             timestamp: clock::rfc3339(SystemTime::now()),
-            files: displays.clone(),
+            files: self.displays.clone(),
             result: Verdict::Rejected,
             reviewer_result: None,
             confidence: 1.0,
-            required_confidence: type_settings.required_confidence,
-            findings: deterministic,
+            required_confidence: self.type_settings.required_confidence,
+            findings,
             recommendations,
             summary: Some(
                 "The deterministic checks failed, so no reviewer was started (no cost). Fix the errors and run the approval again."
@@ -398,212 +500,248 @@ pub fn approve(
             stage: Stage::Deterministic,
             infrastructure_failure: None,
             agent_context: AgentContext::default(),
-        };
-        return finish(root, type_settings, document, None, None, false, started);
+        }
     }
 
-    // 2. Cache.
-    let instructions = instructions::load(root, type_settings).map_err(ApprovalError::from)?;
-    let digests: Vec<[u8; 32]> = reviewed
-        .iter()
-        .map(|f| cache::content_digest(&f.bytes))
-        .collect();
-    let key = cache::key(kind, &type_settings.model, &instructions, &digests);
-    if !options.no_cache
-        && let Some(mut document) = cache::lookup(root, &key, type_settings.required_confidence)
-    {
+    fn cache_keys(&self, instructions: &instructions::Instructions) -> CacheKeys {
+        let model = &self.type_settings.model;
+        let digests: Vec<[u8; 32]> = self
+            .files
+            .iter()
+            .map(|f| cache::content_digest(&f.bytes))
+            .collect();
+        let each = if digests.len() > 1 {
+            digests
+                .iter()
+                .map(|digest| cache::key(self.kind, model, instructions, &[*digest]))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        CacheKeys {
+            all: cache::key(self.kind, model, instructions, &digests),
+            each,
+        }
+    }
+
+    /// A cached `approved` result for these files, shown as this approval's.
+    fn cached(&self, keys: &CacheKeys) -> Option<ResultDocument> {
+        let required = self.type_settings.required_confidence;
+        let mut document = cache::lookup(self.root, &keys.all, required)?;
         document.stage = Stage::Cache;
-        document.files = displays.clone();
-        document.required_confidence = type_settings.required_confidence;
-        return finish(root, type_settings, document, None, None, true, started);
+        document.files = self.displays.clone();
+        document.required_confidence = required;
+        Some(document)
     }
 
-    // 3. Reviewer.
-    let run = run_dir::create(root, &instructions, &reviewed, SystemTime::now())
-        .with_context(|| format!("cannot create a run folder under {}", data_dir::RUNS_DIR))?;
-    let prompt = prompt(root, kind, type_settings, &run, &reviewed);
-    let schema = instructions::compact_schema();
-    let invocation = runner::Invocation {
-        program: runner::resolve_program(&type_settings.command, root),
-        args: claude::argv(&claude::ArgvSpec {
-            prompt: &prompt,
-            schema: &schema,
-            model: &type_settings.model,
-            max_budget_usd: type_settings.max_budget_usd,
-            repo_root: root,
-        }),
-        cwd: run.path.clone(),
-        timeout: type_settings.timeout,
-        budget: type_settings.max_budget_usd,
-    };
-    let mut progress = Progress::new(options.progress, &displays, kind);
-    let outcome = runner::run(&invocation, &mut |elapsed| progress.tick(elapsed));
-    progress.clear();
-    if !outcome.stdout.is_empty() {
-        let _ = std::fs::write(run.output().join("reviewer.json"), &outcome.stdout);
-    }
-    if !outcome.stderr.is_empty() {
-        let _ = std::fs::write(run.output().join("reviewer.stderr"), &outcome.stderr);
-    }
-
-    // 4. Verdict and confidence gate.
-    let mut findings: Vec<Finding> = deterministic; // warnings and infos only here
-    let agent_context = AgentContext {
-        model: outcome
-            .metering
-            .model
-            .clone()
-            .or_else(|| Some(type_settings.model.clone())),
-        duration_seconds: round3(outcome.duration.as_secs_f64()),
-        tokens_used: outcome.metering.tokens_used,
-        cost: outcome.metering.cost_usd,
-    };
-    let (result, reviewer_result, confidence, recommendations, summary, failure) =
-        match outcome.verdict {
-            Ok(reviewer) => {
-                let (final_verdict, added) =
-                    verdict::gate(&reviewer, type_settings.required_confidence);
-                findings.extend(reviewer.findings);
-                findings.extend(added);
-                (
-                    final_verdict,
-                    (final_verdict != reviewer.result).then_some(reviewer.result),
-                    reviewer.confidence,
-                    reviewer.recommendations,
-                    reviewer.summary,
-                    None,
-                )
-            }
-            Err(failure) => {
-                findings.push(infrastructure_finding(&failure));
-                (
-                    Verdict::Rejected,
-                    None,
-                    0.0,
-                    vec![infrastructure_recommendation(&failure)],
-                    None,
-                    Some(failure),
-                )
-            }
+    /// Start the reviewer in `run` and wait for it; its raw output is kept in
+    /// the run folder whatever it is.
+    fn run_reviewer(&self, run: &run_dir::RunDir, progress: bool) -> runner::RunOutcome {
+        let type_settings = self.type_settings;
+        let prompt = prompt(self.root, self.kind, type_settings, run, &self.files);
+        let schema = instructions::compact_schema();
+        let invocation = runner::Invocation {
+            program: runner::resolve_program(&type_settings.command, self.root),
+            args: claude::argv(&claude::ArgvSpec {
+                prompt: &prompt,
+                schema: &schema,
+                model: &type_settings.model,
+                max_budget_usd: type_settings.max_budget_usd,
+                repo_root: self.root,
+            }),
+            cwd: run.path.clone(),
+            timeout: type_settings.timeout,
+            budget: type_settings.max_budget_usd,
         };
-    let document = ResultDocument {
-        approval_id: run.id.clone(),
-        approval_type: kind.to_owned(),
-        timestamp: clock::rfc3339(SystemTime::now()),
-        files: displays,
-        result,
-        reviewer_result,
-        confidence,
-        required_confidence: type_settings.required_confidence,
-        findings,
-        recommendations,
-        summary,
-        stage: Stage::Reviewer,
-        infrastructure_failure: failure.as_ref().map(|f| f.kind().to_owned()),
-        agent_context,
-    };
+        let mut progress = Progress::new(progress, &self.displays, self.kind);
+        let outcome = runner::run(&invocation, &mut |elapsed| progress.tick(elapsed));
+        progress.clear();
+        // Best effort: the raw output helps a human, the verdict does not need it.
+        if !outcome.stdout.is_empty() {
+            let _ = std::fs::write(run.output().join("reviewer.json"), &outcome.stdout);
+        }
+        if !outcome.stderr.is_empty() {
+            let _ = std::fs::write(run.output().join("reviewer.stderr"), &outcome.stderr);
+        }
+        outcome
+    }
 
-    // 5. Records.
-    run_dir::prune(root, run_dir::KEEP_RUNS);
-    let result_path = run.result_path();
-    let text = serde_json::to_vec_pretty(&document)?;
-    std::fs::write(&result_path, text)
-        .with_context(|| format!("cannot write {}", result_path.display()))?;
-    if document.result == Verdict::Approved {
-        cache::store(root, &key, &document)
-            .with_context(|| format!("cannot write the cache in {}", data_dir::CACHE_DIR))?;
-        if reviewed.len() > 1 {
-            // Each file's exact content was approved too (for is_approved).
-            for digest in &digests {
-                let single = cache::key(kind, &type_settings.model, &instructions, &[*digest]);
-                cache::store(root, &single, &document).with_context(|| {
+    /// The result of a reviewer run: its verdict through the confidence gate,
+    /// or a rejection that names the infrastructure failure. `findings` are
+    /// the deterministic stage's (no errors) and come first.
+    fn judge(
+        &self,
+        run: &run_dir::RunDir,
+        outcome: runner::RunOutcome,
+        mut findings: Vec<Finding>,
+    ) -> (ResultDocument, Option<RunnerError>) {
+        let type_settings = self.type_settings;
+        let agent_context = AgentContext {
+            model: outcome
+                .metering
+                .model
+                .clone()
+                .or_else(|| Some(type_settings.model.clone())),
+            duration_seconds: round3(outcome.duration.as_secs_f64()),
+            tokens_used: outcome.metering.tokens_used,
+            cost: outcome.metering.cost_usd,
+        };
+        let (result, reviewer_result, confidence, recommendations, summary, failure) =
+            match outcome.verdict {
+                Ok(reviewer) => {
+                    let (final_verdict, added) =
+                        verdict::gate(&reviewer, type_settings.required_confidence);
+                    findings.extend(reviewer.findings);
+                    findings.extend(added);
+                    (
+                        final_verdict,
+                        (final_verdict != reviewer.result).then_some(reviewer.result),
+                        reviewer.confidence,
+                        reviewer.recommendations,
+                        reviewer.summary,
+                        None,
+                    )
+                }
+                Err(failure) => {
+                    findings.push(infrastructure_finding(&failure));
+                    (
+                        Verdict::Rejected,
+                        None,
+                        0.0,
+                        vec![infrastructure_recommendation(&failure)],
+                        None,
+                        Some(failure),
+                    )
+                }
+            };
+        let document = ResultDocument {
+            approval_id: run.id.clone(),
+            approval_type: self.kind.to_owned(),
+            timestamp: clock::rfc3339(SystemTime::now()),
+            files: self.displays.clone(),
+            result,
+            reviewer_result,
+            confidence,
+            required_confidence: type_settings.required_confidence,
+            findings,
+            recommendations,
+            summary,
+            stage: Stage::Reviewer,
+            infrastructure_failure: failure.as_ref().map(|f| f.kind().to_owned()),
+            agent_context,
+        };
+        (document, failure)
+    }
+
+    /// Write `output/approval-result.json` into `run` (after pruning old run
+    /// folders) and, when approved, the cache entries; returns the result path.
+    fn store(
+        &self,
+        run: &run_dir::RunDir,
+        keys: &CacheKeys,
+        document: &ResultDocument,
+    ) -> anyhow::Result<PathBuf> {
+        run_dir::prune(self.root, run_dir::KEEP_RUNS);
+        let result_path = run.result_path();
+        let text = serde_json::to_vec_pretty(document)?;
+        std::fs::write(&result_path, text)
+            .with_context(|| format!("cannot write {}", result_path.display()))?;
+        if document.result == Verdict::Approved {
+            for key in std::iter::once(&keys.all).chain(&keys.each) {
+                cache::store(self.root, key, document).with_context(|| {
                     format!("cannot write the cache in {}", data_dir::CACHE_DIR)
                 })?;
             }
         }
+        Ok(result_path)
     }
-    finish(
-        root,
-        type_settings,
-        document,
-        failure,
-        Some(result_path),
-        false,
-        started,
-    )
-}
 
-/// Append the history line and assemble the [`Approval`].
-fn finish(
-    root: &Path,
-    type_settings: &TypeSettings,
-    document: ResultDocument,
-    failure: Option<RunnerError>,
-    result_path: Option<PathBuf>,
-    cached: bool,
-    started: Instant,
-) -> anyhow::Result<Approval> {
-    let runs = history::next_runs(root, &document.files);
-    let files: Vec<FileRun> = document
-        .files
-        .iter()
-        .zip(runs)
-        .map(|(path, run)| FileRun {
-            path: path.clone(),
-            run,
+    /// Append the history line and assemble the [`Approval`].
+    fn finish(&self, conclusion: Conclusion) -> anyhow::Result<Approval> {
+        let Conclusion {
+            document,
+            failure,
+            result_path,
+            cached,
+        } = conclusion;
+        let runs = history::next_runs(self.root, &document.files);
+        let files: Vec<FileRun> = document
+            .files
+            .iter()
+            .zip(runs)
+            .map(|(path, run)| FileRun {
+                path: path.clone(),
+                run,
+            })
+            .collect();
+        let record = self.history_record(&document, &files, cached);
+        history::append(self.root, &record)
+            .with_context(|| format!("cannot write {}", data_dir::HISTORY_PATH))?;
+        let reviewer_ran = document.stage == Stage::Reviewer;
+        Ok(Approval {
+            cost_usd: if reviewer_ran {
+                document.agent_context.cost
+            } else {
+                0.0
+            },
+            document,
+            files,
+            failure,
+            duration: self.started.elapsed(),
+            cached,
+            reviewer_ran,
+            result_path,
+            on_rejection: self.type_settings.on_rejection.clone(),
         })
-        .collect();
-    let reviewer_ran = document.stage == Stage::Reviewer;
-    let cost_usd = if reviewer_ran {
-        document.agent_context.cost
-    } else {
-        0.0
-    };
-    let count = |s: Severity| document.findings.iter().filter(|f| f.severity == s).count();
-    let record = history::Record::Approval {
-        approval_id: document.approval_id.clone(),
-        timestamp: if cached {
-            clock::rfc3339(SystemTime::now())
-        } else {
-            document.timestamp.clone()
-        },
-        approval_type: document.approval_type.clone(),
-        files: files.clone(),
-        result: document.result,
-        reviewer_result: document.reviewer_result,
-        confidence: document.confidence,
-        stage: document.stage,
-        infrastructure_failure: document.infrastructure_failure.clone(),
-        model: reviewer_ran
-            .then(|| document.agent_context.model.clone())
-            .flatten(),
-        duration_seconds: if reviewer_ran {
-            document.agent_context.duration_seconds
-        } else {
-            round3(started.elapsed().as_secs_f64())
-        },
-        cost_usd,
-        tokens_used: if reviewer_ran {
-            document.agent_context.tokens_used
-        } else {
-            0
-        },
-        errors: count(Severity::Error),
-        warnings: count(Severity::Warning),
-    };
-    history::append(root, &record)
-        .with_context(|| format!("cannot write {}", data_dir::HISTORY_PATH))?;
-    Ok(Approval {
-        document,
-        files,
-        failure,
-        cost_usd,
-        duration: started.elapsed(),
-        cached,
-        reviewer_ran,
-        result_path,
-        on_rejection: type_settings.on_rejection.clone(),
-    })
+    }
+
+    /// The history line of `document`. The reviewer's model, time, tokens and
+    /// cost count only when this call started it; a cache hit is recorded at
+    /// the time of the hit, not of the original approval.
+    fn history_record(
+        &self,
+        document: &ResultDocument,
+        files: &[FileRun],
+        cached: bool,
+    ) -> history::Record {
+        let reviewer_ran = document.stage == Stage::Reviewer;
+        let count = |s: Severity| document.findings.iter().filter(|f| f.severity == s).count();
+        history::Record::Approval {
+            approval_id: document.approval_id.clone(),
+            timestamp: if cached {
+                clock::rfc3339(SystemTime::now())
+            } else {
+                document.timestamp.clone()
+            },
+            approval_type: document.approval_type.clone(),
+            files: files.to_vec(),
+            result: document.result,
+            reviewer_result: document.reviewer_result,
+            confidence: document.confidence,
+            stage: document.stage,
+            infrastructure_failure: document.infrastructure_failure.clone(),
+            model: reviewer_ran
+                .then(|| document.agent_context.model.clone())
+                .flatten(),
+            duration_seconds: if reviewer_ran {
+                document.agent_context.duration_seconds
+            } else {
+                round3(self.started.elapsed().as_secs_f64())
+            },
+            cost_usd: if reviewer_ran {
+                document.agent_context.cost
+            } else {
+                0.0
+            },
+            tokens_used: if reviewer_ran {
+                document.agent_context.tokens_used
+            } else {
+                0
+            },
+            errors: count(Severity::Error),
+            warnings: count(Severity::Warning),
+        }
+    }
 }
 
 pub fn round3(x: f64) -> f64 {
