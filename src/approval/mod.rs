@@ -42,7 +42,7 @@ use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::{Finding, Severity, Source};
-use crate::engine::{Engine, ReadError};
+use crate::engine::Engine;
 use crate::fs::data_dir;
 use crate::{clock, env};
 
@@ -86,8 +86,14 @@ pub enum ApprovalError {
     Config(#[from] ConfigError),
     #[error(transparent)]
     Instructions(#[from] InstructionsError),
-    #[error(transparent)]
-    Read(#[from] ReadError),
+    /// The cause is not in the message: it is the error's source, which
+    /// the caller prints after it (`{:#}`).
+    #[error("cannot read {path}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// `agent_context` of the result document (as in the seed schema, plus `cost`).
@@ -762,9 +768,11 @@ fn read_files(
             } else {
                 crate::paths::absolute(&root.join(file))
             };
-            let bytes = crate::engine::read_limited(&path, limit).map_err(|source| ReadError {
-                path: file.display().to_string(),
-                source,
+            let bytes = crate::engine::read_limited(&path, limit).map_err(|source| {
+                ApprovalError::Read {
+                    path: file.display().to_string(),
+                    source,
+                }
             })?;
             Ok(run_dir::ReviewedFile {
                 display: crate::paths::display(root, &path),
