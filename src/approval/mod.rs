@@ -19,7 +19,7 @@
 //!    `.helix-gate/approvals.jsonl` ([`history`]), and the cache entry when approved.
 //!
 //! Entry points: `helix-gate approve` ([`approve`]), the Claude Code hook's Stop
-//! gate ([`approve`], [`settings`], [`Approval::feedback`],
+//! gate ([`approve`], [`settings()`], [`Approval::feedback`],
 //! [`record_escalation`]), the git pre-commit hook ([`is_approved`]) and
 //! `helix-gate stats` ([`history_summary`]).
 
