@@ -17,9 +17,7 @@ use sha2::{Digest as _, Sha256};
 use super::ResultDocument;
 use super::instructions::{Instructions, VERDICT_SCHEMA};
 use super::verdict::Verdict;
-
-/// Folder (relative to the repository root) of the cache entries.
-pub use crate::fs::data_dir::CACHE_DIR;
+use crate::fs::data_dir::{self, CACHE_DIR};
 
 /// Version of the key material; bump when the prompt or the key changes meaning.
 const KEY_VERSION: &str = "helix-gate approval cache v1";
@@ -106,7 +104,7 @@ pub fn store(root: &Path, key: &str, document: &ResultDocument) -> std::io::Resu
     if document.result != Verdict::Approved {
         return Ok(());
     }
-    crate::fs::data_dir::ensure_dir(root, CACHE_DIR)?;
+    data_dir::ensure_dir(root, CACHE_DIR)?;
     let entry = Entry {
         key: key.to_owned(),
         document: document.clone(),
@@ -189,5 +187,63 @@ mod tests {
             key("adr", "sonnet", &i, &[a]),
             hex(&content_digest(&material))
         );
+    }
+
+    /// An entry exactly as the version before the one findings model wrote it
+    /// (findings in the seed's shape, one with `path:line`).
+    const EARLIER_ENTRY: &str = r#"{
+  "key": "k",
+  "document": {
+    "approval_id": "20250101T000000Z-1-00000000",
+    "approval_type": "adr",
+    "timestamp": "2025-01-01T00:00:00Z",
+    "files": [
+      "adr/001-x.md"
+    ],
+    "result": "approved",
+    "confidence": 0.9,
+    "required_confidence": 0.8,
+    "findings": [
+      {
+        "severity": "warning",
+        "check": "acceptance-criteria-min",
+        "message": "2 acceptance criteria, at least 3 expected",
+        "location": "adr/001-x.md:57",
+        "source": "deterministic"
+      },
+      {
+        "severity": "info",
+        "check": "acceptance",
+        "message": "criteria are checkable",
+        "location": "adr/001-x.md#Akzeptanzkriterien",
+        "source": "reviewer"
+      }
+    ],
+    "recommendations": [],
+    "summary": "fine",
+    "stage": "reviewer",
+    "agent_context": {
+      "model": "claude-fake",
+      "duration_seconds": 1.5,
+      "tokens_used": 15,
+      "cost": 0.01
+    }
+  }
+}"#;
+
+    #[test]
+    fn entries_of_the_earlier_version_hit_and_are_written_back_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let path = entry_path(root, "k");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, EARLIER_ENTRY).unwrap();
+        let document = lookup(root, "k", 0.8).unwrap();
+        assert_eq!(document.findings[0].path.as_deref(), Some("adr/001-x.md"));
+        assert_eq!(document.findings[0].line, Some(57));
+        assert!(lookup(root, "k", 0.95).is_none());
+        std::fs::remove_file(&path).unwrap();
+        store(root, "k", &document).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), EARLIER_ENTRY);
     }
 }

@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::verdict::Verdict;
-
-/// Repository-relative location of the history.
-pub use crate::fs::data_dir::HISTORY_PATH;
+use crate::fs::data_dir::{self, HISTORY_PATH};
 
 /// How an approval reached its verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,7 +83,7 @@ fn history_path(root: &Path) -> PathBuf {
 
 /// Append one record.
 pub fn append(root: &Path, record: &Record) -> std::io::Result<()> {
-    crate::fs::data_dir::ensure(root)?;
+    data_dir::ensure(root)?;
     let mut line = serde_json::to_string(record).map_err(std::io::Error::other)?;
     line.push('\n');
     let mut file = std::fs::OpenOptions::new()

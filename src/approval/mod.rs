@@ -19,7 +19,7 @@
 //!    `.helix-gate/approvals.jsonl` ([`history`]), and the cache entry when approved.
 //!
 //! Entry points: `helix-gate approve` ([`approve`]), the Claude Code hook's Stop
-//! gate ([`approve`], [`settings`], [`Approval::feedback`],
+//! gate ([`approve`], [`settings()`], [`Approval::feedback`],
 //! [`record_escalation`]), the git pre-commit hook ([`is_approved`]) and
 //! `helix-gate stats` ([`history_summary`]).
 
@@ -31,6 +31,7 @@ pub mod run_dir;
 pub mod runner;
 pub mod settings;
 pub mod verdict;
+mod wire;
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -40,8 +41,9 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
-use crate::diagnostic::Severity;
-use crate::engine::{Engine, ReadError};
+use crate::diagnostic::{Finding, Severity, Source};
+use crate::engine::Engine;
+use crate::fs::data_dir;
 use crate::{clock, env};
 
 pub use claude::RunnerError;
@@ -50,7 +52,7 @@ pub use instructions::InstructionsError;
 pub use settings::{
     ApprovalSettings, ConfigError, NextStep, OnRejection, RejectionAction, TypeSettings,
 };
-pub use verdict::{ApprovalFinding, FindingSource, Verdict};
+pub use verdict::Verdict;
 
 /// Options of one [`approve`] call.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -84,8 +86,14 @@ pub enum ApprovalError {
     Config(#[from] ConfigError),
     #[error(transparent)]
     Instructions(#[from] InstructionsError),
-    #[error(transparent)]
-    Read(#[from] ReadError),
+    /// The cause is not in the message: it is the error's source, which
+    /// the caller prints after it (`{:#}`).
+    #[error("cannot read {path}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// `agent_context` of the result document (as in the seed schema, plus `cost`).
@@ -115,7 +123,10 @@ pub struct ResultDocument {
     pub reviewer_result: Option<Verdict>,
     pub confidence: f64,
     pub required_confidence: f64,
-    pub findings: Vec<ApprovalFinding>,
+    /// Stored in the seed's shape `{severity, check, message, location?,
+    /// source}`, which earlier versions wrote too (the `wire` module).
+    #[serde(with = "wire::findings")]
+    pub findings: Vec<Finding>,
     pub recommendations: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
@@ -164,7 +175,7 @@ impl Approval {
         self.document.confidence
     }
 
-    pub fn findings(&self) -> &[ApprovalFinding] {
+    pub fn findings(&self) -> &[Finding] {
         &self.document.findings
     }
 
@@ -191,28 +202,7 @@ impl Approval {
             .map(|f| f.path.as_str())
             .collect::<Vec<_>>()
             .join(", ");
-        let mut findings: Vec<&ApprovalFinding> = self.document.findings.iter().collect();
-        findings.sort_by_key(|f| f.severity);
-        let findings = if findings.is_empty() {
-            "- none".to_owned()
-        } else {
-            findings
-                .iter()
-                .map(|f| {
-                    let mut line = format!(
-                        "- [{}] {}: {}",
-                        f.severity.as_str(),
-                        f.check,
-                        crate::text::truncate(&f.message, 500)
-                    );
-                    if let Some(location) = &f.location {
-                        let _ = write!(line, " ({location})");
-                    }
-                    line
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
+        let findings = crate::render::feedback::approval_findings(&self.document.findings);
         let recommendations = if self.document.recommendations.is_empty() {
             "- none".to_owned()
         } else {
@@ -355,7 +345,7 @@ pub fn record_escalation(
             approval_id: approval_id.map(str::to_owned),
         },
     )
-    .with_context(|| format!("cannot write {}", history::HISTORY_PATH))
+    .with_context(|| format!("cannot write {}", data_dir::HISTORY_PATH))
 }
 
 /// Run the whole pipeline for `files` (absolute, or relative to `root`) with
@@ -369,43 +359,145 @@ pub fn approve(
     options: &ApproveOptions,
 ) -> anyhow::Result<Approval> {
     let started = Instant::now();
+    check_request(files)?;
+    let settings = settings::load(root).map_err(ApprovalError::from)?;
+    let type_settings = enabled_type(&settings, kind)?;
+    let engine = Engine::load(root, None)?;
+    let reviewed = read_files(root, files, engine.settings.adr.max_file_size)?;
+    let request = Request {
+        root,
+        kind,
+        type_settings,
+        displays: reviewed.iter().map(|f| f.display.clone()).collect(),
+        files: reviewed,
+        started,
+    };
+
+    // 1. Deterministic checks: an error ends the approval before anything is spent.
+    let (deterministic, hints) = deterministic(&engine, kind, &request.files);
+    if deterministic.iter().any(|f| f.severity == Severity::Error) {
+        let document = request.deterministic_rejection(deterministic, hints);
+        return request.finish(Conclusion::unrecorded(document, false));
+    }
+
+    // 2. Cache.
+    let instructions = instructions::load(root, type_settings).map_err(ApprovalError::from)?;
+    let keys = request.cache_keys(&instructions);
+    if !options.no_cache
+        && let Some(document) = request.cached(&keys)
+    {
+        return request.finish(Conclusion::unrecorded(document, true));
+    }
+
+    // 3. Reviewer, in a run folder of its own.
+    let run = run_dir::create(root, &instructions, &request.files, SystemTime::now())
+        .with_context(|| format!("cannot create a run folder under {}", data_dir::RUNS_DIR))?;
+    let outcome = request.run_reviewer(&run, options.progress);
+
+    // 4. Verdict and confidence gate. Only warnings and infos of the
+    // deterministic stage are left here; they stay in the result.
+    let (document, failure) = request.judge(&run, outcome, deterministic);
+
+    // 5. Records: the result file and the cache, then the history (finish).
+    let result_path = request.store(&run, &keys, &document)?;
+    request.finish(Conclusion {
+        document,
+        failure,
+        result_path: Some(result_path),
+        cached: false,
+    })
+}
+
+/// Refusals that need nothing loaded.
+fn check_request(files: &[PathBuf]) -> Result<(), ApprovalError> {
     if env::is_set(env::HELIX_GATE_CHILD) {
-        return Err(ApprovalError::NestedReviewer.into());
+        return Err(ApprovalError::NestedReviewer);
     }
     if files.is_empty() {
-        return Err(ApprovalError::NoFiles.into());
+        return Err(ApprovalError::NoFiles);
     }
-    let settings = settings::load(root).map_err(ApprovalError::from)?;
+    Ok(())
+}
+
+/// The settings of approval type `kind`, when it is configured and enabled.
+fn enabled_type<'s>(
+    settings: &'s ApprovalSettings,
+    kind: &str,
+) -> Result<&'s TypeSettings, ApprovalError> {
     let Some(type_settings) = settings.get(kind) else {
         return Err(ApprovalError::UnknownType {
             kind: kind.to_owned(),
             known: settings.type_names().join(", "),
-        }
-        .into());
+        });
     };
     if !type_settings.enabled {
         return Err(ApprovalError::Disabled {
             kind: kind.to_owned(),
-        }
-        .into());
+        });
     }
-    let engine = Engine::load(root, None)?;
-    let reviewed = read_files(root, files, engine.settings.adr.max_file_size)?;
-    let displays: Vec<String> = reviewed.iter().map(|f| f.display.clone()).collect();
+    Ok(type_settings)
+}
 
-    // 1. Deterministic checks.
-    let (deterministic, recommendations) = deterministic(&engine, kind, &reviewed);
-    if deterministic.iter().any(|f| f.severity == Severity::Error) {
-        let document = ResultDocument {
+/// What one [`approve`] call works on; fixed before the first stage runs.
+struct Request<'a> {
+    root: &'a Path,
+    kind: &'a str,
+    type_settings: &'a TypeSettings,
+    /// The files under review, with the exact bytes that are judged.
+    files: Vec<run_dir::ReviewedFile>,
+    /// Their paths as shown and recorded (`ResultDocument::files`).
+    displays: Vec<String>,
+    started: Instant,
+}
+
+/// The cache keys of one approval: one over all its files, and, when there
+/// are several, one per file (so [`is_approved`] finds each file's exact
+/// content approved too).
+struct CacheKeys {
+    all: String,
+    each: Vec<String>,
+}
+
+/// How an approval ended, for [`Request::finish`].
+struct Conclusion {
+    document: ResultDocument,
+    /// Why the reviewer produced no verdict.
+    failure: Option<RunnerError>,
+    /// `output/approval-result.json`, when a run folder was created.
+    result_path: Option<PathBuf>,
+    /// The verdict came from the cache.
+    cached: bool,
+}
+
+impl Conclusion {
+    /// An approval that started no reviewer: nothing is written but the history.
+    fn unrecorded(document: ResultDocument, cached: bool) -> Self {
+        Conclusion {
+            document,
+            failure: None,
+            result_path: None,
+            cached,
+        }
+    }
+}
+
+impl Request<'_> {
+    /// The result of an approval that the deterministic checks rejected.
+    fn deterministic_rejection(
+        &self,
+        findings: Vec<Finding>,
+        recommendations: Vec<String>,
+    ) -> ResultDocument {
+        ResultDocument {
             approval_id: run_dir::new_id(SystemTime::now()),
-            approval_type: kind.to_owned(),
+            approval_type: self.kind.to_owned(),
             timestamp: clock::rfc3339(SystemTime::now()),
-            files: displays.clone(),
+            files: self.displays.clone(),
             result: Verdict::Rejected,
             reviewer_result: None,
             confidence: 1.0,
-            required_confidence: type_settings.required_confidence,
-            findings: deterministic,
+            required_confidence: self.type_settings.required_confidence,
+            findings,
             recommendations,
             summary: Some(
                 "The deterministic checks failed, so no reviewer was started (no cost). Fix the errors and run the approval again."
@@ -414,211 +506,248 @@ pub fn approve(
             stage: Stage::Deterministic,
             infrastructure_failure: None,
             agent_context: AgentContext::default(),
-        };
-        return finish(root, type_settings, document, None, None, false, started);
-    }
-
-    // 2. Cache.
-    let instructions = instructions::load(root, type_settings).map_err(ApprovalError::from)?;
-    let digests: Vec<[u8; 32]> = reviewed
-        .iter()
-        .map(|f| cache::content_digest(&f.bytes))
-        .collect();
-    let key = cache::key(kind, &type_settings.model, &instructions, &digests);
-    if !options.no_cache
-        && let Some(mut document) = cache::lookup(root, &key, type_settings.required_confidence)
-    {
-        document.stage = Stage::Cache;
-        document.files = displays.clone();
-        document.required_confidence = type_settings.required_confidence;
-        return finish(root, type_settings, document, None, None, true, started);
-    }
-
-    // 3. Reviewer.
-    let run = run_dir::create(root, &instructions, &reviewed, SystemTime::now())
-        .with_context(|| format!("cannot create a run folder under {}", run_dir::RUNS_DIR))?;
-    let prompt = prompt(root, kind, type_settings, &run, &reviewed);
-    let schema = instructions::compact_schema();
-    let invocation = runner::Invocation {
-        program: runner::resolve_program(&type_settings.command, root),
-        args: claude::argv(&claude::ArgvSpec {
-            prompt: &prompt,
-            schema: &schema,
-            model: &type_settings.model,
-            max_budget_usd: type_settings.max_budget_usd,
-            repo_root: root,
-        }),
-        cwd: run.path.clone(),
-        timeout: type_settings.timeout,
-        budget: type_settings.max_budget_usd,
-    };
-    let mut progress = Progress::new(options.progress, &displays, kind);
-    let outcome = runner::run(&invocation, &mut |elapsed| progress.tick(elapsed));
-    progress.clear();
-    if !outcome.stdout.is_empty() {
-        let _ = std::fs::write(run.output().join("reviewer.json"), &outcome.stdout);
-    }
-    if !outcome.stderr.is_empty() {
-        let _ = std::fs::write(run.output().join("reviewer.stderr"), &outcome.stderr);
-    }
-
-    // 4. Verdict and confidence gate.
-    let mut findings: Vec<ApprovalFinding> = deterministic; // warnings and infos only here
-    let agent_context = AgentContext {
-        model: outcome
-            .metering
-            .model
-            .clone()
-            .or_else(|| Some(type_settings.model.clone())),
-        duration_seconds: round3(outcome.duration.as_secs_f64()),
-        tokens_used: outcome.metering.tokens_used,
-        cost: outcome.metering.cost_usd,
-    };
-    let (result, reviewer_result, confidence, recommendations, summary, failure) =
-        match outcome.verdict {
-            Ok(reviewer) => {
-                let (final_verdict, added) =
-                    verdict::gate(&reviewer, type_settings.required_confidence);
-                findings.extend(reviewer.findings.iter().cloned());
-                findings.extend(added);
-                (
-                    final_verdict,
-                    (final_verdict != reviewer.result).then_some(reviewer.result),
-                    reviewer.confidence,
-                    reviewer.recommendations,
-                    reviewer.summary,
-                    None,
-                )
-            }
-            Err(failure) => {
-                findings.push(infrastructure_finding(&failure));
-                (
-                    Verdict::Rejected,
-                    None,
-                    0.0,
-                    vec![infrastructure_recommendation(&failure)],
-                    None,
-                    Some(failure),
-                )
-            }
-        };
-    let document = ResultDocument {
-        approval_id: run.id.clone(),
-        approval_type: kind.to_owned(),
-        timestamp: clock::rfc3339(SystemTime::now()),
-        files: displays,
-        result,
-        reviewer_result,
-        confidence,
-        required_confidence: type_settings.required_confidence,
-        findings,
-        recommendations,
-        summary,
-        stage: Stage::Reviewer,
-        infrastructure_failure: failure.as_ref().map(|f| f.kind().to_owned()),
-        agent_context,
-    };
-
-    // 5. Records.
-    run_dir::prune(root, run_dir::KEEP_RUNS);
-    let result_path = run.result_path();
-    let text = serde_json::to_vec_pretty(&document)?;
-    std::fs::write(&result_path, text)
-        .with_context(|| format!("cannot write {}", result_path.display()))?;
-    if document.result == Verdict::Approved {
-        cache::store(root, &key, &document)
-            .with_context(|| format!("cannot write the cache in {}", cache::CACHE_DIR))?;
-        if reviewed.len() > 1 {
-            // Each file's exact content was approved too (for is_approved).
-            for digest in &digests {
-                let single = cache::key(kind, &type_settings.model, &instructions, &[*digest]);
-                cache::store(root, &single, &document)
-                    .with_context(|| format!("cannot write the cache in {}", cache::CACHE_DIR))?;
-            }
         }
     }
-    finish(
-        root,
-        type_settings,
-        document,
-        failure,
-        Some(result_path),
-        false,
-        started,
-    )
-}
 
-/// Append the history line and assemble the [`Approval`].
-fn finish(
-    root: &Path,
-    type_settings: &TypeSettings,
-    document: ResultDocument,
-    failure: Option<RunnerError>,
-    result_path: Option<PathBuf>,
-    cached: bool,
-    started: Instant,
-) -> anyhow::Result<Approval> {
-    let runs = history::next_runs(root, &document.files);
-    let files: Vec<FileRun> = document
-        .files
-        .iter()
-        .zip(runs)
-        .map(|(path, run)| FileRun {
-            path: path.clone(),
-            run,
+    fn cache_keys(&self, instructions: &instructions::Instructions) -> CacheKeys {
+        let model = &self.type_settings.model;
+        let digests: Vec<[u8; 32]> = self
+            .files
+            .iter()
+            .map(|f| cache::content_digest(&f.bytes))
+            .collect();
+        let each = if digests.len() > 1 {
+            digests
+                .iter()
+                .map(|digest| cache::key(self.kind, model, instructions, &[*digest]))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        CacheKeys {
+            all: cache::key(self.kind, model, instructions, &digests),
+            each,
+        }
+    }
+
+    /// A cached `approved` result for these files, shown as this approval's.
+    fn cached(&self, keys: &CacheKeys) -> Option<ResultDocument> {
+        let required = self.type_settings.required_confidence;
+        let mut document = cache::lookup(self.root, &keys.all, required)?;
+        document.stage = Stage::Cache;
+        document.files = self.displays.clone();
+        document.required_confidence = required;
+        Some(document)
+    }
+
+    /// Start the reviewer in `run` and wait for it; its raw output is kept in
+    /// the run folder whatever it is.
+    fn run_reviewer(&self, run: &run_dir::RunDir, progress: bool) -> runner::RunOutcome {
+        let type_settings = self.type_settings;
+        let prompt = prompt(self.root, self.kind, type_settings, run, &self.files);
+        let schema = instructions::compact_schema();
+        let invocation = runner::Invocation {
+            program: runner::resolve_program(&type_settings.command, self.root),
+            args: claude::argv(&claude::ArgvSpec {
+                prompt: &prompt,
+                schema: &schema,
+                model: &type_settings.model,
+                max_budget_usd: type_settings.max_budget_usd,
+                repo_root: self.root,
+            }),
+            cwd: run.path.clone(),
+            timeout: type_settings.timeout,
+            budget: type_settings.max_budget_usd,
+        };
+        let mut progress = Progress::new(progress, &self.displays, self.kind);
+        let outcome = runner::run(&invocation, &mut |elapsed| progress.tick(elapsed));
+        progress.clear();
+        // Best effort: the raw output helps a human, the verdict does not need it.
+        if !outcome.stdout.is_empty() {
+            let _ = std::fs::write(run.output().join("reviewer.json"), &outcome.stdout);
+        }
+        if !outcome.stderr.is_empty() {
+            let _ = std::fs::write(run.output().join("reviewer.stderr"), &outcome.stderr);
+        }
+        outcome
+    }
+
+    /// The result of a reviewer run: its verdict through the confidence gate,
+    /// or a rejection that names the infrastructure failure. `findings` are
+    /// the deterministic stage's (no errors) and come first.
+    fn judge(
+        &self,
+        run: &run_dir::RunDir,
+        outcome: runner::RunOutcome,
+        mut findings: Vec<Finding>,
+    ) -> (ResultDocument, Option<RunnerError>) {
+        let type_settings = self.type_settings;
+        let agent_context = AgentContext {
+            model: outcome
+                .metering
+                .model
+                .clone()
+                .or_else(|| Some(type_settings.model.clone())),
+            duration_seconds: round3(outcome.duration.as_secs_f64()),
+            tokens_used: outcome.metering.tokens_used,
+            cost: outcome.metering.cost_usd,
+        };
+        let (result, reviewer_result, confidence, recommendations, summary, failure) =
+            match outcome.verdict {
+                Ok(reviewer) => {
+                    let (final_verdict, added) =
+                        verdict::gate(&reviewer, type_settings.required_confidence);
+                    findings.extend(reviewer.findings);
+                    findings.extend(added);
+                    (
+                        final_verdict,
+                        (final_verdict != reviewer.result).then_some(reviewer.result),
+                        reviewer.confidence,
+                        reviewer.recommendations,
+                        reviewer.summary,
+                        None,
+                    )
+                }
+                Err(failure) => {
+                    findings.push(infrastructure_finding(&failure));
+                    (
+                        Verdict::Rejected,
+                        None,
+                        0.0,
+                        vec![infrastructure_recommendation(&failure)],
+                        None,
+                        Some(failure),
+                    )
+                }
+            };
+        let document = ResultDocument {
+            approval_id: run.id.clone(),
+            approval_type: self.kind.to_owned(),
+            timestamp: clock::rfc3339(SystemTime::now()),
+            files: self.displays.clone(),
+            result,
+            reviewer_result,
+            confidence,
+            required_confidence: type_settings.required_confidence,
+            findings,
+            recommendations,
+            summary,
+            stage: Stage::Reviewer,
+            infrastructure_failure: failure.as_ref().map(|f| f.kind().to_owned()),
+            agent_context,
+        };
+        (document, failure)
+    }
+
+    /// Write `output/approval-result.json` into `run` (after pruning old run
+    /// folders) and, when approved, the cache entries; returns the result path.
+    fn store(
+        &self,
+        run: &run_dir::RunDir,
+        keys: &CacheKeys,
+        document: &ResultDocument,
+    ) -> anyhow::Result<PathBuf> {
+        run_dir::prune(self.root, run_dir::KEEP_RUNS);
+        let result_path = run.result_path();
+        let text = serde_json::to_vec_pretty(document)?;
+        std::fs::write(&result_path, text)
+            .with_context(|| format!("cannot write {}", result_path.display()))?;
+        if document.result == Verdict::Approved {
+            for key in std::iter::once(&keys.all).chain(&keys.each) {
+                cache::store(self.root, key, document).with_context(|| {
+                    format!("cannot write the cache in {}", data_dir::CACHE_DIR)
+                })?;
+            }
+        }
+        Ok(result_path)
+    }
+
+    /// Append the history line and assemble the [`Approval`].
+    fn finish(&self, conclusion: Conclusion) -> anyhow::Result<Approval> {
+        let Conclusion {
+            document,
+            failure,
+            result_path,
+            cached,
+        } = conclusion;
+        let runs = history::next_runs(self.root, &document.files);
+        let files: Vec<FileRun> = document
+            .files
+            .iter()
+            .zip(runs)
+            .map(|(path, run)| FileRun {
+                path: path.clone(),
+                run,
+            })
+            .collect();
+        let record = self.history_record(&document, &files, cached);
+        history::append(self.root, &record)
+            .with_context(|| format!("cannot write {}", data_dir::HISTORY_PATH))?;
+        let reviewer_ran = document.stage == Stage::Reviewer;
+        Ok(Approval {
+            cost_usd: if reviewer_ran {
+                document.agent_context.cost
+            } else {
+                0.0
+            },
+            document,
+            files,
+            failure,
+            duration: self.started.elapsed(),
+            cached,
+            reviewer_ran,
+            result_path,
+            on_rejection: self.type_settings.on_rejection.clone(),
         })
-        .collect();
-    let reviewer_ran = document.stage == Stage::Reviewer;
-    let cost_usd = if reviewer_ran {
-        document.agent_context.cost
-    } else {
-        0.0
-    };
-    let count = |s: Severity| document.findings.iter().filter(|f| f.severity == s).count();
-    let record = history::Record::Approval {
-        approval_id: document.approval_id.clone(),
-        timestamp: if cached {
-            clock::rfc3339(SystemTime::now())
-        } else {
-            document.timestamp.clone()
-        },
-        approval_type: document.approval_type.clone(),
-        files: files.clone(),
-        result: document.result,
-        reviewer_result: document.reviewer_result,
-        confidence: document.confidence,
-        stage: document.stage,
-        infrastructure_failure: document.infrastructure_failure.clone(),
-        model: reviewer_ran
-            .then(|| document.agent_context.model.clone())
-            .flatten(),
-        duration_seconds: if reviewer_ran {
-            document.agent_context.duration_seconds
-        } else {
-            round3(started.elapsed().as_secs_f64())
-        },
-        cost_usd,
-        tokens_used: if reviewer_ran {
-            document.agent_context.tokens_used
-        } else {
-            0
-        },
-        errors: count(Severity::Error),
-        warnings: count(Severity::Warning),
-    };
-    history::append(root, &record)
-        .with_context(|| format!("cannot write {}", history::HISTORY_PATH))?;
-    Ok(Approval {
-        document,
-        files,
-        failure,
-        cost_usd,
-        duration: started.elapsed(),
-        cached,
-        reviewer_ran,
-        result_path,
-        on_rejection: type_settings.on_rejection.clone(),
-    })
+    }
+
+    /// The history line of `document`. The reviewer's model, time, tokens and
+    /// cost count only when this call started it; a cache hit is recorded at
+    /// the time of the hit, not of the original approval.
+    fn history_record(
+        &self,
+        document: &ResultDocument,
+        files: &[FileRun],
+        cached: bool,
+    ) -> history::Record {
+        let reviewer_ran = document.stage == Stage::Reviewer;
+        let count = |s: Severity| document.findings.iter().filter(|f| f.severity == s).count();
+        history::Record::Approval {
+            approval_id: document.approval_id.clone(),
+            timestamp: if cached {
+                clock::rfc3339(SystemTime::now())
+            } else {
+                document.timestamp.clone()
+            },
+            approval_type: document.approval_type.clone(),
+            files: files.to_vec(),
+            result: document.result,
+            reviewer_result: document.reviewer_result,
+            confidence: document.confidence,
+            stage: document.stage,
+            infrastructure_failure: document.infrastructure_failure.clone(),
+            model: reviewer_ran
+                .then(|| document.agent_context.model.clone())
+                .flatten(),
+            duration_seconds: if reviewer_ran {
+                document.agent_context.duration_seconds
+            } else {
+                round3(self.started.elapsed().as_secs_f64())
+            },
+            cost_usd: if reviewer_ran {
+                document.agent_context.cost
+            } else {
+                0.0
+            },
+            tokens_used: if reviewer_ran {
+                document.agent_context.tokens_used
+            } else {
+                0
+            },
+            errors: count(Severity::Error),
+            warnings: count(Severity::Warning),
+        }
+    }
 }
 
 pub fn round3(x: f64) -> f64 {
@@ -639,9 +768,11 @@ fn read_files(
             } else {
                 crate::paths::absolute(&root.join(file))
             };
-            let bytes = crate::engine::read_limited(&path, limit).map_err(|source| ReadError {
-                path: file.display().to_string(),
-                source,
+            let bytes = crate::engine::read_limited(&path, limit).map_err(|source| {
+                ApprovalError::Read {
+                    path: file.display().to_string(),
+                    source,
+                }
             })?;
             Ok(run_dir::ReviewedFile {
                 display: crate::paths::display(root, &path),
@@ -658,13 +789,17 @@ fn is_adr(engine: &Engine, kind: &str, file: &run_dir::ReviewedFile) -> bool {
     kind == "adr" || engine.matcher().is_adr(&file.display)
 }
 
-/// The deterministic stage: findings as approval findings, and the hints of
-/// the error findings as recommendations.
+/// The deterministic stage: its findings, each naming its file, and the
+/// hints of the error findings as recommendations.
+///
+/// A finding's hint is not kept on it: the stored result has no place for it
+/// (the seed's schema), and an approval's findings are exactly what its
+/// stored result holds, whether it was just made or read from the cache.
 fn deterministic(
     engine: &Engine,
     kind: &str,
     files: &[run_dir::ReviewedFile],
-) -> (Vec<ApprovalFinding>, Vec<String>) {
+) -> (Vec<Finding>, Vec<String>) {
     let mut out = Vec::new();
     let mut hints: Vec<String> = Vec::new();
     let adrs: Vec<&run_dir::ReviewedFile> =
@@ -677,25 +812,19 @@ fn deterministic(
             adrs.len() > 1,
         );
         for report in reports {
-            for f in report.findings {
-                if f.severity == Severity::Error
-                    && let Some(hint) = &f.hint
+            for mut f in report.findings {
+                if let Some(hint) = f.hint.take()
+                    && f.severity == Severity::Error
                 {
                     let line = format!("{}: {hint}", report.path);
                     if !hints.contains(&line) {
                         hints.push(line);
                     }
                 }
-                out.push(ApprovalFinding {
-                    severity: f.severity,
-                    check: f.rule,
-                    message: f.message,
-                    location: Some(match f.line {
-                        Some(line) => format!("{}:{line}", report.path),
-                        None => report.path.clone(),
-                    }),
-                    source: FindingSource::Deterministic,
-                });
+                out.push(
+                    f.in_file(report.path.clone())
+                        .from_source(Source::Deterministic),
+                );
             }
         }
     }
@@ -716,14 +845,8 @@ fn deterministic(
         } else {
             None
         };
-        if let Some((check, message)) = problem {
-            out.push(ApprovalFinding {
-                severity: Severity::Error,
-                check: check.to_owned(),
-                message,
-                location: Some(file.display.clone()),
-                source: FindingSource::Deterministic,
-            });
+        if let Some((rule, message)) = problem {
+            out.push(Finding::new(rule, Severity::Error, message).in_file(file.display.clone()));
         }
     }
     hints.push(
@@ -733,17 +856,16 @@ fn deterministic(
     (out, hints)
 }
 
-fn infrastructure_finding(failure: &RunnerError) -> ApprovalFinding {
-    ApprovalFinding {
-        severity: Severity::Error,
-        check: crate::rules::gate::INFRASTRUCTURE.id.to_owned(),
-        message: format!(
+fn infrastructure_finding(failure: &RunnerError) -> Finding {
+    Finding::new(
+        crate::rules::gate::INFRASTRUCTURE.id,
+        Severity::Error,
+        format!(
             "{}: {failure}. This is a failure of the reviewer infrastructure, not a problem found in the reviewed file; no approval was given.",
             failure.kind()
         ),
-        location: None,
-        source: FindingSource::HelixGate,
-    }
+    )
+    .from_source(Source::HelixGate)
 }
 
 fn infrastructure_recommendation(failure: &RunnerError) -> String {
@@ -838,10 +960,7 @@ impl Progress {
 pub(crate) mod tests {
     use super::*;
 
-    pub(crate) fn approval(
-        findings: Vec<ApprovalFinding>,
-        recommendations: Vec<String>,
-    ) -> Approval {
+    pub(crate) fn approval(findings: Vec<Finding>, recommendations: Vec<String>) -> Approval {
         let settings = settings::from_layers(None, "none").unwrap();
         Approval {
             document: ResultDocument {
@@ -878,20 +997,11 @@ pub(crate) mod tests {
     fn feedback_fills_the_seed_shaped_template() {
         let a = approval(
             vec![
-                ApprovalFinding {
-                    severity: Severity::Warning,
-                    check: "acceptance".into(),
-                    message: "criterion 2 is vague".into(),
-                    location: None,
-                    source: FindingSource::Reviewer,
-                },
-                ApprovalFinding {
-                    severity: Severity::Error,
-                    check: "migration".into(),
-                    message: "no rollback".into(),
-                    location: Some("adr/001-x.md#Migration".into()),
-                    source: FindingSource::Reviewer,
-                },
+                Finding::new("acceptance", Severity::Warning, "criterion 2 is vague")
+                    .from_source(Source::Reviewer),
+                Finding::new("migration", Severity::Error, "no rollback")
+                    .in_file("adr/001-x.md#Migration")
+                    .from_source(Source::Reviewer),
             ],
             vec!["Add a rollback plan.".into()],
         );

@@ -16,9 +16,7 @@ use std::time::SystemTime;
 
 use super::instructions::Instructions;
 use crate::clock;
-
-/// Folder (relative to the repository root) that holds every run folder.
-pub use crate::fs::data_dir::RUNS_DIR;
+use crate::fs::data_dir::{self, RUNS_DIR};
 
 /// One file under review: where it is, how it is shown, its exact bytes.
 #[derive(Debug, Clone)]
@@ -72,7 +70,7 @@ pub fn create(
     files: &[ReviewedFile],
     now: SystemTime,
 ) -> std::io::Result<RunDir> {
-    let runs = crate::fs::data_dir::ensure_dir(root, RUNS_DIR)?;
+    let runs = data_dir::ensure_dir(root, RUNS_DIR)?;
     let (id, path) = {
         let mut attempt = 0;
         loop {

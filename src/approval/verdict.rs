@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::diagnostic::Severity;
+use super::wire;
+use crate::diagnostic::{Finding, Severity, Source};
 
 /// The decision of an approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,47 +32,6 @@ impl std::fmt::Display for Verdict {
     }
 }
 
-/// Who produced a finding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FindingSource {
-    /// A deterministic rule of helix-gate (`check` is the rule id).
-    Deterministic,
-    /// The reviewer's verdict.
-    Reviewer,
-    /// helix-gate itself: the reviewer failed (`check: infrastructure`) or the
-    /// confidence gate changed the verdict (`check: confidence`).
-    HelixGate,
-}
-
-/// One finding of an approval (the seed's result schema plus `source`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ApprovalFinding {
-    #[serde(with = "severity_serde")]
-    pub severity: Severity,
-    pub check: String,
-    pub message: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub location: Option<String>,
-    pub source: FindingSource,
-}
-
-mod severity_serde {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    use crate::diagnostic::Severity;
-
-    pub fn serialize<S: Serializer>(severity: &Severity, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(severity.as_str())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Severity, D::Error> {
-        let text = String::deserialize(d)?;
-        Severity::parse(&text)
-            .ok_or_else(|| serde::de::Error::custom(format!("unknown severity `{text}`")))
-    }
-}
-
 /// The reviewer's answer, exactly as the schema allows it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -87,7 +47,7 @@ struct RawVerdict {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFinding {
-    #[serde(with = "severity_serde")]
+    #[serde(with = "wire::severity")]
     severity: Severity,
     check: String,
     message: String,
@@ -100,7 +60,8 @@ struct RawFinding {
 pub struct ReviewerVerdict {
     pub result: Verdict,
     pub confidence: f64,
-    pub findings: Vec<ApprovalFinding>,
+    /// With [`Source::Reviewer`]; the rule is the reviewer's check name.
+    pub findings: Vec<Finding>,
     pub recommendations: Vec<String>,
     pub summary: Option<String>,
 }
@@ -126,12 +87,19 @@ pub fn parse(value: &serde_json::Value) -> Result<ReviewerVerdict, InvalidVerdic
         findings: raw
             .findings
             .into_iter()
-            .map(|f| ApprovalFinding {
-                severity: f.severity,
-                check: f.check,
-                message: f.message,
-                location: f.location.filter(|l| !l.is_empty()),
-                source: FindingSource::Reviewer,
+            .map(|f| {
+                let finding =
+                    Finding::new(f.check, f.severity, f.message).from_source(Source::Reviewer);
+                match f.location.filter(|l| !l.is_empty()) {
+                    Some(location) => {
+                        let (path, line) = wire::split_location(location);
+                        Finding {
+                            line,
+                            ..finding.in_file(path)
+                        }
+                    }
+                    None => finding,
+                }
             })
             .collect(),
         recommendations: raw.recommendations,
@@ -143,10 +111,7 @@ pub fn parse(value: &serde_json::Value) -> Result<ReviewerVerdict, InvalidVerdic
 /// explain any change:
 /// - `approved` with an `error` finding is inconsistent → `needs_revision`;
 /// - `approved` below `required_confidence` → `needs_revision`.
-pub fn gate(
-    verdict: &ReviewerVerdict,
-    required_confidence: f64,
-) -> (Verdict, Vec<ApprovalFinding>) {
+pub fn gate(verdict: &ReviewerVerdict, required_confidence: f64) -> (Verdict, Vec<Finding>) {
     let mut added = Vec::new();
     if verdict.result != Verdict::Approved {
         return (verdict.result, added);
@@ -157,27 +122,29 @@ pub fn gate(
         .filter(|f| f.severity == Severity::Error)
         .count();
     if errors > 0 {
-        added.push(ApprovalFinding {
-            severity: Severity::Error,
-            check: crate::rules::gate::VERDICT_INCONSISTENT.id.to_owned(),
-            message: format!(
-                "the reviewer returned `approved` together with {errors} error finding(s); helix-gate treats this as needs_revision"
-            ),
-            location: None,
-            source: FindingSource::HelixGate,
-        });
+        added.push(
+            Finding::new(
+                crate::rules::gate::VERDICT_INCONSISTENT.id,
+                Severity::Error,
+                format!(
+                    "the reviewer returned `approved` together with {errors} error finding(s); helix-gate treats this as needs_revision"
+                ),
+            )
+            .from_source(Source::HelixGate),
+        );
     }
     if verdict.confidence < required_confidence {
-        added.push(ApprovalFinding {
-            severity: Severity::Error,
-            check: crate::rules::gate::CONFIDENCE_TOO_LOW.id.to_owned(),
-            message: format!(
-                "the reviewer approved with confidence {:.2}, below required_confidence {:.2}; the approval does not count",
-                verdict.confidence, required_confidence
-            ),
-            location: None,
-            source: FindingSource::HelixGate,
-        });
+        added.push(
+            Finding::new(
+                crate::rules::gate::CONFIDENCE_TOO_LOW.id,
+                Severity::Error,
+                format!(
+                    "the reviewer approved with confidence {:.2}, below required_confidence {:.2}; the approval does not count",
+                    verdict.confidence, required_confidence
+                ),
+            )
+            .from_source(Source::HelixGate),
+        );
     }
     if added.is_empty() {
         (Verdict::Approved, added)
@@ -201,7 +168,11 @@ mod tests {
     fn valid_verdict_parses() {
         let v = parse(&ok()).unwrap();
         assert_eq!(v.result, Verdict::Approved);
-        assert_eq!(v.findings[0].source, FindingSource::Reviewer);
+        assert_eq!(v.findings[0].source, Source::Reviewer);
+        assert_eq!(
+            v.findings[0].location().as_deref(),
+            Some("adr/001.md#Akzeptanzkriterien")
+        );
         assert_eq!(v.summary.as_deref(), Some("fine"));
     }
 
@@ -227,7 +198,7 @@ mod tests {
         v.confidence = 0.5;
         let (verdict, added) = gate(&v, 0.8);
         assert_eq!(verdict, Verdict::NeedsRevision);
-        assert_eq!(added[0].check, "confidence");
+        assert_eq!(added[0].rule, "confidence");
         v.result = Verdict::Rejected;
         assert_eq!(gate(&v, 0.8), (Verdict::Rejected, vec![]));
     }
@@ -238,6 +209,6 @@ mod tests {
         v.findings[0].severity = Severity::Error;
         let (verdict, added) = gate(&v, 0.8);
         assert_eq!(verdict, Verdict::NeedsRevision);
-        assert_eq!(added[0].check, "verdict");
+        assert_eq!(added[0].rule, "verdict");
     }
 }

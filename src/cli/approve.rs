@@ -10,8 +10,7 @@ use serde::Serialize;
 use super::terminal::{current_root, print, use_color};
 use super::{ExitStatus, Format};
 use crate::approval::{
-    Approval, ApprovalFinding, ApproveOptions, FileRun, ResultDocument, Stage, Verdict, approve,
-    round3,
+    Approval, ApproveOptions, FileRun, ResultDocument, Stage, Verdict, approve, round3,
 };
 use crate::diagnostic::Severity;
 
@@ -156,23 +155,7 @@ fn human(root: &Path, approval: &Approval, color: bool) -> String {
             );
         }
     }
-    let mut findings: Vec<&ApprovalFinding> = d.findings.iter().collect();
-    findings.sort_by_key(|f| f.severity);
-    for f in findings {
-        let label = match f.severity {
-            Severity::Error => paint("1;31", &format!("error[{}]", f.check)),
-            Severity::Warning => paint("1;33", &format!("warning[{}]", f.check)),
-            Severity::Info => paint("1;34", &format!("info[{}]", f.check)),
-        };
-        match &f.location {
-            Some(location) => {
-                let _ = writeln!(out, "  {label} {location}: {}", f.message);
-            }
-            None => {
-                let _ = writeln!(out, "  {label} {}", f.message);
-            }
-        }
-    }
+    out.push_str(&crate::render::human::approval_findings(&d.findings, color));
     if let Some(summary) = &d.summary {
         let _ = writeln!(out, "summary: {summary}");
     }

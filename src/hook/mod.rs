@@ -763,7 +763,7 @@ fn act_on_reviews(
             });
             continue;
         }
-        let rules: Vec<String> = result.findings().iter().map(|f| f.check.clone()).collect();
+        let rules: Vec<String> = result.findings().iter().map(|f| f.rule.clone()).collect();
         match on_rejection.next_step(failures - 1) {
             NextStep::Feedback | NextStep::Block => {
                 feedback.push(result.feedback_for_attempt(failures));

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::diagnostic::{FileReport, Severity};
+use crate::diagnostic::{FileReport, Finding, Severity};
 use crate::rules::{self, Category};
 use crate::text::truncate;
 
@@ -12,6 +12,8 @@ use crate::text::truncate;
 const MAX_ITEM_CHARS: usize = 400;
 /// Most findings listed per file; the rest are counted.
 const MAX_ITEMS: usize = 12;
+/// Longest message quoted per finding of an approval (its rejection feedback).
+const MAX_APPROVAL_MESSAGE_CHARS: usize = 500;
 
 /// Check groups named in the PASSED line, by the category of the rule.
 const GROUPS: [Category; 5] = [
@@ -106,6 +108,33 @@ pub fn adr_warnings(report: &FileReport) -> String {
         report.path,
         describe(report)
     )
+}
+
+/// The `{findings}` list of an approval's rejection feedback: most severe
+/// first (otherwise in their order), `- [severity] rule: message (location)`,
+/// or `- none`.
+pub fn approval_findings(findings: &[Finding]) -> String {
+    if findings.is_empty() {
+        return "- none".to_owned();
+    }
+    let mut sorted: Vec<&Finding> = findings.iter().collect();
+    sorted.sort_by_key(|f| f.severity);
+    sorted
+        .iter()
+        .map(|f| {
+            let mut line = format!(
+                "- [{}] {}: {}",
+                f.severity.as_str(),
+                f.rule,
+                truncate(&f.message, MAX_APPROVAL_MESSAGE_CHARS)
+            );
+            if let Some(location) = f.location() {
+                let _ = write!(line, " ({location})");
+            }
+            line
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[cfg(test)]

@@ -1,9 +1,10 @@
-//! Terminal text: `path:line: error[rule] message`, an indented hint, a summary line.
+//! Terminal text: `path:line: error[rule] message`, an indented hint, a summary line;
+//! for an approval's findings `  error[rule] location: message`.
 
 use std::fmt::Write as _;
 
 use super::{paint, summary_line};
-use crate::diagnostic::{FileReport, Severity, Summary};
+use crate::diagnostic::{FileReport, Finding, Severity, Summary};
 
 /// Terminal text. `color` adds ANSI colours (callers decide: terminal and no NO_COLOR).
 pub fn human(reports: &[FileReport], color: bool) -> String {
@@ -12,11 +13,7 @@ pub fn human(reports: &[FileReport], color: bool) -> String {
     for report in reports {
         for f in &report.findings {
             let location = format!("{}:", report.location(f));
-            let label = match f.severity {
-                Severity::Error => paint("1;31", &format!("error[{}]", f.rule)),
-                Severity::Warning => paint("1;33", &format!("warning[{}]", f.rule)),
-                Severity::Info => paint("1;34", &format!("info[{}]", f.rule)),
-            };
+            let label = label(f, color);
             let _ = writeln!(out, "{} {label} {}", paint("1", &location), f.message);
             if let Some(hint) = &f.hint {
                 let _ = writeln!(out, "  {} {hint}", paint("36", "hint:"));
@@ -25,6 +22,38 @@ pub fn human(reports: &[FileReport], color: bool) -> String {
     }
     out.push_str(&summary_line(&Summary::of(reports)));
     out.push('\n');
+    out
+}
+
+/// `error[rule]`, coloured by severity.
+fn label(f: &Finding, color: bool) -> String {
+    let (code, severity) = match f.severity {
+        Severity::Error => ("1;31", "error"),
+        Severity::Warning => ("1;33", "warning"),
+        Severity::Info => ("1;34", "info"),
+    };
+    paint(color, code, &format!("{severity}[{}]", f.rule))
+}
+
+/// One finding that names its own place (an approval's):
+/// `error[rule] location: message`, or `error[rule] message` without a place.
+pub fn finding_line(f: &Finding, color: bool) -> String {
+    let label = label(f, color);
+    match f.location() {
+        Some(location) => format!("{label} {location}: {}", f.message),
+        None => format!("{label} {}", f.message),
+    }
+}
+
+/// The findings of an approval, most severe first (otherwise in their
+/// order), one indented [`finding_line`] each.
+pub fn approval_findings(findings: &[Finding], color: bool) -> String {
+    let mut sorted: Vec<&Finding> = findings.iter().collect();
+    sorted.sort_by_key(|f| f.severity);
+    let mut out = String::new();
+    for f in sorted {
+        let _ = writeln!(out, "  {}", finding_line(f, color));
+    }
     out
 }
 
@@ -56,6 +85,28 @@ pub(crate) mod tests {
 hint: add \"## Migration\" with the phases/steps (Phase, Schritt) and a rollback plan\n\
 adr/038-response-enforcement.md:57: warning[acceptance-criteria-min] 2 acceptance criteria, at least 3 expected\n\
 2 files checked: 1 error, 1 warning\n"
+        );
+    }
+
+    #[test]
+    fn approval_findings_most_severe_first_with_their_place() {
+        let findings = [
+            Finding::new("acceptance", Severity::Warning, "criterion 2 is vague"),
+            Finding::new("section-missing", Severity::Error, "no Migration")
+                .in_file("adr/001-x.md")
+                .at(3),
+            Finding::new("conflicts", Severity::Error, "contradicts ADR-000")
+                .in_file("adr/001-x.md#Entscheidung"),
+        ];
+        assert_eq!(
+            approval_findings(&findings, false),
+            "  error[section-missing] adr/001-x.md:3: no Migration\n  \
+error[conflicts] adr/001-x.md#Entscheidung: contradicts ADR-000\n  \
+warning[acceptance] criterion 2 is vague\n"
+        );
+        assert_eq!(
+            finding_line(&findings[0], true),
+            "\x1b[1;33mwarning[acceptance]\x1b[0m criterion 2 is vague"
         );
     }
 }

@@ -1,8 +1,8 @@
 //! Renderers of the one findings model ([`crate::diagnostic`]), together in one
-//! place: terminal text ([`human`]), the versioned JSON document ([`json`]), the
-//! compact form Claude Code's Bash tool hands the model ([`compact`]), and the
-//! feedback the hook gives the model after a block ([`feedback`]). No other
-//! module formats findings.
+//! place: terminal text ([`human`](mod@human)), the versioned JSON document
+//! ([`json`](mod@json)), the compact form Claude Code's Bash tool hands the
+//! model ([`compact`]), and the feedback the hook gives the model after a block
+//! ([`feedback`]). No other module formats findings.
 
 pub mod compact;
 pub mod feedback;
