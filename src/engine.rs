@@ -32,11 +32,12 @@ pub struct Checked {
 
 /// Why a file could not be read at all (exit 2, never a finding).
 #[derive(Debug, thiserror::Error)]
-#[error("cannot read {path}: {source}")]
+#[error("cannot read {path}: {cause}")]
 pub struct ReadError {
     pub path: String,
-    #[source]
-    pub source: std::io::Error,
+    /// Named in the message and deliberately not the error's `source`, so that a
+    /// printer that walks the chain (`{:#}`) does not repeat it.
+    pub cause: std::io::Error,
 }
 
 impl Engine {
@@ -106,9 +107,9 @@ impl Engine {
     pub fn check_file(&self, path: &Path) -> Result<Checked, ReadError> {
         // (single-file convenience for the hook)
         let bytes =
-            read_limited(path, self.settings.adr.max_file_size).map_err(|source| ReadError {
+            read_limited(path, self.settings.adr.max_file_size).map_err(|cause| ReadError {
                 path: path.display().to_string(),
-                source,
+                cause,
             })?;
         Ok(self.check_bytes(path, bytes, &WorkTree { root: &self.root }))
     }
@@ -126,9 +127,9 @@ impl Engine {
             |path| {
                 read_limited(path, limit)
                     .map(|bytes| (path.clone(), bytes))
-                    .map_err(|source| ReadError {
+                    .map_err(|cause| ReadError {
                         path: path.display().to_string(),
-                        source,
+                        cause,
                     })
             },
             &WorkTree { root: &self.root },

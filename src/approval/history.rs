@@ -4,7 +4,6 @@
 //! Lines are appended with a single `write` on a file opened in append mode,
 //! so concurrent writers do not interleave. Unreadable lines are skipped.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -86,11 +85,11 @@ pub fn append(root: &Path, record: &Record) -> std::io::Result<()> {
     data_dir::ensure(root)?;
     let mut line = serde_json::to_string(record).map_err(std::io::Error::other)?;
     line.push('\n');
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(history_path(root))?;
-    file.write_all(line.as_bytes())
+    crate::fs::append::append(
+        &history_path(root),
+        line.as_bytes(),
+        crate::fs::append::Missing::Create,
+    )
 }
 
 /// Every readable record, oldest first (empty when there is no history).
@@ -216,6 +215,7 @@ pub fn summarize(records: &[Record]) -> HistorySummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write as _;
 
     fn approval(path: &str, result: Verdict, stage: Stage, secs: f64, cost: f64) -> Record {
         Record::Approval {

@@ -54,6 +54,10 @@ pub use settings::{
 };
 pub use verdict::Verdict;
 
+/// The approval type of ADRs (the folder `approvals/adr/`), the default of
+/// `helix-gate approve --type` and the type the Stop gate and pre-commit ask for.
+pub const ADR_TYPE: &str = "adr";
+
 /// Options of one [`approve`] call.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ApproveOptions {
@@ -650,7 +654,7 @@ impl Request<'_> {
         run_dir::prune(self.root, run_dir::KEEP_RUNS);
         let result_path = run.result_path();
         let text = serde_json::to_vec_pretty(document)?;
-        std::fs::write(&result_path, text)
+        crate::fs::atomic::write(&result_path, &text)
             .with_context(|| format!("cannot write {}", result_path.display()))?;
         if document.result == Verdict::Approved {
             for key in std::iter::once(&keys.all).chain(&keys.each) {
@@ -786,7 +790,7 @@ fn read_files(
 /// Whether `file` gets the ADR rules: every file of type `adr`, and files of
 /// other types that the configured ADR globs match.
 fn is_adr(engine: &Engine, kind: &str, file: &run_dir::ReviewedFile) -> bool {
-    kind == "adr" || engine.matcher().is_adr(&file.display)
+    kind == ADR_TYPE || engine.matcher().is_adr(&file.display)
 }
 
 /// The deterministic stage: its findings, each naming its file, and the

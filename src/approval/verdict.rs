@@ -47,7 +47,6 @@ struct RawVerdict {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFinding {
-    #[serde(with = "wire::severity")]
     severity: Severity,
     check: String,
     message: String,

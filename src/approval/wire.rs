@@ -14,7 +14,6 @@ use crate::diagnostic::{Finding, Severity, Source};
 /// One finding as it is stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct WireFinding {
-    #[serde(with = "severity")]
     severity: Severity,
     check: String,
     message: String,
@@ -74,21 +73,6 @@ pub(super) mod findings {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Finding>, D::Error> {
         let wire = Vec::<WireFinding>::deserialize(d)?;
         Ok(wire.into_iter().map(Finding::from).collect())
-    }
-}
-
-/// `#[serde(with = "wire::severity")]`: a severity as its lowercase name.
-pub(super) mod severity {
-    use super::{Deserialize as _, Deserializer, Serializer, Severity};
-
-    pub fn serialize<S: Serializer>(severity: &Severity, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(severity.as_str())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Severity, D::Error> {
-        let text = String::deserialize(d)?;
-        Severity::parse(&text)
-            .ok_or_else(|| serde::de::Error::custom(format!("unknown severity `{text}`")))
     }
 }
 

@@ -109,7 +109,7 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Approval type (a folder under approvals/).
-        #[arg(long = "type", default_value = "adr")]
+        #[arg(long = "type", default_value = crate::approval::ADR_TYPE)]
         kind: String,
         /// Start a reviewer even when an approved verdict for this content is cached.
         #[arg(long)]

@@ -266,7 +266,7 @@ fn post_tool_use(
     engine.set_matcher(matcher);
     let report = match engine.check_file(&path) {
         Ok(checked) => checked.report,
-        Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => {
+        Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => {
             // Deleted between the tool call and the hook: nothing to check.
             return Ok(skipped(rel, "file no longer exists"));
         }
@@ -536,7 +536,7 @@ fn check_touched(
                 rule_ids(&checked.report),
             )),
             Ok(_) => passing.push(rel.clone()),
-            Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => {
+            Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => {
                 passing.push(rel.clone());
             }
             Err(e) => return Err(InfraError::new(e.to_string(), Some(settings))),
@@ -617,7 +617,7 @@ fn budget_decision(
 // ------------------------------------------------------------------ approval gate
 
 /// The approval type the Stop gate asks for.
-const APPROVAL_TYPE: &str = "adr";
+const APPROVAL_TYPE: &str = crate::approval::ADR_TYPE;
 
 /// One ADR the reviewer (or its cache) gave a verdict on.
 struct Review {
