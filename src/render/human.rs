@@ -3,35 +3,44 @@
 use std::fmt::Write as _;
 
 use super::{paint, summary_line};
-use crate::diagnostic::{FileReport, Severity, Summary};
+use crate::diagnostic::{FileReport, Finding, Severity, Summary};
 
 /// Terminal text. `color` adds ANSI colours (callers decide: terminal and no NO_COLOR).
 pub fn human(reports: &[FileReport], color: bool) -> String {
-    let paint = |code: &str, text: &str| paint(color, code, text);
     let mut out = String::new();
-    for report in reports {
-        for f in &report.findings {
-            let location = format!("{}:", report.location(f));
-            let label = match f.severity {
-                Severity::Error => paint("1;31", &format!("error[{}]", f.rule)),
-                Severity::Warning => paint("1;33", &format!("warning[{}]", f.rule)),
-                Severity::Info => paint("1;34", &format!("info[{}]", f.rule)),
-            };
-            let _ = writeln!(out, "{} {label} {}", paint("1", &location), f.message);
-            if let Some(hint) = &f.hint {
-                let _ = writeln!(out, "  {} {hint}", paint("36", "hint:"));
-            }
-        }
-    }
+    findings(&mut out, reports, color);
     out.push_str(&summary_line(&Summary::of(reports)));
     out.push('\n');
     out
 }
 
+/// Every finding of `reports`, each at its location (see [`finding`]).
+pub(crate) fn findings(out: &mut String, reports: &[FileReport], color: bool) {
+    for report in reports {
+        for f in &report.findings {
+            finding(out, &report.location(f), f, color);
+        }
+    }
+}
+
+/// `location: error[rule] message` and, when there is one, an indented hint.
+pub(crate) fn finding(out: &mut String, location: &str, f: &Finding, color: bool) {
+    let paint = |code: &str, text: &str| paint(color, code, text);
+    let location = format!("{location}:");
+    let label = match f.severity {
+        Severity::Error => paint("1;31", &format!("error[{}]", f.rule)),
+        Severity::Warning => paint("1;33", &format!("warning[{}]", f.rule)),
+        Severity::Info => paint("1;34", &format!("info[{}]", f.rule)),
+    };
+    let _ = writeln!(out, "{} {label} {}", paint("1", &location), f.message);
+    if let Some(hint) = &f.hint {
+        let _ = writeln!(out, "  {} {hint}", paint("36", "hint:"));
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::diagnostic::Finding;
 
     pub(crate) fn sample() -> Vec<FileReport> {
         vec![
