@@ -23,7 +23,7 @@ use crate::adr::{self, Adr};
 use crate::diagnostic::{FileReport, Finding};
 use crate::engine::Engine;
 use crate::git::{EntryKind, GitEnv, GitError, Repo, StagedEntry, StagedIndex};
-use crate::rules::{RepoFiles, across, input};
+use crate::rules::{Presence, RepoFiles, across, input};
 
 /// Why the commit could not be checked at all (exit 2, never shown as an ADR finding).
 #[derive(Debug, thiserror::Error)]
@@ -118,7 +118,7 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<Outcome, PreCommit
 
     // Blobs are read on this thread (a gix handle is neither `Send` nor `Sync`) while the
     // workers already check the ones read before.
-    let files = IndexFiles::new(&staged);
+    let files = IndexFiles::new(&staged, &root);
     let jobs = to_check
         .iter()
         .map(|e| (e, true))
@@ -505,14 +505,17 @@ mod id_cache {
 struct IndexFiles {
     /// Sorted by bytes, like [`StagedIndex::paths`].
     paths: Vec<String>,
+    /// The work tree, asked only about paths the index lacks, to say that they are not staged.
+    root: PathBuf,
 }
 
 impl IndexFiles {
-    fn new(staged: &StagedIndex) -> IndexFiles {
+    fn new(staged: &StagedIndex, root: &Path) -> IndexFiles {
         // Owned copy: the index handle holds a gix repository, which is not `Sync`, and the
         // rules run on several threads.
         IndexFiles {
             paths: staged.paths().map(str::to_owned).collect(),
+            root: root.to_path_buf(),
         }
     }
 }
@@ -527,6 +530,21 @@ impl RepoFiles for IndexFiles {
         let dir = format!("{rel}/");
         let i = self.paths.partition_point(|p| p.as_str() < dir.as_str());
         self.paths.get(i).is_some_and(|p| p.starts_with(&dir))
+    }
+
+    fn presence(&self, rel: &str) -> Presence {
+        if self.exists(rel) {
+            Presence::Present
+        } else if std::fs::symlink_metadata(self.root.join(rel)).is_ok() {
+            // Still missing for the commit (the file is not what gets committed), but "does
+            // not exist" would send the author looking for a typo.
+            Presence::MissingHere {
+                message: "exists in the working tree but is not staged",
+                hint: "stage it with `git add` if this commit should contain it, or correct files.modify",
+            }
+        } else {
+            Presence::Missing
+        }
     }
 }
 
@@ -546,6 +564,7 @@ mod tests {
     fn index_files_know_files_and_directories() {
         let files = IndexFiles {
             paths: vec!["src-x/a.rs".into(), "src/lib.rs".into(), "top.md".into()],
+            root: PathBuf::from("/nonexistent"),
         };
         assert!(files.exists("src/lib.rs"));
         assert!(files.exists("src"));

@@ -340,6 +340,16 @@ fn files_modify_is_checked_against_the_index() {
     repo.git(&["add", ADR]);
     let out = repo.pre_commit();
     assert_blocked(&out, "files-modify-missing");
+    let err = stderr(&out);
+    assert!(
+        err.contains("files.modify: `src/lib.rs` exists in the working tree but is not staged\n  hint: stage it with `git add`"),
+        "{err}"
+    );
+
+    // Gone from the disk too: it does not exist at all.
+    std::fs::remove_file(repo.root.join("src/lib.rs")).unwrap();
+    let out = repo.pre_commit();
+    assert_blocked(&out, "files-modify-missing");
     assert!(
         stderr(&out).contains("files.modify: `src/lib.rs` does not exist"),
         "{}",
@@ -347,6 +357,7 @@ fn files_modify_is_checked_against_the_index() {
     );
 
     // Only in the index, deleted on disk: exists for the commit-to-be.
+    repo.write("src/lib.rs", "");
     repo.git(&["add", "src/lib.rs"]);
     std::fs::remove_file(repo.root.join("src/lib.rs")).unwrap();
     assert_passes(&repo.pre_commit());
