@@ -55,6 +55,7 @@ macro_rules! declare_rules {
 }
 
 pub mod across;
+pub mod commit;
 pub mod concept;
 pub mod contextual;
 pub mod file_refs;
@@ -183,6 +184,7 @@ pub fn registry() -> Vec<&'static RuleMeta> {
         index::RULES,
         numbering::RULES,
         gate::RULES,
+        commit::RULES,
     ]
     .concat()
 }
