@@ -161,25 +161,7 @@ impl Engine {
             }
         }
         if across_files {
-            let mut index_of = Vec::new();
-            let members: Vec<across::Member<'_>> = checked
-                .iter()
-                .enumerate()
-                .filter_map(|(i, (path, c))| {
-                    let adr = c.adr.as_ref()?;
-                    index_of.push(i);
-                    Some(across::Member {
-                        path: &c.report.path,
-                        adr,
-                        file_number: adr::number_in_file_name(path),
-                    })
-                })
-                .collect();
-            let found = across::check(&members);
-            drop(members);
-            for (member, finding) in found {
-                checked[index_of[member]].1.report.findings.push(finding);
-            }
+            check_across(&mut checked, &[]);
         }
         let reports = checked
             .into_iter()
@@ -223,6 +205,35 @@ impl Engine {
         .with_context(|| format!("cannot list {}", dir.display()))?;
         out.sort();
         Ok(out)
+    }
+}
+
+/// The rules across files (duplicate `adr_id`s, unknown `depends_on` numbers) over the
+/// `checked` documents, each named by its path; their findings join the documents' reports
+/// (unsorted). `bystanders` take part without being reported: pre-commit passes the committed
+/// ADRs that could change a staged ADR's findings, whose own findings belong to other commits.
+/// Documents that were not text (no parse) do not take part.
+pub fn check_across(checked: &mut [(PathBuf, Checked)], bystanders: &[across::Member<'_>]) {
+    let mut index_of = Vec::with_capacity(checked.len());
+    let mut members: Vec<across::Member<'_>> = Vec::with_capacity(checked.len() + bystanders.len());
+    for (i, (path, c)) in checked.iter().enumerate() {
+        if let Some(adr) = &c.adr {
+            index_of.push(i);
+            members.push(across::Member {
+                path: &c.report.path,
+                adr,
+                file_number: adr::number_in_file_name(path),
+            });
+        }
+    }
+    members.extend_from_slice(bystanders);
+    let found = across::check(&members);
+    drop(members);
+    for (member, finding) in found {
+        // Members past `index_of` are bystanders.
+        if let Some(&i) = index_of.get(member) {
+            checked[i].1.report.findings.push(finding);
+        }
     }
 }
 

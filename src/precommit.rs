@@ -11,19 +11,23 @@
 //! * `files.modify` / `files.create` existence: the paths of the commit-to-be (the index);
 //! * duplicate `adr_id`s and unknown `depends_on` numbers: every ADR of the commit-to-be, of
 //!   which only the front matter is parsed when the ADR is not staged (fast path for large
-//!   repositories).
+//!   repositories), through the engine's step across files.
 //!
-//! Settings and rules come from the work tree (`config/`), like for `validate`.
+//! Settings and rules come from the work tree (`config/`), like for `validate`. Everything the
+//! gate has to say is a [`Finding`]; the ids of its own findings are declared in
+//! [`crate::rules::commit`].
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 use crate::adr::{self, Adr};
-use crate::diagnostic::{FileReport, Finding};
-use crate::engine::Engine;
+use crate::config::AdrMatcher;
+use crate::diagnostic::{FileReport, Finding, Severity};
+use crate::engine::{self, Checked, Engine};
 use crate::git::{EntryKind, GitEnv, GitError, Repo, StagedEntry, StagedIndex};
-use crate::rules::{RepoFiles, across, input};
+use crate::render::commit::shell_word;
+use crate::rules::{Presence, RepoFiles, across, commit, input};
 
 /// Why the commit could not be checked at all (exit 2, never shown as an ADR finding).
 #[derive(Debug, thiserror::Error)]
@@ -43,24 +47,33 @@ pub enum PreCommitError {
 /// The result of checking one commit-to-be.
 #[derive(Debug, Default)]
 pub struct Outcome {
-    /// One report per staged ADR that was checked, in index order.
+    /// One report per staged ADR the commit adds or changes, in index (path) order. A checked
+    /// ADR has its findings (maybe none), plus [`commit::APPROVAL_REQUIRED`] when it has no
+    /// errors but lacks the approval `commit.required_on_commit` asks for. An ADR that could
+    /// not be checked says why: unresolved merge conflicts ([`commit::STAGED_CONFLICT`], an
+    /// error; git refuses to commit them anyway) or a symlink or submodule entry
+    /// ([`commit::STAGED_SKIPPED`], info).
     pub reports: Vec<FileReport>,
-    /// Staged ADR paths with unresolved merge conflicts (git refuses to commit them anyway).
-    pub unmerged: Vec<String>,
-    /// A merge is being concluded (`MERGE_HEAD` exists).
+    /// Findings about the commit as a whole, without a path of their own: committed ADRs left
+    /// out of the checks across files ([`commit::COMMITTED_UNREADABLE`], info).
+    pub notes: Vec<Finding>,
+    /// A merge is being concluded (`MERGE_HEAD` exists): a state, not a finding.
     pub merge_in_progress: bool,
-    /// Staged ADRs without errors that lack the approval `commit.required_on_commit` asks for.
-    pub unapproved: Vec<String>,
-    /// Informational lines: entries that match the ADR globs but were not checked, and why.
-    pub notes: Vec<String>,
 }
 
 impl Outcome {
-    /// Whether the commit must be refused: an error finding or an unmerged ADR.
+    /// Whether the commit must be refused: any error finding.
     pub fn blocks(&self) -> bool {
-        !self.unmerged.is_empty()
-            || !self.unapproved.is_empty()
-            || self.reports.iter().any(FileReport::has_errors)
+        self.reports.iter().any(FileReport::has_errors)
+            || self.notes.iter().any(|f| f.severity == Severity::Error)
+    }
+
+    /// How many of the reports are staged ADRs whose content was checked.
+    pub fn checked(&self) -> usize {
+        self.reports
+            .iter()
+            .filter(|r| commit::was_checked(r))
+            .count()
     }
 }
 
@@ -72,173 +85,311 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<Outcome, PreCommit
     let engine = Engine::load(&root, None).map_err(PreCommitError::Config)?;
     let mut outcome = Outcome {
         merge_in_progress: repo.merge_in_progress(),
-        unmerged: staged
-            .conflicted_paths()
-            .iter()
-            .filter(|p| engine.matcher().is_adr(p))
-            .cloned()
-            .collect(),
         ..Outcome::default()
     };
+    let (to_check, mut reports) = select_staged_adrs(&staged, engine.matcher());
+    if !to_check.is_empty() {
+        // Read only now: a commit without staged ADRs never depends on the approval settings.
+        let needs_approval = approval_required(&root)?;
+        let gate = Gate {
+            engine: &engine,
+            staged: &staged,
+            root: &root,
+            limit: engine.settings.adr.max_file_size,
+            needs_approval,
+        };
+        let checked = gate.check(&to_check, repo.common_dir())?;
+        outcome.notes = checked.notes;
+        reports.extend(checked.reports);
+    }
+    // Index order: the checked ADRs already are in it; the others join them by path.
+    reports.sort_by(|a, b| a.path.cmp(&b.path));
+    outcome.reports = reports;
+    Ok(outcome)
+}
 
+/// Step 1: the staged ADRs the commit adds or changes. Files are returned to be checked; the
+/// rest (unresolved conflicts, symlinks, submodules) get a report that says why they are not.
+fn select_staged_adrs(
+    staged: &StagedIndex,
+    matcher: &AdrMatcher,
+) -> (Vec<StagedEntry>, Vec<FileReport>) {
+    let mut unchecked: Vec<FileReport> = staged
+        .conflicted_paths()
+        .iter()
+        .filter(|p| matcher.is_adr(p))
+        .map(|path| {
+            let finding = commit::STAGED_CONFLICT
+                .finding("unresolved merge conflicts in the index")
+                .hint(format!("resolve them, then `git add {}`", shell_word(path)));
+            FileReport {
+                path: path.clone(),
+                findings: vec![finding],
+            }
+        })
+        .collect();
     let mut to_check = Vec::new();
     for entry in staged.changed() {
-        if !engine.matcher().is_adr(&entry.path) {
+        if !matcher.is_adr(&entry.path) {
             continue;
         }
-        match entry.kind {
-            EntryKind::Regular | EntryKind::Executable => to_check.push(entry),
-            EntryKind::Symlink => outcome.notes.push(format!(
-                "skipped `{}`: a symbolic link, not an ADR file (its target is checked when it is a staged ADR)",
-                entry.path
-            )),
-            EntryKind::Submodule => outcome.notes.push(format!(
-                "skipped `{}`: a submodule entry, not a file",
-                entry.path
-            )),
+        let why = match entry.kind {
+            EntryKind::Regular | EntryKind::Executable => {
+                to_check.push(entry);
+                continue;
+            }
+            EntryKind::Symlink => {
+                "a symbolic link, not an ADR file (its target is checked when it is a staged ADR)"
+            }
+            EntryKind::Submodule => "a submodule entry, not a file",
+        };
+        unchecked.push(FileReport {
+            findings: vec![commit::STAGED_SKIPPED.finding(format!("not checked: {why}"))],
+            path: entry.path,
+        });
+    }
+    (to_check, unchecked)
+}
+
+/// What every further step reads.
+struct Gate<'a> {
+    engine: &'a Engine,
+    staged: &'a StagedIndex,
+    root: &'a Path,
+    /// `adr.max_file_size`.
+    limit: u64,
+    /// `commit.required_on_commit`.
+    needs_approval: bool,
+}
+
+/// The checked staged ADRs and what the gate has to say about the commit as a whole.
+struct CheckedAdrs {
+    reports: Vec<FileReport>,
+    notes: Vec<Finding>,
+}
+
+/// The committed ADRs of the commit-to-be (unchanged by it), for the rules across files.
+struct CommittedAdrs<'a> {
+    /// Every one of them: their ids are kept in the cache.
+    all: Vec<&'a StagedEntry>,
+    /// Those whose id the cache knows.
+    hits: Vec<&'a StagedEntry>,
+    /// Those that have to be read and parsed (front matter only) now.
+    misses: Vec<&'a StagedEntry>,
+}
+
+/// Step 3's result: the staged ADRs checked, the cache misses parsed.
+struct Read<'a> {
+    checked: Vec<(PathBuf, Checked)>,
+    parsed: Vec<(&'a StagedEntry, Adr)>,
+    /// Committed ADRs that could not be read at all.
+    unreadable: usize,
+}
+
+impl<'a> Gate<'a> {
+    /// Steps 2 to 6 for the staged ADRs `to_check`: per-file rules and approval, then the
+    /// rules across files against every ADR of the commit-to-be, with the id cache kept in
+    /// `common_dir`.
+    fn check(
+        &self,
+        to_check: &'a [StagedEntry],
+        common_dir: &Path,
+    ) -> Result<CheckedAdrs, PreCommitError> {
+        let mut cache = id_cache::IdCache::load(common_dir);
+        let committed = self.committed_adrs(&cache);
+        let Read {
+            mut checked,
+            parsed,
+            unreadable,
+        } = self.read_and_check(to_check, &committed.misses)?;
+        for (entry, adr) in &parsed {
+            cache.insert(entry.id, id_number(adr));
         }
-    }
-    if to_check.is_empty() {
-        return Ok(outcome);
-    }
+        // Step 5: the engine's rules across files, the committed ADRs taking part unreported.
+        let bystanders = self.bystanders(&checked, parsed, &committed.hits, &cache);
+        let members: Vec<across::Member<'_>> = bystanders
+            .iter()
+            .map(|(entry, adr)| across::Member {
+                path: &entry.path,
+                adr,
+                file_number: adr::number_in_file_name(Path::new(&entry.path)),
+            })
+            .collect();
+        engine::check_across(&mut checked, &members);
+        drop(members);
+        update_cache(&mut cache, to_check, &checked, &committed.all);
 
-    let limit = engine.settings.adr.max_file_size;
-    let needs_approval = approval_required(&root)?;
-    // The other ADRs of the commit-to-be, for the rules across files. Their ids come from the
-    // cache when it knows the blob; only the rest is read now.
-    let committed: Vec<&StagedEntry> = staged
-        .unchanged()
-        .iter()
-        .filter(|e| matches!(e.kind, EntryKind::Regular | EntryKind::Executable))
-        .filter(|e| engine.matcher().is_adr(&e.path))
-        .collect();
-    let mut cache = id_cache::IdCache::load(repo.common_dir());
-    let (hits, misses): (Vec<&StagedEntry>, Vec<&StagedEntry>) =
-        committed.iter().partition(|e| cache.contains(&e.id));
-
-    // Blobs are read on this thread (a gix handle is neither `Send` nor `Sync`) while the
-    // workers already check the ones read before.
-    let files = IndexFiles::new(&staged);
-    let jobs = to_check
-        .iter()
-        .map(|e| (e, true))
-        .chain(misses.iter().map(|e| (*e, false)))
-        .map(|(entry, is_staged)| (entry, is_staged, staged.read_blob(entry, limit)));
-    let done = pipeline(
-        jobs,
-        to_check.len() + misses.len(),
-        |(entry, is_staged, blob)| {
-            let path = root.join(&entry.path);
-            match (is_staged, blob) {
-                (true, Ok(bytes)) => {
-                    // Asked before the engine takes the bytes: an approval is for exact bytes.
-                    let approved = needs_approval
-                        .then(|| crate::approval::is_approved(&root, &entry.path, &bytes, "adr"));
-                    let checked = engine.check_bytes(&path, bytes, &files);
-                    Done::Checked(path, checked.report, checked.adr, approved)
-                }
-                (true, Err(GitError::BlobTooLarge { size, limit, .. })) => {
-                    let report = FileReport {
-                        path: entry.path.clone(),
-                        findings: vec![too_large(size, limit)],
-                    };
-                    Done::Checked(path, report, None, None)
-                }
-                (true, Err(err)) => Done::Failed(err),
-                (false, Ok(bytes)) => Done::Committed(entry, front_matter_only(&bytes)),
-                // Too large: `validate` reports it; without a parse it has no id to compare.
-                (false, Err(GitError::BlobTooLarge { .. })) => Done::Skipped,
-                // e.g. a partial clone without the blob: already committed, so it must not block.
-                (false, Err(_)) => Done::Unreadable,
-            }
-        },
-    );
-    let mut checked = Vec::with_capacity(to_check.len());
-    let mut parsed_misses = Vec::with_capacity(misses.len());
-    let mut unreadable = 0usize;
-    for result in done {
-        match result {
-            Done::Checked(path, report, adr, approved) => {
-                if approved == Some(false) && !report.has_errors() {
-                    outcome.unapproved.push(report.path.clone());
-                }
-                checked.push((path, report, adr));
-            }
-            Done::Failed(err) => return Err(err.into()),
-            Done::Committed(entry, adr) => {
-                cache.insert(entry.id, id_number(&adr));
-                parsed_misses.push((entry, adr));
-            }
-            Done::Skipped => {}
-            Done::Unreadable => unreadable += 1,
+        let mut notes = Vec::new();
+        if unreadable > 0 {
+            notes.push(commit::COMMITTED_UNREADABLE.finding(format!(
+                "{unreadable} committed ADR(s) could not be read; they were left out of the duplicate adr_id check"
+            )));
         }
-    }
-    if unreadable > 0 {
-        outcome.notes.push(format!(
-            "{unreadable} committed ADR(s) could not be read; they were left out of the duplicate adr_id check"
-        ));
+        let reports = checked
+            .into_iter()
+            .map(|(_, c)| {
+                let mut report = c.report;
+                report.sort();
+                report
+            })
+            .collect();
+        Ok(CheckedAdrs { reports, notes })
     }
 
-    // Only committed ADRs that share a number with a staged ADR's id or depends_on can change
-    // a staged ADR's findings across files (a duplicate, or a dependency that exists); the
-    // findings of the others are not reported, so they need not take part.
-    let mut numbers = BTreeSet::new();
-    for (_, _, adr) in &checked {
-        if let Some(adr) = adr {
+    /// Step 2: the committed ADRs, split by whether the id cache knows them.
+    fn committed_adrs(&self, cache: &id_cache::IdCache) -> CommittedAdrs<'a> {
+        let all: Vec<&StagedEntry> = self
+            .staged
+            .unchanged()
+            .iter()
+            .filter(|e| matches!(e.kind, EntryKind::Regular | EntryKind::Executable))
+            .filter(|e| self.engine.matcher().is_adr(&e.path))
+            .collect();
+        let (hits, misses) = all.iter().partition(|e| cache.contains(&e.id));
+        CommittedAdrs { all, hits, misses }
+    }
+
+    /// Step 3: check the staged ADRs with the engine's per-file rules (file existence from
+    /// the index) and look up their approval; parse the front matter of the committed ADRs the
+    /// cache does not know. Blobs are read on this thread (a gix handle is neither `Send` nor
+    /// `Sync`) while the workers already check the ones read before.
+    fn read_and_check(
+        &self,
+        to_check: &'a [StagedEntry],
+        misses: &[&'a StagedEntry],
+    ) -> Result<Read<'a>, PreCommitError> {
+        let worker = Worker {
+            engine: self.engine,
+            root: self.root,
+            needs_approval: self.needs_approval,
+            files: IndexFiles::new(self.staged, self.root),
+        };
+        let blobs = to_check
+            .iter()
+            .map(|entry| Blob::Staged(entry, self.staged.read_blob(entry, self.limit)))
+            .chain(
+                misses
+                    .iter()
+                    .map(|entry| Blob::Committed(entry, self.staged.read_blob(entry, self.limit))),
+            );
+        let done = pipeline(blobs, to_check.len() + misses.len(), |blob| {
+            worker.check_blob(blob)
+        });
+        let mut read = Read {
+            checked: Vec::with_capacity(to_check.len()),
+            parsed: Vec::with_capacity(misses.len()),
+            unreadable: 0,
+        };
+        for result in done {
+            match result {
+                Done::Checked(path, checked) => read.checked.push((path, checked)),
+                Done::Failed(err) => return Err(err.into()),
+                Done::Committed(entry, adr) => read.parsed.push((entry, adr)),
+                Done::Skipped => {}
+                Done::Unreadable => read.unreadable += 1,
+            }
+        }
+        Ok(read)
+    }
+
+    /// Step 4: the committed ADRs that take part in the rules across files. Only those that
+    /// share a number with a staged ADR's id or depends_on can change a staged ADR's findings
+    /// (a duplicate, or a dependency that exists); the findings of the others are not
+    /// reported, so they need not take part. Cache hits among them are read now.
+    fn bystanders(
+        &self,
+        checked: &[(PathBuf, Checked)],
+        parsed: Vec<(&'a StagedEntry, Adr)>,
+        hits: &[&'a StagedEntry],
+        cache: &id_cache::IdCache,
+    ) -> Vec<(&'a StagedEntry, Adr)> {
+        let mut numbers = BTreeSet::new();
+        for adr in checked.iter().filter_map(|(_, c)| c.adr.as_ref()) {
             numbers.extend(id_number(adr));
             if let Some(fm) = adr.front_matter() {
                 numbers.extend(fm.depends_on.iter().filter_map(|d| adr::number_in_id(d)));
             }
         }
-    }
-    let relevant = |entry: &StagedEntry, id: Option<u32>| {
-        id.is_some_and(|n| numbers.contains(&n))
-            || adr::number_in_file_name(Path::new(&entry.path))
-                .is_some_and(|n| numbers.contains(&n))
-    };
-    let mut others: Vec<(&StagedEntry, Adr)> = Vec::new();
-    let mut to_read: Vec<&StagedEntry> = Vec::new();
-    for (entry, adr) in parsed_misses {
-        if relevant(entry, id_number(&adr)) {
-            others.push((entry, adr));
+        let relevant = |entry: &StagedEntry, id: Option<u32>| {
+            id.is_some_and(|n| numbers.contains(&n))
+                || adr::number_in_file_name(Path::new(&entry.path))
+                    .is_some_and(|n| numbers.contains(&n))
+        };
+        let mut out: Vec<(&StagedEntry, Adr)> = parsed
+            .into_iter()
+            .filter(|(entry, adr)| relevant(entry, id_number(adr)))
+            .collect();
+        for entry in hits {
+            if relevant(entry, cache.cached(&entry.id).flatten())
+                && let Ok(bytes) = self.staged.read_blob(entry, self.limit)
+            {
+                out.push((entry, front_matter_only(&bytes)));
+            }
         }
+        out
     }
-    for entry in hits {
-        if relevant(entry, cache.cached(&entry.id).flatten()) {
-            to_read.push(entry);
-        }
-    }
-    for entry in to_read {
-        if let Ok(bytes) = staged.read_blob(entry, limit) {
-            others.push((entry, front_matter_only(&bytes)));
-        }
-    }
+}
 
-    let mut members = Vec::with_capacity(checked.len() + others.len());
-    let mut owner = Vec::with_capacity(checked.len() + others.len());
-    for (i, (path, report, adr)) in checked.iter().enumerate() {
-        if let Some(adr) = adr {
-            members.push(across::Member {
-                path: &report.path,
-                adr,
-                file_number: adr::number_in_file_name(path),
-            });
-            owner.push(Some(i));
+/// What the workers of step 3 share: nothing of the index handle, which may not leave the
+/// thread that reads the blobs.
+struct Worker<'e> {
+    engine: &'e Engine,
+    root: &'e Path,
+    needs_approval: bool,
+    files: IndexFiles,
+}
+
+impl Worker<'_> {
+    /// One blob of step 3, on a worker thread.
+    fn check_blob<'a>(&self, blob: Blob<'a>) -> Done<'a> {
+        match blob {
+            Blob::Staged(entry, Ok(bytes)) => {
+                let path = self.root.join(&entry.path);
+                // Asked before the engine takes the bytes: an approval is for exact bytes.
+                let approved = !self.needs_approval
+                    || crate::approval::is_approved(
+                        self.root,
+                        &entry.path,
+                        &bytes,
+                        crate::approval::ADR_TYPE,
+                    );
+                let mut checked = self.engine.check_bytes(&path, bytes, &self.files);
+                // An ADR with errors is reported for those only: no review is asked for yet.
+                // (Errors across files come later and do not change this.)
+                if !approved && !checked.report.has_errors() {
+                    let finding = approval_missing(&checked.report.path);
+                    checked.report.findings.push(finding);
+                }
+                Done::Checked(path, checked)
+            }
+            Blob::Staged(entry, Err(GitError::BlobTooLarge { size, limit, .. })) => {
+                let report = FileReport {
+                    path: entry.path.clone(),
+                    findings: vec![too_large(size, limit)],
+                };
+                let checked = Checked { report, adr: None };
+                Done::Checked(self.root.join(&entry.path), checked)
+            }
+            Blob::Staged(_, Err(err)) => Done::Failed(err),
+            Blob::Committed(entry, Ok(bytes)) => Done::Committed(entry, front_matter_only(&bytes)),
+            // Too large: `validate` reports it; without a parse it has no id to compare.
+            Blob::Committed(_, Err(GitError::BlobTooLarge { .. })) => Done::Skipped,
+            // e.g. a partial clone without the blob: already committed, so it must not block.
+            Blob::Committed(_, Err(_)) => Done::Unreadable,
         }
     }
-    for (entry, adr) in &others {
-        members.push(across::Member {
-            path: &entry.path,
-            adr,
-            file_number: adr::number_in_file_name(Path::new(&entry.path)),
-        });
-        owner.push(None);
-    }
-    let found = across::check(&members);
-    drop(members);
+}
 
-    for (entry, (_, _, adr)) in to_check.iter().zip(&checked) {
-        if let Some(adr) = adr {
+/// Step 6: remember the ids of the staged ADRs too, and keep exactly the ADR blobs of this
+/// commit in the cache.
+fn update_cache(
+    cache: &mut id_cache::IdCache,
+    to_check: &[StagedEntry],
+    checked: &[(PathBuf, Checked)],
+    committed: &[&StagedEntry],
+) {
+    for (entry, (_, c)) in to_check.iter().zip(checked) {
+        if let Some(adr) = &c.adr {
             cache.insert(entry.id, id_number(adr));
         }
     }
@@ -248,27 +399,33 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<Outcome, PreCommit
         .chain(to_check.iter().map(|e| e.id))
         .collect();
     cache.save(&keep);
+}
 
-    let mut reports: Vec<FileReport> = checked.into_iter().map(|(_, report, _)| report).collect();
-    // Committed ADRs take part so that a staged duplicate is found, but their own findings
-    // belong to another commit and are not reported here.
-    for (member, finding) in found {
-        if let Some(Some(i)) = owner.get(member) {
-            reports[*i].findings.push(finding);
-        }
-    }
-    for report in &mut reports {
-        report.sort();
-    }
-    outcome.reports = reports;
-    Ok(outcome)
+/// The finding for a staged ADR without the approved review `commit.required_on_commit` asks
+/// for.
+fn approval_missing(path: &str) -> Finding {
+    commit::APPROVAL_REQUIRED
+        .finding(format!(
+            "no approved review of the staged content (commit.required_on_commit in {APPROVALS_FILE})"
+        ))
+        .hint(format!(
+            "with that content in the working tree, run `helix-gate approve {}`, then commit again",
+            shell_word(path)
+        ))
+}
+
+/// One blob read for step 3.
+enum Blob<'a> {
+    /// A staged ADR the commit adds or changes.
+    Staged(&'a StagedEntry, Result<Vec<u8>, GitError>),
+    /// A committed ADR the id cache does not know.
+    Committed(&'a StagedEntry, Result<Vec<u8>, GitError>),
 }
 
 /// What a worker made of one blob.
 enum Done<'a> {
-    /// A staged ADR: its path, report, (for text) parse, and whether it is approved (when
-    /// approvals are required).
-    Checked(PathBuf, FileReport, Option<Adr>, Option<bool>),
+    /// A staged ADR: its path and what the engine (and the approval) found.
+    Checked(PathBuf, Checked),
     /// A staged ADR whose blob could not be read: the commit cannot be checked.
     Failed(GitError),
     /// A committed ADR, front matter parsed.
@@ -505,14 +662,17 @@ mod id_cache {
 struct IndexFiles {
     /// Sorted by bytes, like [`StagedIndex::paths`].
     paths: Vec<String>,
+    /// The work tree, asked only about paths the index lacks, to say that they are not staged.
+    root: PathBuf,
 }
 
 impl IndexFiles {
-    fn new(staged: &StagedIndex) -> IndexFiles {
+    fn new(staged: &StagedIndex, root: &Path) -> IndexFiles {
         // Owned copy: the index handle holds a gix repository, which is not `Sync`, and the
         // rules run on several threads.
         IndexFiles {
             paths: staged.paths().map(str::to_owned).collect(),
+            root: root.to_path_buf(),
         }
     }
 }
@@ -528,9 +688,22 @@ impl RepoFiles for IndexFiles {
         let i = self.paths.partition_point(|p| p.as_str() < dir.as_str());
         self.paths.get(i).is_some_and(|p| p.starts_with(&dir))
     }
-}
 
-// ------------------------------------------------------------------ output
+    fn presence(&self, rel: &str) -> Presence {
+        if self.exists(rel) {
+            Presence::Present
+        } else if std::fs::symlink_metadata(self.root.join(rel)).is_ok() {
+            // Still missing for the commit (the file is not what gets committed), but "does
+            // not exist" would send the author looking for a typo.
+            Presence::MissingHere {
+                message: "exists in the working tree but is not staged",
+                hint: "stage it with `git add` if this commit should contain it, or correct files.modify",
+            }
+        } else {
+            Presence::Missing
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -546,6 +719,7 @@ mod tests {
     fn index_files_know_files_and_directories() {
         let files = IndexFiles {
             paths: vec!["src-x/a.rs".into(), "src/lib.rs".into(), "top.md".into()],
+            root: PathBuf::from("/nonexistent"),
         };
         assert!(files.exists("src/lib.rs"));
         assert!(files.exists("src"));

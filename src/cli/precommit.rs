@@ -6,10 +6,10 @@ use anyhow::Context as _;
 
 use super::ExitStatus;
 use super::terminal::{print_stderr, use_color_stderr};
-use crate::diagnostic::{Severity, Summary};
 use crate::env;
 use crate::git::{GitEnv, GitError};
-use crate::precommit::{self, APPROVALS_FILE, Outcome, PreCommitError};
+use crate::precommit::{self, Outcome, PreCommitError};
+use crate::render::commit::{Blocking, command_target};
 use crate::render::{self, plural};
 
 /// Entry point of `helix-gate pre-commit`, run by git from the work tree root.
@@ -38,72 +38,66 @@ pub(super) fn run() -> anyhow::Result<ExitStatus> {
 
 const BYPASS: &str = "git commit --no-verify";
 
-/// The path to name in "see details" hints: the failing file when there is exactly one.
-fn details_target(outcome: &Outcome) -> String {
-    let failing: Vec<&str> = outcome
-        .reports
-        .iter()
-        .filter(|r| r.has_errors())
-        .map(|r| r.path.as_str())
-        .collect();
-    match failing.as_slice() {
-        [one] if one.contains([' ', '\'', '"']) => format!("'{one}'"),
-        [one] => (*one).to_owned(),
-        _ => "<file>".to_owned(),
-    }
-}
-
 fn merge_note(outcome: &Outcome) -> Option<String> {
-    (outcome.merge_in_progress && !outcome.reports.is_empty()).then(|| {
+    let checked = outcome.checked();
+    (outcome.merge_in_progress && checked > 0).then(|| {
         format!(
             "merge in progress (MERGE_HEAD): checking the {} of the merge result",
-            plural(outcome.reports.len(), "staged ADR")
+            plural(checked, "staged ADR")
         )
     })
 }
 
-fn unapproved_line(path: &str) -> String {
-    format!(
-        "`{path}` has no approved review of its staged content (commit.required_on_commit in {APPROVALS_FILE}); \
-with that content in the working tree, run `helix-gate approve {path}`, then commit again"
-    )
+/// `1 staged ADR has` / `2 staged ADRs have`.
+fn staged_adrs(n: usize, singular: &str, plural_verb: &str) -> String {
+    let verb = if n == 1 { singular } else { plural_verb };
+    format!("{} {verb}", plural(n, "staged ADR"))
 }
 
-fn unmerged_line(path: &str) -> String {
-    format!("`{path}` has unresolved merge conflicts in the index; resolve them and `git add` it")
+/// The last line of a blocked commit: what blocks it, what to run next, and the bypass.
+fn blocked_line(blocking: &Blocking<'_>) -> String {
+    let mut reasons = Vec::new();
+    if !blocking.conflicted.is_empty() {
+        reasons.push(format!(
+            "{} unresolved merge conflicts; resolve them, then `git add {}`",
+            staged_adrs(blocking.conflicted.len(), "has", "have"),
+            command_target(&blocking.conflicted)
+        ));
+    }
+    if !blocking.invalid.is_empty() {
+        reasons.push(format!(
+            "staged ADRs have errors (checked as staged, not as in the working tree). Details: `helix-gate validate {}`",
+            command_target(&blocking.invalid)
+        ));
+    }
+    if !blocking.unapproved.is_empty() {
+        reasons.push(format!(
+            "{} an approved review of the staged content; `helix-gate approve {}`",
+            staged_adrs(blocking.unapproved.len(), "lacks", "lack"),
+            command_target(&blocking.unapproved)
+        ));
+    }
+    format!(
+        "helix-gate: commit blocked: {}; emergency bypass: `{BYPASS}`\n",
+        reasons.join("; ")
+    )
 }
 
 /// Terminal output: the same diagnostics as `validate`, then how to see details and bypass.
 /// A clean commit prints nothing but notes.
 fn render_human(outcome: &Outcome, color: bool) -> String {
     let mut out = String::new();
-    let mut line = |text: &str| {
-        out.push_str("helix-gate: ");
-        out.push_str(text);
-        out.push('\n');
-    };
     if let Some(note) = merge_note(outcome) {
-        line(&note);
+        out.push_str(&format!("helix-gate: {note}\n"));
     }
-    for note in &outcome.notes {
-        line(&format!("note: {note}"));
-    }
-    for path in &outcome.unmerged {
-        line(&format!("error: {}", unmerged_line(path)));
-    }
-    for path in &outcome.unapproved {
-        line(&format!("error: {}", unapproved_line(path)));
-    }
-    let has_findings = outcome.reports.iter().any(|r| !r.findings.is_empty());
-    if has_findings {
-        out.push_str(&render::human(&outcome.reports, color));
-    }
-    if outcome.blocks() {
-        out.push_str(&format!(
-            "helix-gate: commit blocked: staged ADRs have errors (checked as staged, not as in the working tree). \
-Details: `helix-gate validate {}`; emergency bypass: `{BYPASS}`\n",
-            details_target(outcome)
-        ));
+    out.push_str(&render::commit::human(
+        &outcome.reports,
+        &outcome.notes,
+        color,
+    ));
+    let blocking = Blocking::of(&outcome.reports);
+    if blocking.blocks() {
+        out.push_str(&blocked_line(&blocking));
     }
     out
 }
@@ -112,50 +106,10 @@ Details: `helix-gate validate {}`; emergency bypass: `{BYPASS}`\n",
 /// error text, so it is short, names each problem with its fix, and says what to do next.
 fn render_compact(outcome: &Outcome) -> String {
     let mut out = String::new();
-    let summary = Summary::of(&outcome.reports);
     if let Some(note) = merge_note(outcome) {
         out.push_str(&format!("helix-gate: {note}\n"));
     }
-    for note in &outcome.notes {
-        out.push_str(&format!("helix-gate: note: {note}\n"));
-    }
-    if outcome.blocks() {
-        let failing = outcome.reports.iter().filter(|r| r.has_errors()).count();
-        out.push_str(&format!(
-            "helix-gate blocked this commit: {} in {} (checked as staged in the index, not the working tree).\n",
-            plural(
-                summary.errors + outcome.unmerged.len() + outcome.unapproved.len(),
-                "error"
-            ),
-            plural(
-                failing + outcome.unmerged.len() + outcome.unapproved.len(),
-                "staged ADR"
-            )
-        ));
-        for path in &outcome.unmerged {
-            out.push_str(&format!("- {}\n", unmerged_line(path)));
-        }
-        for path in &outcome.unapproved {
-            out.push_str(&format!("- {}\n", unapproved_line(path)));
-        }
-        out.push_str(&render::compact::lines(&outcome.reports, Severity::Error));
-        if summary.warnings > 0 {
-            out.push_str(&format!(
-                "({} not shown: they do not block; see `helix-gate validate {}`)\n",
-                plural(summary.warnings, "warning"),
-                details_target(outcome)
-            ));
-        }
-        out.push_str(
-            "Fix these errors in the files, stage them again with `git add`, then retry the same commit.\n",
-        );
-    } else if summary.warnings > 0 {
-        out.push_str(&format!(
-            "helix-gate: the staged ADRs pass with {}:\n",
-            plural(summary.warnings, "warning")
-        ));
-        out.push_str(&render::compact::lines(&outcome.reports, Severity::Warning));
-    }
+    out.push_str(&render::commit::compact(&outcome.reports, &outcome.notes));
     out
 }
 
@@ -204,7 +158,8 @@ fn failure_message(err: &PreCommitError, claude: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::{FileReport, Finding};
+    use crate::diagnostic::{FileReport, Finding, Severity};
+    use crate::rules::commit::{APPROVAL_REQUIRED, STAGED_CONFLICT};
 
     fn outcome(findings: Vec<Finding>) -> Outcome {
         Outcome {
@@ -249,5 +204,29 @@ mod tests {
 Fix these errors in the files, stage them again with `git add`, then retry the same commit.\n"
         );
         assert!(!text.contains("--no-verify"));
+    }
+
+    #[test]
+    fn blocked_line_says_what_blocks() {
+        let text = render_human(
+            &outcome(vec![APPROVAL_REQUIRED.finding("no review")]),
+            false,
+        );
+        assert!(
+            text.ends_with("helix-gate: commit blocked: 1 staged ADR lacks an approved review of the staged content; `helix-gate approve 'adr/001 x.md'`; emergency bypass: `git commit --no-verify`\n"),
+            "{text}"
+        );
+        assert!(!text.contains("validate"), "{text}");
+
+        let mut o = outcome(vec![Finding::new("section-missing", Severity::Error, "x")]);
+        o.reports.push(FileReport {
+            path: "adr/002-y.md".into(),
+            findings: vec![STAGED_CONFLICT.finding("conflicts")],
+        });
+        let text = render_human(&o, false);
+        assert!(
+            text.ends_with("helix-gate: commit blocked: 1 staged ADR has unresolved merge conflicts; resolve them, then `git add adr/002-y.md`; staged ADRs have errors (checked as staged, not as in the working tree). Details: `helix-gate validate 'adr/001 x.md'`; emergency bypass: `git commit --no-verify`\n"),
+            "{text}"
+        );
     }
 }

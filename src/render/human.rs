@@ -8,18 +8,8 @@ use crate::diagnostic::{FileReport, Finding, Severity, Summary};
 
 /// Terminal text. `color` adds ANSI colours (callers decide: terminal and no NO_COLOR).
 pub fn human(reports: &[FileReport], color: bool) -> String {
-    let paint = |code: &str, text: &str| paint(color, code, text);
     let mut out = String::new();
-    for report in reports {
-        for f in &report.findings {
-            let location = format!("{}:", report.location(f));
-            let label = label(f, color);
-            let _ = writeln!(out, "{} {label} {}", paint("1", &location), f.message);
-            if let Some(hint) = &f.hint {
-                let _ = writeln!(out, "  {} {hint}", paint("36", "hint:"));
-            }
-        }
-    }
+    findings(&mut out, reports, color);
     out.push_str(&summary_line(&Summary::of(reports)));
     out.push('\n');
     out
@@ -57,10 +47,33 @@ pub fn approval_findings(findings: &[Finding], color: bool) -> String {
     out
 }
 
+/// Every finding of `reports`, each at its location (see [`finding`]).
+pub(crate) fn findings(out: &mut String, reports: &[FileReport], color: bool) {
+    for report in reports {
+        for f in &report.findings {
+            finding(out, &report.location(f), f, color);
+        }
+    }
+}
+
+/// `location: error[rule] message` and, when there is one, an indented hint.
+pub(crate) fn finding(out: &mut String, location: &str, f: &Finding, color: bool) {
+    let location = format!("{location}:");
+    let _ = writeln!(
+        out,
+        "{} {} {}",
+        paint(color, "1", &location),
+        label(f, color),
+        f.message
+    );
+    if let Some(hint) = &f.hint {
+        let _ = writeln!(out, "  {} {hint}", paint(color, "36", "hint:"));
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::diagnostic::Finding;
 
     pub(crate) fn sample() -> Vec<FileReport> {
         vec![

@@ -1,9 +1,11 @@
 //! Renderers of the one findings model ([`crate::diagnostic`]), together in one
 //! place: terminal text ([`human`](mod@human)), the versioned JSON document
 //! ([`json`](mod@json)), the compact form Claude Code's Bash tool hands the
-//! model ([`compact`]), and the feedback the hook gives the model after a block
-//! ([`feedback`]). No other module formats findings.
+//! model ([`compact`]), the feedback the hook gives the model after a block
+//! ([`feedback`]), and what the git pre-commit gate shows of a commit-to-be
+//! ([`commit`]). No other module formats findings.
 
+pub mod commit;
 pub mod compact;
 pub mod feedback;
 pub mod human;

@@ -41,6 +41,7 @@ declare_rules! {
 }
 
 /// One ADR of the set: its display path, its parse and the file name's number.
+#[derive(Clone, Copy)]
 pub struct Member<'a> {
     pub path: &'a str,
     pub adr: &'a Adr,

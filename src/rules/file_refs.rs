@@ -4,21 +4,24 @@
 //! paths are a no-go"); `files.modify` must name files that exist. Existence is
 //! asked of [`super::RepoFiles`], so pre-commit can answer from the index.
 
-use super::Context;
+use super::{Context, Presence};
 use crate::adr::{Adr, Field};
 use crate::diagnostic::Finding;
 
 declare_rules! {
     /// ## What it does
     /// Checks that every path in `files.modify` exists, relative to the repository root (the
-    /// working tree for validate and the hook; the staged index for pre-commit).
+    /// working tree for validate and the hook; the staged index for pre-commit). When
+    /// pre-commit finds the path in the working tree but not in the index, the message says
+    /// that it is not staged.
     ///
     /// ## Why
     /// An ADR that plans to modify a file that is not there was written against a wrong picture of
     /// the code.
     ///
     /// ## Fix
-    /// Correct the path, remove it, or move it to files.create if the file is new.
+    /// Correct the path, remove it, or move it to files.create if the file is new; for a file
+    /// that is only not staged, `git add` it.
     pub const MODIFY_MISSING {
         id: "files-modify-missing",
         severity: Error,
@@ -161,12 +164,19 @@ pub fn check(adr: &Adr, ctx: &Context<'_>, out: &mut Vec<Finding>) {
                         .hint("remove the empty entry"),
                 ),
                 PathCheck::Relative(rel) => {
-                    if list == "modify" && !ctx.repo.exists(&rel) {
+                    if list == "modify" {
+                        let (message, hint) = match ctx.repo.presence(&rel) {
+                            Presence::Present => continue,
+                            Presence::Missing => {
+                                ("does not exist", "remove it or move it to files.create")
+                            }
+                            Presence::MissingHere { message, hint } => (message, hint),
+                        };
                         out.push(
                             MODIFY_MISSING
-                                .finding(format!("files.modify: `{path}` does not exist"))
+                                .finding(format!("files.modify: `{path}` {message}"))
                                 .at(line)
-                                .hint("remove it or move it to files.create"),
+                                .hint(hint),
                         );
                     } else if list == "create" && proposed && ctx.repo.exists(&rel) {
                         out.push(
@@ -185,6 +195,7 @@ pub fn check(adr: &Adr, ctx: &Context<'_>, out: &mut Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::RepoFiles;
     use crate::rules::testing::{GOOD, ids, run};
 
     #[test]
@@ -210,6 +221,34 @@ mod tests {
             f[0].hint.as_deref(),
             Some("remove it or move it to files.create")
         );
+    }
+
+    #[test]
+    fn a_path_the_caller_sees_elsewhere_is_worded_by_the_caller() {
+        struct Unstaged;
+        impl RepoFiles for Unstaged {
+            fn exists(&self, _: &str) -> bool {
+                false
+            }
+            fn presence(&self, _: &str) -> Presence {
+                Presence::MissingHere {
+                    message: "is somewhere else",
+                    hint: "fetch it",
+                }
+            }
+        }
+        let rules = crate::config::RuleSet::builtin().unwrap();
+        let adr = Adr::parse(GOOD);
+        let ctx = Context {
+            path: std::path::Path::new("x.md"),
+            rules: &rules,
+            repo: &Unstaged,
+        };
+        let mut f = Vec::new();
+        check(&adr, &ctx, &mut f);
+        assert_eq!(ids(&f), ["files-modify-missing"]);
+        assert_eq!(f[0].message, "files.modify: `src/lib.rs` is somewhere else");
+        assert_eq!(f[0].hint.as_deref(), Some("fetch it"));
     }
 
     #[test]

@@ -55,6 +55,7 @@ macro_rules! declare_rules {
 }
 
 pub mod across;
+pub mod commit;
 pub mod concept;
 pub mod contextual;
 pub mod file_refs;
@@ -183,6 +184,7 @@ pub fn registry() -> Vec<&'static RuleMeta> {
         index::RULES,
         numbering::RULES,
         gate::RULES,
+        commit::RULES,
     ]
     .concat()
 }
@@ -196,6 +198,31 @@ pub fn find(id: &str) -> Option<&'static RuleMeta> {
 /// the working tree for `validate` and the hook, the index for `pre-commit`.
 pub trait RepoFiles: Sync {
     fn exists(&self, rel: &str) -> bool;
+
+    /// [`RepoFiles::exists`], plus what the caller knows of a path it does not hold: the
+    /// rules word their finding with it and never need to know who the caller is.
+    fn presence(&self, rel: &str) -> Presence {
+        if self.exists(rel) {
+            Presence::Present
+        } else {
+            Presence::Missing
+        }
+    }
+}
+
+/// Whether a path is part of what is checked, as [`RepoFiles::presence`] answers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Presence {
+    Present,
+    /// Nowhere the caller can see.
+    Missing,
+    /// Not part of what is checked, though the caller sees it elsewhere (pre-commit: in the
+    /// working tree, not staged). `message` completes "`path` ..." and `hint` says how to
+    /// bring it in.
+    MissingHere {
+        message: &'static str,
+        hint: &'static str,
+    },
 }
 
 /// The working tree below `root`.

@@ -340,6 +340,16 @@ fn files_modify_is_checked_against_the_index() {
     repo.git(&["add", ADR]);
     let out = repo.pre_commit();
     assert_blocked(&out, "files-modify-missing");
+    let err = stderr(&out);
+    assert!(
+        err.contains("files.modify: `src/lib.rs` exists in the working tree but is not staged\n  hint: stage it with `git add`"),
+        "{err}"
+    );
+
+    // Gone from the disk too: it does not exist at all.
+    std::fs::remove_file(repo.root.join("src/lib.rs")).unwrap();
+    let out = repo.pre_commit();
+    assert_blocked(&out, "files-modify-missing");
     assert!(
         stderr(&out).contains("files.modify: `src/lib.rs` does not exist"),
         "{}",
@@ -347,6 +357,7 @@ fn files_modify_is_checked_against_the_index() {
     );
 
     // Only in the index, deleted on disk: exists for the commit-to-be.
+    repo.write("src/lib.rs", "");
     repo.git(&["add", "src/lib.rs"]);
     std::fs::remove_file(repo.root.join("src/lib.rs")).unwrap();
     assert_passes(&repo.pre_commit());
@@ -362,15 +373,35 @@ fn required_approval_blocks_an_unreviewed_adr() {
     repo.write(ADR, good_adr() + "\nMore.\n");
     repo.git(&["add", "-A"]);
     let out = repo.pre_commit();
-    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_blocked(&out, "approval-required");
     let err = stderr(&out);
     assert!(
-        err.contains("helix-gate: error: `adr/001-minimal-valid.md` has no approved review of its staged content (commit.required_on_commit in config/approvals.yaml)"),
+        err.contains("adr/001-minimal-valid.md: error[approval-required] no approved review of the staged content (commit.required_on_commit in config/approvals.yaml)"),
         "{err}"
     );
     assert!(
         err.contains("`helix-gate approve adr/001-minimal-valid.md`"),
         "{err}"
+    );
+    // The blocked line names what blocks: a missing review, not errors to look up.
+    assert!(
+        err.ends_with("helix-gate: commit blocked: 1 staged ADR lacks an approved review of the staged content; `helix-gate approve adr/001-minimal-valid.md`; emergency bypass: `git commit --no-verify`\n"),
+        "{err}"
+    );
+    assert!(!err.contains("helix-gate validate"), "{err}");
+    // Claude Code is told the fix and the next step.
+    let out = isolated(bin(), &repo.root)
+        .arg("pre-commit")
+        .env("CLAUDECODE", "1")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "helix-gate blocked this commit: 1 error in 1 staged ADR (checked as staged in the index, not the working tree).\n\
+- adr/001-minimal-valid.md [approval-required] no approved review of the staged content (commit.required_on_commit in config/approvals.yaml). \
+Fix: with that content in the working tree, run `helix-gate approve adr/001-minimal-valid.md`, then commit again\n\
+Run the `helix-gate approve` named above for each ADR without an approved review (its staged content must be in the working tree), then retry the same commit.\n"
     );
 
     // Once that exact content is approved (a stub reviewer here), the commit passes;
@@ -529,11 +560,15 @@ fn unresolved_conflict_in_an_adr_blocks() {
     assert!(!repo.git_out(&["merge", "-q", "feature"]).status.success());
 
     let out = repo.pre_commit();
-    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_blocked(&out, "staged-conflict");
+    let err = stderr(&out);
     assert!(
-        stderr(&out).contains("helix-gate: error: `adr/001-minimal-valid.md` has unresolved merge conflicts in the index"),
-        "{}",
-        stderr(&out)
+        err.contains("adr/001-minimal-valid.md: error[staged-conflict] unresolved merge conflicts in the index\n  hint: resolve them, then `git add adr/001-minimal-valid.md`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("commit blocked: 1 staged ADR has unresolved merge conflicts"),
+        "{err}"
     );
 }
 
@@ -566,6 +601,32 @@ fn deleted_adr_has_nothing_to_check() {
     let out = repo.pre_commit();
     assert_passes(&out);
     assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn unreadable_committed_adr_is_a_note_and_does_not_block() {
+    let repo = Repo::with_adr();
+    repo.write("adr/002-other.md", adr_with_id("002"));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "two"]);
+    // As in a partial clone without the blob: the committed ADR cannot be read.
+    let blob = repo.git(&["rev-parse", "HEAD:adr/002-other.md"]);
+    std::fs::remove_file(
+        repo.root
+            .join(".git/objects")
+            .join(&blob[..2])
+            .join(&blob[2..]),
+    )
+    .unwrap();
+    repo.write("adr/003-new.md", adr_with_id("003"));
+    repo.git(&["add", "adr/003-new.md"]);
+    let out = repo.pre_commit();
+    assert_passes(&out);
+    assert_eq!(
+        stderr(&out),
+        "helix-gate: info[committed-adr-unreadable] 1 committed ADR(s) could not be read; \
+they were left out of the duplicate adr_id check\n"
+    );
 }
 
 #[test]
@@ -629,13 +690,13 @@ fn submodule_and_symlink_entries_are_skipped_with_a_note() {
     let err = stderr(&out);
     assert!(
         err.contains(
-            "helix-gate: note: skipped `adr/003-vendored.md`: a submodule entry, not a file"
+            "adr/003-vendored.md: info[staged-skipped] not checked: a submodule entry, not a file"
         ),
         "{err}"
     );
     #[cfg(unix)]
     assert!(
-        err.contains("skipped `adr/004-link.md`: a symbolic link"),
+        err.contains("adr/004-link.md: info[staged-skipped] not checked: a symbolic link"),
         "{err}"
     );
 }
