@@ -46,7 +46,7 @@ pub enum PreCommitError {
 
 /// The result of checking one commit-to-be.
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub struct CommitCheck {
     /// One report per staged ADR the commit adds or changes, in index (path) order. A checked
     /// ADR has its findings (maybe none), plus [`commit::APPROVAL_REQUIRED`] when it has no
     /// errors but lacks the approval `commit.required_on_commit` asks for. An ADR that could
@@ -61,7 +61,7 @@ pub struct Outcome {
     pub merge_in_progress: bool,
 }
 
-impl Outcome {
+impl CommitCheck {
     /// Whether the commit must be refused: any error finding.
     pub fn blocks(&self) -> bool {
         self.reports.iter().any(FileReport::has_errors)
@@ -78,14 +78,14 @@ impl Outcome {
 }
 
 /// Check the commit-to-be of the repository found from `start` with `git_env`.
-pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<Outcome, PreCommitError> {
+pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCommitError> {
     let repo = Repo::discover_with(start, git_env)?;
     let root = repo.work_tree().ok_or(GitError::Bare)?.to_path_buf();
     let staged = repo.staged_index()?;
     let engine = Engine::load(&root, None).map_err(PreCommitError::Config)?;
-    let mut outcome = Outcome {
+    let mut outcome = CommitCheck {
         merge_in_progress: repo.merge_in_progress(),
-        ..Outcome::default()
+        ..CommitCheck::default()
     };
     let (to_check, mut reports) = select_staged_adrs(&staged, engine.matcher());
     if !to_check.is_empty() {

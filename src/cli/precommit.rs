@@ -8,7 +8,7 @@ use super::ExitStatus;
 use super::terminal::{print_stderr, use_color_stderr};
 use crate::env;
 use crate::git::{GitEnv, GitError};
-use crate::precommit::{self, Outcome, PreCommitError};
+use crate::precommit::{self, CommitCheck, PreCommitError};
 use crate::render::commit::{Blocking, command_target};
 use crate::render::{self, plural};
 
@@ -38,7 +38,7 @@ pub(super) fn run() -> anyhow::Result<ExitStatus> {
 
 const BYPASS: &str = "git commit --no-verify";
 
-fn merge_note(outcome: &Outcome) -> Option<String> {
+fn merge_note(outcome: &CommitCheck) -> Option<String> {
     let checked = outcome.checked();
     (outcome.merge_in_progress && checked > 0).then(|| {
         format!(
@@ -85,7 +85,7 @@ fn blocked_line(blocking: &Blocking<'_>) -> String {
 
 /// Terminal output: the same diagnostics as `validate`, then how to see details and bypass.
 /// A clean commit prints nothing but notes.
-fn render_human(outcome: &Outcome, color: bool) -> String {
+fn render_human(outcome: &CommitCheck, color: bool) -> String {
     let mut out = String::new();
     if let Some(note) = merge_note(outcome) {
         out.push_str(&format!("helix-gate: {note}\n"));
@@ -104,7 +104,7 @@ fn render_human(outcome: &Outcome, color: bool) -> String {
 
 /// Output for Claude Code (`CLAUDECODE=1`): the model reads it as the failed command's
 /// error text, so it is short, names each problem with its fix, and says what to do next.
-fn render_compact(outcome: &Outcome) -> String {
+fn render_compact(outcome: &CommitCheck) -> String {
     let mut out = String::new();
     if let Some(note) = merge_note(outcome) {
         out.push_str(&format!("helix-gate: {note}\n"));
@@ -161,13 +161,13 @@ mod tests {
     use crate::diagnostic::{FileReport, Finding, Severity};
     use crate::rules::commit::{APPROVAL_REQUIRED, STAGED_CONFLICT};
 
-    fn outcome(findings: Vec<Finding>) -> Outcome {
-        Outcome {
+    fn outcome(findings: Vec<Finding>) -> CommitCheck {
+        CommitCheck {
             reports: vec![FileReport {
                 path: "adr/001 x.md".into(),
                 findings,
             }],
-            ..Outcome::default()
+            ..CommitCheck::default()
         }
     }
 
