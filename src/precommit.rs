@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 use crate::adr::{self, Adr};
+use crate::approval::ApprovalLookup;
 use crate::config::AdrMatcher;
 use crate::diagnostic::{FileReport, Finding, Severity};
 use crate::engine::{self, Checked, Engine};
@@ -90,13 +91,17 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCo
     let (to_check, mut reports) = select_staged_adrs(&staged, engine.matcher());
     if !to_check.is_empty() {
         // Read only now: a commit without staged ADRs never depends on the approval settings.
-        let needs_approval = approval_required(&root)?;
+        let approvals = if approval_required(&root)? {
+            Approvals::Required(ApprovalLookup::load(&root, crate::approval::ADR_TYPE))
+        } else {
+            Approvals::NotRequired
+        };
         let gate = Gate {
             engine: &engine,
             staged: &staged,
             root: &root,
             limit: engine.settings.adr.max_file_size,
-            needs_approval,
+            approvals,
         };
         let checked = gate.check(&to_check, repo.common_dir())?;
         outcome.notes = checked.notes;
@@ -159,7 +164,7 @@ struct Gate<'a> {
     /// `adr.max_file_size`.
     limit: u64,
     /// `commit.required_on_commit`.
-    needs_approval: bool,
+    approvals: Approvals,
 }
 
 /// The checked staged ADRs and what the gate has to say about the commit as a whole.
@@ -261,7 +266,7 @@ impl<'a> Gate<'a> {
         let worker = Worker {
             engine: self.engine,
             root: self.root,
-            needs_approval: self.needs_approval,
+            approvals: &self.approvals,
             files: IndexFiles::new(self.staged, self.root),
         };
         let blobs = to_check
@@ -330,12 +335,20 @@ impl<'a> Gate<'a> {
     }
 }
 
+/// Whether staged ADRs need an approved review (`commit.required_on_commit`),
+/// with the lookup loaded once for all of them (None: the approval settings or
+/// instructions cannot be read, so nothing counts as approved).
+enum Approvals {
+    NotRequired,
+    Required(Option<ApprovalLookup>),
+}
+
 /// What the workers of step 3 share: nothing of the index handle, which may not leave the
 /// thread that reads the blobs.
 struct Worker<'e> {
     engine: &'e Engine,
     root: &'e Path,
-    needs_approval: bool,
+    approvals: &'e Approvals,
     files: IndexFiles,
 }
 
@@ -346,13 +359,12 @@ impl Worker<'_> {
             Blob::Staged(entry, Ok(bytes)) => {
                 let path = self.root.join(&entry.path);
                 // Asked before the engine takes the bytes: an approval is for exact bytes.
-                let approved = !self.needs_approval
-                    || crate::approval::is_approved(
-                        self.root,
-                        &entry.path,
-                        &bytes,
-                        crate::approval::ADR_TYPE,
-                    );
+                let approved = match self.approvals {
+                    Approvals::NotRequired => true,
+                    Approvals::Required(lookup) => {
+                        lookup.as_ref().is_some_and(|l| l.is_approved(&bytes))
+                    }
+                };
                 let mut checked = self.engine.check_bytes(&path, bytes, &self.files);
                 // An ADR with errors is reported for those only: no review is asked for yet.
                 // (Errors across files come later and do not change this.)

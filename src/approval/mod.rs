@@ -299,30 +299,51 @@ pub fn settings(root: &Path) -> anyhow::Result<ApprovalSettings> {
     Ok(settings::load(root)?)
 }
 
-/// Whether an `approved` verdict (at or above the type's current
-/// `required_confidence`) is cached for exactly these bytes as a file of type
-/// `kind`. For pre-commit: never starts a reviewer and never fails (any
-/// problem means "not approved"). `rel_path` is not part of the cache key (a
-/// file that moves unchanged keeps its approval); it is accepted so callers
-/// name the file they ask about.
-pub fn is_approved(root: &Path, rel_path: &str, bytes: &[u8], kind: &str) -> bool {
-    let _ = rel_path;
-    let Ok(settings) = settings::load(root) else {
-        return false;
-    };
-    let Some(type_settings) = settings.get(kind) else {
-        return false;
-    };
-    let Ok(instructions) = instructions::load(root, type_settings) else {
-        return false;
-    };
-    let key = cache::key(
-        kind,
-        &type_settings.model,
-        &instructions,
-        &[cache::content_digest(bytes)],
-    );
-    cache::lookup(root, &key, type_settings.required_confidence).is_some()
+/// Cached approvals of one type, with its settings and reviewer instructions
+/// read once (pre-commit asks for every staged ADR). Never starts a reviewer
+/// and never fails: any problem means "not approved". The path is not part of
+/// the cache key, so a file that moves unchanged keeps its approval.
+#[derive(Debug)]
+pub struct ApprovalLookup {
+    root: PathBuf,
+    kind: String,
+    model: String,
+    instructions: instructions::Instructions,
+    required_confidence: f64,
+}
+
+impl ApprovalLookup {
+    /// None when the type is unknown or its settings or instructions cannot be
+    /// read: then nothing counts as approved.
+    pub fn load(root: &Path, kind: &str) -> Option<ApprovalLookup> {
+        let settings = settings::load(root).ok()?;
+        let type_settings = settings.get(kind)?;
+        let instructions = instructions::load(root, type_settings).ok()?;
+        Some(ApprovalLookup {
+            root: root.to_path_buf(),
+            kind: kind.to_owned(),
+            model: type_settings.model.clone(),
+            instructions,
+            required_confidence: type_settings.required_confidence,
+        })
+    }
+
+    /// Whether an `approved` verdict (at or above the type's current
+    /// `required_confidence`) is cached for exactly `bytes`.
+    pub fn is_approved(&self, bytes: &[u8]) -> bool {
+        let key = cache::key(
+            &self.kind,
+            &self.model,
+            &self.instructions,
+            &[cache::content_digest(bytes)],
+        );
+        cache::lookup(&self.root, &key, self.required_confidence).is_some()
+    }
+}
+
+/// [`ApprovalLookup::is_approved`] for one file of type `kind`.
+pub fn is_approved(root: &Path, bytes: &[u8], kind: &str) -> bool {
+    ApprovalLookup::load(root, kind).is_some_and(|lookup| lookup.is_approved(bytes))
 }
 
 /// Counts over `.helix-gate/approvals.jsonl` (empty when there is none).

@@ -602,7 +602,6 @@ fn cached_approval_makes_zero_requests() {
     let bytes = std::fs::read(repo.join(ADR)).unwrap();
     assert!(helix_gate::approval::is_approved(
         repo.path(),
-        ADR,
         &bytes,
         "adr"
     ));
@@ -610,13 +609,11 @@ fn cached_approval_makes_zero_requests() {
     changed.extend_from_slice(b"\nOne more line.\n");
     assert!(!helix_gate::approval::is_approved(
         repo.path(),
-        ADR,
         &changed,
         "adr"
     ));
     assert!(!helix_gate::approval::is_approved(
         repo.path(),
-        ADR,
         &bytes,
         "code"
     ));
@@ -629,7 +626,6 @@ fn cached_approval_makes_zero_requests() {
     );
     assert!(!helix_gate::approval::is_approved(
         repo.path(),
-        ADR,
         &bytes,
         "adr"
     ));
