@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 
 use helix_gate::adr_dir::finalize::{self, Fault, Options};
 
-use crate::common::*;
+use crate::support::cli::*;
 
 /// A repository with `src/lib.rs` (referenced by the fixture) and an empty `adr/`.
 fn repo() -> tempfile::TempDir {

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::*;
 use crate::support::claude::{ClaudeRun, ScratchRepo, require_claude};
+use crate::support::cli::*;
 use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
 
 const ADR: &str = "adr/001-cache-rules.md";

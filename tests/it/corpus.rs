@@ -1,7 +1,7 @@
 //! Robustness on real-world ADRs: every file of `../shared/corpus/public-adrs/`
 //! (read in place, never copied) is processed without a crash.
 
-use crate::common::*;
+use crate::support::cli::*;
 
 #[test]
 fn public_adr_corpus_is_processed_without_crash() {

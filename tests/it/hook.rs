@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::*;
+use crate::support::cli::*;
 
 /// Turns the reviewer off: these tests are about the deterministic gate.
 const NO_APPROVAL: &str = "approvals:\n  adr:\n    enabled: false\n";
@@ -631,10 +631,10 @@ mod e2e {
 
     use serde_json::{Value, json};
 
-    use crate::common::*;
     use crate::support::claude::{
         ClaudeRun, ScratchRepo, hook_blocking_errors, require_claude, stop_hook_feedback,
     };
+    use crate::support::cli::*;
     use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
 
     fn installed_repo() -> ScratchRepo {

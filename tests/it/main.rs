@@ -9,7 +9,6 @@
 
 mod adr_dir;
 mod approval;
-mod common;
 mod corpus;
 mod hook;
 mod precommit;

@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use crate::common::{bin, code, good_adr, stderr, stdout, write};
+use crate::support::cli::{bin, code, good_adr, stderr, stdout, write};
 
 const ADR: &str = "adr/001-minimal-valid.md";
 const MARKER: &str = "# helix-gate pre-commit shim";

@@ -17,8 +17,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::common::{bin, code, good_adr, manifest_dir, scratch_repo, stderr, stdout, write};
 use crate::support::claude::ScratchRepo;
+use crate::support::cli::{bin, code, good_adr, manifest_dir, scratch_repo, stderr, stdout, write};
 
 // ------------------------------------------------------------------ harness
 

@@ -1,6 +1,6 @@
 //! `helix-gate validate` end to end: fixtures, formats, exit codes and bad input.
 
-use crate::common::*;
+use crate::support::cli::*;
 
 #[test]
 fn examples_show_one_passing_and_one_failing_adr() {

@@ -1,9 +1,10 @@
-//! Shared support code for helix-gate's end-to-end tests.
+//! The one place for test support code of helix-gate's integration tests.
 //!
 //! The e2e tests run the real Claude Code CLI (`claude -p`, pinned by
 //! `scripts/install-claude.sh`) against a fake Anthropic Messages API served on
 //! 127.0.0.1 by the test process itself:
 //!
+//! * [`cli`]: running the real `helix-gate` binary, scratch directories, files.
 //! * [`fake_api`]: the scripted fake Messages API server and its request log.
 //! * [`claude`]: running `claude` in an isolated environment, scratch git repos,
 //!   and helpers to search the captured requests.
@@ -14,4 +15,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod claude;
+pub mod cli;
 pub mod fake_api;

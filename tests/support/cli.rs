@@ -1,4 +1,4 @@
-//! Helpers shared by the integration tests.
+//! Running the real `helix-gate` binary and writing test repositories.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
