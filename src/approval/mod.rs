@@ -346,6 +346,21 @@ pub fn is_approved(root: &Path, bytes: &[u8], kind: &str) -> bool {
     ApprovalLookup::load(root, kind).is_some_and(|lookup| lookup.is_approved(bytes))
 }
 
+/// A reviewer check named `name` in the approval types of the repository at
+/// `root` (for `helix-gate explain`): the first type that has it, and the
+/// check's instructions. Reviewer findings carry the check name as their rule.
+pub fn reviewer_check(root: &Path, name: &str) -> Option<(String, String)> {
+    let settings = settings::load(root).ok()?;
+    settings.types.values().find_map(|type_settings| {
+        let instructions = instructions::load(root, type_settings).ok()?;
+        instructions
+            .checks
+            .into_iter()
+            .find(|(check, _)| check == name)
+            .map(|(_, text)| (type_settings.name.clone(), text))
+    })
+}
+
 /// Counts over `.helix-gate/approvals.jsonl` (empty when there is none).
 pub fn history_summary(root: &Path) -> HistorySummary {
     history::summarize(&history::read(root))

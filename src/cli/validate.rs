@@ -140,6 +140,13 @@ pub(super) fn explain(id: &str, rules_file: Option<&Path>) -> anyhow::Result<Exi
         ))?;
         return Ok(ExitStatus::Success);
     }
+    if let Some((kind, text)) = crate::approval::reviewer_check(&current_root(), id) {
+        print(&format!(
+            "# {id} (reviewer check of approval type `{kind}`)\n\nJudged by the independent reviewer (`helix-gate approve`, the Stop gate), never by a deterministic rule; its findings carry `source: reviewer`. The reviewer's instructions for this check:\n\n{}\n",
+            text.trim_end()
+        ))?;
+        return Ok(ExitStatus::Success);
+    }
     eprintln!("helix-gate: error: no rule with id `{id}` (see `helix-gate rules`)");
     Ok(ExitStatus::Error)
 }

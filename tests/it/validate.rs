@@ -313,3 +313,32 @@ fn rules_and_explain() {
     let out = run(&manifest_dir(), &["explain", "no-such-rule"]);
     assert_eq!(code(&out), 2);
 }
+
+#[test]
+fn explain_knows_every_id_an_output_can_show() {
+    // Ids of the hook, pre-commit and the approval, besides the validate rules.
+    for id in [
+        "step-marker",
+        "infrastructure",
+        "verdict",
+        "confidence",
+        "staged-conflict",
+        "approval-required",
+        "staged-skipped",
+        "committed-adr-unreadable",
+    ] {
+        let out = run(&manifest_dir(), &["explain", id]);
+        assert_eq!(code(&out), 0, "{id}: {}", stderr(&out));
+        assert!(stdout(&out).contains("## What it does"), "{id}");
+    }
+    // A reviewer's check name (a finding with `source: reviewer`) is explained by
+    // the reviewer's instructions for it.
+    let repo = scratch_repo();
+    let out = run(repo.path(), &["explain", "migration"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("# migration (reviewer check of approval type `adr`)"),
+        "{}",
+        stdout(&out)
+    );
+}
