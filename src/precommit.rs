@@ -557,14 +557,14 @@ mod id_cache {
 
     const HEADER: &str = concat!("helix-gate adr-ids v1 ", env!("CARGO_PKG_VERSION"));
 
-    pub struct IdCache {
+    pub(super) struct IdCache {
         path: PathBuf,
         loaded: HashMap<gix::ObjectId, Option<u32>>,
         added: HashMap<gix::ObjectId, Option<u32>>,
     }
 
     impl IdCache {
-        pub fn load(common_dir: &Path) -> IdCache {
+        pub(super) fn load(common_dir: &Path) -> IdCache {
             let path = common_dir.join("helix-gate").join("adr-ids");
             let loaded = std::fs::read_to_string(&path)
                 .map(|text| parse(&text))
@@ -576,22 +576,22 @@ mod id_cache {
             }
         }
 
-        pub fn contains(&self, id: &gix::ObjectId) -> bool {
+        pub(super) fn contains(&self, id: &gix::ObjectId) -> bool {
             self.cached(id).is_some()
         }
 
         /// `Some(number)` when the blob is known (`number` is `None` for ADRs without an id).
-        pub fn cached(&self, id: &gix::ObjectId) -> Option<Option<u32>> {
+        pub(super) fn cached(&self, id: &gix::ObjectId) -> Option<Option<u32>> {
             self.loaded.get(id).or_else(|| self.added.get(id)).copied()
         }
 
-        pub fn insert(&mut self, id: gix::ObjectId, number: Option<u32>) {
+        pub(super) fn insert(&mut self, id: gix::ObjectId, number: Option<u32>) {
             self.added.insert(id, number);
         }
 
         /// Write the entries of `keep` (the ADR blobs of this commit), unless the file already
         /// holds exactly those.
-        pub fn save(&self, keep: &[gix::ObjectId]) {
+        pub(super) fn save(&self, keep: &[gix::ObjectId]) {
             let mut entries: Vec<(gix::ObjectId, Option<u32>)> = keep
                 .iter()
                 .filter_map(|id| self.cached(id).map(|n| (*id, n)))

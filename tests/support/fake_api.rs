@@ -52,10 +52,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 /// Model id echoed back when the request does not name one.
-pub const DEFAULT_MODEL: &str = "claude-opus-5-5";
+pub(crate) const DEFAULT_MODEL: &str = "claude-opus-5-5";
 /// Default usage reported per response (what the reference used).
-pub const DEFAULT_INPUT_TOKENS: u64 = 100;
-pub const DEFAULT_OUTPUT_TOKENS: u64 = 20;
+pub(crate) const DEFAULT_INPUT_TOKENS: u64 = 100;
+pub(crate) const DEFAULT_OUTPUT_TOKENS: u64 = 20;
 
 /// How long an idle connection waits between checks of the shutdown flag.
 const POLL_INTERVAL: Duration = Duration::from_millis(200);
@@ -68,7 +68,7 @@ const MAX_HEAD_BYTES: usize = 256 * 1024;
 
 /// One content block of a scripted assistant message.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Block {
+pub(crate) enum Block {
     Text(String),
     /// `id: None` → the server assigns `toolu_fakeNNNN`.
     ToolUse {
@@ -80,7 +80,7 @@ pub enum Block {
 
 /// One scripted assistant message (one API response).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Turn {
+pub(crate) struct Turn {
     pub blocks: Vec<Block>,
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -102,23 +102,23 @@ impl Turn {
     }
 
     /// An assistant message with a single text block.
-    pub fn text(text: impl Into<String>) -> Self {
+    pub(crate) fn text(text: impl Into<String>) -> Self {
         Turn::empty().with_text(text)
     }
 
     /// An assistant message with a single tool_use block (no text).
-    pub fn tool_use(name: impl Into<String>, input: Value) -> Self {
+    pub(crate) fn tool_use(name: impl Into<String>, input: Value) -> Self {
         Turn::empty().with_tool(name, input)
     }
 
     /// A `StructuredOutput` tool call (for runs with `--json-schema`).
-    pub fn structured_output(value: Value) -> Self {
+    pub(crate) fn structured_output(value: Value) -> Self {
         Turn::tool_use("StructuredOutput", value)
     }
 
     /// An HTTP error answer, e.g. `Turn::api_error(400, "invalid_request_error", "boom")`.
     /// Sent with `x-should-retry: false` so the client does not retry it.
-    pub fn api_error(status: u16, error_type: &str, message: &str) -> Self {
+    pub(crate) fn api_error(status: u16, error_type: &str, message: &str) -> Self {
         let mut turn = Turn::empty();
         turn.http_error = Some((
             status,
@@ -128,13 +128,13 @@ impl Turn {
     }
 
     /// Appends a text block.
-    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+    pub(crate) fn with_text(mut self, text: impl Into<String>) -> Self {
         self.blocks.push(Block::Text(text.into()));
         self
     }
 
     /// Appends a tool_use block; the server assigns the id.
-    pub fn with_tool(mut self, name: impl Into<String>, input: Value) -> Self {
+    pub(crate) fn with_tool(mut self, name: impl Into<String>, input: Value) -> Self {
         self.blocks.push(Block::ToolUse {
             id: None,
             name: name.into(),
@@ -144,7 +144,7 @@ impl Turn {
     }
 
     /// Appends a tool_use block with a fixed id (e.g. `toolu_write1`).
-    pub fn with_tool_id(
+    pub(crate) fn with_tool_id(
         mut self,
         id: impl Into<String>,
         name: impl Into<String>,
@@ -159,19 +159,19 @@ impl Turn {
     }
 
     /// Usage reported for this response (drives `total_cost_usd`, budgets).
-    pub fn with_usage(mut self, input_tokens: u64, output_tokens: u64) -> Self {
+    pub(crate) fn with_usage(mut self, input_tokens: u64, output_tokens: u64) -> Self {
         self.input_tokens = input_tokens;
         self.output_tokens = output_tokens;
         self
     }
 
     /// Overrides the computed stop reason (e.g. `"max_tokens"`).
-    pub fn with_stop_reason(mut self, stop_reason: impl Into<String>) -> Self {
+    pub(crate) fn with_stop_reason(mut self, stop_reason: impl Into<String>) -> Self {
         self.stop_reason = Some(stop_reason.into());
         self
     }
 
-    pub fn has_tool_use(&self) -> bool {
+    pub(crate) fn has_tool_use(&self) -> bool {
         self.blocks
             .iter()
             .any(|b| matches!(b, Block::ToolUse { .. }))
@@ -192,7 +192,7 @@ impl Turn {
 
 /// One HTTP request as received by the fake server.
 #[derive(Clone, Debug)]
-pub struct RecordedRequest {
+pub(crate) struct RecordedRequest {
     /// Position in the server's log (0-based, all sessions).
     pub seq: usize,
     pub method: String,
@@ -210,7 +210,7 @@ pub struct RecordedRequest {
 
 impl RecordedRequest {
     /// First header with this (case-insensitive) name.
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         let name = name.to_ascii_lowercase();
         self.headers
             .iter()
@@ -219,17 +219,17 @@ impl RecordedRequest {
     }
 
     /// `x-claude-code-agent-id` (present on Agent-tool subagent requests).
-    pub fn agent_id(&self) -> Option<&str> {
+    pub(crate) fn agent_id(&self) -> Option<&str> {
         self.header("x-claude-code-agent-id")
     }
 
     /// `POST /v1/messages` (any query string).
-    pub fn is_messages_call(&self) -> bool {
+    pub(crate) fn is_messages_call(&self) -> bool {
         self.method == "POST" && path_without_query(&self.path) == "/v1/messages"
     }
 
     /// The `messages` array (empty when absent).
-    pub fn messages(&self) -> &[Value] {
+    pub(crate) fn messages(&self) -> &[Value] {
         self.body
             .get("messages")
             .and_then(Value::as_array)
@@ -238,7 +238,7 @@ impl RecordedRequest {
     }
 
     /// Names in the `tools` array.
-    pub fn tool_names(&self) -> Vec<&str> {
+    pub(crate) fn tool_names(&self) -> Vec<&str> {
         self.body
             .get("tools")
             .and_then(Value::as_array)
@@ -251,17 +251,17 @@ impl RecordedRequest {
             .unwrap_or_default()
     }
 
-    pub fn has_tool(&self, name: &str) -> bool {
+    pub(crate) fn has_tool(&self, name: &str) -> bool {
         self.tool_names().contains(&name)
     }
 
     /// `--json-schema` run: the `StructuredOutput` tool is offered.
-    pub fn is_structured_output(&self) -> bool {
+    pub(crate) fn is_structured_output(&self) -> bool {
         self.has_tool("StructuredOutput")
     }
 
     /// Prompt-type hook request: `"tools": []` and a JSON-schema output format.
-    pub fn is_prompt_hook(&self) -> bool {
+    pub(crate) fn is_prompt_hook(&self) -> bool {
         let tools_empty = self
             .body
             .get("tools")
@@ -276,7 +276,7 @@ impl RecordedRequest {
     }
 
     /// `/compact` summary request.
-    pub fn is_compaction(&self) -> bool {
+    pub(crate) fn is_compaction(&self) -> bool {
         !self.tool_names().is_empty()
             && self
                 .last_text_of_role("user")
@@ -284,7 +284,7 @@ impl RecordedRequest {
     }
 
     /// Classification following the table in section 9 of the reference.
-    pub fn kind(&self) -> RequestKind {
+    pub(crate) fn kind(&self) -> RequestKind {
         if !self.is_messages_call() {
             RequestKind::NotMessages
         } else if self.is_prompt_hook() {
@@ -302,7 +302,7 @@ impl RecordedRequest {
 
     /// All text of the `messages` array: every string leaf, joined by `\n`
     /// (so searching is not confused by JSON escaping).
-    pub fn messages_text(&self) -> String {
+    pub(crate) fn messages_text(&self) -> String {
         let mut out = String::new();
         for message in self.messages() {
             collect_strings(message, &mut out);
@@ -311,14 +311,14 @@ impl RecordedRequest {
     }
 
     /// Whether any string in `messages` contains `text`.
-    pub fn contains(&self, text: &str) -> bool {
+    pub(crate) fn contains(&self, text: &str) -> bool {
         self.messages_text().contains(text)
     }
 
     /// Text pieces of each message with this role, in order: one entry per
     /// message, holding the message's text blocks (string content counts as
     /// one block; tool_result contents are included).
-    pub fn texts_of_role(&self, role: &str) -> Vec<Vec<String>> {
+    pub(crate) fn texts_of_role(&self, role: &str) -> Vec<Vec<String>> {
         self.messages()
             .iter()
             .filter(|m| m.get("role").and_then(Value::as_str) == Some(role))
@@ -327,25 +327,25 @@ impl RecordedRequest {
     }
 
     /// Every text block of every message with this role, flattened.
-    pub fn blocks_of_role(&self, role: &str) -> Vec<String> {
+    pub(crate) fn blocks_of_role(&self, role: &str) -> Vec<String> {
         self.texts_of_role(role).into_iter().flatten().collect()
     }
 
     /// The last message with this role, its text blocks joined by `\n`.
-    pub fn last_text_of_role(&self, role: &str) -> Option<String> {
+    pub(crate) fn last_text_of_role(&self, role: &str) -> Option<String> {
         self.texts_of_role(role)
             .pop()
             .map(|blocks| blocks.join("\n"))
     }
 
     /// The user's prompt: last text block of `messages[0]`.
-    pub fn prompt(&self) -> Option<String> {
+    pub(crate) fn prompt(&self) -> Option<String> {
         self.messages().first().and_then(|m| message_texts(m).pop())
     }
 
     /// Working directory of the session: ` - Primary working directory: <repo>`
     /// in the messages (normal mode) or `CWD: <repo>` in `system` (`--bare`).
-    pub fn working_dir(&self) -> Option<PathBuf> {
+    pub(crate) fn working_dir(&self) -> Option<PathBuf> {
         const MARKER: &str = " - Primary working directory: ";
         let text = self.messages_text();
         if let Some(pos) = text.find(MARKER) {
@@ -368,7 +368,7 @@ impl RecordedRequest {
     }
 
     /// All tool_result blocks in the conversation, in order.
-    pub fn tool_results(&self) -> Vec<ToolResult> {
+    pub(crate) fn tool_results(&self) -> Vec<ToolResult> {
         let mut out = Vec::new();
         for message in self.messages() {
             let Some(blocks) = message.get("content").and_then(Value::as_array) else {
@@ -402,7 +402,7 @@ impl RecordedRequest {
 
 /// A `tool_result` block seen in a request.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ToolResult {
+pub(crate) struct ToolResult {
     pub tool_use_id: String,
     pub content: String,
     pub is_error: bool,
@@ -410,7 +410,7 @@ pub struct ToolResult {
 
 /// Request kinds from the reference's section 9 table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RequestKind {
+pub(crate) enum RequestKind {
     /// Main conversation of a `claude` process.
     Main,
     /// Agent-tool subagent (`x-claude-code-agent-id`).
@@ -469,57 +469,57 @@ fn message_texts(message: &Value) -> Vec<String> {
 
 /// A request seen in the context of its session.
 #[derive(Clone, Copy, Debug)]
-pub struct Conversation<'a> {
+pub(crate) struct Conversation<'a> {
     request: &'a RecordedRequest,
     request_index: usize,
     session_index: usize,
 }
 
 impl<'a> Conversation<'a> {
-    pub fn request(&self) -> &'a RecordedRequest {
+    pub(crate) fn request(&self) -> &'a RecordedRequest {
         self.request
     }
 
     /// Index of this request among all requests with the same session id
     /// (0 = first request of the session; side requests count too).
-    pub fn request_index(&self) -> usize {
+    pub(crate) fn request_index(&self) -> usize {
         self.request_index
     }
 
     /// Order in which the server first saw this session id (0 = first
     /// `claude` process; a `claude -p` started by a hook gets 1, ...).
-    pub fn session_index(&self) -> usize {
+    pub(crate) fn session_index(&self) -> usize {
         self.session_index
     }
 
-    pub fn session_id(&self) -> Option<&'a str> {
+    pub(crate) fn session_id(&self) -> Option<&'a str> {
         self.request.session_id.as_deref()
     }
 
-    pub fn agent_id(&self) -> Option<&'a str> {
+    pub(crate) fn agent_id(&self) -> Option<&'a str> {
         self.request.agent_id()
     }
 
-    pub fn kind(&self) -> RequestKind {
+    pub(crate) fn kind(&self) -> RequestKind {
         self.request.kind()
     }
 
-    pub fn messages(&self) -> &'a [Value] {
+    pub(crate) fn messages(&self) -> &'a [Value] {
         self.request.messages()
     }
 
     /// Text of the last `user` message (text blocks and tool results joined by `\n`).
-    pub fn last_user_text(&self) -> Option<String> {
+    pub(crate) fn last_user_text(&self) -> Option<String> {
         self.request.last_text_of_role("user")
     }
 
     /// Text of the last `system`-role message in `messages`.
-    pub fn last_system_text(&self) -> Option<String> {
+    pub(crate) fn last_system_text(&self) -> Option<String> {
         self.request.last_text_of_role("system")
     }
 
     /// Role of the last message (`user` or `system` normally).
-    pub fn last_role(&self) -> Option<&'a str> {
+    pub(crate) fn last_role(&self) -> Option<&'a str> {
         self.messages()
             .last()
             .and_then(|m| m.get("role"))
@@ -527,32 +527,32 @@ impl<'a> Conversation<'a> {
     }
 
     /// Whether `text` occurs in any string of the `messages` array.
-    pub fn contains(&self, text: &str) -> bool {
+    pub(crate) fn contains(&self, text: &str) -> bool {
         self.request.contains(text)
     }
 
-    pub fn has_tool(&self, name: &str) -> bool {
+    pub(crate) fn has_tool(&self, name: &str) -> bool {
         self.request.has_tool(name)
     }
 
-    pub fn is_structured_output(&self) -> bool {
+    pub(crate) fn is_structured_output(&self) -> bool {
         self.request.is_structured_output()
     }
 
-    pub fn prompt(&self) -> Option<String> {
+    pub(crate) fn prompt(&self) -> Option<String> {
         self.request.prompt()
     }
 
-    pub fn working_dir(&self) -> Option<PathBuf> {
+    pub(crate) fn working_dir(&self) -> Option<PathBuf> {
         self.request.working_dir()
     }
 
-    pub fn tool_results(&self) -> Vec<ToolResult> {
+    pub(crate) fn tool_results(&self) -> Vec<ToolResult> {
         self.request.tool_results()
     }
 
     /// Number of assistant messages so far in this conversation.
-    pub fn assistant_turns(&self) -> usize {
+    pub(crate) fn assistant_turns(&self) -> usize {
         self.messages()
             .iter()
             .filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
@@ -565,7 +565,7 @@ impl<'a> Conversation<'a> {
 // ---------------------------------------------------------------------------
 
 /// Decides the fake model's answer to one request.
-pub trait Responder: Send + Sync + 'static {
+pub(crate) trait Responder: Send + Sync + 'static {
     fn respond(&self, request: &RecordedRequest, conversation: &Conversation<'_>) -> Turn;
 }
 
@@ -581,7 +581,7 @@ where
 /// Answers for side requests that Claude Code makes on its own, so they do not
 /// consume scripted turns: prompt-type hooks get `{"ok": true, "reason": "ok"}`,
 /// `/compact` gets a minimal analysis + summary. `None` for everything else.
-pub fn default_side_turn(request: &RecordedRequest) -> Option<Turn> {
+pub(crate) fn default_side_turn(request: &RecordedRequest) -> Option<Turn> {
     match request.kind() {
         RequestKind::PromptHook => Some(Turn::text(r#"{"ok": true, "reason": "ok"}"#)),
         RequestKind::Compaction => Some(Turn::text(
@@ -598,7 +598,7 @@ type ConversationKey = (Option<String>, Option<String>);
 /// session id (and, separately, of every Agent-tool subagent within it) gets
 /// `turns[0]`, the next `turns[1]`, ...; once exhausted, the default turn
 /// (`Turn::text("done")`) is answered.
-pub struct Script {
+pub(crate) struct Script {
     turns: Vec<Turn>,
     default_turn: Turn,
     first_session_only: bool,
@@ -606,7 +606,7 @@ pub struct Script {
 }
 
 impl Script {
-    pub fn new(turns: impl IntoIterator<Item = Turn>) -> Self {
+    pub(crate) fn new(turns: impl IntoIterator<Item = Turn>) -> Self {
         Script {
             turns: turns.into_iter().collect(),
             default_turn: Turn::text("done"),
@@ -616,7 +616,7 @@ impl Script {
     }
 
     /// Turn answered once the queue is exhausted.
-    pub fn with_default(mut self, turn: Turn) -> Self {
+    pub(crate) fn with_default(mut self, turn: Turn) -> Self {
         self.default_turn = turn;
         self
     }
@@ -624,7 +624,7 @@ impl Script {
     /// Only the main conversation of the first session plays the script; other
     /// sessions and subagents get the default turn right away (useful when a
     /// hook launches its own `claude -p`).
-    pub fn first_session_only(mut self) -> Self {
+    pub(crate) fn first_session_only(mut self) -> Self {
         self.first_session_only = true;
         self
     }
@@ -679,7 +679,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// Handle of a running fake API. Stops serving on drop.
-pub struct FakeApi {
+pub(crate) struct FakeApi {
     addr: SocketAddr,
     shared: Arc<Shared>,
     accept_thread: Option<JoinHandle<()>>,
@@ -688,13 +688,13 @@ pub struct FakeApi {
 impl FakeApi {
     /// Starts the server; side requests are answered by [`default_side_turn`],
     /// everything else by `responder`.
-    pub fn start(responder: impl Responder) -> FakeApi {
+    pub(crate) fn start(responder: impl Responder) -> FakeApi {
         FakeApi::spawn(Box::new(responder), true)
     }
 
     /// Like [`FakeApi::start`], but every messages request goes to `responder`
     /// (use [`default_side_turn`] inside it as needed).
-    pub fn start_raw(responder: impl Responder) -> FakeApi {
+    pub(crate) fn start_raw(responder: impl Responder) -> FakeApi {
         FakeApi::spawn(Box::new(responder), false)
     }
 
@@ -722,22 +722,22 @@ impl FakeApi {
     }
 
     /// `http://127.0.0.1:PORT`, the value for `ANTHROPIC_BASE_URL`.
-    pub fn base_url(&self) -> String {
+    pub(crate) fn base_url(&self) -> String {
         format!("http://{}", self.addr)
     }
 
-    pub fn addr(&self) -> SocketAddr {
+    pub(crate) fn addr(&self) -> SocketAddr {
         self.addr
     }
 
     /// Snapshot of every request received so far, in arrival order.
-    pub fn requests(&self) -> Vec<RecordedRequest> {
+    pub(crate) fn requests(&self) -> Vec<RecordedRequest> {
         lock(&self.shared.log).requests.clone()
     }
 
     /// Only `POST /v1/messages` requests of the main conversation(s), i.e.
     /// without prompt-hook / compaction side requests and subagents.
-    pub fn main_requests(&self) -> Vec<RecordedRequest> {
+    pub(crate) fn main_requests(&self) -> Vec<RecordedRequest> {
         self.requests()
             .into_iter()
             .filter(|r| matches!(r.kind(), RequestKind::Main | RequestKind::StructuredOutput))
@@ -745,7 +745,7 @@ impl FakeApi {
     }
 
     /// Distinct session ids in order of first appearance.
-    pub fn session_ids(&self) -> Vec<String> {
+    pub(crate) fn session_ids(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for r in self.requests() {
             if let Some(id) = r.session_id
@@ -759,7 +759,7 @@ impl FakeApi {
 
     /// Problems the server hit (responder panics, malformed requests, I/O
     /// errors while answering). Tests can assert this is empty.
-    pub fn errors(&self) -> Vec<String> {
+    pub(crate) fn errors(&self) -> Vec<String> {
         lock(&self.shared.errors).clone()
     }
 }
