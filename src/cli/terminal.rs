@@ -34,12 +34,12 @@ pub(super) fn print_stderr(text: &str) {
         .and_then(|()| stderr.flush());
 }
 
-/// Colour on stdout when it is a terminal, unless NO_COLOR is set.
+/// Colour on stdout when it is a terminal, unless `NO_COLOR` is set.
 pub(super) fn use_color() -> bool {
     std::io::stdout().is_terminal() && !env::is_set(env::NO_COLOR)
 }
 
-/// Colour on stderr when it is a terminal, unless NO_COLOR is set.
+/// Colour on stderr when it is a terminal, unless `NO_COLOR` is set.
 pub(super) fn use_color_stderr() -> bool {
     std::io::stderr().is_terminal() && !env::is_set(env::NO_COLOR)
 }
