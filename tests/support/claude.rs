@@ -21,7 +21,7 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -59,11 +59,10 @@ pub(crate) fn require_claude() -> Option<PathBuf> {
     if let Some(bin) = claude_bin() {
         return Some(bin);
     }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "claude CLI not found (CI is set): run scripts/install-claude.sh or set HELIX_GATE_CLAUDE_BIN"
-        );
-    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "claude CLI not found (CI is set): run scripts/install-claude.sh or set HELIX_GATE_CLAUDE_BIN"
+    );
     eprintln!("skipped: claude not installed (run scripts/install-claude.sh)");
     None
 }
@@ -181,67 +180,19 @@ impl ClaudeRun {
 
     /// Runs the client to completion (or kills it at the timeout).
     pub(crate) fn run(self) -> ClaudeOutcome {
-        let (home, home_dir) = match &self.home {
-            Some(home) => {
-                fs::create_dir_all(home).expect("create given HOME for claude");
-                (home.clone(), None)
-            }
-            None => {
-                let dir = tempfile::Builder::new()
-                    .prefix("helix-gate-claude-home-")
-                    .tempdir()
-                    .expect("create scratch HOME for claude");
-                (dir.path().to_path_buf(), Some(dir))
-            }
+        let (home, home_dir) = if let Some(home) = &self.home {
+            fs::create_dir_all(home).expect("create given HOME for claude");
+            (home.clone(), None)
+        } else {
+            let dir = tempfile::Builder::new()
+                .prefix("helix-gate-claude-home-")
+                .tempdir()
+                .expect("create scratch HOME for claude");
+            (dir.path().to_path_buf(), Some(dir))
         };
 
-        let mut cmd = Command::new(&self.bin);
-        cmd.current_dir(&self.cwd)
-            .arg("-p")
-            .arg(&self.prompt)
-            .args([
-                "--output-format",
-                "json",
-                "--permission-mode",
-                "acceptEdits",
-            ])
-            .args(["--allowedTools", "Bash,Read,Write,Edit"])
-            .args(&self.args);
-
-        // Nothing from the developer's own Claude Code session may leak in.
-        for (key, _) in std::env::vars_os() {
-            let name = key.to_string_lossy();
-            if name.starts_with("CLAUDE") || name.starts_with("ANTHROPIC") || name == "AI_AGENT" {
-                cmd.env_remove(&key);
-            }
-        }
-        cmd.env("HOME", &home)
-            .env("ANTHROPIC_BASE_URL", &self.base_url)
-            .env("ANTHROPIC_API_KEY", "sk-test")
-            .env("DISABLE_TELEMETRY", "1")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
-        if !self.path_prepend.is_empty() {
-            let mut paths = self.path_prepend.clone();
-            if let Some(path) = std::env::var_os("PATH") {
-                paths.extend(std::env::split_paths(&path));
-            }
-            cmd.env(
-                "PATH",
-                std::env::join_paths(paths).expect("join PATH entries"),
-            );
-        }
-        for key in &self.env_remove {
-            cmd.env_remove(key);
-        }
-        for (key, value) in &self.env {
-            cmd.env(key, value);
-        }
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-
-        let mut child = cmd
+        let mut child = self
+            .command(&home)
             .spawn()
             .unwrap_or_else(|e| panic!("spawn {}: {e}", self.bin.display()));
         // The child leads its own process group (pgid == pid).
@@ -275,8 +226,9 @@ impl ClaudeRun {
 
         // Leftover group members (a hook's background process) can keep the
         // pipes open; give the readers a moment, then kill the group.
-        let readers_done =
-            |readers: &[thread::JoinHandle<()>]| readers.iter().all(|r| r.is_finished());
+        let readers_done = |readers: &[thread::JoinHandle<()>]| {
+            readers.iter().all(thread::JoinHandle::is_finished)
+        };
         let grace = Instant::now() + Duration::from_secs(5);
         while !readers_done(&readers) && Instant::now() < grace {
             thread::sleep(Duration::from_millis(20));
@@ -298,7 +250,7 @@ impl ClaudeRun {
         // pipe) are detached; we use what they read so far.
 
         let take = |buf: &Arc<Mutex<Vec<u8>>>| {
-            let bytes = buf.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            let bytes = buf.lock().unwrap_or_else(PoisonError::into_inner).clone();
             String::from_utf8_lossy(&bytes).into_owned()
         };
         let stdout = take(&stdout_buf);
@@ -314,6 +266,56 @@ impl ClaudeRun {
             _home_dir: home_dir,
         }
     }
+
+    /// The `claude -p` command, isolated from the developer's environment, with `home` as HOME.
+    fn command(&self, home: &Path) -> Command {
+        let mut cmd = Command::new(&self.bin);
+        cmd.current_dir(&self.cwd)
+            .arg("-p")
+            .arg(&self.prompt)
+            .args([
+                "--output-format",
+                "json",
+                "--permission-mode",
+                "acceptEdits",
+            ])
+            .args(["--allowedTools", "Bash,Read,Write,Edit"])
+            .args(&self.args);
+
+        // Nothing from the developer's own Claude Code session may leak in.
+        for (key, _) in std::env::vars_os() {
+            let name = key.to_string_lossy();
+            if name.starts_with("CLAUDE") || name.starts_with("ANTHROPIC") || name == "AI_AGENT" {
+                cmd.env_remove(&key);
+            }
+        }
+        cmd.env("HOME", home)
+            .env("ANTHROPIC_BASE_URL", &self.base_url)
+            .env("ANTHROPIC_API_KEY", "sk-test")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+        if !self.path_prepend.is_empty() {
+            let mut paths = self.path_prepend.clone();
+            if let Some(path) = std::env::var_os("PATH") {
+                paths.extend(std::env::split_paths(&path));
+            }
+            cmd.env(
+                "PATH",
+                std::env::join_paths(paths).expect("join PATH entries"),
+            );
+        }
+        for key in &self.env_remove {
+            cmd.env_remove(key);
+        }
+        for (key, value) in &self.env {
+            cmd.env(key, value);
+        }
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        cmd
+    }
 }
 
 fn spawn_reader(
@@ -327,7 +329,7 @@ fn spawn_reader(
                 Ok(0) | Err(_) => break,
                 Ok(n) => buf
                     .lock()
-                    .unwrap_or_else(|p| p.into_inner())
+                    .unwrap_or_else(PoisonError::into_inner)
                     .extend_from_slice(&chunk[..n]),
             }
         }
@@ -668,7 +670,7 @@ pub(crate) fn stop_hook_feedback(requests: &[RecordedRequest]) -> Vec<String> {
 }
 
 /// `is_error` tool results, e.g. `PreToolUse:Write hook error: ...`, over all
-/// requests (deduplicated by tool_use_id).
+/// requests (deduplicated by `tool_use_id`).
 pub(crate) fn error_tool_results(requests: &[RecordedRequest]) -> Vec<super::fake_api::ToolResult> {
     let mut out: Vec<super::fake_api::ToolResult> = Vec::new();
     for request in requests {

@@ -45,7 +45,7 @@ use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
@@ -106,7 +106,7 @@ impl Turn {
         Turn::empty().with_text(text)
     }
 
-    /// An assistant message with a single tool_use block (no text).
+    /// An assistant message with a single `tool_use` block (no text).
     pub(crate) fn tool_use(name: impl Into<String>, input: Value) -> Self {
         Turn::empty().with_tool(name, input)
     }
@@ -133,7 +133,7 @@ impl Turn {
         self
     }
 
-    /// Appends a tool_use block; the server assigns the id.
+    /// Appends a `tool_use` block; the server assigns the id.
     pub(crate) fn with_tool(mut self, name: impl Into<String>, input: Value) -> Self {
         self.blocks.push(Block::ToolUse {
             id: None,
@@ -143,7 +143,7 @@ impl Turn {
         self
     }
 
-    /// Appends a tool_use block with a fixed id (e.g. `toolu_write1`).
+    /// Appends a `tool_use` block with a fixed id (e.g. `toolu_write1`).
     pub(crate) fn with_tool_id(
         mut self,
         id: impl Into<String>,
@@ -233,8 +233,7 @@ impl RecordedRequest {
         self.body
             .get("messages")
             .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+            .map_or(&[], Vec::as_slice)
     }
 
     /// Names in the `tools` array.
@@ -317,7 +316,7 @@ impl RecordedRequest {
 
     /// Text pieces of each message with this role, in order: one entry per
     /// message, holding the message's text blocks (string content counts as
-    /// one block; tool_result contents are included).
+    /// one block; `tool_result` contents are included).
     pub(crate) fn texts_of_role(&self, role: &str) -> Vec<Vec<String>> {
         self.messages()
             .iter()
@@ -367,7 +366,7 @@ impl RecordedRequest {
         None
     }
 
-    /// All tool_result blocks in the conversation, in order.
+    /// All `tool_result` blocks in the conversation, in order.
     pub(crate) fn tool_results(&self) -> Vec<ToolResult> {
         let mut out = Vec::new();
         for message in self.messages() {
@@ -669,13 +668,13 @@ struct Shared {
 #[derive(Default)]
 struct Log {
     requests: Vec<RecordedRequest>,
-    /// session key → (session_index, requests so far)
+    /// session key → (`session_index`, requests so far)
     sessions: HashMap<Option<String>, (usize, usize)>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking responder must not make the log unusable.
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Handle of a running fake API. Stops serving on drop.
@@ -712,7 +711,7 @@ impl FakeApi {
         let accept_shared = Arc::clone(&shared);
         let accept_thread = thread::Builder::new()
             .name("fake-api-accept".into())
-            .spawn(move || accept_loop(listener, accept_shared))
+            .spawn(move || accept_loop(&listener, &accept_shared))
             .expect("fake api: spawn accept thread");
         FakeApi {
             addr,
@@ -777,17 +776,17 @@ impl Drop for FakeApi {
     }
 }
 
-fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
     for stream in listener.incoming() {
         if shared.shutdown.load(Ordering::SeqCst) {
             break;
         }
         match stream {
             Ok(stream) => {
-                let conn_shared = Arc::clone(&shared);
+                let conn_shared = Arc::clone(shared);
                 let spawned = thread::Builder::new()
                     .name("fake-api-conn".into())
-                    .spawn(move || serve_connection(stream, conn_shared));
+                    .spawn(move || serve_connection(stream, &conn_shared));
                 if let Err(e) = spawned {
                     lock(&shared.errors).push(format!("spawn connection thread: {e}"));
                 }
@@ -815,13 +814,13 @@ enum ReadOutcome {
     Bad(u16, String),
 }
 
-fn serve_connection(mut stream: TcpStream, shared: Arc<Shared>) {
+fn serve_connection(mut stream: TcpStream, shared: &Shared) {
     let _ = stream.set_nodelay(true);
     let _ = stream.set_read_timeout(Some(POLL_INTERVAL));
     let mut buf: Vec<u8> = Vec::new();
     // One request per connection: we always answer `connection: close`
     // (what the reference used), so no keep-alive bookkeeping is needed.
-    let outcome = match read_request(&mut stream, &mut buf, &shared) {
+    let outcome = match read_request(&mut stream, &mut buf, shared) {
         Ok(outcome) => outcome,
         Err(e) => {
             lock(&shared.errors).push(format!("read request: {e}"));
@@ -837,7 +836,7 @@ fn serve_connection(mut stream: TcpStream, shared: Arc<Shared>) {
                 &json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}}),
             )
         }
-        ReadOutcome::Request(parsed) => handle_request(parsed, &shared),
+        ReadOutcome::Request(parsed) => handle_request(parsed, shared),
     };
     if let Err(e) = stream.write_all(&response).and_then(|()| stream.flush()) {
         lock(&shared.errors).push(format!("write response: {e}"));
@@ -940,52 +939,10 @@ fn read_request(
     let chunked =
         header("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
     let body = if chunked {
-        let mut body = Vec::new();
-        loop {
-            let line_end = loop {
-                if let Some(pos) = find(buf, b"\r\n") {
-                    break pos;
-                }
-                if !fill(stream, buf, shared)? {
-                    return Ok(ReadOutcome::Bad(400, "eof in chunk size".into()));
-                }
-            };
-            let size_line = String::from_utf8_lossy(&buf[..line_end]).into_owned();
-            buf.drain(..line_end + 2);
-            let size_hex = size_line.split(';').next().unwrap_or("").trim();
-            let Ok(size) = usize::from_str_radix(size_hex, 16) else {
-                return Ok(ReadOutcome::Bad(
-                    400,
-                    format!("bad chunk size {size_line:?}"),
-                ));
-            };
-            if size == 0 {
-                // Trailers, terminated by an empty line.
-                loop {
-                    let end = loop {
-                        if let Some(pos) = find(buf, b"\r\n") {
-                            break pos;
-                        }
-                        if !fill(stream, buf, shared)? {
-                            return Ok(ReadOutcome::Bad(400, "eof in trailers".into()));
-                        }
-                    };
-                    buf.drain(..end + 2);
-                    if end == 0 {
-                        break;
-                    }
-                }
-                break;
-            }
-            while buf.len() < size + 2 {
-                if !fill(stream, buf, shared)? {
-                    return Ok(ReadOutcome::Bad(400, "eof in chunk data".into()));
-                }
-            }
-            body.extend_from_slice(&buf[..size]);
-            buf.drain(..size + 2);
+        match read_chunked_body(stream, buf, shared)? {
+            Ok(body) => body,
+            Err(bad) => return Ok(bad),
         }
-        body
     } else {
         let length = match header("content-length") {
             None => 0,
@@ -1009,7 +966,62 @@ fn read_request(
     }))
 }
 
-fn handle_request(parsed: ParsedRequest, shared: &Shared) -> Vec<u8> {
+/// A chunked request body (trailers are read and dropped), or the answer to a malformed one.
+fn read_chunked_body(
+    stream: &mut TcpStream,
+    buf: &mut Vec<u8>,
+    shared: &Shared,
+) -> io::Result<Result<Vec<u8>, ReadOutcome>> {
+    let mut body = Vec::new();
+    loop {
+        let line_end = loop {
+            if let Some(pos) = find(buf, b"\r\n") {
+                break pos;
+            }
+            if !fill(stream, buf, shared)? {
+                return Ok(Err(ReadOutcome::Bad(400, "eof in chunk size".into())));
+            }
+        };
+        let size_line = String::from_utf8_lossy(&buf[..line_end]).into_owned();
+        buf.drain(..line_end + 2);
+        let size_hex = size_line.split(';').next().unwrap_or("").trim();
+        let Ok(size) = usize::from_str_radix(size_hex, 16) else {
+            return Ok(Err(ReadOutcome::Bad(
+                400,
+                format!("bad chunk size {size_line:?}"),
+            )));
+        };
+        if size == 0 {
+            // Trailers, terminated by an empty line.
+            loop {
+                let end = loop {
+                    if let Some(pos) = find(buf, b"\r\n") {
+                        break pos;
+                    }
+                    if !fill(stream, buf, shared)? {
+                        return Ok(Err(ReadOutcome::Bad(400, "eof in trailers".into())));
+                    }
+                };
+                buf.drain(..end + 2);
+                if end == 0 {
+                    break;
+                }
+            }
+            break;
+        }
+        while buf.len() < size + 2 {
+            if !fill(stream, buf, shared)? {
+                return Ok(Err(ReadOutcome::Bad(400, "eof in chunk data".into())));
+            }
+        }
+        body.extend_from_slice(&buf[..size]);
+        buf.drain(..size + 2);
+    }
+    Ok(Ok(body))
+}
+
+/// Log `parsed`; returns it as recorded, with its index in its session and its session's index.
+fn record(parsed: ParsedRequest, shared: &Shared) -> (RecordedRequest, usize, usize) {
     let raw_body = String::from_utf8_lossy(&parsed.body).into_owned();
     let body = serde_json::from_slice(&parsed.body).unwrap_or(Value::Null);
     let session_id = parsed
@@ -1018,28 +1030,30 @@ fn handle_request(parsed: ParsedRequest, shared: &Shared) -> Vec<u8> {
         .find(|(n, _)| n == "x-claude-code-session-id")
         .map(|(_, v)| v.clone());
 
-    // Record first, so the request is logged even if the responder panics.
-    let (request, request_index, session_index) = {
-        let mut log = lock(&shared.log);
-        let next_session = log.sessions.len();
-        let entry = log
-            .sessions
-            .entry(session_id.clone())
-            .or_insert((next_session, 0));
-        let (session_index, request_index) = *entry;
-        entry.1 += 1;
-        let request = RecordedRequest {
-            seq: log.requests.len(),
-            method: parsed.method,
-            path: parsed.target,
-            headers: parsed.headers,
-            body,
-            raw_body,
-            session_id,
-        };
-        log.requests.push(request.clone());
-        (request, request_index, session_index)
+    let mut log = lock(&shared.log);
+    let next_session = log.sessions.len();
+    let entry = log
+        .sessions
+        .entry(session_id.clone())
+        .or_insert((next_session, 0));
+    let (session_index, request_index) = *entry;
+    entry.1 += 1;
+    let request = RecordedRequest {
+        seq: log.requests.len(),
+        method: parsed.method,
+        path: parsed.target,
+        headers: parsed.headers,
+        body,
+        raw_body,
+        session_id,
     };
+    log.requests.push(request.clone());
+    (request, request_index, session_index)
+}
+
+fn handle_request(parsed: ParsedRequest, shared: &Shared) -> Vec<u8> {
+    // Record first, so the request is logged even if the responder panics.
+    let (request, request_index, session_index) = record(parsed, shared);
 
     if !request.is_messages_call() {
         return error_response(
@@ -1166,39 +1180,36 @@ fn sse_message(message_id: &str, model: &str, blocks: &[Value], turn: &Turn) -> 
     );
     sse_event(&mut out, &json!({"type": "ping"}));
     for (index, block) in blocks.iter().enumerate() {
-        match block.get("type").and_then(Value::as_str) {
-            Some("tool_use") => {
-                sse_event(
-                    &mut out,
-                    &json!({"type": "content_block_start", "index": index, "content_block": {
-                        "type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}}),
-                );
-                // Split the input JSON in two like the real API streams it.
-                let input = block["input"].to_string();
-                let mut mid = input.len() / 2;
-                while !input.is_char_boundary(mid) {
-                    mid -= 1;
-                }
-                for part in [&input[..mid], &input[mid..]] {
-                    sse_event(
-                        &mut out,
-                        &json!({"type": "content_block_delta", "index": index,
-                            "delta": {"type": "input_json_delta", "partial_json": part}}),
-                    );
-                }
+        if block.get("type").and_then(Value::as_str) == Some("tool_use") {
+            sse_event(
+                &mut out,
+                &json!({"type": "content_block_start", "index": index, "content_block": {
+                    "type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}}),
+            );
+            // Split the input JSON in two like the real API streams it.
+            let input = block["input"].to_string();
+            let mut mid = input.len() / 2;
+            while !input.is_char_boundary(mid) {
+                mid -= 1;
             }
-            _ => {
-                sse_event(
-                    &mut out,
-                    &json!({"type": "content_block_start", "index": index,
-                        "content_block": {"type": "text", "text": ""}}),
-                );
+            for part in [&input[..mid], &input[mid..]] {
                 sse_event(
                     &mut out,
                     &json!({"type": "content_block_delta", "index": index,
-                        "delta": {"type": "text_delta", "text": block["text"]}}),
+                        "delta": {"type": "input_json_delta", "partial_json": part}}),
                 );
             }
+        } else {
+            sse_event(
+                &mut out,
+                &json!({"type": "content_block_start", "index": index,
+                    "content_block": {"type": "text", "text": ""}}),
+            );
+            sse_event(
+                &mut out,
+                &json!({"type": "content_block_delta", "index": index,
+                    "delta": {"type": "text_delta", "text": block["text"]}}),
+            );
         }
         sse_event(
             &mut out,
