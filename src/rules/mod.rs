@@ -40,6 +40,12 @@ macro_rules! declare_rules {
     )+) => {
         $(
             $(#[doc = $doc])+
+            // Not `expect`: most rule docs have nothing for the lint to find.
+            #[allow(
+                clippy::doc_markdown,
+                reason = "the doc is the `explain` text, printed verbatim: \
+                          backticks would change what users read"
+            )]
             $vis const $name: $crate::rules::RuleMeta = $crate::rules::RuleMeta {
                 id: $id,
                 severity: $crate::diagnostic::Severity::$severity,
