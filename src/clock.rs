@@ -4,6 +4,13 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// `(year, month, day, hour, minute, second)` of `time` in UTC.
+#[expect(
+    clippy::cast_possible_wrap,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "in range by construction: seconds since 1970 fit i64 for 292 billion years, \
+              `rem` is in 0..86_400, `day` in 1..=31 and `month` in 1..=12"
+)]
 fn civil(time: SystemTime) -> (i64, u32, u32, u32, u32, u32) {
     let secs = time
         .duration_since(UNIX_EPOCH)

@@ -1,5 +1,5 @@
 //! The hook's decision log (`.helix-gate/log.jsonl`): one JSON line per decision,
-//! appended with O_APPEND so parallel hook processes never interleave a line.
+//! appended with `O_APPEND` so parallel hook processes never interleave a line.
 //! `helix-gate log --tail` and `helix-gate stats` read it back.
 
 use std::path::Path;
@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
-    /// The model was stopped with a reason (PostToolUse or Stop block).
+    /// The model was stopped with a reason (`PostToolUse` or Stop block).
     Block,
     /// The budget was spent: the user was told, the model goes on.
     Escalate,

@@ -71,7 +71,8 @@ impl Engine {
         self.matcher.get_or_init(|| self.settings.matcher())
     }
 
-    /// Check a document given as bytes; `path` names it (and its file name is compared with adr_id).
+    /// Check a document given as bytes; `path` names it (and its file name is compared with
+    /// `adr_id`).
     pub fn check_bytes(&self, path: &Path, bytes: Vec<u8>, repo: &dyn RepoFiles) -> Checked {
         let display = crate::paths::display(&self.root, path);
         match rules::input::decode(bytes, self.settings.adr.max_file_size) {
@@ -278,7 +279,9 @@ pub fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     if meta.is_dir() {
         return Err(std::io::Error::other("is a directory"));
     }
-    let mut bytes = Vec::with_capacity(meta.len().min(limit + 1) as usize);
+    // Only a capacity hint: on a 32-bit target a size beyond `usize` reserves nothing.
+    let capacity = usize::try_from(meta.len().min(limit + 1)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(capacity);
     file.take(limit + 1).read_to_end(&mut bytes)?;
     Ok(bytes)
 }

@@ -298,7 +298,7 @@ impl<'a> Gate<'a> {
     }
 
     /// Step 4: the committed ADRs that take part in the rules across files. Only those that
-    /// share a number with a staged ADR's id or depends_on can change a staged ADR's findings
+    /// share a number with a staged ADR's id or `depends_on` can change a staged ADR's findings
     /// (a duplicate, or a dependency that exists); the findings of the others are not
     /// reported, so they need not take part. Cache hits among them are read now.
     fn bystanders(
@@ -553,18 +553,19 @@ fn front_matter_only(bytes: &[u8]) -> Adr {
 /// a failed write is not an error.
 mod id_cache {
     use std::collections::HashMap;
+    use std::fmt::Write as _;
     use std::path::{Path, PathBuf};
 
     const HEADER: &str = concat!("helix-gate adr-ids v1 ", env!("CARGO_PKG_VERSION"));
 
-    pub struct IdCache {
+    pub(super) struct IdCache {
         path: PathBuf,
         loaded: HashMap<gix::ObjectId, Option<u32>>,
         added: HashMap<gix::ObjectId, Option<u32>>,
     }
 
     impl IdCache {
-        pub fn load(common_dir: &Path) -> IdCache {
+        pub(super) fn load(common_dir: &Path) -> IdCache {
             let path = common_dir.join("helix-gate").join("adr-ids");
             let loaded = std::fs::read_to_string(&path)
                 .map(|text| parse(&text))
@@ -576,22 +577,26 @@ mod id_cache {
             }
         }
 
-        pub fn contains(&self, id: &gix::ObjectId) -> bool {
+        pub(super) fn contains(&self, id: &gix::ObjectId) -> bool {
             self.cached(id).is_some()
         }
 
         /// `Some(number)` when the blob is known (`number` is `None` for ADRs without an id).
-        pub fn cached(&self, id: &gix::ObjectId) -> Option<Option<u32>> {
+        #[expect(
+            clippy::option_option,
+            reason = "outer: is the blob cached; inner: its ADR number, which may be absent"
+        )]
+        pub(super) fn cached(&self, id: &gix::ObjectId) -> Option<Option<u32>> {
             self.loaded.get(id).or_else(|| self.added.get(id)).copied()
         }
 
-        pub fn insert(&mut self, id: gix::ObjectId, number: Option<u32>) {
+        pub(super) fn insert(&mut self, id: gix::ObjectId, number: Option<u32>) {
             self.added.insert(id, number);
         }
 
         /// Write the entries of `keep` (the ADR blobs of this commit), unless the file already
         /// holds exactly those.
-        pub fn save(&self, keep: &[gix::ObjectId]) {
+        pub(super) fn save(&self, keep: &[gix::ObjectId]) {
             let mut entries: Vec<(gix::ObjectId, Option<u32>)> = keep
                 .iter()
                 .filter_map(|id| self.cached(id).map(|n| (*id, n)))
@@ -607,11 +612,10 @@ mod id_cache {
             text.push_str(HEADER);
             text.push('\n');
             for (id, number) in entries {
-                text.push_str(&id.to_string());
-                match number {
-                    Some(n) => text.push_str(&format!(" {n}\n")),
-                    None => text.push_str(" -\n"),
-                }
+                let _ = match number {
+                    Some(n) => writeln!(text, "{id} {n}"),
+                    None => writeln!(text, "{id} -"),
+                };
             }
             let _ = write_atomically(&self.path, &text);
         }

@@ -22,13 +22,13 @@ use std::io::Read;
 use std::os::unix::process::CommandExt as _;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 /// How long the output readers may take after the child exited.
 const READER_GRACE: Duration = Duration::from_secs(2);
-/// How long a SIGKILLed child may take to be reaped before it is left to its
+/// How long a child killed with `SIGKILL` may take to be reaped before it is left to its
 /// waiter thread (a process in uninterruptible I/O ignores even SIGKILL).
 const REAP_AFTER_KILL: Duration = Duration::from_secs(10);
 /// How long the watchdog may take to kill the group and exit.
@@ -151,7 +151,7 @@ pub fn run(
     // Readers still blocked (a process outside the group holds a pipe) are
     // detached; what they read so far is used.
     let take = |buf: &Arc<Mutex<Vec<u8>>>| {
-        std::mem::take(&mut *buf.lock().unwrap_or_else(|p| p.into_inner()))
+        std::mem::take(&mut *buf.lock().unwrap_or_else(PoisonError::into_inner))
     };
     Ok(Finished {
         status,
@@ -173,7 +173,7 @@ fn spawn_reader<R: Read + Send + 'static>(
             match pipe.read(&mut chunk) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
-                    let mut buf = buf.lock().unwrap_or_else(|p| p.into_inner());
+                    let mut buf = buf.lock().unwrap_or_else(PoisonError::into_inner);
                     // Past the cap, keep draining (so the child never blocks) but drop the bytes.
                     let room = cap.saturating_sub(buf.len());
                     buf.extend_from_slice(&chunk[..n.min(room)]);
@@ -202,7 +202,9 @@ impl Group {
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
-            .process_group(pgid as i32)
+            // `pgid` is the child's pid, a `pid_t` that std hands out as u32: the
+            // bit-for-bit cast gives the kernel's value back.
+            .process_group(pgid.cast_signed())
             .spawn()
             .ok();
         Group {

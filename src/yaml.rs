@@ -1,12 +1,12 @@
 //! The one place that knows which YAML library helix-gate uses.
 //!
-//! serde_yaml is deprecated upstream but stable; every YAML read in the crate
+//! `serde_yaml` is deprecated upstream but stable; every YAML read in the crate
 //! (ADR front matter, rules file, settings) goes through these functions so the
 //! library can be swapped without touching callers.
 
 use serde::de::DeserializeOwned;
 
-/// A parsed YAML value (re-exported so callers never name serde_yaml).
+/// A parsed YAML value (re-exported so callers never name `serde_yaml`).
 pub type Value = serde_yaml::Value;
 /// A YAML mapping.
 pub type Mapping = serde_yaml::Mapping;

@@ -1,6 +1,6 @@
 //! Smoke tests for the end-to-end harness (tests/support): the real Claude Code
 //! CLI against the fake Messages API. They prove that a scripted tool call is
-//! executed, that a PostToolUse block and a Stop block reach the model the way
+//! executed, that a `PostToolUse` block and a Stop block reach the model the way
 //! `claude-code-hooks.md` describes, and that the harness captures it all.
 //!
 //! Skipped (with a note on stderr) when the client is not installed; under

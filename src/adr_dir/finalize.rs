@@ -53,7 +53,7 @@ pub struct Plan {
     pub draft: PathBuf,
     pub draft_display: String,
     pub number: u32,
-    /// Why the number differs from the draft's adr_id, when it does.
+    /// Why the number differs from the draft's `adr_id`, when it does.
     pub number_note: Option<String>,
     pub target: PathBuf,
     pub target_display: String,
@@ -177,32 +177,8 @@ fn plan(
         Some((content, edit)) => (content, Some(edit)),
         None => (text.to_owned(), None),
     };
-    let checked = ws.engine.check_bytes(
-        &target,
-        content.clone().into_bytes(),
-        &WorkTree {
-            root: root.as_path(),
-        },
-    );
-    let mut report = checked.report;
-    report.path = draft_display.clone();
-    if let Some(final_adr) = &checked.adr {
-        report
-            .findings
-            .extend(across_findings(catalog, final_adr, &draft_display, number));
-        report.findings.extend(numbering::succession_findings(
-            final_adr,
-            Some(number),
-            &catalog.taken(),
-            &numbering::replaced_numbers(catalog),
-        ));
-    }
-    if let Some(edit) = edit {
-        for finding in &mut report.findings {
-            finding.line = finding.line.map(|l| edit.original_line(l));
-        }
-    }
-    report.sort();
+    let (report, final_adr) =
+        check_as_written(ws, catalog, &target, &content, edit, &draft_display, number);
     let errors = report
         .findings
         .iter()
@@ -250,7 +226,7 @@ fn plan(
 
     let index_path = ws.index_path();
     let index_text = super::read_optional(&index_path)?;
-    let final_adr = checked.adr.unwrap_or_else(|| Adr::parse(&content));
+    let final_adr = final_adr.unwrap_or_else(|| Adr::parse(&content));
     let new_row = NewRow {
         number: Some(number),
         title: title.clone(),
@@ -283,6 +259,47 @@ fn plan(
         index_content,
         original,
     }))
+}
+
+/// The findings of the document as it will be written (`content`, with `edit` applied), at
+/// its new path and against the directory, shown under the draft's name and with the draft's
+/// line numbers; and its parse, when it is text.
+fn check_as_written(
+    ws: &Workspace,
+    catalog: &Catalog,
+    target: &Path,
+    content: &str,
+    edit: Option<Edit>,
+    draft_display: &str,
+    number: u32,
+) -> (FileReport, Option<Adr>) {
+    let checked = ws.engine.check_bytes(
+        target,
+        content.as_bytes().to_vec(),
+        &WorkTree {
+            root: ws.engine.root.as_path(),
+        },
+    );
+    let mut report = checked.report;
+    draft_display.clone_into(&mut report.path);
+    if let Some(final_adr) = &checked.adr {
+        report
+            .findings
+            .extend(across_findings(catalog, final_adr, draft_display, number));
+        report.findings.extend(numbering::succession_findings(
+            final_adr,
+            Some(number),
+            &catalog.taken(),
+            &numbering::replaced_numbers(catalog),
+        ));
+    }
+    if let Some(edit) = edit {
+        for finding in &mut report.findings {
+            finding.line = finding.line.map(|l| edit.original_line(l));
+        }
+    }
+    report.sort();
+    (report, checked.adr)
 }
 
 /// The draft's own number when it is free, else the next one, with the reason.
@@ -318,7 +335,7 @@ fn choose_number(
     ))
 }
 
-/// Duplicate-id and depends_on findings of the draft against the directory.
+/// Duplicate-id and `depends_on` findings of the draft against the directory.
 fn across_findings(
     catalog: &Catalog,
     draft: &Adr,
@@ -466,10 +483,9 @@ fn trailing_comment(value: &str) -> &str {
     for (i, c) in value.char_indices() {
         match quote {
             Some(q) if c == q => quote = None,
-            Some(_) => {}
             None if c == '"' || c == '\'' => quote = Some(c),
             None if c == '#' && previous.is_whitespace() => return value[i..].trim_end(),
-            None => {}
+            Some(_) | None => {}
         }
         previous = c;
     }

@@ -291,8 +291,8 @@ mod tests {
     use super::*;
     use std::os::unix::process::ExitStatusExt as _;
 
-    fn ok_status() -> Option<ExitStatus> {
-        Some(ExitStatus::from_raw(0))
+    fn ok_status() -> ExitStatus {
+        ExitStatus::from_raw(0)
     }
 
     fn result(extra: &str) -> Vec<u8> {
@@ -338,26 +338,26 @@ mod tests {
     #[test]
     fn interpretation_of_outputs() {
         let verdict = r#","structured_output":{"result":"approved","confidence":0.9,"findings":[],"recommendations":[]}"#;
-        let (v, m) = interpret(ok_status(), &result(verdict), b"", 0.3);
+        let (v, m) = interpret(Some(ok_status()), &result(verdict), b"", 0.3);
         assert!(v.is_ok(), "{v:?}");
         assert_eq!(m.tokens_used, 125);
         assert_eq!(m.model.as_deref(), Some("claude-x"));
 
-        let (v, _) = interpret(ok_status(), &result(""), b"", 0.3);
+        let (v, _) = interpret(Some(ok_status()), &result(""), b"", 0.3);
         assert_eq!(v.unwrap_err(), RunnerError::NoStructuredOutput);
 
         let (v, _) = interpret(
-            ok_status(),
+            Some(ok_status()),
             &result(r#","structured_output":{"result":"yes"}"#),
             b"",
             0.3,
         );
         assert_eq!(v.unwrap_err().kind(), "invalid-verdict");
 
-        let (v, _) = interpret(ok_status(), b"garbage", b"", 0.3);
+        let (v, _) = interpret(Some(ok_status()), b"garbage", b"", 0.3);
         assert_eq!(v.unwrap_err().kind(), "invalid-json");
 
-        let (v, _) = interpret(ok_status(), b"", b"", 0.3);
+        let (v, _) = interpret(Some(ok_status()), b"", b"", 0.3);
         assert_eq!(v.unwrap_err().kind(), "invalid-json");
 
         let (v, _) = interpret(Some(ExitStatus::from_raw(3 << 8)), b"", b"boom\n", 0.3);
@@ -376,13 +376,13 @@ mod tests {
         assert!(err.to_string().contains("after 5 attempts"), "{err}");
 
         let during = br#"{"type":"result","subtype":"error_during_execution","is_error":true}"#;
-        let (v, _) = interpret(ok_status(), during, b"", 0.3);
+        let (v, _) = interpret(Some(ok_status()), during, b"", 0.3);
         assert_eq!(v.unwrap_err().kind(), "reviewer-error");
 
         // Log lines before the result line are tolerated.
         let mut lines = b"starting\n".to_vec();
         lines.extend(result(verdict));
-        assert!(interpret(ok_status(), &lines, b"", 0.3).0.is_ok());
+        assert!(interpret(Some(ok_status()), &lines, b"", 0.3).0.is_ok());
     }
 
     #[test]

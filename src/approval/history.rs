@@ -193,9 +193,17 @@ pub fn summarize(records: &[Record]) -> HistorySummary {
             Record::Escalation { .. } => s.escalations += 1,
         }
     }
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "record counts stay far below 2^52, where f64 is exact"
+    )]
     if s.count > 0 {
         s.approval_rate = Some(s.approved as f64 / s.count as f64);
     }
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "record counts stay far below 2^52, where f64 is exact"
+    )]
     if s.reviewer_runs > 0 {
         s.mean_cost_usd = Some(s.total_cost_usd / s.reviewer_runs as f64);
     }
@@ -204,7 +212,7 @@ pub fn summarize(records: &[Record]) -> HistorySummary {
     if !durations.is_empty() {
         let mid = durations.len() / 2;
         s.median_duration_seconds = Some(if durations.len() % 2 == 0 {
-            (durations[mid - 1] + durations[mid]) / 2.0
+            f64::midpoint(durations[mid - 1], durations[mid])
         } else {
             durations[mid]
         });

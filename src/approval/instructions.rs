@@ -149,14 +149,15 @@ pub fn load(root: &Path, settings: &TypeSettings) -> Result<Instructions, Instru
 
 /// The verdict schema as one compact JSON line (the `--json-schema` argument).
 pub fn compact_schema() -> String {
-    serde_json::from_str::<serde_json::Value>(VERDICT_SCHEMA)
-        .map(|v| v.to_string())
-        .unwrap_or_else(|_| {
+    serde_json::from_str::<serde_json::Value>(VERDICT_SCHEMA).map_or_else(
+        |_| {
             VERDICT_SCHEMA
                 .split_whitespace()
                 .collect::<Vec<_>>()
                 .join(" ")
-        })
+        },
+        |v| v.to_string(),
+    )
 }
 
 #[cfg(test)]

@@ -277,15 +277,12 @@ fn render_template(template: &str, values: &[(&str, String)]) -> String {
                 .find(|(n, _)| *n == name)
                 .map(|(_, v)| (v, end))
         });
-        match replaced {
-            Some((value, end)) => {
-                out.push_str(value);
-                rest = &after[end + 1..];
-            }
-            None => {
-                out.push('{');
-                rest = after;
-            }
+        if let Some((value, end)) = replaced {
+            out.push_str(value);
+            rest = &after[end + 1..];
+        } else {
+            out.push('{');
+            rest = after;
         }
     }
     out.push_str(rest);
@@ -575,7 +572,7 @@ impl Request<'_> {
         let required = self.type_settings.required_confidence;
         let mut document = cache::lookup(self.root, &keys.all, required)?;
         document.stage = Stage::Cache;
-        document.files = self.displays.clone();
+        document.files.clone_from(&self.displays);
         document.required_confidence = required;
         Some(document)
     }

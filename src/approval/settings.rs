@@ -242,7 +242,7 @@ pub fn from_layers(overlay: Option<&str>, origin: &str) -> Result<ApprovalSettin
                 return Err(err(origin, "expected a map of settings".to_owned()));
             }
             yaml::merge(&mut base, value);
-            used_origin = origin.to_owned();
+            origin.clone_into(&mut used_origin);
         }
     }
     let raw: RawFile = yaml::from_value(base).map_err(|e| err(&used_origin, e.to_string()))?;

@@ -66,11 +66,11 @@ pub(super) fn split_location(location: String) -> (String, Option<usize>) {
 pub(super) mod findings {
     use super::{Deserialize as _, Deserializer, Finding, Serializer, WireFinding};
 
-    pub fn serialize<S: Serializer>(findings: &[Finding], s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(findings: &[Finding], s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(findings.iter().map(WireFinding::from))
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Finding>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Finding>, D::Error> {
         let wire = Vec::<WireFinding>::deserialize(d)?;
         Ok(wire.into_iter().map(Finding::from).collect())
     }

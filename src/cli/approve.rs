@@ -77,7 +77,7 @@ pub(super) fn run(
 }
 
 /// Exit status of `helix-gate approve`: 0 approved, 1 rejected or
-/// needs_revision, 2 when the reviewer failed (infrastructure).
+/// `needs_revision`, 2 when the reviewer failed (infrastructure).
 fn exit_status(approval: &Approval) -> ExitStatus {
     if approval.failure.is_some() {
         ExitStatus::Error

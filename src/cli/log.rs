@@ -13,8 +13,9 @@ pub(super) fn show(tail: Option<usize>) -> anyhow::Result<ExitStatus> {
     let skip = tail.map_or(0, |n| decisions.len().saturating_sub(n));
     let mut out = String::new();
     for d in &decisions[skip..] {
-        out.push_str(&format!(
-            "{} {:<8} {:<16} {:<9} {}{}{}\n",
+        let _ = writeln!(
+            out,
+            "{} {:<8} {:<16} {:<9} {}{}{}",
             d.time,
             d.session.chars().take(8).collect::<String>(),
             d.event,
@@ -30,13 +31,13 @@ pub(super) fn show(tail: Option<usize>) -> anyhow::Result<ExitStatus> {
             } else {
                 format!(" [{}]", d.rules.join(", "))
             },
-        ));
+        );
     }
     if decisions.is_empty() {
         out.push_str("no decisions logged yet (.helix-gate/log.jsonl)\n");
     }
     if bad > 0 {
-        out.push_str(&format!("({bad} damaged line(s) skipped)\n"));
+        let _ = writeln!(out, "({bad} damaged line(s) skipped)");
     }
     print(&out)?;
     Ok(ExitStatus::Success)
@@ -65,6 +66,10 @@ pub(super) fn stats(format: Format) -> anyhow::Result<ExitStatus> {
             if hook.decisions == 0 {
                 out.push_str("hook latency: no decisions logged yet\n");
             } else {
+                #[expect(
+                    clippy::cast_precision_loss,
+                    reason = "latencies in microseconds stay far below 2^52, where f64 is exact"
+                )]
                 let _ = writeln!(
                     out,
                     "hook latency: p50 {:.2} ms, p95 {:.2} ms",

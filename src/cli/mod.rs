@@ -85,6 +85,10 @@ pub enum Command {
     /// Claude Code hook: reads one hook event as JSON on stdin, answers on stdout.
     Hook {
         /// Event label from the settings (informational; the payload's hook_event_name decides).
+        #[expect(
+            clippy::doc_markdown,
+            reason = "clap prints this doc as the argument's help; backticks would show there"
+        )]
         event: Option<String>,
     },
     /// git pre-commit hook: validate the ADRs staged for this commit.

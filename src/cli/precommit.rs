@@ -2,6 +2,8 @@
 //! shows of a checked commit-to-be. Everything goes to stderr: that is what git
 //! shows for a hook, and what Claude Code hands the model after "Exit code 1".
 
+use std::fmt::Write as _;
+
 use anyhow::Context as _;
 
 use super::ExitStatus;
@@ -88,7 +90,7 @@ fn blocked_line(blocking: &Blocking<'_>) -> String {
 fn render_human(outcome: &CommitCheck, color: bool) -> String {
     let mut out = String::new();
     if let Some(note) = merge_note(outcome) {
-        out.push_str(&format!("helix-gate: {note}\n"));
+        let _ = writeln!(out, "helix-gate: {note}");
     }
     out.push_str(&render::commit::human(
         &outcome.reports,
@@ -107,7 +109,7 @@ fn render_human(outcome: &CommitCheck, color: bool) -> String {
 fn render_compact(outcome: &CommitCheck) -> String {
     let mut out = String::new();
     if let Some(note) = merge_note(outcome) {
-        out.push_str(&format!("helix-gate: {note}\n"));
+        let _ = writeln!(out, "helix-gate: {note}");
     }
     out.push_str(&render::commit::compact(&outcome.reports, &outcome.notes));
     out

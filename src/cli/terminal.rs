@@ -9,12 +9,12 @@ use anyhow::Context as _;
 use crate::env;
 
 /// The repository root for the current directory.
-pub fn current_root() -> PathBuf {
+pub(super) fn current_root() -> PathBuf {
     crate::paths::find_root(&std::env::current_dir().unwrap_or_default())
 }
 
 /// Write to stdout; a closed pipe is not an error.
-pub fn print(text: &str) -> anyhow::Result<()> {
+pub(super) fn print(text: &str) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())
@@ -27,19 +27,19 @@ pub fn print(text: &str) -> anyhow::Result<()> {
 }
 
 /// Write to stderr. A closed stderr is ignored: the exit status still carries the result.
-pub fn print_stderr(text: &str) {
+pub(super) fn print_stderr(text: &str) {
     let mut stderr = std::io::stderr().lock();
     let _ = stderr
         .write_all(text.as_bytes())
         .and_then(|()| stderr.flush());
 }
 
-/// Colour on stdout when it is a terminal, unless NO_COLOR is set.
-pub fn use_color() -> bool {
+/// Colour on stdout when it is a terminal, unless `NO_COLOR` is set.
+pub(super) fn use_color() -> bool {
     std::io::stdout().is_terminal() && !env::is_set(env::NO_COLOR)
 }
 
-/// Colour on stderr when it is a terminal, unless NO_COLOR is set.
-pub fn use_color_stderr() -> bool {
+/// Colour on stderr when it is a terminal, unless `NO_COLOR` is set.
+pub(super) fn use_color_stderr() -> bool {
     std::io::stderr().is_terminal() && !env::is_set(env::NO_COLOR)
 }

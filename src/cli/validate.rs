@@ -1,6 +1,7 @@
 //! `validate`, `rules` and `explain`: check ADR files by hand or in CI, and
 //! document every rule.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
@@ -92,21 +93,23 @@ pub(super) fn list_rules(rules_file: Option<&Path>) -> anyhow::Result<ExitStatus
     let set = load_rule_set(rules_file)?;
     let mut out = String::from("Built-in rules:\n");
     for rule in rules::registry() {
-        out.push_str(&format!(
-            "  {:<28} {:<8} {}\n",
+        let _ = writeln!(
+            out,
+            "  {:<28} {:<8} {}",
             rule.id,
             rule.severity.as_str(),
             rule.summary
-        ));
+        );
     }
-    out.push_str(&format!("\nContextual rules ({}):\n", set.origin));
+    let _ = writeln!(out, "\nContextual rules ({}):", set.origin);
     for rule in &set.contextual {
-        out.push_str(&format!(
-            "  {:<28} {:<8} {}\n",
+        let _ = writeln!(
+            out,
+            "  {:<28} {:<8} {}",
             rule.id,
             rule.severity.as_str(),
             rule.name
-        ));
+        );
     }
     print(&out)?;
     Ok(ExitStatus::Success)

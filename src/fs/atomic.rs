@@ -77,7 +77,7 @@ impl Staged {
         // On failure the returned temporary file is dropped here, which removes it.
         temp.persist(&target)
             .map(drop)
-            .map_err(|e| failed(&format!("cannot replace {}", target.display()), e.error))
+            .map_err(|e| failed(&format!("cannot replace {}", target.display()), &e.error))
     }
 }
 
@@ -124,11 +124,11 @@ fn create_new_in_place(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .write(true)
         .create_new(true)
         .open(path)
-        .map_err(|e| failed(&format!("cannot create {}", path.display()), e))?;
+        .map_err(|e| failed(&format!("cannot create {}", path.display()), &e))?;
     let written = file.write_all(bytes).and_then(|()| file.sync_all());
     if let Err(e) = written {
         let _ = std::fs::remove_file(path);
-        return Err(failed(&format!("cannot write {}", path.display()), e));
+        return Err(failed(&format!("cannot write {}", path.display()), &e));
     }
     Ok(())
 }
@@ -164,7 +164,7 @@ fn temp_file(
     let mut temp = builder.tempfile_in(dir).map_err(|e| {
         failed(
             &format!("cannot create a temporary file in {}", dir.display()),
-            e,
+            &e,
         )
     })?;
     let filled = (|| {
@@ -181,13 +181,17 @@ fn temp_file(
     filled.map_err(|e| {
         failed(
             &format!("cannot write a temporary file in {}", dir.display()),
-            e,
+            &e,
         )
     })?;
     Ok(temp)
 }
 
 #[cfg(unix)]
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "one signature with the non-unix twin, which has no mode to give"
+)]
 fn fixed_permissions(mode: u32) -> Option<Permissions> {
     use std::os::unix::fs::PermissionsExt as _;
     Some(Permissions::from_mode(mode))
@@ -199,7 +203,7 @@ fn fixed_permissions(_mode: u32) -> Option<Permissions> {
 }
 
 /// The same error kind with `what` (which names the path) in front of the message.
-fn failed(what: &str, error: io::Error) -> io::Error {
+fn failed(what: &str, error: &io::Error) -> io::Error {
     io::Error::new(error.kind(), format!("{what}: {error}"))
 }
 

@@ -83,7 +83,7 @@ impl FileLock {
                 }
                 Err(TryLockError::WouldBlock) => {}
                 Err(TryLockError::Error(e)) => {
-                    return Err(LockError::Io(failed("cannot lock", path, e)));
+                    return Err(LockError::Io(failed("cannot lock", path, &e)));
                 }
             }
             let now = Instant::now();
@@ -128,7 +128,7 @@ fn open(path: &Path) -> Result<File, LockError> {
         // Never truncate here: the file holds the current holder's pid.
         .truncate(false)
         .open(path)
-        .map_err(|e| LockError::Io(failed("cannot open the lock file", path, e)))
+        .map_err(|e| LockError::Io(failed("cannot open the lock file", path, &e)))
 }
 
 /// Whether `path` still names the open `file` (it may have been removed or replaced).
@@ -137,11 +137,11 @@ fn names_file(path: &Path, file: &File) -> Result<bool, LockError> {
     use std::os::unix::fs::MetadataExt as _;
     let held = file
         .metadata()
-        .map_err(|e| LockError::Io(failed("cannot read the lock file", path, e)))?;
+        .map_err(|e| LockError::Io(failed("cannot read the lock file", path, &e)))?;
     Ok(match std::fs::metadata(path) {
         Ok(now) => now.dev() == held.dev() && now.ino() == held.ino(),
         Err(e) if e.kind() == io::ErrorKind::NotFound => false,
-        Err(e) => return Err(LockError::Io(failed("cannot read the lock file", path, e))),
+        Err(e) => return Err(LockError::Io(failed("cannot read the lock file", path, &e))),
     })
 }
 
@@ -159,7 +159,7 @@ fn record_holder(file: &mut File) {
         .and_then(|()| writeln!(file, "pid {}", std::process::id()));
 }
 
-fn failed(what: &str, path: &Path, error: io::Error) -> io::Error {
+fn failed(what: &str, path: &Path, error: &io::Error) -> io::Error {
     io::Error::new(error.kind(), format!("{what} {}: {error}", path.display()))
 }
 

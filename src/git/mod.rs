@@ -48,6 +48,7 @@ pub use staged::{ChangeStatus, EntryKind, StagedEntry, StagedIndex};
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
+    use std::fmt::Write as _;
     use std::path::{Path, PathBuf};
     use std::process::{Command, Output};
 
@@ -428,7 +429,10 @@ mod tests {
     #[test]
     fn blob_over_limit_is_refused_when_packed_and_deltified() {
         let fx = Fixture::new();
-        let base: String = (0..2000).map(|i| format!("line {i}\n")).collect();
+        let base = (0..2000).fold(String::new(), |mut base, i| {
+            let _ = writeln!(base, "line {i}");
+            base
+        });
         fx.write("adr/big.md", &base);
         fx.commit_all("one");
         fx.write("adr/big.md", &format!("{base}one more line\n"));
@@ -662,7 +666,8 @@ mod tests {
         let (mut env, copy) = commit(&fx.root.join("sub"), "only", &["--", "../a.md"]);
         let index = env.index_file.clone().unwrap();
         let name = index.file_name().unwrap().to_string_lossy().into_owned();
-        assert!(index.is_absolute() && name.starts_with("next-index-") && name.ends_with(".lock"));
+        assert!(index.is_absolute() && name.starts_with("next-index-"));
+        assert!(index.extension().is_some_and(|e| e == "lock"));
         env.index_file = Some(copy);
         assert_eq!(changed_in(&env, &start), vec![("a.md".into(), Modified)]);
 

@@ -9,7 +9,7 @@ use super::staged::StagedIndex;
 
 /// An opened repository together with the paths git itself would use for it.
 pub struct Repo {
-    repo: gix::Repository,
+    gix: gix::Repository,
     git_dir: PathBuf,
     common_dir: PathBuf,
     work_tree: Option<PathBuf>,
@@ -53,44 +53,41 @@ impl Repo {
         let start = clean(&cwd, start);
         let options = open_options(env);
 
-        let (mut repo, explicit_git_dir) = match &env.git_dir {
-            Some(git_dir) => {
-                let git_dir = clean(&cwd, git_dir);
-                if gix::discover::is_git(&git_dir).is_err() {
-                    return Err(GitError::NotARepository { path: git_dir });
-                }
-                let repo = options
-                    .open_path_as_is(true)
-                    .open(&git_dir)
-                    .map_err(|e| GitError::Open(chain(&e)))?;
-                (repo.to_thread_local(), true)
+        let (mut repo, explicit_git_dir) = if let Some(git_dir) = &env.git_dir {
+            let git_dir = clean(&cwd, git_dir);
+            if gix::discover::is_git(&git_dir).is_err() {
+                return Err(GitError::NotARepository { path: git_dir });
             }
-            None => {
-                let upwards = gix::discover::upwards::Options {
-                    ceiling_dirs: env.ceiling_directories.clone(),
-                    // Git silently ignores ceiling directories that don't contain `start`.
-                    match_ceiling_dir_or_error: false,
-                    // Despite its doc comment, `true` *allows* crossing filesystems.
-                    cross_fs: env.discovery_across_filesystem,
-                    current_dir: Some(&cwd),
-                    ..Default::default()
-                };
-                let trust_map = gix::sec::trust::Mapping {
-                    full: options.clone(),
-                    reduced: options,
-                };
-                let repo = gix::ThreadSafeRepository::discover_opts(&start, upwards, trust_map)
-                    .map_err(|e| {
-                        if is_no_repository(&e) {
-                            GitError::NotARepository {
-                                path: start.clone(),
-                            }
-                        } else {
-                            GitError::Open(chain(&e))
+            let repo = options
+                .open_path_as_is(true)
+                .open(&git_dir)
+                .map_err(|e| GitError::Open(chain(&e)))?;
+            (repo.to_thread_local(), true)
+        } else {
+            let upwards = gix::discover::upwards::Options {
+                ceiling_dirs: env.ceiling_directories.clone(),
+                // Git silently ignores ceiling directories that don't contain `start`.
+                match_ceiling_dir_or_error: false,
+                // Despite its doc comment, `true` *allows* crossing filesystems.
+                cross_fs: env.discovery_across_filesystem,
+                current_dir: Some(&cwd),
+                ..Default::default()
+            };
+            let trust_map = gix::sec::trust::Mapping {
+                full: options.clone(),
+                reduced: options,
+            };
+            let repo = gix::ThreadSafeRepository::discover_opts(&start, upwards, trust_map)
+                .map_err(|e| {
+                    if is_no_repository(&e) {
+                        GitError::NotARepository {
+                            path: start.clone(),
                         }
-                    })?;
-                (repo.to_thread_local(), false)
-            }
+                    } else {
+                        GitError::Open(chain(&e))
+                    }
+                })?;
+            (repo.to_thread_local(), false)
         };
 
         let git_dir = clean(&cwd, repo.git_dir());
@@ -146,7 +143,7 @@ impl Repo {
         };
 
         Ok(Repo {
-            repo,
+            gix: repo,
             git_dir,
             common_dir,
             work_tree,
@@ -187,7 +184,7 @@ impl Repo {
         if self.work_tree.is_none() {
             return Err(GitError::Bare);
         }
-        StagedIndex::load(&self.repo, &self.index_path)
+        StagedIndex::load(&self.gix, &self.index_path)
     }
 
     /// The hooks directory git uses: `core.hooksPath` if set (in any configuration file git
@@ -196,7 +193,7 @@ impl Repo {
     /// the git dir of a bare repository, exactly like git), else `<common_dir>/hooks`.
     pub fn hooks_dir(&self) -> Result<PathBuf, GitError> {
         let configured = self
-            .repo
+            .gix
             .config_snapshot()
             .trusted_path("core.hooksPath")
             .map_err(|e| GitError::Config(format!("core.hooksPath: {}", chain(&e))))?;
@@ -211,7 +208,7 @@ impl Repo {
 
     /// The underlying gix repository, for anything this layer does not cover.
     pub fn gix(&self) -> &gix::Repository {
-        &self.repo
+        &self.gix
     }
 }
 

@@ -157,7 +157,7 @@ impl StagedIndex {
         let under_sparse_dir = |path: &BStr| sparse_dirs.iter().any(|dir| path.starts_with(dir));
         let mut deleted = Vec::new();
         let mut paths: Vec<String> = present.iter().map(|p| lossy(p)).collect();
-        for (path, _) in head.iter() {
+        for path in head.keys() {
             if present.contains(path) || conflicted.contains(path) {
                 continue;
             }

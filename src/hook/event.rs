@@ -34,7 +34,7 @@ pub struct HookEvent {
 }
 
 impl HookEvent {
-    /// `tool_input.file_path` of Write / Edit / MultiEdit.
+    /// `tool_input.file_path` of Write / Edit / `MultiEdit`.
     pub fn file_path(&self) -> Option<&str> {
         self.tool_input.as_ref()?.get("file_path")?.as_str()
     }

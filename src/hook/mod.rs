@@ -13,6 +13,7 @@ pub mod output;
 pub mod state;
 pub mod step_marker;
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -28,7 +29,7 @@ use event::HookEvent;
 use output::HookOutput;
 use state::SessionState;
 
-/// Tools whose PostToolUse concerns a written file.
+/// Tools whose `PostToolUse` concerns a written file.
 const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 /// Budget key of the STEP marker; also the rule id in decisions.
 const STEP_TARGET: &str = crate::rules::gate::STEP_MARKER.id;
@@ -231,7 +232,7 @@ fn skipped(target: String, why: &str) -> Ruling {
 
 // ------------------------------------------------------------------ PostToolUse
 
-/// PostToolUse on Write/Edit/MultiEdit: validate the written ADR, count the
+/// `PostToolUse` on Write/Edit/MultiEdit: validate the written ADR, count the
 /// attempt under the session lock (one acquisition), answer.
 fn post_tool_use(
     event: &HookEvent,
@@ -306,7 +307,7 @@ fn written_file(event: &HookEvent, root: &Path) -> Option<(PathBuf, String)> {
     Some((path, rel))
 }
 
-/// The one lock of a PostToolUse: the ADR joins the session's touched ADRs; a
+/// The one lock of a `PostToolUse`: the ADR joins the session's touched ADRs; a
 /// clean one starts its budget over (attempt 0), a failing one is charged.
 fn count_write(
     root: &Path,
@@ -825,7 +826,7 @@ fn step_fallback(root: &Path, fallback_file: &str, last: &str) -> String {
     }
 }
 
-/// SessionStart / UserPromptSubmit: a short summary of the rules, so fewer mistakes happen.
+/// `SessionStart` / `UserPromptSubmit`: a short summary of the rules, so fewer mistakes happen.
 fn session_context(
     event: &HookEvent,
     root: &Path,
@@ -858,13 +859,14 @@ fn session_context(
         .iter()
         .filter(|r| r.severity == Severity::Error)
     {
-        text.push_str(&format!("- {} ({})\n", rule.message, rule.id));
+        let _ = writeln!(text, "- {} ({})", rule.message, rule.id);
     }
     if settings.step_marker.enabled {
-        text.push_str(&format!(
-            "End EVERY answer with a STEP marker as its last line: {}\n",
+        let _ = writeln!(
+            text,
+            "End EVERY answer with a STEP marker as its last line: {}",
             step_marker::format_hint(&settings.step_marker.steps)
-        ));
+        );
     }
     text.push_str("Run `helix-gate validate <file>` to check an ADR yourself.");
     Ok(Ruling {

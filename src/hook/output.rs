@@ -35,7 +35,7 @@ pub struct HookSpecific {
 }
 
 impl HookOutput {
-    /// Block: PostToolUse and Stop send `reason` to the model.
+    /// Block: `PostToolUse` and Stop send `reason` to the model.
     pub fn block(reason: String) -> Self {
         HookOutput {
             decision: Some("block"),

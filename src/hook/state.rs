@@ -269,7 +269,7 @@ mod tests {
         let (touched, note) = update(dir.path(), "s2", |s| s.touched.len()).unwrap();
         assert_eq!(touched, 0);
         assert!(note.unwrap().contains("damaged"));
-        let (_, note) = update(dir.path(), "s2", |_| ()).unwrap();
+        let ((), note) = update(dir.path(), "s2", |_| ()).unwrap();
         assert!(note.is_none());
     }
 }

@@ -28,7 +28,7 @@ pub struct Blocking<'a> {
 
 impl<'a> Blocking<'a> {
     /// Sort each report with errors into the groups its errors call for (one ADR may be in
-    /// two: a duplicate adr_id is found after the approval was looked up).
+    /// two: a duplicate `adr_id` is found after the approval was looked up).
     pub fn of(reports: &'a [FileReport]) -> Blocking<'a> {
         let mut blocking = Blocking::default();
         for report in reports {

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::{paint, summary_line};
 use crate::diagnostic::{FileReport, Finding, Severity, Summary};
 
-/// Terminal text. `color` adds ANSI colours (callers decide: terminal and no NO_COLOR).
+/// Terminal text. `color` adds ANSI colours (callers decide: terminal and no `NO_COLOR`).
 pub fn human(reports: &[FileReport], color: bool) -> String {
     let mut out = String::new();
     findings(&mut out, reports, color);

@@ -79,7 +79,7 @@ impl Evaluator<'_> {
     }
 }
 
-fn finding(rule: &ContextualRule, detail: String, line: usize, default_hint: String) -> Finding {
+fn finding(rule: &ContextualRule, detail: &str, line: usize, default_hint: String) -> Finding {
     Finding::new(
         rule.id.clone(),
         rule.severity,
@@ -131,12 +131,19 @@ fn count(
     pattern.count_in(&adr.text[range.clone()], &adr.lowercase()[range], limit)
 }
 
+/// One rule's requirements, each kind in turn: sections, content patterns, acceptance keywords.
 fn check_rule(adr: &Adr, ctx: &Context<'_>, rule: &ContextualRule, out: &mut Vec<Finding>) {
+    check_sections(adr, ctx, rule, out);
+    check_content_patterns(adr, ctx, rule, out);
+    check_acceptance_keywords(adr, ctx, rule, out);
+}
+
+fn check_sections(adr: &Adr, ctx: &Context<'_>, rule: &ContextualRule, out: &mut Vec<Finding>) {
     for req in &rule.require.sections {
         let Some(section) = adr.section(&ctx.rules.names.keys(&req.name)) else {
             out.push(finding(
                 rule,
-                format!("section \"{}\" is missing", req.name),
+                &format!("section \"{}\" is missing", req.name),
                 1,
                 format!("add \"## {}\"", req.name),
             ));
@@ -148,7 +155,7 @@ fn check_rule(adr: &Adr, ctx: &Context<'_>, rule: &ContextualRule, out: &mut Vec
         if length < req.min_length {
             out.push(finding(
                 rule,
-                format!(
+                &format!(
                     "section \"{}\" has {length} characters, at least {} expected",
                     section.title, req.min_length
                 ),
@@ -167,7 +174,7 @@ fn check_rule(adr: &Adr, ctx: &Context<'_>, rule: &ContextualRule, out: &mut Vec
         if !missing.is_empty() {
             out.push(finding(
                 rule,
-                format!(
+                &format!(
                     "section \"{}\" lacks {}",
                     section.title,
                     missing
@@ -181,6 +188,14 @@ fn check_rule(adr: &Adr, ctx: &Context<'_>, rule: &ContextualRule, out: &mut Vec
             ));
         }
     }
+}
+
+fn check_content_patterns(
+    adr: &Adr,
+    ctx: &Context<'_>,
+    rule: &ContextualRule,
+    out: &mut Vec<Finding>,
+) {
     for pattern in &rule.require.content_patterns {
         let text = search_range(adr, ctx, &pattern.location);
         let count = match text
@@ -204,7 +219,7 @@ fn check_rule(adr: &Adr, ctx: &Context<'_>, rule: &ContextualRule, out: &mut Vec
             };
             out.push(finding(
                 rule,
-                format!(
+                &format!(
                     "pattern `{}` found {count} time(s) in {place}, at least {} expected",
                     pattern.pattern.source(),
                     pattern.min_matches
@@ -214,6 +229,14 @@ fn check_rule(adr: &Adr, ctx: &Context<'_>, rule: &ContextualRule, out: &mut Vec
             ));
         }
     }
+}
+
+fn check_acceptance_keywords(
+    adr: &Adr,
+    ctx: &Context<'_>,
+    rule: &ContextualRule,
+    out: &mut Vec<Finding>,
+) {
     let keywords = &rule.require.acceptance_criteria_keywords;
     if !keywords.is_empty() {
         let section = adr.section(&ctx.rules.names.keys(&ctx.rules.base.acceptance_section));

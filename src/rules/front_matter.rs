@@ -158,45 +158,33 @@ pub const STATUSES: [&str; 5] = [
     "Rejected",
 ];
 
+/// The finding for front matter that cannot be read at all: no field check can run.
+fn unusable(error: &FrontMatterError) -> Finding {
+    match error {
+        FrontMatterError::Missing => MISSING
+            .finding("no front matter: the file must start with a --- line")
+            .at(1)
+            .hint("add ---, adr_id, title, status and files, then --- before the first heading"),
+        FrontMatterError::Unclosed => UNCLOSED
+            .finding("front matter opened with --- on line 1 is never closed")
+            .at(1)
+            .hint("add a --- line after the last front matter field"),
+        FrontMatterError::Invalid(err) => INVALID
+            .finding(format!("front matter is not valid YAML: {}", err.message))
+            .at(err.line.unwrap_or(1))
+            .hint("fix the YAML syntax at this line (quote values containing ':' or starting with '*', '&', '[')"),
+        FrontMatterError::NotAMap(kind) => NOT_A_MAP
+            .finding(format!("front matter is {kind}, expected key: value fields"))
+            .at(2)
+            .hint("write adr_id, title, status and files as key: value lines"),
+    }
+}
+
 pub fn check(adr: &Adr, ctx: &Context<'_>, out: &mut Vec<Finding>) {
     let fm = match &adr.front_matter {
         Ok(fm) => fm,
-        Err(FrontMatterError::Missing) => {
-            out.push(
-                MISSING
-                    .finding("no front matter: the file must start with a --- line")
-                    .at(1)
-                    .hint("add ---, adr_id, title, status and files, then --- before the first heading"),
-            );
-            return;
-        }
-        Err(FrontMatterError::Unclosed) => {
-            out.push(
-                UNCLOSED
-                    .finding("front matter opened with --- on line 1 is never closed")
-                    .at(1)
-                    .hint("add a --- line after the last front matter field"),
-            );
-            return;
-        }
-        Err(FrontMatterError::Invalid(err)) => {
-            out.push(
-                INVALID
-                    .finding(format!("front matter is not valid YAML: {}", err.message))
-                    .at(err.line.unwrap_or(1))
-                    .hint("fix the YAML syntax at this line (quote values containing ':' or starting with '*', '&', '[')"),
-            );
-            return;
-        }
-        Err(FrontMatterError::NotAMap(kind)) => {
-            out.push(
-                NOT_A_MAP
-                    .finding(format!(
-                        "front matter is {kind}, expected key: value fields"
-                    ))
-                    .at(2)
-                    .hint("write adr_id, title, status and files as key: value lines"),
-            );
+        Err(error) => {
+            out.push(unusable(error));
             return;
         }
     };

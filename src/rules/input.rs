@@ -89,6 +89,10 @@ pub fn decode(bytes: Vec<u8>, limit: u64) -> Result<String, Finding> {
         Ok(text) => Ok(text),
         Err(e) => {
             let offset = e.utf8_error().valid_up_to();
+            #[expect(
+                clippy::naive_bytecount,
+                reason = "one count on an error path; not worth the bytecount crate"
+            )]
             let line = e.as_bytes()[..offset]
                 .iter()
                 .filter(|&&b| b == b'\n')

@@ -40,6 +40,12 @@ macro_rules! declare_rules {
     )+) => {
         $(
             $(#[doc = $doc])+
+            // Not `expect`: most rule docs have nothing for the lint to find.
+            #[allow(
+                clippy::doc_markdown,
+                reason = "the doc is the `explain` text, printed verbatim: \
+                          backticks would change what users read"
+            )]
             $vis const $name: $crate::rules::RuleMeta = $crate::rules::RuleMeta {
                 id: $id,
                 severity: $crate::diagnostic::Severity::$severity,
@@ -260,7 +266,7 @@ pub(crate) mod testing {
     use std::collections::BTreeSet;
 
     /// A fake repository that holds exactly the listed paths.
-    pub struct Files(pub BTreeSet<String>);
+    pub(crate) struct Files(pub BTreeSet<String>);
 
     impl RepoFiles for Files {
         fn exists(&self, rel: &str) -> bool {
@@ -268,7 +274,7 @@ pub(crate) mod testing {
         }
     }
 
-    pub fn run(text: &str, name: &str, files: &[&str]) -> Vec<Finding> {
+    pub(crate) fn run(text: &str, name: &str, files: &[&str]) -> Vec<Finding> {
         let rules = RuleSet::builtin().expect("builtin rules");
         let repo = Files(files.iter().map(|s| (*s).to_owned()).collect());
         let adr = Adr::parse(text);
@@ -282,12 +288,12 @@ pub(crate) mod testing {
         )
     }
 
-    pub fn ids(findings: &[Finding]) -> Vec<&str> {
+    pub(crate) fn ids(findings: &[Finding]) -> Vec<&str> {
         findings.iter().map(|f| f.rule.as_str()).collect()
     }
 
     /// A complete, passing ADR (minor change) used as the base of rule tests.
-    pub const GOOD: &str = include_str!("../../tests/fixtures/good/001-minimal-valid.md");
+    pub(crate) const GOOD: &str = include_str!("../../tests/fixtures/good/001-minimal-valid.md");
 }
 
 #[cfg(test)]

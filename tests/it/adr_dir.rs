@@ -17,7 +17,7 @@ fn repo() -> tempfile::TempDir {
     repo
 }
 
-/// The passing fixture with another title and `adr_id` (None: no adr_id line).
+/// The passing fixture with another title and `adr_id` (None: no `adr_id` line).
 fn draft(title: &str, id: Option<&str>) -> String {
     let adr = good_adr().replace(
         "title: \"Cache parsed rules between hook calls\"",

@@ -146,6 +146,7 @@ fn infra_message(doc: &Value) -> String {
 }
 
 /// Live (not zombie) processes whose process group is `pgid`.
+#[expect(clippy::similar_names, reason = "pid and pgid are the kernel's names")]
 fn live_members_of_group(pgid: u32) -> Vec<u32> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
@@ -758,7 +759,7 @@ fn repository_hooks_never_run_inside_the_reviewer() {
 // Fake reviewer executables
 // ---------------------------------------------------------------------------
 
-/// A reviewer that records its argv, cwd and HELIX_GATE_CHILD, then prints `output`.
+/// A reviewer that records its argv, cwd and `HELIX_GATE_CHILD`, then prints `output`.
 fn recording_reviewer(repo: &ScratchRepo, output: &str) -> PathBuf {
     repo.write("fake/result.json", output);
     repo.write_executable(

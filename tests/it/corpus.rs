@@ -16,6 +16,10 @@ fn public_adr_corpus_is_processed_without_crash() {
         for entry in std::fs::read_dir(&dir).unwrap().flatten() {
             let path = entry.path();
             let name = entry.file_name().to_string_lossy().to_lowercase();
+            #[expect(
+                clippy::case_sensitive_file_extension_comparisons,
+                reason = "`name` is lowercased"
+            )]
             if path.is_dir() && !name.starts_with('.') {
                 stack.push(path);
             } else if name.ends_with(".md")

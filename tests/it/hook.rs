@@ -22,7 +22,7 @@ fn project() -> tempfile::TempDir {
     repo
 }
 
-/// Run the hook with `stdin` in `root` (as CLAUDE_PROJECT_DIR); returns (exit, stdout, stderr).
+/// Run the hook with `stdin` in `root` (as `CLAUDE_PROJECT_DIR`); returns (exit, stdout, stderr).
 fn hook_raw(root: &Path, stdin: &[u8], extra_env: &[(&str, &str)]) -> (i32, String, String) {
     let mut cmd = Command::new(bin());
     cmd.arg("hook")
@@ -650,7 +650,7 @@ mod e2e {
         good_adr().replace("## Dokumentation", "## Notizen")
     }
 
-    fn write_adr(conv: &Conversation<'_>, content: String) -> Turn {
+    fn write_adr(conv: &Conversation<'_>, content: &str) -> Turn {
         let dir = conv.working_dir().expect("working dir");
         Turn::text("Writing the ADR.").with_tool(
             "Write",
@@ -674,8 +674,8 @@ mod e2e {
         let repo = installed_repo();
         let api = FakeApi::start(|_: &RecordedRequest, conv: &Conversation<'_>| {
             match conv.request_index() {
-                0 => write_adr(conv, bad()),
-                1 => write_adr(conv, good_adr()),
+                0 => write_adr(conv, &bad()),
+                1 => write_adr(conv, &good_adr()),
                 _ => Turn::text("ADR written."),
             }
         });
@@ -738,7 +738,7 @@ mod e2e {
         let repo = installed_repo();
         let api = FakeApi::start(|_: &RecordedRequest, conv: &Conversation<'_>| {
             match conv.request_index() {
-                0 => write_adr(conv, bad()),
+                0 => write_adr(conv, &bad()),
                 _ => Turn::text("Looks good to me."),
             }
         });
@@ -832,9 +832,9 @@ mod e2e {
                 };
             }
             match conv.request_index() {
-                0 => write_adr(conv, good_adr()),
+                0 => write_adr(conv, &good_adr()),
                 1 => Turn::text("ADR written."),
-                2 => write_adr(conv, fixed.clone()),
+                2 => write_adr(conv, &fixed),
                 _ => Turn::text("ADR revised."),
             }
         });
@@ -876,7 +876,7 @@ mod e2e {
         let repo = installed_repo();
         let api = FakeApi::start(|_: &RecordedRequest, conv: &Conversation<'_>| {
             match conv.request_index() {
-                0 => write_adr(conv, bad()),
+                0 => write_adr(conv, &bad()),
                 _ => Turn::text("Looks good to me."),
             }
         });

@@ -11,6 +11,7 @@
 //! Snapshots are generated, never edited: `INSTA_UPDATE=always cargo test --test it
 //! snapshots`, then read the changed `.snap` files before committing them.
 
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -62,10 +63,10 @@ fn transcript(out: &Output) -> String {
 
 fn section(text: &mut String, name: &str, body: &str) {
     if body.is_empty() {
-        text.push_str(&format!("--- {name}: empty\n"));
+        let _ = writeln!(text, "--- {name}: empty");
         return;
     }
-    text.push_str(&format!("--- {name}\n{body}"));
+    let _ = write!(text, "--- {name}\n{body}");
     if !body.ends_with('\n') {
         text.push_str("\n[no newline at end]\n");
     }
@@ -593,7 +594,7 @@ fn hook_project() -> tempfile::TempDir {
     repo
 }
 
-/// The hook's answer to `stdin` in `root` (as CLAUDE_PROJECT_DIR): exit code, the one JSON
+/// The hook's answer to `stdin` in `root` (as `CLAUDE_PROJECT_DIR`): exit code, the one JSON
 /// object of stdout shown pretty (after checking that stdout is exactly its compact form on
 /// one line, so nothing is lost by showing it pretty), and stderr.
 fn hook_transcript(root: &Path, stdin: &[u8]) -> String {
@@ -963,7 +964,9 @@ fn install_transcript(repo: &ScratchRepo, args: &[&str], file: &str) -> String {
     let mut text = transcript(&out);
     match std::fs::read_to_string(repo.join(file)) {
         Ok(content) => section(&mut text, file, &content),
-        Err(_) => text.push_str(&format!("--- {file}: does not exist\n")),
+        Err(_) => {
+            let _ = writeln!(text, "--- {file}: does not exist");
+        }
     }
     text
 }

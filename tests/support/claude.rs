@@ -21,7 +21,7 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -34,7 +34,7 @@ use tempfile::TempDir;
 use super::fake_api::{FakeApi, RecordedRequest};
 
 /// Default time limit for one `claude` run.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
 // ---------------------------------------------------------------------------
 // Locating the client
@@ -42,7 +42,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The `claude` executable: env `HELIX_GATE_CLAUDE_BIN`, else
 /// `<crate>/.cache/claude-code/node_modules/.bin/claude` if it exists.
-pub fn claude_bin() -> Option<PathBuf> {
+pub(crate) fn claude_bin() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("HELIX_GATE_CLAUDE_BIN")
         && !path.is_empty()
     {
@@ -55,15 +55,14 @@ pub fn claude_bin() -> Option<PathBuf> {
 
 /// [`claude_bin`], or: under `CI` a panic, elsewhere a note on stderr and
 /// `None` (the test should `return` early).
-pub fn require_claude() -> Option<PathBuf> {
+pub(crate) fn require_claude() -> Option<PathBuf> {
     if let Some(bin) = claude_bin() {
         return Some(bin);
     }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "claude CLI not found (CI is set): run scripts/install-claude.sh or set HELIX_GATE_CLAUDE_BIN"
-        );
-    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "claude CLI not found (CI is set): run scripts/install-claude.sh or set HELIX_GATE_CLAUDE_BIN"
+    );
     eprintln!("skipped: claude not installed (run scripts/install-claude.sh)");
     None
 }
@@ -73,7 +72,7 @@ pub fn require_claude() -> Option<PathBuf> {
 // ---------------------------------------------------------------------------
 
 /// Builder for one `claude -p` run.
-pub struct ClaudeRun {
+pub(crate) struct ClaudeRun {
     bin: PathBuf,
     base_url: String,
     cwd: PathBuf,
@@ -88,7 +87,7 @@ pub struct ClaudeRun {
 
 /// What a run produced.
 #[derive(Debug)]
-pub struct ClaudeOutcome {
+pub(crate) struct ClaudeOutcome {
     pub status: ExitStatus,
     pub stdout: String,
     pub stderr: String,
@@ -103,7 +102,7 @@ pub struct ClaudeOutcome {
 
 impl ClaudeRun {
     /// `claude -p <prompt>` in `repo` against `api`.
-    pub fn new(
+    pub(crate) fn new(
         bin: impl Into<PathBuf>,
         api: &FakeApi,
         repo: impl AsRef<Path>,
@@ -113,7 +112,7 @@ impl ClaudeRun {
     }
 
     /// Same as [`ClaudeRun::new`] with an explicit `ANTHROPIC_BASE_URL`.
-    pub fn with_base_url(
+    pub(crate) fn with_base_url(
         bin: impl Into<PathBuf>,
         base_url: impl Into<String>,
         repo: impl AsRef<Path>,
@@ -135,18 +134,18 @@ impl ClaudeRun {
 
     /// Use this HOME instead of a fresh temp dir (e.g. to share `~/.claude`
     /// between runs, or to pre-seed user settings).
-    pub fn home(mut self, home: impl Into<PathBuf>) -> Self {
+    pub(crate) fn home(mut self, home: impl Into<PathBuf>) -> Self {
         self.home = Some(home.into());
         self
     }
 
     /// Extra argument appended after the standard ones.
-    pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
+    pub(crate) fn arg(mut self, arg: impl Into<OsString>) -> Self {
         self.args.push(arg.into());
         self
     }
 
-    pub fn args<I, S>(mut self, args: I) -> Self
+    pub(crate) fn args<I, S>(mut self, args: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<OsString>,
@@ -157,91 +156,43 @@ impl ClaudeRun {
 
     /// Extra environment variable (applied after the standard ones, so it can
     /// override them, e.g. `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`).
-    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+    pub(crate) fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
         self.env.push((key.into(), value.into()));
         self
     }
 
     /// Remove an inherited environment variable.
-    pub fn env_remove(mut self, key: impl Into<OsString>) -> Self {
+    pub(crate) fn env_remove(mut self, key: impl Into<OsString>) -> Self {
         self.env_remove.push(key.into());
         self
     }
 
     /// Put `dir` in front of `PATH` (e.g. the directory of the helix-gate binary).
-    pub fn path_prepend(mut self, dir: impl Into<PathBuf>) -> Self {
+    pub(crate) fn path_prepend(mut self, dir: impl Into<PathBuf>) -> Self {
         self.path_prepend.push(dir.into());
         self
     }
 
-    pub fn timeout(mut self, timeout: Duration) -> Self {
+    pub(crate) fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
     }
 
     /// Runs the client to completion (or kills it at the timeout).
-    pub fn run(self) -> ClaudeOutcome {
-        let (home, home_dir) = match &self.home {
-            Some(home) => {
-                fs::create_dir_all(home).expect("create given HOME for claude");
-                (home.clone(), None)
-            }
-            None => {
-                let dir = tempfile::Builder::new()
-                    .prefix("helix-gate-claude-home-")
-                    .tempdir()
-                    .expect("create scratch HOME for claude");
-                (dir.path().to_path_buf(), Some(dir))
-            }
+    pub(crate) fn run(self) -> ClaudeOutcome {
+        let (home, home_dir) = if let Some(home) = &self.home {
+            fs::create_dir_all(home).expect("create given HOME for claude");
+            (home.clone(), None)
+        } else {
+            let dir = tempfile::Builder::new()
+                .prefix("helix-gate-claude-home-")
+                .tempdir()
+                .expect("create scratch HOME for claude");
+            (dir.path().to_path_buf(), Some(dir))
         };
 
-        let mut cmd = Command::new(&self.bin);
-        cmd.current_dir(&self.cwd)
-            .arg("-p")
-            .arg(&self.prompt)
-            .args([
-                "--output-format",
-                "json",
-                "--permission-mode",
-                "acceptEdits",
-            ])
-            .args(["--allowedTools", "Bash,Read,Write,Edit"])
-            .args(&self.args);
-
-        // Nothing from the developer's own Claude Code session may leak in.
-        for (key, _) in std::env::vars_os() {
-            let name = key.to_string_lossy();
-            if name.starts_with("CLAUDE") || name.starts_with("ANTHROPIC") || name == "AI_AGENT" {
-                cmd.env_remove(&key);
-            }
-        }
-        cmd.env("HOME", &home)
-            .env("ANTHROPIC_BASE_URL", &self.base_url)
-            .env("ANTHROPIC_API_KEY", "sk-test")
-            .env("DISABLE_TELEMETRY", "1")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
-        if !self.path_prepend.is_empty() {
-            let mut paths = self.path_prepend.clone();
-            if let Some(path) = std::env::var_os("PATH") {
-                paths.extend(std::env::split_paths(&path));
-            }
-            cmd.env(
-                "PATH",
-                std::env::join_paths(paths).expect("join PATH entries"),
-            );
-        }
-        for key in &self.env_remove {
-            cmd.env_remove(key);
-        }
-        for (key, value) in &self.env {
-            cmd.env(key, value);
-        }
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-
-        let mut child = cmd
+        let mut child = self
+            .command(&home)
             .spawn()
             .unwrap_or_else(|e| panic!("spawn {}: {e}", self.bin.display()));
         // The child leads its own process group (pgid == pid).
@@ -275,8 +226,9 @@ impl ClaudeRun {
 
         // Leftover group members (a hook's background process) can keep the
         // pipes open; give the readers a moment, then kill the group.
-        let readers_done =
-            |readers: &[thread::JoinHandle<()>]| readers.iter().all(|r| r.is_finished());
+        let readers_done = |readers: &[thread::JoinHandle<()>]| {
+            readers.iter().all(thread::JoinHandle::is_finished)
+        };
         let grace = Instant::now() + Duration::from_secs(5);
         while !readers_done(&readers) && Instant::now() < grace {
             thread::sleep(Duration::from_millis(20));
@@ -298,7 +250,7 @@ impl ClaudeRun {
         // pipe) are detached; we use what they read so far.
 
         let take = |buf: &Arc<Mutex<Vec<u8>>>| {
-            let bytes = buf.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            let bytes = buf.lock().unwrap_or_else(PoisonError::into_inner).clone();
             String::from_utf8_lossy(&bytes).into_owned()
         };
         let stdout = take(&stdout_buf);
@@ -314,6 +266,56 @@ impl ClaudeRun {
             _home_dir: home_dir,
         }
     }
+
+    /// The `claude -p` command, isolated from the developer's environment, with `home` as HOME.
+    fn command(&self, home: &Path) -> Command {
+        let mut cmd = Command::new(&self.bin);
+        cmd.current_dir(&self.cwd)
+            .arg("-p")
+            .arg(&self.prompt)
+            .args([
+                "--output-format",
+                "json",
+                "--permission-mode",
+                "acceptEdits",
+            ])
+            .args(["--allowedTools", "Bash,Read,Write,Edit"])
+            .args(&self.args);
+
+        // Nothing from the developer's own Claude Code session may leak in.
+        for (key, _) in std::env::vars_os() {
+            let name = key.to_string_lossy();
+            if name.starts_with("CLAUDE") || name.starts_with("ANTHROPIC") || name == "AI_AGENT" {
+                cmd.env_remove(&key);
+            }
+        }
+        cmd.env("HOME", home)
+            .env("ANTHROPIC_BASE_URL", &self.base_url)
+            .env("ANTHROPIC_API_KEY", "sk-test")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+        if !self.path_prepend.is_empty() {
+            let mut paths = self.path_prepend.clone();
+            if let Some(path) = std::env::var_os("PATH") {
+                paths.extend(std::env::split_paths(&path));
+            }
+            cmd.env(
+                "PATH",
+                std::env::join_paths(paths).expect("join PATH entries"),
+            );
+        }
+        for key in &self.env_remove {
+            cmd.env_remove(key);
+        }
+        for (key, value) in &self.env {
+            cmd.env(key, value);
+        }
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        cmd
+    }
 }
 
 fn spawn_reader(
@@ -327,7 +329,7 @@ fn spawn_reader(
                 Ok(0) | Err(_) => break,
                 Ok(n) => buf
                     .lock()
-                    .unwrap_or_else(|p| p.into_inner())
+                    .unwrap_or_else(PoisonError::into_inner)
                     .extend_from_slice(&chunk[..n]),
             }
         }
@@ -423,21 +425,21 @@ fn parse_result(stdout: &str) -> Option<Value> {
 
 impl ClaudeOutcome {
     /// `result.result` (the final assistant text).
-    pub fn result_text(&self) -> Option<&str> {
+    pub(crate) fn result_text(&self) -> Option<&str> {
         self.result.as_ref()?.get("result")?.as_str()
     }
 
     /// A field of the result object, e.g. `outcome.field("terminal_reason")`.
-    pub fn field(&self, name: &str) -> Option<&Value> {
+    pub(crate) fn field(&self, name: &str) -> Option<&Value> {
         self.result.as_ref()?.get(name)
     }
 
-    pub fn session_id(&self) -> Option<&str> {
+    pub(crate) fn session_id(&self) -> Option<&str> {
         self.field("session_id")?.as_str()
     }
 
     /// Everything worth printing when an assertion fails.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "status: {:?}, timed_out: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
             self.status, self.timed_out, self.stdout, self.stderr
@@ -446,7 +448,7 @@ impl ClaudeOutcome {
 
     /// Panics (with stdout/stderr) unless the run exited 0 in time with a
     /// parsed result object whose `is_error` is false.
-    pub fn assert_success(&self) -> &Self {
+    pub(crate) fn assert_success(&self) -> &Self {
         let ok = !self.timed_out
             && self.status.success()
             && self.field("is_error").and_then(Value::as_bool) == Some(false);
@@ -461,7 +463,7 @@ impl ClaudeOutcome {
 
 /// A `git` command isolated from the user's and system's git configuration,
 /// with fixed identity and dates so commits are reproducible.
-pub fn git_command(repo: &Path) -> Command {
+pub(crate) fn git_command(repo: &Path) -> Command {
     let mut cmd = Command::new("git");
     cmd.current_dir(repo)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -479,7 +481,7 @@ pub fn git_command(repo: &Path) -> Command {
 }
 
 /// Runs git in `repo`, panicking with its output on failure; returns stdout.
-pub fn git(repo: &Path, args: &[&str]) -> String {
+pub(crate) fn git(repo: &Path, args: &[&str]) -> String {
     let out = git_command(repo)
         .args(args)
         .output()
@@ -496,13 +498,13 @@ pub fn git(repo: &Path, args: &[&str]) -> String {
 
 /// A git repository in a temp dir (removed on drop), with one initial commit
 /// holding `README.md`, branch `main`, gpg signing off.
-pub struct ScratchRepo {
+pub(crate) struct ScratchRepo {
     dir: TempDir,
     path: PathBuf,
 }
 
 impl ScratchRepo {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let dir = tempfile::Builder::new()
             .prefix("helix-gate-repo-")
             .tempdir()
@@ -526,17 +528,17 @@ impl ScratchRepo {
         repo
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// Absolute path of `rel` inside the repo.
-    pub fn join(&self, rel: impl AsRef<Path>) -> PathBuf {
+    pub(crate) fn join(&self, rel: impl AsRef<Path>) -> PathBuf {
         self.path.join(rel)
     }
 
     /// Writes a file (creating parent directories).
-    pub fn write(&self, rel: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> PathBuf {
+    pub(crate) fn write(&self, rel: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> PathBuf {
         let path = self.path.join(rel);
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).expect("create parent dirs in scratch repo");
@@ -546,7 +548,11 @@ impl ScratchRepo {
     }
 
     /// Writes an executable file (e.g. a hook script starting with `#!/bin/sh`).
-    pub fn write_executable(&self, rel: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> PathBuf {
+    pub(crate) fn write_executable(
+        &self,
+        rel: impl AsRef<Path>,
+        contents: impl AsRef<[u8]>,
+    ) -> PathBuf {
         let path = self.write(rel, contents);
         let mut perms = fs::metadata(&path)
             .expect("stat written script")
@@ -557,18 +563,18 @@ impl ScratchRepo {
     }
 
     /// Reads a file of the repo, `None` if it does not exist.
-    pub fn read(&self, rel: impl AsRef<Path>) -> Option<String> {
+    pub(crate) fn read(&self, rel: impl AsRef<Path>) -> Option<String> {
         fs::read_to_string(self.path.join(rel)).ok()
     }
 
     /// Writes `<repo>/.claude/settings.json`.
-    pub fn write_settings(&self, settings: &Value) -> PathBuf {
+    pub(crate) fn write_settings(&self, settings: &Value) -> PathBuf {
         let text = serde_json::to_string_pretty(settings).expect("serialize settings");
         self.write(".claude/settings.json", text)
     }
 
     /// `git add -A && git commit -m <message>`.
-    pub fn commit_all(&self, message: &str) {
+    pub(crate) fn commit_all(&self, message: &str) {
         git(&self.path, &["add", "-A"]);
         git(
             &self.path,
@@ -576,12 +582,12 @@ impl ScratchRepo {
         );
     }
 
-    pub fn git(&self, args: &[&str]) -> String {
+    pub(crate) fn git(&self, args: &[&str]) -> String {
         git(&self.path, args)
     }
 
     /// Keep the directory after the test (for debugging); returns its path.
-    pub fn keep(self) -> PathBuf {
+    pub(crate) fn keep(self) -> PathBuf {
         let _ = self.dir.keep();
         self.path
     }
@@ -598,7 +604,7 @@ impl Default for ScratchRepo {
 // ---------------------------------------------------------------------------
 
 /// Requests whose `messages` contain `text` anywhere.
-pub fn requests_containing<'a>(
+pub(crate) fn requests_containing<'a>(
     requests: &'a [RecordedRequest],
     text: &str,
 ) -> Vec<&'a RecordedRequest> {
@@ -607,7 +613,11 @@ pub fn requests_containing<'a>(
 
 /// Index (into `requests`) of the first request holding a message with `role`
 /// one of whose text blocks starts with `prefix`.
-pub fn first_request_with(requests: &[RecordedRequest], role: &str, prefix: &str) -> Option<usize> {
+pub(crate) fn first_request_with(
+    requests: &[RecordedRequest],
+    role: &str,
+    prefix: &str,
+) -> Option<usize> {
     requests
         .iter()
         .position(|r| r.blocks_of_role(role).iter().any(|t| t.starts_with(prefix)))
@@ -616,7 +626,7 @@ pub fn first_request_with(requests: &[RecordedRequest], role: &str, prefix: &str
 /// Distinct text blocks of messages with `role` that start with `prefix`,
 /// over all requests, in order of first appearance. (Each request repeats
 /// the conversation so far, so duplicates are folded.)
-pub fn message_blocks_starting_with(
+pub(crate) fn message_blocks_starting_with(
     requests: &[RecordedRequest],
     role: &str,
     prefix: &str,
@@ -634,7 +644,10 @@ pub fn message_blocks_starting_with(
 
 /// System-role texts `<Event>:<Tool> hook blocking error from command: ...`,
 /// e.g. `hook_blocking_errors(&reqs, "PostToolUse:Write")`.
-pub fn hook_blocking_errors(requests: &[RecordedRequest], event_and_tool: &str) -> Vec<String> {
+pub(crate) fn hook_blocking_errors(
+    requests: &[RecordedRequest],
+    event_and_tool: &str,
+) -> Vec<String> {
     let prefix = format!("{event_and_tool} hook blocking error from command:");
     // Several hook texts may share one block (joined by "\n\n"); split them.
     let mut out: Vec<String> = Vec::new();
@@ -652,13 +665,13 @@ pub fn hook_blocking_errors(requests: &[RecordedRequest], event_and_tool: &str) 
 /// User-role texts `Stop hook feedback:\n...` (one per honoured Stop block).
 /// Note: identical feedback from two blocks folds into one entry; count
 /// requests with [`first_request_with`] / `requests.len()` when that matters.
-pub fn stop_hook_feedback(requests: &[RecordedRequest]) -> Vec<String> {
+pub(crate) fn stop_hook_feedback(requests: &[RecordedRequest]) -> Vec<String> {
     message_blocks_starting_with(requests, "user", "Stop hook feedback:\n")
 }
 
 /// `is_error` tool results, e.g. `PreToolUse:Write hook error: ...`, over all
-/// requests (deduplicated by tool_use_id).
-pub fn error_tool_results(requests: &[RecordedRequest]) -> Vec<super::fake_api::ToolResult> {
+/// requests (deduplicated by `tool_use_id`).
+pub(crate) fn error_tool_results(requests: &[RecordedRequest]) -> Vec<super::fake_api::ToolResult> {
     let mut out: Vec<super::fake_api::ToolResult> = Vec::new();
     for request in requests {
         for result in request.tool_results() {

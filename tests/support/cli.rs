@@ -3,16 +3,16 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-pub fn bin() -> &'static str {
+pub(crate) fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_helix-gate")
 }
 
-pub fn manifest_dir() -> PathBuf {
+pub(crate) fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Run helix-gate in `cwd` with `args`, no stdin, colour off.
-pub fn run(cwd: &Path, args: &[&str]) -> Output {
+pub(crate) fn run(cwd: &Path, args: &[&str]) -> Output {
     Command::new(bin())
         .args(args)
         .current_dir(cwd)
@@ -24,26 +24,26 @@ pub fn run(cwd: &Path, args: &[&str]) -> Output {
         .expect("run helix-gate")
 }
 
-pub fn stdout(out: &Output) -> String {
+pub(crate) fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-pub fn stderr(out: &Output) -> String {
+pub(crate) fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-pub fn code(out: &Output) -> i32 {
+pub(crate) fn code(out: &Output) -> i32 {
     out.status.code().unwrap_or(-1)
 }
 
 /// A temporary directory that looks like a repository root (has `.git`).
-pub fn scratch_repo() -> tempfile::TempDir {
+pub(crate) fn scratch_repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir(dir.path().join(".git")).expect(".git");
     dir
 }
 
-pub fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+pub(crate) fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
     let path = root.join(rel);
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).expect("mkdir");
@@ -53,7 +53,7 @@ pub fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
 }
 
 /// The passing fixture ADR (references src/lib.rs, so scratch repos create it).
-pub fn good_adr() -> String {
+pub(crate) fn good_adr() -> String {
     std::fs::read_to_string(manifest_dir().join("tests/fixtures/good/001-minimal-valid.md"))
         .expect("fixture")
 }

@@ -45,17 +45,17 @@ use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 /// Model id echoed back when the request does not name one.
-pub const DEFAULT_MODEL: &str = "claude-opus-5-5";
+pub(crate) const DEFAULT_MODEL: &str = "claude-opus-5-5";
 /// Default usage reported per response (what the reference used).
-pub const DEFAULT_INPUT_TOKENS: u64 = 100;
-pub const DEFAULT_OUTPUT_TOKENS: u64 = 20;
+pub(crate) const DEFAULT_INPUT_TOKENS: u64 = 100;
+pub(crate) const DEFAULT_OUTPUT_TOKENS: u64 = 20;
 
 /// How long an idle connection waits between checks of the shutdown flag.
 const POLL_INTERVAL: Duration = Duration::from_millis(200);
@@ -68,7 +68,7 @@ const MAX_HEAD_BYTES: usize = 256 * 1024;
 
 /// One content block of a scripted assistant message.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Block {
+pub(crate) enum Block {
     Text(String),
     /// `id: None` → the server assigns `toolu_fakeNNNN`.
     ToolUse {
@@ -80,7 +80,7 @@ pub enum Block {
 
 /// One scripted assistant message (one API response).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Turn {
+pub(crate) struct Turn {
     pub blocks: Vec<Block>,
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -102,23 +102,23 @@ impl Turn {
     }
 
     /// An assistant message with a single text block.
-    pub fn text(text: impl Into<String>) -> Self {
+    pub(crate) fn text(text: impl Into<String>) -> Self {
         Turn::empty().with_text(text)
     }
 
-    /// An assistant message with a single tool_use block (no text).
-    pub fn tool_use(name: impl Into<String>, input: Value) -> Self {
+    /// An assistant message with a single `tool_use` block (no text).
+    pub(crate) fn tool_use(name: impl Into<String>, input: Value) -> Self {
         Turn::empty().with_tool(name, input)
     }
 
     /// A `StructuredOutput` tool call (for runs with `--json-schema`).
-    pub fn structured_output(value: Value) -> Self {
+    pub(crate) fn structured_output(value: Value) -> Self {
         Turn::tool_use("StructuredOutput", value)
     }
 
     /// An HTTP error answer, e.g. `Turn::api_error(400, "invalid_request_error", "boom")`.
     /// Sent with `x-should-retry: false` so the client does not retry it.
-    pub fn api_error(status: u16, error_type: &str, message: &str) -> Self {
+    pub(crate) fn api_error(status: u16, error_type: &str, message: &str) -> Self {
         let mut turn = Turn::empty();
         turn.http_error = Some((
             status,
@@ -128,13 +128,13 @@ impl Turn {
     }
 
     /// Appends a text block.
-    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+    pub(crate) fn with_text(mut self, text: impl Into<String>) -> Self {
         self.blocks.push(Block::Text(text.into()));
         self
     }
 
-    /// Appends a tool_use block; the server assigns the id.
-    pub fn with_tool(mut self, name: impl Into<String>, input: Value) -> Self {
+    /// Appends a `tool_use` block; the server assigns the id.
+    pub(crate) fn with_tool(mut self, name: impl Into<String>, input: Value) -> Self {
         self.blocks.push(Block::ToolUse {
             id: None,
             name: name.into(),
@@ -143,8 +143,8 @@ impl Turn {
         self
     }
 
-    /// Appends a tool_use block with a fixed id (e.g. `toolu_write1`).
-    pub fn with_tool_id(
+    /// Appends a `tool_use` block with a fixed id (e.g. `toolu_write1`).
+    pub(crate) fn with_tool_id(
         mut self,
         id: impl Into<String>,
         name: impl Into<String>,
@@ -159,19 +159,19 @@ impl Turn {
     }
 
     /// Usage reported for this response (drives `total_cost_usd`, budgets).
-    pub fn with_usage(mut self, input_tokens: u64, output_tokens: u64) -> Self {
+    pub(crate) fn with_usage(mut self, input_tokens: u64, output_tokens: u64) -> Self {
         self.input_tokens = input_tokens;
         self.output_tokens = output_tokens;
         self
     }
 
     /// Overrides the computed stop reason (e.g. `"max_tokens"`).
-    pub fn with_stop_reason(mut self, stop_reason: impl Into<String>) -> Self {
+    pub(crate) fn with_stop_reason(mut self, stop_reason: impl Into<String>) -> Self {
         self.stop_reason = Some(stop_reason.into());
         self
     }
 
-    pub fn has_tool_use(&self) -> bool {
+    pub(crate) fn has_tool_use(&self) -> bool {
         self.blocks
             .iter()
             .any(|b| matches!(b, Block::ToolUse { .. }))
@@ -192,7 +192,7 @@ impl Turn {
 
 /// One HTTP request as received by the fake server.
 #[derive(Clone, Debug)]
-pub struct RecordedRequest {
+pub(crate) struct RecordedRequest {
     /// Position in the server's log (0-based, all sessions).
     pub seq: usize,
     pub method: String,
@@ -210,7 +210,7 @@ pub struct RecordedRequest {
 
 impl RecordedRequest {
     /// First header with this (case-insensitive) name.
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         let name = name.to_ascii_lowercase();
         self.headers
             .iter()
@@ -219,26 +219,25 @@ impl RecordedRequest {
     }
 
     /// `x-claude-code-agent-id` (present on Agent-tool subagent requests).
-    pub fn agent_id(&self) -> Option<&str> {
+    pub(crate) fn agent_id(&self) -> Option<&str> {
         self.header("x-claude-code-agent-id")
     }
 
     /// `POST /v1/messages` (any query string).
-    pub fn is_messages_call(&self) -> bool {
+    pub(crate) fn is_messages_call(&self) -> bool {
         self.method == "POST" && path_without_query(&self.path) == "/v1/messages"
     }
 
     /// The `messages` array (empty when absent).
-    pub fn messages(&self) -> &[Value] {
+    pub(crate) fn messages(&self) -> &[Value] {
         self.body
             .get("messages")
             .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+            .map_or(&[], Vec::as_slice)
     }
 
     /// Names in the `tools` array.
-    pub fn tool_names(&self) -> Vec<&str> {
+    pub(crate) fn tool_names(&self) -> Vec<&str> {
         self.body
             .get("tools")
             .and_then(Value::as_array)
@@ -251,17 +250,17 @@ impl RecordedRequest {
             .unwrap_or_default()
     }
 
-    pub fn has_tool(&self, name: &str) -> bool {
+    pub(crate) fn has_tool(&self, name: &str) -> bool {
         self.tool_names().contains(&name)
     }
 
     /// `--json-schema` run: the `StructuredOutput` tool is offered.
-    pub fn is_structured_output(&self) -> bool {
+    pub(crate) fn is_structured_output(&self) -> bool {
         self.has_tool("StructuredOutput")
     }
 
     /// Prompt-type hook request: `"tools": []` and a JSON-schema output format.
-    pub fn is_prompt_hook(&self) -> bool {
+    pub(crate) fn is_prompt_hook(&self) -> bool {
         let tools_empty = self
             .body
             .get("tools")
@@ -276,7 +275,7 @@ impl RecordedRequest {
     }
 
     /// `/compact` summary request.
-    pub fn is_compaction(&self) -> bool {
+    pub(crate) fn is_compaction(&self) -> bool {
         !self.tool_names().is_empty()
             && self
                 .last_text_of_role("user")
@@ -284,7 +283,7 @@ impl RecordedRequest {
     }
 
     /// Classification following the table in section 9 of the reference.
-    pub fn kind(&self) -> RequestKind {
+    pub(crate) fn kind(&self) -> RequestKind {
         if !self.is_messages_call() {
             RequestKind::NotMessages
         } else if self.is_prompt_hook() {
@@ -302,7 +301,7 @@ impl RecordedRequest {
 
     /// All text of the `messages` array: every string leaf, joined by `\n`
     /// (so searching is not confused by JSON escaping).
-    pub fn messages_text(&self) -> String {
+    pub(crate) fn messages_text(&self) -> String {
         let mut out = String::new();
         for message in self.messages() {
             collect_strings(message, &mut out);
@@ -311,14 +310,14 @@ impl RecordedRequest {
     }
 
     /// Whether any string in `messages` contains `text`.
-    pub fn contains(&self, text: &str) -> bool {
+    pub(crate) fn contains(&self, text: &str) -> bool {
         self.messages_text().contains(text)
     }
 
     /// Text pieces of each message with this role, in order: one entry per
     /// message, holding the message's text blocks (string content counts as
-    /// one block; tool_result contents are included).
-    pub fn texts_of_role(&self, role: &str) -> Vec<Vec<String>> {
+    /// one block; `tool_result` contents are included).
+    pub(crate) fn texts_of_role(&self, role: &str) -> Vec<Vec<String>> {
         self.messages()
             .iter()
             .filter(|m| m.get("role").and_then(Value::as_str) == Some(role))
@@ -327,25 +326,25 @@ impl RecordedRequest {
     }
 
     /// Every text block of every message with this role, flattened.
-    pub fn blocks_of_role(&self, role: &str) -> Vec<String> {
+    pub(crate) fn blocks_of_role(&self, role: &str) -> Vec<String> {
         self.texts_of_role(role).into_iter().flatten().collect()
     }
 
     /// The last message with this role, its text blocks joined by `\n`.
-    pub fn last_text_of_role(&self, role: &str) -> Option<String> {
+    pub(crate) fn last_text_of_role(&self, role: &str) -> Option<String> {
         self.texts_of_role(role)
             .pop()
             .map(|blocks| blocks.join("\n"))
     }
 
     /// The user's prompt: last text block of `messages[0]`.
-    pub fn prompt(&self) -> Option<String> {
+    pub(crate) fn prompt(&self) -> Option<String> {
         self.messages().first().and_then(|m| message_texts(m).pop())
     }
 
     /// Working directory of the session: ` - Primary working directory: <repo>`
     /// in the messages (normal mode) or `CWD: <repo>` in `system` (`--bare`).
-    pub fn working_dir(&self) -> Option<PathBuf> {
+    pub(crate) fn working_dir(&self) -> Option<PathBuf> {
         const MARKER: &str = " - Primary working directory: ";
         let text = self.messages_text();
         if let Some(pos) = text.find(MARKER) {
@@ -367,8 +366,8 @@ impl RecordedRequest {
         None
     }
 
-    /// All tool_result blocks in the conversation, in order.
-    pub fn tool_results(&self) -> Vec<ToolResult> {
+    /// All `tool_result` blocks in the conversation, in order.
+    pub(crate) fn tool_results(&self) -> Vec<ToolResult> {
         let mut out = Vec::new();
         for message in self.messages() {
             let Some(blocks) = message.get("content").and_then(Value::as_array) else {
@@ -402,7 +401,7 @@ impl RecordedRequest {
 
 /// A `tool_result` block seen in a request.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ToolResult {
+pub(crate) struct ToolResult {
     pub tool_use_id: String,
     pub content: String,
     pub is_error: bool,
@@ -410,7 +409,7 @@ pub struct ToolResult {
 
 /// Request kinds from the reference's section 9 table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RequestKind {
+pub(crate) enum RequestKind {
     /// Main conversation of a `claude` process.
     Main,
     /// Agent-tool subagent (`x-claude-code-agent-id`).
@@ -469,57 +468,57 @@ fn message_texts(message: &Value) -> Vec<String> {
 
 /// A request seen in the context of its session.
 #[derive(Clone, Copy, Debug)]
-pub struct Conversation<'a> {
+pub(crate) struct Conversation<'a> {
     request: &'a RecordedRequest,
     request_index: usize,
     session_index: usize,
 }
 
 impl<'a> Conversation<'a> {
-    pub fn request(&self) -> &'a RecordedRequest {
+    pub(crate) fn request(&self) -> &'a RecordedRequest {
         self.request
     }
 
     /// Index of this request among all requests with the same session id
     /// (0 = first request of the session; side requests count too).
-    pub fn request_index(&self) -> usize {
+    pub(crate) fn request_index(&self) -> usize {
         self.request_index
     }
 
     /// Order in which the server first saw this session id (0 = first
     /// `claude` process; a `claude -p` started by a hook gets 1, ...).
-    pub fn session_index(&self) -> usize {
+    pub(crate) fn session_index(&self) -> usize {
         self.session_index
     }
 
-    pub fn session_id(&self) -> Option<&'a str> {
+    pub(crate) fn session_id(&self) -> Option<&'a str> {
         self.request.session_id.as_deref()
     }
 
-    pub fn agent_id(&self) -> Option<&'a str> {
+    pub(crate) fn agent_id(&self) -> Option<&'a str> {
         self.request.agent_id()
     }
 
-    pub fn kind(&self) -> RequestKind {
+    pub(crate) fn kind(&self) -> RequestKind {
         self.request.kind()
     }
 
-    pub fn messages(&self) -> &'a [Value] {
+    pub(crate) fn messages(&self) -> &'a [Value] {
         self.request.messages()
     }
 
     /// Text of the last `user` message (text blocks and tool results joined by `\n`).
-    pub fn last_user_text(&self) -> Option<String> {
+    pub(crate) fn last_user_text(&self) -> Option<String> {
         self.request.last_text_of_role("user")
     }
 
     /// Text of the last `system`-role message in `messages`.
-    pub fn last_system_text(&self) -> Option<String> {
+    pub(crate) fn last_system_text(&self) -> Option<String> {
         self.request.last_text_of_role("system")
     }
 
     /// Role of the last message (`user` or `system` normally).
-    pub fn last_role(&self) -> Option<&'a str> {
+    pub(crate) fn last_role(&self) -> Option<&'a str> {
         self.messages()
             .last()
             .and_then(|m| m.get("role"))
@@ -527,32 +526,32 @@ impl<'a> Conversation<'a> {
     }
 
     /// Whether `text` occurs in any string of the `messages` array.
-    pub fn contains(&self, text: &str) -> bool {
+    pub(crate) fn contains(&self, text: &str) -> bool {
         self.request.contains(text)
     }
 
-    pub fn has_tool(&self, name: &str) -> bool {
+    pub(crate) fn has_tool(&self, name: &str) -> bool {
         self.request.has_tool(name)
     }
 
-    pub fn is_structured_output(&self) -> bool {
+    pub(crate) fn is_structured_output(&self) -> bool {
         self.request.is_structured_output()
     }
 
-    pub fn prompt(&self) -> Option<String> {
+    pub(crate) fn prompt(&self) -> Option<String> {
         self.request.prompt()
     }
 
-    pub fn working_dir(&self) -> Option<PathBuf> {
+    pub(crate) fn working_dir(&self) -> Option<PathBuf> {
         self.request.working_dir()
     }
 
-    pub fn tool_results(&self) -> Vec<ToolResult> {
+    pub(crate) fn tool_results(&self) -> Vec<ToolResult> {
         self.request.tool_results()
     }
 
     /// Number of assistant messages so far in this conversation.
-    pub fn assistant_turns(&self) -> usize {
+    pub(crate) fn assistant_turns(&self) -> usize {
         self.messages()
             .iter()
             .filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
@@ -565,7 +564,7 @@ impl<'a> Conversation<'a> {
 // ---------------------------------------------------------------------------
 
 /// Decides the fake model's answer to one request.
-pub trait Responder: Send + Sync + 'static {
+pub(crate) trait Responder: Send + Sync + 'static {
     fn respond(&self, request: &RecordedRequest, conversation: &Conversation<'_>) -> Turn;
 }
 
@@ -581,7 +580,7 @@ where
 /// Answers for side requests that Claude Code makes on its own, so they do not
 /// consume scripted turns: prompt-type hooks get `{"ok": true, "reason": "ok"}`,
 /// `/compact` gets a minimal analysis + summary. `None` for everything else.
-pub fn default_side_turn(request: &RecordedRequest) -> Option<Turn> {
+pub(crate) fn default_side_turn(request: &RecordedRequest) -> Option<Turn> {
     match request.kind() {
         RequestKind::PromptHook => Some(Turn::text(r#"{"ok": true, "reason": "ok"}"#)),
         RequestKind::Compaction => Some(Turn::text(
@@ -598,7 +597,7 @@ type ConversationKey = (Option<String>, Option<String>);
 /// session id (and, separately, of every Agent-tool subagent within it) gets
 /// `turns[0]`, the next `turns[1]`, ...; once exhausted, the default turn
 /// (`Turn::text("done")`) is answered.
-pub struct Script {
+pub(crate) struct Script {
     turns: Vec<Turn>,
     default_turn: Turn,
     first_session_only: bool,
@@ -606,7 +605,7 @@ pub struct Script {
 }
 
 impl Script {
-    pub fn new(turns: impl IntoIterator<Item = Turn>) -> Self {
+    pub(crate) fn new(turns: impl IntoIterator<Item = Turn>) -> Self {
         Script {
             turns: turns.into_iter().collect(),
             default_turn: Turn::text("done"),
@@ -616,7 +615,7 @@ impl Script {
     }
 
     /// Turn answered once the queue is exhausted.
-    pub fn with_default(mut self, turn: Turn) -> Self {
+    pub(crate) fn with_default(mut self, turn: Turn) -> Self {
         self.default_turn = turn;
         self
     }
@@ -624,7 +623,7 @@ impl Script {
     /// Only the main conversation of the first session plays the script; other
     /// sessions and subagents get the default turn right away (useful when a
     /// hook launches its own `claude -p`).
-    pub fn first_session_only(mut self) -> Self {
+    pub(crate) fn first_session_only(mut self) -> Self {
         self.first_session_only = true;
         self
     }
@@ -669,17 +668,17 @@ struct Shared {
 #[derive(Default)]
 struct Log {
     requests: Vec<RecordedRequest>,
-    /// session key → (session_index, requests so far)
+    /// session key → (`session_index`, requests so far)
     sessions: HashMap<Option<String>, (usize, usize)>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking responder must not make the log unusable.
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Handle of a running fake API. Stops serving on drop.
-pub struct FakeApi {
+pub(crate) struct FakeApi {
     addr: SocketAddr,
     shared: Arc<Shared>,
     accept_thread: Option<JoinHandle<()>>,
@@ -688,13 +687,13 @@ pub struct FakeApi {
 impl FakeApi {
     /// Starts the server; side requests are answered by [`default_side_turn`],
     /// everything else by `responder`.
-    pub fn start(responder: impl Responder) -> FakeApi {
+    pub(crate) fn start(responder: impl Responder) -> FakeApi {
         FakeApi::spawn(Box::new(responder), true)
     }
 
     /// Like [`FakeApi::start`], but every messages request goes to `responder`
     /// (use [`default_side_turn`] inside it as needed).
-    pub fn start_raw(responder: impl Responder) -> FakeApi {
+    pub(crate) fn start_raw(responder: impl Responder) -> FakeApi {
         FakeApi::spawn(Box::new(responder), false)
     }
 
@@ -712,7 +711,7 @@ impl FakeApi {
         let accept_shared = Arc::clone(&shared);
         let accept_thread = thread::Builder::new()
             .name("fake-api-accept".into())
-            .spawn(move || accept_loop(listener, accept_shared))
+            .spawn(move || accept_loop(&listener, &accept_shared))
             .expect("fake api: spawn accept thread");
         FakeApi {
             addr,
@@ -722,22 +721,22 @@ impl FakeApi {
     }
 
     /// `http://127.0.0.1:PORT`, the value for `ANTHROPIC_BASE_URL`.
-    pub fn base_url(&self) -> String {
+    pub(crate) fn base_url(&self) -> String {
         format!("http://{}", self.addr)
     }
 
-    pub fn addr(&self) -> SocketAddr {
+    pub(crate) fn addr(&self) -> SocketAddr {
         self.addr
     }
 
     /// Snapshot of every request received so far, in arrival order.
-    pub fn requests(&self) -> Vec<RecordedRequest> {
+    pub(crate) fn requests(&self) -> Vec<RecordedRequest> {
         lock(&self.shared.log).requests.clone()
     }
 
     /// Only `POST /v1/messages` requests of the main conversation(s), i.e.
     /// without prompt-hook / compaction side requests and subagents.
-    pub fn main_requests(&self) -> Vec<RecordedRequest> {
+    pub(crate) fn main_requests(&self) -> Vec<RecordedRequest> {
         self.requests()
             .into_iter()
             .filter(|r| matches!(r.kind(), RequestKind::Main | RequestKind::StructuredOutput))
@@ -745,7 +744,7 @@ impl FakeApi {
     }
 
     /// Distinct session ids in order of first appearance.
-    pub fn session_ids(&self) -> Vec<String> {
+    pub(crate) fn session_ids(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for r in self.requests() {
             if let Some(id) = r.session_id
@@ -759,7 +758,7 @@ impl FakeApi {
 
     /// Problems the server hit (responder panics, malformed requests, I/O
     /// errors while answering). Tests can assert this is empty.
-    pub fn errors(&self) -> Vec<String> {
+    pub(crate) fn errors(&self) -> Vec<String> {
         lock(&self.shared.errors).clone()
     }
 }
@@ -777,17 +776,17 @@ impl Drop for FakeApi {
     }
 }
 
-fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
     for stream in listener.incoming() {
         if shared.shutdown.load(Ordering::SeqCst) {
             break;
         }
         match stream {
             Ok(stream) => {
-                let conn_shared = Arc::clone(&shared);
+                let conn_shared = Arc::clone(shared);
                 let spawned = thread::Builder::new()
                     .name("fake-api-conn".into())
-                    .spawn(move || serve_connection(stream, conn_shared));
+                    .spawn(move || serve_connection(stream, &conn_shared));
                 if let Err(e) = spawned {
                     lock(&shared.errors).push(format!("spawn connection thread: {e}"));
                 }
@@ -815,13 +814,13 @@ enum ReadOutcome {
     Bad(u16, String),
 }
 
-fn serve_connection(mut stream: TcpStream, shared: Arc<Shared>) {
+fn serve_connection(mut stream: TcpStream, shared: &Shared) {
     let _ = stream.set_nodelay(true);
     let _ = stream.set_read_timeout(Some(POLL_INTERVAL));
     let mut buf: Vec<u8> = Vec::new();
     // One request per connection: we always answer `connection: close`
     // (what the reference used), so no keep-alive bookkeeping is needed.
-    let outcome = match read_request(&mut stream, &mut buf, &shared) {
+    let outcome = match read_request(&mut stream, &mut buf, shared) {
         Ok(outcome) => outcome,
         Err(e) => {
             lock(&shared.errors).push(format!("read request: {e}"));
@@ -837,7 +836,7 @@ fn serve_connection(mut stream: TcpStream, shared: Arc<Shared>) {
                 &json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}}),
             )
         }
-        ReadOutcome::Request(parsed) => handle_request(parsed, &shared),
+        ReadOutcome::Request(parsed) => handle_request(parsed, shared),
     };
     if let Err(e) = stream.write_all(&response).and_then(|()| stream.flush()) {
         lock(&shared.errors).push(format!("write response: {e}"));
@@ -940,52 +939,10 @@ fn read_request(
     let chunked =
         header("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
     let body = if chunked {
-        let mut body = Vec::new();
-        loop {
-            let line_end = loop {
-                if let Some(pos) = find(buf, b"\r\n") {
-                    break pos;
-                }
-                if !fill(stream, buf, shared)? {
-                    return Ok(ReadOutcome::Bad(400, "eof in chunk size".into()));
-                }
-            };
-            let size_line = String::from_utf8_lossy(&buf[..line_end]).into_owned();
-            buf.drain(..line_end + 2);
-            let size_hex = size_line.split(';').next().unwrap_or("").trim();
-            let Ok(size) = usize::from_str_radix(size_hex, 16) else {
-                return Ok(ReadOutcome::Bad(
-                    400,
-                    format!("bad chunk size {size_line:?}"),
-                ));
-            };
-            if size == 0 {
-                // Trailers, terminated by an empty line.
-                loop {
-                    let end = loop {
-                        if let Some(pos) = find(buf, b"\r\n") {
-                            break pos;
-                        }
-                        if !fill(stream, buf, shared)? {
-                            return Ok(ReadOutcome::Bad(400, "eof in trailers".into()));
-                        }
-                    };
-                    buf.drain(..end + 2);
-                    if end == 0 {
-                        break;
-                    }
-                }
-                break;
-            }
-            while buf.len() < size + 2 {
-                if !fill(stream, buf, shared)? {
-                    return Ok(ReadOutcome::Bad(400, "eof in chunk data".into()));
-                }
-            }
-            body.extend_from_slice(&buf[..size]);
-            buf.drain(..size + 2);
+        match read_chunked_body(stream, buf, shared)? {
+            Ok(body) => body,
+            Err(bad) => return Ok(bad),
         }
-        body
     } else {
         let length = match header("content-length") {
             None => 0,
@@ -1009,7 +966,62 @@ fn read_request(
     }))
 }
 
-fn handle_request(parsed: ParsedRequest, shared: &Shared) -> Vec<u8> {
+/// A chunked request body (trailers are read and dropped), or the answer to a malformed one.
+fn read_chunked_body(
+    stream: &mut TcpStream,
+    buf: &mut Vec<u8>,
+    shared: &Shared,
+) -> io::Result<Result<Vec<u8>, ReadOutcome>> {
+    let mut body = Vec::new();
+    loop {
+        let line_end = loop {
+            if let Some(pos) = find(buf, b"\r\n") {
+                break pos;
+            }
+            if !fill(stream, buf, shared)? {
+                return Ok(Err(ReadOutcome::Bad(400, "eof in chunk size".into())));
+            }
+        };
+        let size_line = String::from_utf8_lossy(&buf[..line_end]).into_owned();
+        buf.drain(..line_end + 2);
+        let size_hex = size_line.split(';').next().unwrap_or("").trim();
+        let Ok(size) = usize::from_str_radix(size_hex, 16) else {
+            return Ok(Err(ReadOutcome::Bad(
+                400,
+                format!("bad chunk size {size_line:?}"),
+            )));
+        };
+        if size == 0 {
+            // Trailers, terminated by an empty line.
+            loop {
+                let end = loop {
+                    if let Some(pos) = find(buf, b"\r\n") {
+                        break pos;
+                    }
+                    if !fill(stream, buf, shared)? {
+                        return Ok(Err(ReadOutcome::Bad(400, "eof in trailers".into())));
+                    }
+                };
+                buf.drain(..end + 2);
+                if end == 0 {
+                    break;
+                }
+            }
+            break;
+        }
+        while buf.len() < size + 2 {
+            if !fill(stream, buf, shared)? {
+                return Ok(Err(ReadOutcome::Bad(400, "eof in chunk data".into())));
+            }
+        }
+        body.extend_from_slice(&buf[..size]);
+        buf.drain(..size + 2);
+    }
+    Ok(Ok(body))
+}
+
+/// Log `parsed`; returns it as recorded, with its index in its session and its session's index.
+fn record(parsed: ParsedRequest, shared: &Shared) -> (RecordedRequest, usize, usize) {
     let raw_body = String::from_utf8_lossy(&parsed.body).into_owned();
     let body = serde_json::from_slice(&parsed.body).unwrap_or(Value::Null);
     let session_id = parsed
@@ -1018,28 +1030,30 @@ fn handle_request(parsed: ParsedRequest, shared: &Shared) -> Vec<u8> {
         .find(|(n, _)| n == "x-claude-code-session-id")
         .map(|(_, v)| v.clone());
 
-    // Record first, so the request is logged even if the responder panics.
-    let (request, request_index, session_index) = {
-        let mut log = lock(&shared.log);
-        let next_session = log.sessions.len();
-        let entry = log
-            .sessions
-            .entry(session_id.clone())
-            .or_insert((next_session, 0));
-        let (session_index, request_index) = *entry;
-        entry.1 += 1;
-        let request = RecordedRequest {
-            seq: log.requests.len(),
-            method: parsed.method,
-            path: parsed.target,
-            headers: parsed.headers,
-            body,
-            raw_body,
-            session_id,
-        };
-        log.requests.push(request.clone());
-        (request, request_index, session_index)
+    let mut log = lock(&shared.log);
+    let next_session = log.sessions.len();
+    let entry = log
+        .sessions
+        .entry(session_id.clone())
+        .or_insert((next_session, 0));
+    let (session_index, request_index) = *entry;
+    entry.1 += 1;
+    let request = RecordedRequest {
+        seq: log.requests.len(),
+        method: parsed.method,
+        path: parsed.target,
+        headers: parsed.headers,
+        body,
+        raw_body,
+        session_id,
     };
+    log.requests.push(request.clone());
+    (request, request_index, session_index)
+}
+
+fn handle_request(parsed: ParsedRequest, shared: &Shared) -> Vec<u8> {
+    // Record first, so the request is logged even if the responder panics.
+    let (request, request_index, session_index) = record(parsed, shared);
 
     if !request.is_messages_call() {
         return error_response(
@@ -1166,39 +1180,36 @@ fn sse_message(message_id: &str, model: &str, blocks: &[Value], turn: &Turn) -> 
     );
     sse_event(&mut out, &json!({"type": "ping"}));
     for (index, block) in blocks.iter().enumerate() {
-        match block.get("type").and_then(Value::as_str) {
-            Some("tool_use") => {
-                sse_event(
-                    &mut out,
-                    &json!({"type": "content_block_start", "index": index, "content_block": {
-                        "type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}}),
-                );
-                // Split the input JSON in two like the real API streams it.
-                let input = block["input"].to_string();
-                let mut mid = input.len() / 2;
-                while !input.is_char_boundary(mid) {
-                    mid -= 1;
-                }
-                for part in [&input[..mid], &input[mid..]] {
-                    sse_event(
-                        &mut out,
-                        &json!({"type": "content_block_delta", "index": index,
-                            "delta": {"type": "input_json_delta", "partial_json": part}}),
-                    );
-                }
+        if block.get("type").and_then(Value::as_str) == Some("tool_use") {
+            sse_event(
+                &mut out,
+                &json!({"type": "content_block_start", "index": index, "content_block": {
+                    "type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}}),
+            );
+            // Split the input JSON in two like the real API streams it.
+            let input = block["input"].to_string();
+            let mut mid = input.len() / 2;
+            while !input.is_char_boundary(mid) {
+                mid -= 1;
             }
-            _ => {
-                sse_event(
-                    &mut out,
-                    &json!({"type": "content_block_start", "index": index,
-                        "content_block": {"type": "text", "text": ""}}),
-                );
+            for part in [&input[..mid], &input[mid..]] {
                 sse_event(
                     &mut out,
                     &json!({"type": "content_block_delta", "index": index,
-                        "delta": {"type": "text_delta", "text": block["text"]}}),
+                        "delta": {"type": "input_json_delta", "partial_json": part}}),
                 );
             }
+        } else {
+            sse_event(
+                &mut out,
+                &json!({"type": "content_block_start", "index": index,
+                    "content_block": {"type": "text", "text": ""}}),
+            );
+            sse_event(
+                &mut out,
+                &json!({"type": "content_block_delta", "index": index,
+                    "delta": {"type": "text_delta", "text": block["text"]}}),
+            );
         }
         sse_event(
             &mut out,

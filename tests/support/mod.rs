@@ -14,6 +14,6 @@
 // Test code: failing loudly with a message is the desired behaviour.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-pub mod claude;
-pub mod cli;
-pub mod fake_api;
+pub(crate) mod claude;
+pub(crate) mod cli;
+pub(crate) mod fake_api;
