@@ -59,6 +59,10 @@ pub struct SettingsError {
     pub message: String,
 }
 
+/// The largest `adr.max_file_size` accepted: readers allocate up to it and
+/// compute `limit + 1`, so it must stay far from `u64::MAX`.
+pub const MAX_FILE_SIZE_LIMIT: u64 = 1 << 30;
+
 impl Settings {
     /// Defaults merged with `<root>/config/helix-gate.yaml` when it exists.
     pub fn load(root: &Path) -> Result<Settings, SettingsError> {
@@ -146,6 +150,12 @@ impl Settings {
         if self.hook.budget == 0 {
             return Err("hook.budget must be at least 1".to_owned());
         }
+        if !(1..=MAX_FILE_SIZE_LIMIT).contains(&self.adr.max_file_size) {
+            return Err(format!(
+                "adr.max_file_size must be between 1 and {MAX_FILE_SIZE_LIMIT} bytes (1 GiB), got {}",
+                self.adr.max_file_size
+            ));
+        }
         Ok(())
     }
 
@@ -202,6 +212,18 @@ impl AdrMatcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_file_size_is_bounded() {
+        for bad in ["0", "18446744073709551615"] {
+            let yaml = format!("adr:\n  max_file_size: {bad}\n");
+            let err = Settings::from_layers(Some(&yaml), "test.yaml").unwrap_err();
+            assert!(
+                format!("{err:#}").contains("adr.max_file_size must be between 1 and"),
+                "{err:#}"
+            );
+        }
+    }
 
     #[test]
     fn defaults_parse_and_match() {
