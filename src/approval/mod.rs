@@ -687,7 +687,9 @@ impl Request<'_> {
         run_dir::prune(self.root, run_dir::KEEP_RUNS);
         let result_path = run.result_path();
         let text = serde_json::to_vec_pretty(document)?;
-        crate::fs::atomic::write(&result_path, &text)
+        // Atomic, so a reader never sees half a document; no fsync: it is a record of
+        // a run in a fresh folder, and the verdict that matters is in the history.
+        crate::fs::atomic::write_with(&result_path, &text, crate::fs::atomic::Options::FAST)
             .with_context(|| format!("cannot write {}", result_path.display()))?;
         if document.result == Verdict::Approved {
             for key in std::iter::once(&keys.all).chain(&keys.each) {

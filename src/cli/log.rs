@@ -34,7 +34,11 @@ pub(super) fn show(tail: Option<usize>) -> anyhow::Result<ExitStatus> {
         );
     }
     if decisions.is_empty() {
-        out.push_str("no decisions logged yet (.helix-gate/log.jsonl)\n");
+        let _ = writeln!(
+            out,
+            "no decisions logged yet ({})",
+            crate::fs::data_dir::LOG_PATH
+        );
     }
     if bad > 0 {
         let _ = writeln!(out, "({bad} damaged line(s) skipped)");
