@@ -87,17 +87,19 @@ pub fn append(root: &Path, decision: &Decision) -> std::io::Result<()> {
     )
 }
 
-/// Every readable decision in the log (damaged lines are skipped and counted).
+/// Every readable decision in the log, and how many damaged lines were skipped.
+/// Read as bytes, line by line: one damaged line (invalid UTF-8, a torn write,
+/// garbage) costs only itself, never the history around it.
 pub fn read(root: &Path) -> (Vec<Decision>, usize) {
     let path = root.join(crate::fs::data_dir::LOG_PATH);
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(bytes) = std::fs::read(path) else {
         return (Vec::new(), 0);
     };
     let mut bad = 0;
-    let decisions = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .filter_map(|l| serde_json::from_str(l).map_err(|_| bad += 1).ok())
+    let decisions = bytes
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.trim_ascii().is_empty())
+        .filter_map(|line| serde_json::from_slice(line).map_err(|_| bad += 1).ok())
         .collect();
     (decisions, bad)
 }
@@ -120,6 +122,17 @@ pub struct HookStats {
     pub errors: usize,
     pub p50_us: u64,
     pub p95_us: u64,
+    /// Lines of the log that could not be read (set by the caller of [`read`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub damaged_lines: usize,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 pub fn hook_stats(decisions: &[Decision]) -> HookStats {
@@ -135,6 +148,7 @@ pub fn hook_stats(decisions: &[Decision]) -> HookStats {
         errors: count(Verdict::Error),
         p50_us: percentile(&durations, 50),
         p95_us: percentile(&durations, 95),
+        damaged_lines: 0,
     }
 }
 
@@ -170,6 +184,13 @@ mod tests {
         let s = hook_stats(&decisions);
         assert_eq!((s.blocks, s.passes, s.escalations), (2, 1, 1));
         assert_eq!((s.p50_us, s.p95_us), (500, 900));
+        // One invalid UTF-8 byte costs its own line only.
+        let mut bytes = std::fs::read(&log).unwrap();
+        bytes.extend_from_slice(b"{\"verdict\":\"block\",\"target\":\"\xff\"}\n");
+        bytes.extend_from_slice(b"{\"verdict\":\"pass\"}\n");
+        std::fs::write(&log, bytes).unwrap();
+        let (decisions, bad) = read(dir.path());
+        assert_eq!((decisions.len(), bad), (5, 2));
     }
 
     #[test]

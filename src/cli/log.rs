@@ -49,8 +49,9 @@ pub(super) fn show(tail: Option<usize>) -> anyhow::Result<ExitStatus> {
 
 pub(super) fn stats(format: Format) -> anyhow::Result<ExitStatus> {
     let root = current_root();
-    let (decisions, _) = decision_log::read(&root);
-    let hook = decision_log::hook_stats(&decisions);
+    let (decisions, damaged) = decision_log::read(&root);
+    let mut hook = decision_log::hook_stats(&decisions);
+    hook.damaged_lines = damaged;
     let approvals = approval_stats_json(&root);
     match format {
         Format::Json => {
@@ -79,6 +80,14 @@ pub(super) fn stats(format: Format) -> anyhow::Result<ExitStatus> {
                     "hook latency: p50 {:.2} ms, p95 {:.2} ms",
                     hook.p50_us as f64 / 1000.0,
                     hook.p95_us as f64 / 1000.0
+                );
+            }
+            if hook.damaged_lines > 0 {
+                let _ = writeln!(
+                    out,
+                    "({} damaged line(s) in {} skipped)",
+                    hook.damaged_lines,
+                    crate::fs::data_dir::LOG_PATH
                 );
             }
             if let Some(text) = approval_stats_text(&root) {
