@@ -41,6 +41,7 @@ pub struct HookSettings {
     pub session_start_context: bool,
     pub prompt_context: bool,
     pub state_retention_days: u64,
+    pub deadline_ms: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -98,6 +99,7 @@ impl Settings {
                 session_start_context: true,
                 prompt_context: false,
                 state_retention_days: 7,
+                deadline_ms: 8_000,
             },
             step_marker: StepMarkerSettings {
                 enabled: false,
@@ -149,6 +151,13 @@ impl Settings {
         }
         if self.hook.budget == 0 {
             return Err("hook.budget must be at least 1".to_owned());
+        }
+        // Claude Code cancels a hook silently at its timeout (Stop: the reviewer's + 60 s).
+        if !(100..=60_000).contains(&self.hook.deadline_ms) {
+            return Err(format!(
+                "hook.deadline_ms must be between 100 and 60000, got {}",
+                self.hook.deadline_ms
+            ));
         }
         if !(1..=MAX_FILE_SIZE_LIMIT).contains(&self.adr.max_file_size) {
             return Err(format!(

@@ -1,42 +1,73 @@
 //! Decoding one Claude Code hook event from stdin.
 //!
 //! Tolerant by design: Claude Code adds fields between versions, so unknown keys
-//! are ignored and every field is optional. Intolerant of damage: a BOM is
-//! stripped, but trailing garbage, two objects, NUL bytes or non-JSON are errors.
+//! are ignored, every field is optional, and each field is decoded on its own. A
+//! field of the wrong type (`background_tasks: {}`, `stop_hook_active: null`,
+//! `tool_input: "x"`) does not drop the event: it is recorded in
+//! [`HookEvent::broken`] and treated as absent, and the gate that needs it applies
+//! the failure policy (see `hook::need`). Intolerant of damage: a BOM is
+//! stripped, but trailing garbage, two objects, NUL bytes, non-JSON or a JSON
+//! value that is not an object are errors.
 
 use std::io::Read;
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Largest accepted payload (a Write of a 5 MB ADR carries the content twice).
 pub const MAX_STDIN_BYTES: usize = 16 * 1024 * 1024;
-/// How long to wait for stdin to close once no more bytes arrive.
+/// How long reading stdin may take in all, from the hook's start: a stdin that
+/// trickles a byte now and then cannot stretch it.
 pub const STDIN_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The fields helix-gate reads from any hook event.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, Default)]
 pub struct HookEvent {
     pub hook_event_name: String,
     pub session_id: Option<String>,
     pub cwd: Option<String>,
     pub tool_name: Option<String>,
-    pub tool_input: Option<Value>,
-    pub stop_hook_active: bool,
+    /// `tool_input.file_path` of Write / Edit / `MultiEdit` (a `tool_input` that
+    /// is not an object counts as broken).
+    pub file_path: Option<String>,
+    pub stop_hook_active: Option<bool>,
     pub last_assistant_message: Option<String>,
     pub background_tasks: Option<Vec<Value>>,
     pub agent_type: Option<String>,
-    pub agent_id: Option<String>,
     pub source: Option<String>,
+    /// Fields present with a type helix-gate cannot use; each is treated as absent.
+    pub broken: Vec<BrokenField>,
+}
+
+/// A field of the event whose JSON type is not the one helix-gate reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrokenField {
+    /// As in the payload; nested fields with a dot (`tool_input.file_path`).
+    pub name: &'static str,
+    pub expected: &'static str,
+    pub found: &'static str,
+}
+
+impl std::fmt::Display for BrokenField {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "field `{}` of the hook event is {}, expected {}",
+            self.name, self.found, self.expected
+        )
+    }
 }
 
 impl HookEvent {
     /// `tool_input.file_path` of Write / Edit / `MultiEdit`.
     pub fn file_path(&self) -> Option<&str> {
-        self.tool_input.as_ref()?.get("file_path")?.as_str()
+        self.file_path.as_deref()
+    }
+
+    /// The broken field `name`, if it is one.
+    pub fn broken(&self, name: &str) -> Option<&BrokenField> {
+        self.broken.iter().find(|b| b.name == name)
     }
 }
 
@@ -53,13 +84,18 @@ pub enum DecodeError {
     Io(String),
     #[error("hook event is not valid JSON: {0}")]
     Json(String),
+    #[error("hook event is not a JSON object but {0}")]
+    NotAnObject(&'static str),
     #[error("hook event has no hook_event_name")]
     NoEventName,
+    #[error("hook event's hook_event_name is {0}, expected a string")]
+    EventNameType(&'static str),
 }
 
-/// Read stdin to its end, bounded in size and time: a stdin that never closes
-/// cannot hang the hook (the reader thread is abandoned at exit).
-pub fn read_stdin() -> Result<Vec<u8>, DecodeError> {
+/// Read stdin to its end, bounded in size and in total time (until `deadline`):
+/// a stdin that never closes, or trickles, cannot hang the hook (the reader
+/// thread is abandoned at exit).
+pub fn read_stdin(deadline: Instant) -> Result<Vec<u8>, DecodeError> {
     let (tx, rx) = mpsc::channel::<Result<Vec<u8>, String>>();
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin().lock();
@@ -82,7 +118,8 @@ pub fn read_stdin() -> Result<Vec<u8>, DecodeError> {
     });
     let mut buffer = Vec::new();
     loop {
-        match rx.recv_timeout(STDIN_TIMEOUT) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
             Ok(Ok(chunk)) => {
                 buffer.extend_from_slice(&chunk);
                 if buffer.len() > MAX_STDIN_BYTES {
@@ -103,18 +140,113 @@ pub fn read_stdin() -> Result<Vec<u8>, DecodeError> {
     }
 }
 
+/// The JSON type of `value`, for messages.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Takes fields out of one JSON object, each on its own; records the broken ones.
+struct Fields<'a> {
+    map: &'a Map<String, Value>,
+    broken: Vec<BrokenField>,
+}
+
+impl Fields<'_> {
+    /// `name` converted by `convert`; absent stays `None`, any other type is broken.
+    fn get<T>(
+        &mut self,
+        name: &'static str,
+        expected: &'static str,
+        convert: impl Fn(&Value) -> Option<T>,
+    ) -> Option<T> {
+        let value = self.map.get(name)?;
+        let converted = convert(value);
+        if converted.is_none() {
+            self.broken.push(BrokenField {
+                name,
+                expected,
+                found: kind(value),
+            });
+        }
+        converted
+    }
+
+    fn string(&mut self, name: &'static str) -> Option<String> {
+        self.get(name, "a string", |v| v.as_str().map(str::to_owned))
+    }
+}
+
 /// Decode one event from raw bytes.
 pub fn decode(bytes: &[u8]) -> Result<HookEvent, DecodeError> {
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(DecodeError::Empty);
     }
-    let event: HookEvent =
+    let value: Value =
         serde_json::from_slice(bytes).map_err(|e| DecodeError::Json(e.to_string()))?;
-    if event.hook_event_name.is_empty() {
-        return Err(DecodeError::NoEventName);
-    }
-    Ok(event)
+    let Value::Object(map) = value else {
+        return Err(DecodeError::NotAnObject(kind(&value)));
+    };
+    let hook_event_name = match map.get("hook_event_name") {
+        None | Some(Value::Null) => return Err(DecodeError::NoEventName),
+        Some(Value::String(name)) if name.is_empty() => return Err(DecodeError::NoEventName),
+        Some(Value::String(name)) => name.clone(),
+        Some(other) => return Err(DecodeError::EventNameType(kind(other))),
+    };
+    let mut fields = Fields {
+        map: &map,
+        broken: Vec::new(),
+    };
+    // By reference: a Write's tool_input carries the whole file content.
+    let file_path = match map.get("tool_input") {
+        None => None,
+        Some(Value::Object(input)) => {
+            let mut inner = Fields {
+                map: input,
+                broken: Vec::new(),
+            };
+            let path = inner.string("file_path");
+            fields
+                .broken
+                .extend(inner.broken.into_iter().map(|b| BrokenField {
+                    name: "tool_input.file_path",
+                    ..b
+                }));
+            path
+        }
+        Some(other) => {
+            fields.broken.push(BrokenField {
+                name: "tool_input",
+                expected: "an object",
+                found: kind(other),
+            });
+            None
+        }
+    };
+    let event = HookEvent {
+        hook_event_name,
+        session_id: fields.string("session_id"),
+        cwd: fields.string("cwd"),
+        tool_name: fields.string("tool_name"),
+        file_path,
+        stop_hook_active: fields.get("stop_hook_active", "a boolean", Value::as_bool),
+        last_assistant_message: fields.string("last_assistant_message"),
+        background_tasks: fields.get("background_tasks", "an array", |v| v.as_array().cloned()),
+        agent_type: fields.string("agent_type"),
+        source: fields.string("source"),
+        broken: Vec::new(),
+    };
+    Ok(HookEvent {
+        broken: fields.broken,
+        ..event
+    })
 }
 
 #[cfg(test)]
@@ -181,7 +313,46 @@ mod tests {
             DecodeError::Json(_)
         ));
         assert_eq!(decode(b"{}").unwrap_err(), DecodeError::NoEventName);
+        assert_eq!(
+            decode(b"[1]").unwrap_err(),
+            DecodeError::NotAnObject("an array")
+        );
+        assert_eq!(
+            decode(b"{\"hook_event_name\":7}").unwrap_err(),
+            DecodeError::EventNameType("a number")
+        );
         let bom = format!("\u{feff}{STOP}\n");
         assert_eq!(decode(bom.as_bytes()).unwrap().hook_event_name, "Stop");
+    }
+
+    #[test]
+    fn a_field_of_the_wrong_type_is_recorded_and_the_rest_decodes() {
+        let e = decode(
+            br#"{"hook_event_name":"Stop","session_id":"s","background_tasks":{},"last_assistant_message":["x"],"stop_hook_active":null,"cwd":5}"#,
+        )
+        .unwrap();
+        assert_eq!(e.session_id.as_deref(), Some("s"));
+        assert!(e.background_tasks.is_none() && e.last_assistant_message.is_none());
+        assert!(e.stop_hook_active.is_none() && e.cwd.is_none());
+        let names: Vec<&str> = e.broken.iter().map(|b| b.name).collect();
+        assert_eq!(
+            names,
+            [
+                "cwd",
+                "stop_hook_active",
+                "last_assistant_message",
+                "background_tasks"
+            ]
+        );
+        assert_eq!(
+            e.broken("background_tasks").unwrap().to_string(),
+            "field `background_tasks` of the hook event is an object, expected an array"
+        );
+        let w =
+            decode(br#"{"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":"x"}"#)
+                .unwrap();
+        assert_eq!((w.file_path(), w.broken[0].name), (None, "tool_input"));
+        let w = decode(br#"{"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":[]}}"#).unwrap();
+        assert_eq!(w.broken("tool_input.file_path").unwrap().found, "an array");
     }
 }

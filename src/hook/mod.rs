@@ -3,11 +3,18 @@
 //! Nothing here prints; `cli::hook` writes the answer.
 //!
 //! The failure policy lives here, in one place: an internal error (config, state,
-//! an unreadable file, even a panic) is never shown as a rule violation. By
+//! an unreadable file, a field of the event the decision needs but cannot read,
+//! the hook's own deadline, even a panic) is never shown as a rule violation. By
 //! default the hook fails open with a `systemMessage` that names the
 //! infrastructure error; `hook.fail_closed: true` makes it block instead, with a
 //! reason that says it is an infrastructure error.
+//!
+//! The hook never reads through a symlink that leads out of the project, and
+//! refuses the session's writes into `.helix-gate/`, helix-gate's own records
+//! (`PreToolUse` denies them; `PostToolUse` blocks where `PreToolUse` is not
+//! registered).
 
+pub mod deadline;
 pub mod event;
 pub mod output;
 pub mod state;
@@ -15,7 +22,8 @@ pub mod step_marker;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
 
 use crate::approval::{self, Approval, ApproveOptions, NextStep, OnRejection};
 use crate::config::Settings;
@@ -24,8 +32,11 @@ use crate::diagnostic::{FileReport, Severity};
 use crate::engine::Engine;
 use crate::env;
 use crate::fs::append::Missing;
+use crate::fs::data_dir;
+use crate::paths;
 use crate::render::feedback;
-use event::HookEvent;
+use deadline::Deadline;
+use event::{BrokenField, HookEvent};
 use output::HookOutput;
 use state::SessionState;
 
@@ -33,6 +44,12 @@ use state::SessionState;
 const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 /// Budget key of the STEP marker; also the rule id in decisions.
 const STEP_TARGET: &str = crate::rules::gate::STEP_MARKER.id;
+/// How long writing the decision log may take once the answer is ready or the
+/// deadline has passed: the answer is never held back for the log.
+const LOG_GRACE: Duration = Duration::from_millis(500);
+/// How often the watching thread looks at the deadline again (it can move
+/// when the settings are read).
+const WATCH_SLICE: Duration = Duration::from_millis(100);
 
 /// An internal failure: reported as such, never as a finding.
 #[derive(Debug)]
@@ -69,17 +86,28 @@ pub struct Answer {
     pub notes: Vec<String>,
 }
 
-/// Run the hook on the event on stdin. Never fails and never panics out: every
-/// failure becomes an explicit, labelled decision in the answer.
+/// What the deciding thread reports: first the answer, then how logging went.
+enum Report {
+    Ruled {
+        output: Option<HookOutput>,
+        notes: Vec<String>,
+    },
+    Logged(Vec<String>),
+}
+
+/// Run the hook on the event on stdin. Never fails, never panics out and never
+/// overruns its deadline: every failure becomes an explicit, labelled decision
+/// in the answer.
 pub fn run() -> Answer {
     // Inside a reviewer started by helix-gate the hook does nothing, so a
     // review can never trigger another review.
     if env::is_set(env::HELIX_GATE_CHILD) {
         return Answer::default();
     }
-    let started = Instant::now();
-    let event = match event::read_stdin().and_then(|bytes| event::decode(&bytes)) {
-        Ok(event) => event,
+    let deadline = Arc::new(Deadline::new(Instant::now()));
+    let stdin_until = deadline.started() + event::STDIN_TIMEOUT;
+    let event = match event::read_stdin(stdin_until).and_then(|bytes| event::decode(&bytes)) {
+        Ok(event) => Arc::new(event),
         Err(err) => {
             // Without an event we cannot tell which decision would apply: fail open, loudly.
             return Answer {
@@ -93,34 +121,152 @@ pub fn run() -> Answer {
             };
         }
     };
+    let mut notes: Vec<String> = event
+        .broken
+        .iter()
+        .map(|b| format!("{b}; ignored unless a decision needs it"))
+        .collect();
     let root = project_root(&event);
+    let (tx, rx) = mpsc::channel();
+    let spawned = {
+        let (event, root, deadline, tx) = (
+            Arc::clone(&event),
+            root.clone(),
+            Arc::clone(&deadline),
+            tx.clone(),
+        );
+        std::thread::Builder::new()
+            .name("helix-gate-hook".to_owned())
+            .spawn(move || decide(&event, &root, &deadline, &tx))
+    };
+    if spawned.is_err() {
+        // No thread to spare: decide on this one, without a watch.
+        decide(&event, &root, &deadline, &tx);
+    }
+    drop(tx);
+    let output = if let Watched::Ruled(output, worker_notes) = watch(&rx, &deadline) {
+        notes.extend(worker_notes);
+        let until = deadline.expires().max(Instant::now()) + LOG_GRACE;
+        match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok(Report::Logged(log_notes)) => notes.extend(log_notes),
+            Ok(Report::Ruled { .. }) | Err(mpsc::RecvTimeoutError::Disconnected) => {}
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                notes.push("the decision log was not written in time".to_owned());
+            }
+        }
+        output
+    } else {
+        // Late, or (never seen: the panic is caught) the deciding thread ended without an answer.
+        too_late(&event, &root, &deadline, &mut notes)
+    };
+    Answer {
+        stdout: output.map(|output| output.to_json_line()),
+        notes,
+    }
+}
+
+/// The deadline passed without a decision: the failure policy's answer, labelled,
+/// and its log line (written within [`LOG_GRACE`] or not at all).
+fn too_late(
+    event: &Arc<HookEvent>,
+    root: &Path,
+    deadline: &Deadline,
+    notes: &mut Vec<String>,
+) -> Option<HookOutput> {
+    let err = InfraError {
+        message: format!(
+            "no decision within the hook's deadline of {} ms (hook.deadline_ms, plus the reviewer's timeout at Stop); something it waited for (a file, the session lock, the reviewer) did not answer in time",
+            deadline.limit().as_millis()
+        ),
+        fail_closed: deadline.fail_closed(),
+    };
+    let ruling = infrastructure(event, &err, notes);
+    let (log_tx, log_rx) = mpsc::channel();
+    let (event, root, started) = (Arc::clone(event), root.to_path_buf(), deadline.started());
+    let decisions = ruling.decisions;
+    std::thread::spawn(move || {
+        let _ = log_tx.send(log_decisions(&root, &event, decisions, started.elapsed()));
+    });
+    match log_rx.recv_timeout(LOG_GRACE) {
+        Ok(log_notes) => notes.extend(log_notes),
+        Err(_) => notes.push("the decision log was not written in time".to_owned()),
+    }
+    ruling.output
+}
+
+/// How waiting for the decision ended.
+enum Watched {
+    Ruled(Option<HookOutput>, Vec<String>),
+    /// The deadline passed first, or the deciding thread ended without an answer.
+    Late,
+}
+
+/// Wait for the answer until the deadline (which may move while waiting).
+fn watch(rx: &mpsc::Receiver<Report>, deadline: &Deadline) -> Watched {
+    loop {
+        let left = deadline.expires().saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Watched::Late;
+        }
+        match rx.recv_timeout(left.min(WATCH_SLICE)) {
+            Ok(Report::Ruled { output, notes }) => return Watched::Ruled(output, notes),
+            Ok(Report::Logged(_)) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Watched::Late,
+        }
+    }
+}
+
+/// Decide on the event (on the deciding thread), report the answer, then log.
+fn decide(event: &HookEvent, root: &Path, deadline: &Deadline, tx: &mpsc::Sender<Report>) {
     let mut notes = Vec::new();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        handle(&event, &root, &mut notes)
+        handle(event, root, deadline, &mut notes)
     }));
-    let outcome = match result {
-        Ok(Ok(outcome)) => outcome,
-        Ok(Err(err)) => infrastructure(&event, &err, &mut notes),
+    let ruling = match result {
+        Ok(Ok(ruling)) => ruling,
+        Ok(Err(err)) => infrastructure(event, &err, &mut notes),
         Err(_) => infrastructure(
-            &event,
-            &InfraError::new("internal panic (see stderr)", None),
+            event,
+            &InfraError {
+                message: "internal panic (see stderr)".to_owned(),
+                fail_closed: deadline.fail_closed(),
+            },
             &mut notes,
         ),
     };
-    let elapsed = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-    for mut decision in outcome.decisions {
+    let elapsed = deadline.started().elapsed();
+    // The watcher may be gone (deadline passed): nothing left to tell.
+    let _ = tx.send(Report::Ruled {
+        output: ruling.output,
+        notes,
+    });
+    let _ = tx.send(Report::Logged(log_decisions(
+        root,
+        event,
+        ruling.decisions,
+        elapsed,
+    )));
+}
+
+/// Append the decisions to the log; returns notes about failures.
+fn log_decisions(
+    root: &Path,
+    event: &HookEvent,
+    decisions: Vec<Decision>,
+    elapsed: Duration,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    let elapsed = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+    for mut decision in decisions {
         decision.duration_us = elapsed;
         decision.time = crate::clock::now_rfc3339();
         decision.session = event.session_id.clone().unwrap_or_default();
         decision.event.clone_from(&event.hook_event_name);
-        if let Err(e) = decision_log::append(&root, &decision) {
+        if let Err(e) = decision_log::append(root, &decision) {
             notes.push(format!("cannot write the decision log: {e}"));
         }
     }
-    Answer {
-        stdout: outcome.output.map(|output| output.to_json_line()),
-        notes,
-    }
+    notes
 }
 
 /// `CLAUDE_PROJECT_DIR` (constant for the session), else the repository around the payload's cwd.
@@ -138,18 +284,22 @@ fn project_root(event: &HookEvent) -> PathBuf {
 /// Apply the failure policy to an internal error.
 fn infrastructure(event: &HookEvent, err: &InfraError, notes: &mut Vec<String>) -> Ruling {
     notes.push(format!("infrastructure error: {}", err.message));
-    let blocking_event = matches!(event.hook_event_name.as_str(), "PostToolUse" | "Stop");
-    let output = if err.fail_closed && blocking_event {
-        HookOutput::block(format!(
-            "helix-gate infrastructure error (not a problem in your files): {}. fail_closed is set, so this blocks until the tool works again.",
-            err.message
-        ))
-    } else {
-        HookOutput::message(format!(
-            "helix-gate: infrastructure error, check skipped: {}",
-            err.message
-        ))
+    let closed = |message: &str| {
+        format!(
+            "helix-gate infrastructure error (not a problem in your files): {message}. fail_closed is set, so this blocks until the tool works again."
+        )
     };
+    let output =
+        if err.fail_closed && matches!(event.hook_event_name.as_str(), "PostToolUse" | "Stop") {
+            HookOutput::block(closed(&err.message))
+        } else if err.fail_closed && event.hook_event_name == "PreToolUse" {
+            HookOutput::deny(closed(&err.message))
+        } else {
+            HookOutput::message(format!(
+                "helix-gate: infrastructure error, check skipped: {}",
+                err.message
+            ))
+        };
     Ruling {
         output: Some(output),
         decisions: vec![Decision {
@@ -160,27 +310,66 @@ fn infrastructure(event: &HookEvent, err: &InfraError, notes: &mut Vec<String>) 
     }
 }
 
-fn handle(event: &HookEvent, root: &Path, notes: &mut Vec<String>) -> Result<Ruling, InfraError> {
+fn handle(
+    event: &HookEvent,
+    root: &Path,
+    deadline: &Deadline,
+    notes: &mut Vec<String>,
+) -> Result<Ruling, InfraError> {
     match event.hook_event_name.as_str() {
-        "PostToolUse"
-            if event
+        name @ ("PreToolUse" | "PostToolUse") => {
+            if let Some(broken) = event.broken("tool_name") {
+                return Err(needed(root, deadline, broken));
+            }
+            if !event
                 .tool_name
                 .as_deref()
-                .is_some_and(|t| WRITE_TOOLS.contains(&t)) =>
-        {
-            post_tool_use(event, root, notes)
+                .is_some_and(|t| WRITE_TOOLS.contains(&t))
+            {
+                return Ok(Ruling::default());
+            }
+            if name == "PreToolUse" {
+                pre_tool_use(event, root, deadline)
+            } else {
+                post_tool_use(event, root, deadline, notes)
+            }
         }
-        "Stop" => stop(event, root, notes),
-        "SessionStart" => session_context(event, root, |s| s.hook.session_start_context),
-        "UserPromptSubmit" => session_context(event, root, |s| s.hook.prompt_context),
+        "Stop" => stop(event, root, deadline, notes),
+        "SessionStart" => session_context(event, root, deadline, |s| s.hook.session_start_context),
+        "UserPromptSubmit" => session_context(event, root, deadline, |s| s.hook.prompt_context),
         // SubagentStop (agent_type "" is /compact) is never blocked; the main Stop gate
         // checks the session's ADRs. Every other event concerns nothing here.
         _ => Ok(Ruling::default()),
     }
 }
 
-fn load_settings(root: &Path) -> Result<Settings, InfraError> {
-    Settings::load(root).map_err(|e| InfraError::new(e.to_string(), None))
+/// The settings; they also set the deadline and the failure policy it applies.
+fn load_settings(root: &Path, deadline: &Deadline) -> Result<Settings, InfraError> {
+    let settings = Settings::load(root).map_err(|e| InfraError::new(e.to_string(), None))?;
+    deadline.apply(&settings);
+    Ok(settings)
+}
+
+/// A field the decision needs is broken or missing: an infrastructure error
+/// under the repository's failure policy (read for it, when it can be), never a
+/// silent pass. A future payload change must not switch the gate off unseen.
+fn needed(root: &Path, deadline: &Deadline, problem: impl std::fmt::Display) -> InfraError {
+    let settings = load_settings(root, deadline).ok();
+    InfraError::new(
+        format!("{problem}; helix-gate needs it to decide"),
+        settings.as_ref(),
+    )
+}
+
+/// The session id, which the budget counts by; a broken one is an error.
+fn need_session(event: &HookEvent, settings: &Settings) -> Result<(), InfraError> {
+    match event.broken("session_id") {
+        Some(broken) => Err(InfraError::new(
+            format!("{broken}; helix-gate needs it to count attempts per session"),
+            Some(settings),
+        )),
+        None => Ok(()),
+    }
 }
 
 fn load_engine(root: &Path, settings: Settings) -> Result<Engine, InfraError> {
@@ -230,6 +419,76 @@ fn skipped(target: String, why: &str) -> Ruling {
     }
 }
 
+// ------------------------------------------------------------------ the written file
+
+/// The file a Write/Edit names, absolute. Claude Code always sends one for these
+/// tools, so a missing or broken path means the payload changed and the gate
+/// would not see the write: an infrastructure error, not a pass.
+fn named_file(event: &HookEvent, root: &Path, deadline: &Deadline) -> Result<PathBuf, InfraError> {
+    if let Some(broken) = event
+        .broken("tool_input")
+        .or_else(|| event.broken("tool_input.file_path"))
+    {
+        return Err(needed(root, deadline, broken));
+    }
+    let Some(path) = event.file_path() else {
+        return Err(needed(
+            root,
+            deadline,
+            format!(
+                "the {} event of {} has no tool_input.file_path",
+                event.hook_event_name,
+                event.tool_name.as_deref().unwrap_or("a write tool")
+            ),
+        ));
+    };
+    let path = Path::new(path);
+    if path.is_absolute() {
+        return Ok(path.to_path_buf());
+    }
+    if let Some(broken) = event.broken("cwd") {
+        return Err(needed(root, deadline, broken));
+    }
+    Ok(Path::new(event.cwd.as_deref().unwrap_or(".")).join(path))
+}
+
+/// Whether `path` lies in a `.helix-gate/` folder, as written or at its real
+/// location (a symlink into the folder, or out of it, counts where it leads).
+fn in_data_dir(path: &Path) -> bool {
+    let named = |p: &Path| p.components().any(|c| c.as_os_str() == data_dir::DIR);
+    named(&paths::absolute(path)) || paths::real_location(path).is_some_and(|real| named(&real))
+}
+
+/// `path` as the model and the log see it: inside the project relative to it.
+fn shown(root: &Path, path: &Path) -> String {
+    paths::relative_to_real(root, path).unwrap_or_else(|| path.display().to_string())
+}
+
+/// What `.helix-gate/` holds, for the answers that refuse writes into it.
+const DATA_DIR_WHY: &str = "helix-gate's own records (session state, decision log, approval history and cache). The session may not change them: the gate's records come from helix-gate alone";
+
+/// `PreToolUse` on Write/Edit/MultiEdit: deny a write into `.helix-gate/`;
+/// anything else proceeds without a word (and without a log line).
+fn pre_tool_use(event: &HookEvent, root: &Path, deadline: &Deadline) -> Result<Ruling, InfraError> {
+    let path = named_file(event, root, deadline)?;
+    if !in_data_dir(&path) {
+        return Ok(Ruling::default());
+    }
+    let target = shown(root, &path);
+    Ok(Ruling {
+        output: Some(HookOutput::deny(format!(
+            "helix-gate: {target} is inside {}/, {DATA_DIR_WHY}. The write was refused; leave the folder alone and ask the user if something there must change.",
+            data_dir::DIR
+        ))),
+        decisions: vec![Decision {
+            target,
+            verdict: Verdict::Block,
+            note: Some(format!("write into {}/ refused", data_dir::DIR)),
+            ..Decision::default()
+        }],
+    })
+}
+
 // ------------------------------------------------------------------ PostToolUse
 
 /// `PostToolUse` on Write/Edit/MultiEdit: validate the written ADR, count the
@@ -237,9 +496,28 @@ fn skipped(target: String, why: &str) -> Ruling {
 fn post_tool_use(
     event: &HookEvent,
     root: &Path,
+    deadline: &Deadline,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
-    let Some((path, rel)) = written_file(event, root) else {
+    let path = named_file(event, root, deadline)?;
+    if in_data_dir(&path) {
+        // PreToolUse would have denied it; without it registered, the least is to say so.
+        let target = shown(root, &path);
+        return Ok(Ruling {
+            output: Some(HookOutput::block(format!(
+                "helix-gate: you wrote {target}, inside {}/, {DATA_DIR_WHY}. Do not write there again, and tell the user which file you changed so they can restore it.",
+                data_dir::DIR
+            ))),
+            decisions: vec![Decision {
+                target,
+                verdict: Verdict::Block,
+                note: Some(format!("write into {}/ reported", data_dir::DIR)),
+                ..Decision::default()
+            }],
+        });
+    }
+    // Outside the project: not ours, and never read.
+    let Some(rel) = paths::relative_to_real(root, &path) else {
         return Ok(Ruling::default());
     };
     // The no-op path: with the default settings every ADR glob ends in `.md`, so any
@@ -248,17 +526,16 @@ fn post_tool_use(
     if !own_settings && !rel.to_ascii_lowercase().ends_with(".md") {
         return Ok(Ruling::default());
     }
-    let settings = load_settings(root)?;
+    let settings = load_settings(root, deadline)?;
     let matcher = settings
         .adr_matcher()
         .map_err(|e| InfraError::new(e, Some(&settings)))?;
     if !matcher.is_adr(&rel) {
         return Ok(Ruling::default());
     }
+    need_session(event, &settings)?;
     // A symlink that leads out of the project is not followed.
-    if let (Ok(real), Ok(real_root)) = (path.canonicalize(), root.canonicalize())
-        && !real.starts_with(&real_root)
-    {
+    if !paths::inside_real(root, &path) {
         notes.push(format!("{rel} points outside the project; not read"));
         return Ok(skipped(rel, "symlink leads outside the project"));
     }
@@ -292,19 +569,6 @@ fn post_tool_use(
         budget,
         newly_escalated,
     ))
-}
-
-/// The file a Write/Edit names (absolute) and its path inside the project; `None`
-/// without a path or outside the project (not ours, and never read).
-fn written_file(event: &HookEvent, root: &Path) -> Option<(PathBuf, String)> {
-    let path = Path::new(event.file_path()?);
-    let path = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        Path::new(event.cwd.as_deref().unwrap_or(".")).join(path)
-    };
-    let rel = crate::paths::relative_to(root, &path)?;
-    Some((path, rel))
 }
 
 /// The one lock of a `PostToolUse`: the ADR joins the session's touched ADRs; a
@@ -418,7 +682,15 @@ struct StopChecks {
 /// and once after the reviewer to count its rejections. The reviewer may run
 /// for minutes and is never run under the lock: a parallel hook of the session
 /// would time out waiting for it.
-fn stop(event: &HookEvent, root: &Path, notes: &mut Vec<String>) -> Result<Ruling, InfraError> {
+///
+/// A broken `background_tasks` counts as none (the checks run: the stricter
+/// side); a broken `last_assistant_message` matters only to the STEP check.
+fn stop(
+    event: &HookEvent,
+    root: &Path,
+    deadline: &Deadline,
+    notes: &mut Vec<String>,
+) -> Result<Ruling, InfraError> {
     if event
         .background_tasks
         .as_ref()
@@ -433,15 +705,25 @@ fn stop(event: &HookEvent, root: &Path, notes: &mut Vec<String>) -> Result<Rulin
             }],
         });
     }
-    let settings = load_settings(root)?;
+    let settings = load_settings(root, deadline)?;
+    need_session(event, &settings)?;
+    let broken_last = event
+        .broken("last_assistant_message")
+        .filter(|_| settings.step_marker.enabled);
     let last = event.last_assistant_message.as_deref().unwrap_or("");
-    let checks = deterministic_gate(event, root, &settings, last, notes)?;
+    let checks = deterministic_gate(event, root, &settings, last, broken_last, notes)?;
     let mut decisions = Vec::new();
     if let Some(output) = budget_decision(root, &settings, &checks.failing, last, &mut decisions) {
         return Ok(Ruling {
             output: Some(output),
             decisions,
         });
+    }
+    if let Some(broken) = broken_last {
+        return Err(InfraError::new(
+            format!("{broken}; the STEP marker check needs it"),
+            Some(&settings),
+        ));
     }
     // Deterministic checks all pass: the independent reviewer, last and only now.
     // Only ADRs that pass every deterministic check now (an escalated, still failing
@@ -456,6 +738,7 @@ fn stop(event: &HookEvent, root: &Path, notes: &mut Vec<String>) -> Result<Rulin
         && let Some(outcome) = approval_gate(
             event,
             root,
+            deadline,
             &reviewable,
             settings.hook.fail_closed,
             &mut decisions,
@@ -484,15 +767,17 @@ fn deterministic_gate(
     root: &Path,
     settings: &Settings,
     last: &str,
+    broken_last: Option<&BrokenField>,
     notes: &mut Vec<String>,
 ) -> Result<StopChecks, InfraError> {
     let state_error = |e: state::StateError| InfraError::new(e.to_string(), Some(settings));
     let mut session = state::lock(root, session_id(event)).map_err(state_error)?;
     notes.extend(session.note.take());
     let touched = session.state.touched.clone();
-    let (mut failing, mut passing) = check_touched(root, settings, &touched)?;
+    let (mut failing, mut passing) = check_touched(root, settings, &touched, notes)?;
     let marker = &settings.step_marker;
-    if marker.enabled {
+    // Without a readable last answer the marker is neither passed nor charged.
+    if marker.enabled && broken_last.is_none() {
         match step_marker::check(last, &marker.steps) {
             Ok(_) => passing.push(STEP_TARGET.to_owned()),
             Err(problem) => failing.push(Failing::new(
@@ -518,10 +803,14 @@ fn deterministic_gate(
 
 /// The deterministic checks of the touched ADRs as they are on disk now: the
 /// failing ones with their feedback, and the passing ones (a deleted ADR passes).
+/// A touched ADR that now leads out of the project (replaced by a symlink after
+/// `PostToolUse` checked it) is not read: it fails with a label, and nothing of
+/// what it points to is quoted.
 fn check_touched(
     root: &Path,
     settings: &Settings,
     touched: &[String],
+    notes: &mut Vec<String>,
 ) -> Result<(Vec<Failing>, Vec<String>), InfraError> {
     let mut failing = Vec::new();
     let mut passing = Vec::new();
@@ -530,7 +819,19 @@ fn check_touched(
     }
     let engine = load_engine(root, settings.clone())?;
     for rel in touched {
-        match engine.check_file(&root.join(rel)) {
+        let path = root.join(rel);
+        if !paths::inside_real(root, &path) {
+            notes.push(format!("{rel} now points outside the project; not read"));
+            failing.push(Failing::new(
+                rel.clone(),
+                format!(
+                    "{rel}: now leads outside the project (a symbolic link, or a path that leaves it). helix-gate reads no file outside the project, so this ADR cannot be checked. Put the ADR itself (a regular file) back at {rel}."
+                ),
+                Vec::new(),
+            ));
+            continue;
+        }
+        match engine.check_file(&path) {
             Ok(checked) if checked.report.has_errors() => failing.push(Failing::new(
                 rel.clone(),
                 format!("{}:\n{}", rel, feedback::describe(&checked.report)),
@@ -631,6 +932,7 @@ struct Review {
 fn approval_gate(
     event: &HookEvent,
     root: &Path,
+    deadline: &Deadline,
     files: &[String],
     fail_closed: bool,
     decisions: &mut Vec<Decision>,
@@ -643,6 +945,8 @@ fn approval_gate(
     let Some(kind) = settings.get(APPROVAL_TYPE).filter(|t| t.enabled) else {
         return Ok(None);
     };
+    // The reviewer's own timeout kills it before the hook's deadline passes.
+    deadline.allow_reviewer(kind.timeout);
     // The reviews run without the session lock; a broken reviewer stops the
     // round, but the verdicts before it are still counted and acted on.
     let (reviews, broken) = run_reviews(root, files, &infra);
@@ -818,6 +1122,11 @@ fn step_fallback(root: &Path, fallback_file: &str, last: &str) -> String {
     if !path.is_file() {
         return format!("no {rel}; marker <!-- STEP: {step} --> not written");
     }
+    if !paths::inside_real(root, &path) {
+        return format!(
+            "{rel} leads outside the project; marker <!-- STEP: {step} --> not written"
+        );
+    }
     let marker = format!("\n\n<!-- STEP: {step} -->\n");
     let result = crate::fs::append::append(&path, marker.as_bytes(), Missing::Fail);
     match result {
@@ -830,9 +1139,10 @@ fn step_fallback(root: &Path, fallback_file: &str, last: &str) -> String {
 fn session_context(
     event: &HookEvent,
     root: &Path,
+    deadline: &Deadline,
     enabled: impl Fn(&Settings) -> bool,
 ) -> Result<Ruling, InfraError> {
-    let settings = load_settings(root)?;
+    let settings = load_settings(root, deadline)?;
     if event.hook_event_name == "SessionStart" {
         state::prune(root, settings.hook.state_retention_days);
     }

@@ -25,13 +25,22 @@ pub struct HookOutput {
     pub system_message: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct HookSpecific {
     /// Must equal the event, or Claude Code ignores the context.
     #[serde(rename = "hookEventName")]
     pub event: String,
-    #[serde(rename = "additionalContext")]
-    pub additional_context: String,
+    #[serde(rename = "additionalContext", skip_serializing_if = "Option::is_none")]
+    pub additional_context: Option<String>,
+    /// `PreToolUse` only: `deny` keeps the tool from running.
+    #[serde(rename = "permissionDecision", skip_serializing_if = "Option::is_none")]
+    pub permission_decision: Option<&'static str>,
+    /// What the model reads as `PreToolUse:<tool> hook error: <reason>`.
+    #[serde(
+        rename = "permissionDecisionReason",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub permission_decision_reason: Option<String>,
 }
 
 impl HookOutput {
@@ -49,7 +58,21 @@ impl HookOutput {
         HookOutput {
             hook_specific: Some(HookSpecific {
                 event: event.to_owned(),
-                additional_context: truncate(text, MAX_CONTEXT_CHARS),
+                additional_context: Some(truncate(text, MAX_CONTEXT_CHARS)),
+                ..HookSpecific::default()
+            }),
+            ..HookOutput::default()
+        }
+    }
+
+    /// `PreToolUse`: the tool does not run; the model gets `reason` as the tool's error.
+    pub fn deny(reason: String) -> Self {
+        HookOutput {
+            hook_specific: Some(HookSpecific {
+                event: "PreToolUse".to_owned(),
+                permission_decision: Some("deny"),
+                permission_decision_reason: Some(reason),
+                ..HookSpecific::default()
             }),
             ..HookOutput::default()
         }
@@ -96,6 +119,10 @@ mod tests {
             r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"C"}}"#
         );
         assert_eq!(
+            HookOutput::deny("R".into()).to_json_line(),
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"R"}}"#
+        );
+        assert_eq!(
             HookOutput::message("M".into()).to_json_line(),
             r#"{"systemMessage":"M"}"#
         );
@@ -113,6 +140,7 @@ mod tests {
             out.hook_specific
                 .unwrap()
                 .additional_context
+                .unwrap()
                 .chars()
                 .count()
                 <= MAX_CONTEXT_CHARS

@@ -344,11 +344,25 @@ fn unknown_events_tools_and_missing_fields_are_ignored() {
     for event in [
         json!({"hook_event_name": "NoSuchEvent"}),
         json!({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}),
-        json!({"hook_event_name": "PostToolUse", "tool_name": "Write"}),
-        json!({"hook_event_name": "PostToolUse", "tool_name": "Write", "tool_input": {"file_path": 5}}),
+        json!({"hook_event_name": "PostToolUse", "tool_input": {"file_path": "adr/1.md"}}),
         json!({"hook_event_name": "PostToolUse", "tool_name": "Write", "tool_input": {"file_path": "/etc/passwd"}}),
     ] {
         assert_eq!(hook(root.path(), &event), None, "{event}");
+    }
+    // A Write without a readable path cannot be checked: said, never silent
+    // (tests/it/hostile_hook.rs has the cases).
+    for event in [
+        json!({"hook_event_name": "PostToolUse", "tool_name": "Write"}),
+        json!({"hook_event_name": "PostToolUse", "tool_name": "Write", "tool_input": {"file_path": 5}}),
+    ] {
+        let answer = hook(root.path(), &event).unwrap();
+        assert!(
+            answer["systemMessage"]
+                .as_str()
+                .unwrap()
+                .contains("infrastructure error"),
+            "{answer}"
+        );
     }
 }
 

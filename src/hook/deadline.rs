@@ -1,0 +1,114 @@
+//! The hook's one overall deadline.
+//!
+//! Claude Code cancels a hook at its `timeout` without a word: no decision, the
+//! tool or the stop proceeds. So the hook keeps its own deadline below that
+//! timeout and answers on time with a labelled decision under the failure
+//! policy. The deadline runs from the hook's start (reading stdin included); it
+//! starts at [`DEFAULT`], is set from `hook.deadline_ms` once the settings are
+//! read, and at Stop grows by the reviewer's timeout while a review may run
+//! (`install claude` gives Stop the reviewer's timeout plus 60 s).
+//!
+//! The decision is made on a worker thread and the main thread watches the
+//! clock: whatever blocks the worker (a held lock, a slow disk, a file that
+//! never ends), the answer is printed on time and the process ends.
+
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use crate::config::Settings;
+
+/// Until the settings are read, and when they cannot be: below the shortest
+/// timeout `install claude` registers (`SessionStart`, 10 s).
+pub const DEFAULT: Duration = Duration::from_secs(8);
+
+/// The deadline, shared by the thread that decides and the one that watches.
+#[derive(Debug)]
+pub struct Deadline {
+    started: Instant,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct State {
+    /// From `started`.
+    limit: Duration,
+    /// Added for a reviewer run at Stop.
+    extra: Duration,
+    /// The failure policy that applies when the deadline passes (unknown, so
+    /// open, until the settings are read).
+    fail_closed: bool,
+}
+
+impl Deadline {
+    pub fn new(started: Instant) -> Self {
+        Deadline {
+            started,
+            state: Mutex::new(State {
+                limit: DEFAULT,
+                extra: Duration::ZERO,
+                fail_closed: false,
+            }),
+        }
+    }
+
+    fn state(&self) -> State {
+        *self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn change(&self, f: impl FnOnce(&mut State)) {
+        f(&mut self.state.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// The deadline and the failure policy from the settings.
+    pub fn apply(&self, settings: &Settings) {
+        self.change(|s| {
+            s.limit = Duration::from_millis(settings.hook.deadline_ms);
+            s.fail_closed = settings.hook.fail_closed;
+        });
+    }
+
+    /// Room for a reviewer run (its own timeout kills it before this passes).
+    pub fn allow_reviewer(&self, timeout: Duration) {
+        self.change(|s| s.extra = timeout);
+    }
+
+    /// When the answer is due.
+    pub fn expires(&self) -> Instant {
+        let s = self.state();
+        self.started + s.limit + s.extra
+    }
+
+    /// The configured limit, for the message.
+    pub fn limit(&self) -> Duration {
+        let s = self.state();
+        s.limit + s.extra
+    }
+
+    pub fn fail_closed(&self) -> bool {
+        self.state().fail_closed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_set_the_limit_and_a_reviewer_extends_it() {
+        let start = Instant::now();
+        let d = Deadline::new(start);
+        assert_eq!(d.expires(), start + DEFAULT);
+        let mut settings = Settings::builtin();
+        settings.hook.deadline_ms = 500;
+        settings.hook.fail_closed = true;
+        d.apply(&settings);
+        assert_eq!(d.expires(), start + Duration::from_millis(500));
+        assert!(d.fail_closed());
+        d.allow_reviewer(Duration::from_secs(300));
+        assert_eq!(d.limit(), Duration::from_millis(300_500));
+    }
+}
