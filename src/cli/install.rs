@@ -19,7 +19,7 @@ pub(super) fn install(target: InstallTarget, s: Scope) -> anyhow::Result<ExitSta
         InstallTarget::Claude => {
             let path = claude::install(&current_root(), scope(s))?;
             print(&format!(
-                "helix-gate hook registered in {} (PostToolUse on Write|Edit|MultiEdit, Stop, SessionStart)\n",
+                "helix-gate hook registered in {} (PreToolUse and PostToolUse on Write|Edit|MultiEdit, Stop, SessionStart)\n",
                 path.display()
             ))?;
         }

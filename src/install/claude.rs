@@ -126,6 +126,11 @@ pub fn our_hooks(
 ) -> Vec<(&'static str, Value)> {
     let hook = |timeout: u64| json!({"type": "command", "command": command, "timeout": timeout});
     let mut entries = vec![
+        // Denies writes into .helix-gate/ before they happen.
+        (
+            "PreToolUse",
+            json!({"matcher": "Write|Edit|MultiEdit", "hooks": [hook(10)]}),
+        ),
         (
             "PostToolUse",
             json!({"matcher": "Write|Edit|MultiEdit", "hooks": [hook(30)]}),
@@ -232,10 +237,14 @@ mod tests {
         assert_eq!(keys, ["model", "permissions", "hooks"]);
         let post = v["hooks"]["PostToolUse"].as_array().unwrap();
         assert_eq!(post.len(), 2, "{post:?}");
+        assert_eq!(
+            v["hooks"]["PreToolUse"][0]["matcher"],
+            "Write|Edit|MultiEdit"
+        );
         assert_eq!(post[1]["matcher"], "Write|Edit|MultiEdit");
         assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["timeout"], 360);
         assert!(v["hooks"].get("UserPromptSubmit").is_none());
-        assert_eq!(uninstall_from(&path).unwrap(), 3);
+        assert_eq!(uninstall_from(&path).unwrap(), 4);
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(v, serde_json::from_str::<Value>(original).unwrap());
     }
