@@ -144,6 +144,8 @@ fn failure_message(err: &PreCommitError, claude: bool) -> String {
             true,
         ),
     };
+    // Paths and git's messages inside `what` may come from the repository.
+    let what = crate::text::escape_controls_multiline(&what);
     if claude {
         format!(
             "helix-gate pre-commit failed (infrastructure, not an ADR finding): {what}. {next}. Tell the user; do not change ADRs because of this message.\n"

@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use super::{compact, plural, summary_line};
 use crate::diagnostic::{FileReport, Finding, Severity, Summary};
 use crate::rules::commit::{APPROVAL_REQUIRED, STAGED_CONFLICT, was_checked};
+use crate::text::escape_controls;
 
 /// The location shown for a note about the commit as a whole.
 const TOOL: &str = "helix-gate";
@@ -57,12 +58,14 @@ impl<'a> Blocking<'a> {
     }
 }
 
-/// A path as one word of a suggested shell command: quoted when it holds a space or a quote.
+/// A path as one word of a suggested shell command: quoted when it holds a space or a quote,
+/// control characters escaped (it is shown, not run).
 pub fn shell_word(path: &str) -> String {
+    let path = escape_controls(path);
     if path.contains([' ', '\'', '"']) {
         format!("'{path}'")
     } else {
-        path.to_owned()
+        path.into_owned()
     }
 }
 
@@ -149,11 +152,16 @@ pub fn compact(reports: &[FileReport], notes: &[Finding]) -> String {
 fn note_line(out: &mut String, location: Option<&str>, f: &Finding) {
     let _ = write!(out, "helix-gate: note: ");
     if let Some(location) = location {
-        let _ = write!(out, "{location} ");
+        let _ = write!(out, "{} ", escape_controls(location));
     }
-    let _ = write!(out, "[{}] {}", f.rule, f.message);
+    let _ = write!(
+        out,
+        "[{}] {}",
+        escape_controls(&f.rule),
+        escape_controls(&f.message)
+    );
     if let Some(hint) = &f.hint {
-        let _ = write!(out, ". Fix: {hint}");
+        let _ = write!(out, ". Fix: {}", escape_controls(hint));
     }
     out.push('\n');
 }
