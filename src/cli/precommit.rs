@@ -68,7 +68,8 @@ fn blocked_line(blocking: &Blocking<'_>) -> String {
     }
     if !blocking.invalid.is_empty() {
         reasons.push(format!(
-            "staged ADRs have errors (checked as staged, not as in the working tree). Details: `helix-gate validate {}`",
+            "{} errors (checked as staged, not as in the working tree). Details: `helix-gate validate {}`",
+            staged_adrs(blocking.invalid.len(), "has", "have"),
             command_target(&blocking.invalid)
         ));
     }
@@ -229,7 +230,7 @@ Fix these errors in the files, stage them again with `git add`, then retry the s
         });
         let text = render_human(&o, false);
         assert!(
-            text.ends_with("helix-gate: commit blocked: 1 staged ADR has unresolved merge conflicts; resolve them, then `git add adr/002-y.md`; staged ADRs have errors (checked as staged, not as in the working tree). Details: `helix-gate validate 'adr/001 x.md'`; emergency bypass: `git commit --no-verify`\n"),
+            text.ends_with("helix-gate: commit blocked: 1 staged ADR has unresolved merge conflicts; resolve them, then `git add adr/002-y.md`; 1 staged ADR has errors (checked as staged, not as in the working tree). Details: `helix-gate validate 'adr/001 x.md'`; emergency bypass: `git commit --no-verify`\n"),
             "{text}"
         );
     }
