@@ -66,6 +66,16 @@ fn blocked_line(blocking: &Blocking<'_>) -> String {
             command_target(&blocking.conflicted)
         ));
     }
+    if !blocking.links.is_empty() {
+        reasons.push(if blocking.links.len() == 1 {
+            "1 staged ADR is a symbolic link that leads to no file of the commit; commit the ADR as a regular file".to_owned()
+        } else {
+            format!(
+                "{} staged ADRs are symbolic links that lead to no file of the commit; commit the ADRs as regular files",
+                blocking.links.len()
+            )
+        });
+    }
     if !blocking.invalid.is_empty() {
         reasons.push(format!(
             "{} errors (checked as staged, not as in the working tree). Details: `helix-gate validate {}`",
