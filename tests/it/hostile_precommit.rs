@@ -287,6 +287,42 @@ fn absurdly_long_staged_adr_path_is_checked_or_blocks_but_never_passes() {
 }
 
 #[test]
+fn dot_dot_like_path_components_are_checked_under_their_own_name() {
+    let repo = Repo::with_adr();
+    // git itself refuses a real `..` (or `.git`) component in the index.
+    let refused = repo.git_out(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!(
+            "100644,{},adr/../../x.md",
+            repo.git(&["rev-parse", "HEAD:src/lib.rs"])
+        ),
+    ]);
+    assert!(!refused.status.success());
+    // Names that only look like it are ordinary names: checked from the index, shown as
+    // they are, nothing looked up above them.
+    stage_blob(
+        &repo,
+        "adr/..hidden/002-x.md",
+        &broken_adr().replace("\"001\"", "\"002\""),
+    );
+    stage_blob(&repo, "adr/003-..md", &adr_with_id("003"));
+    let out = repo.pre_commit();
+    assert_blocked(&out, "section-missing");
+    let err = stderr(&out);
+    assert!(
+        err.contains("adr/..hidden/002-x.md:1: error[section-missing]"),
+        "{err}"
+    );
+    assert!(!err.contains("adr/003-..md"), "{err}");
+    assert!(
+        err.ends_with("helix-gate: commit blocked: 1 staged ADR has errors (checked as staged, not as in the working tree). Details: `helix-gate validate adr/..hidden/002-x.md`; emergency bypass: `git commit --no-verify`\n"),
+        "{err}"
+    );
+}
+
+#[test]
 fn index_with_100k_entries_and_many_adr_links_is_checked_quickly() {
     let repo = Repo::with_adr();
     let blob = repo.git(&["rev-parse", "HEAD:src/lib.rs"]);
