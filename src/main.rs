@@ -15,7 +15,11 @@ fn main() -> ExitCode {
     match helix_gate::cli::run(cli) {
         Ok(status) => status.into(),
         Err(err) => {
-            eprintln!("helix-gate: error: {err:#}");
+            // Causes may quote paths and values from the repository; their own line breaks
+            // (a list of config problems) stay.
+            let text = format!("{err:#}");
+            let text = helix_gate::text::escape_controls_multiline(&text);
+            eprintln!("helix-gate: error: {text}");
             ExitCode::from(2)
         }
     }

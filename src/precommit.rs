@@ -7,7 +7,10 @@
 //!
 //! What is checked against what:
 //! * reported: the ADRs the commit adds or changes (added, modified, renamed, copied entries
-//!   matching the ADR globs, compared with `HEAD`; an unborn `HEAD` is the empty tree);
+//!   matching the ADR globs, compared with `HEAD`; an unborn `HEAD` is the empty tree). An ADR
+//!   staged as a symbolic link is checked by the staged file it leads to inside the index, as a
+//!   checkout would show it, also when only that file (or a link on the way) changed; a link
+//!   that leads to no file of the commit is refused ([`commit::STAGED_SYMLINK`]);
 //! * `files.modify` / `files.create` existence: the paths of the commit-to-be (the index);
 //! * duplicate `adr_id`s and unknown `depends_on` numbers: every ADR of the commit-to-be, of
 //!   which only the front matter is parsed when the ADR is not staged (fast path for large
@@ -26,7 +29,7 @@ use crate::approval::ApprovalLookup;
 use crate::config::AdrMatcher;
 use crate::diagnostic::{FileReport, Finding, Severity};
 use crate::engine::{self, Checked, Engine};
-use crate::git::{EntryKind, GitEnv, GitError, Repo, StagedEntry, StagedIndex};
+use crate::git::{EntryKind, GitEnv, GitError, LinkError, Repo, StagedEntry, StagedIndex};
 use crate::render::commit::shell_word;
 use crate::rules::{Presence, RepoFiles, across, commit, input};
 
@@ -52,8 +55,10 @@ pub struct CommitCheck {
     /// ADR has its findings (maybe none), plus [`commit::APPROVAL_REQUIRED`] when it has no
     /// errors but lacks the approval `commit.required_on_commit` asks for. An ADR that could
     /// not be checked says why: unresolved merge conflicts ([`commit::STAGED_CONFLICT`], an
-    /// error; git refuses to commit them anyway) or a symlink or submodule entry
-    /// ([`commit::STAGED_SKIPPED`], info).
+    /// error; git refuses to commit them anyway), a symbolic link that leads to no file of the
+    /// commit ([`commit::STAGED_SYMLINK`], an error) or a submodule entry
+    /// ([`commit::STAGED_SKIPPED`], info). A symbolic link that leads to a staged file is
+    /// checked, under its own path, with that file's content.
     pub reports: Vec<FileReport>,
     /// Findings about the commit as a whole, without a path of their own: committed ADRs left
     /// out of the checks across files ([`commit::COMMITTED_UNREADABLE`], info).
@@ -88,7 +93,7 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCo
         merge_in_progress: repo.merge_in_progress(),
         ..CommitCheck::default()
     };
-    let (to_check, mut reports) = select_staged_adrs(&staged, engine.matcher());
+    let (to_check, mut reports) = select_staged_adrs(&staged, engine.matcher())?;
     if !to_check.is_empty() {
         // Read only now: a commit without staged ADRs never depends on the approval settings.
         let approvals = if approval_required(&root)? {
@@ -113,12 +118,15 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCo
     Ok(outcome)
 }
 
-/// Step 1: the staged ADRs the commit adds or changes. Files are returned to be checked; the
-/// rest (unresolved conflicts, symlinks, submodules) get a report that says why they are not.
+/// Step 1: the staged ADRs the commit adds or changes. Files are returned to be checked, and so
+/// are symbolic links that lead to a file of the commit (as an entry with the link's path and
+/// the file's blob); the rest (unresolved conflicts, links that lead nowhere in the commit,
+/// submodules) get a report that says why they are not. `Err` when a changed link's blob
+/// cannot be read.
 fn select_staged_adrs(
     staged: &StagedIndex,
     matcher: &AdrMatcher,
-) -> (Vec<StagedEntry>, Vec<FileReport>) {
+) -> Result<(Vec<StagedEntry>, Vec<FileReport>), GitError> {
     let mut unchecked: Vec<FileReport> = staged
         .conflicted_paths()
         .iter()
@@ -138,22 +146,70 @@ fn select_staged_adrs(
         if !matcher.is_adr(&entry.path) {
             continue;
         }
-        let why = match entry.kind {
-            EntryKind::Regular | EntryKind::Executable => {
-                to_check.push(entry);
-                continue;
-            }
+        match entry.kind {
+            EntryKind::Regular | EntryKind::Executable => to_check.push(entry),
             EntryKind::Symlink => {
-                "a symbolic link, not an ADR file (its target is checked when it is a staged ADR)"
+                let resolution = staged.resolve_link(&entry)?;
+                follow_link(entry, resolution.target, &mut to_check, &mut unchecked);
             }
-            EntryKind::Submodule => "a submodule entry, not a file",
-        };
-        unchecked.push(FileReport {
-            findings: vec![commit::STAGED_SKIPPED.finding(format!("not checked: {why}"))],
-            path: entry.path,
-        });
+            EntryKind::Submodule => unchecked.push(FileReport {
+                findings: vec![
+                    commit::STAGED_SKIPPED.finding("not checked: a submodule entry, not a file"),
+                ],
+                path: entry.path,
+            }),
+        }
     }
-    (to_check, unchecked)
+    // A link the commit leaves as it is still shows other content when the commit changes
+    // where it leads (its target file, a link on the way, a deleted target).
+    for entry in staged.unchanged() {
+        if entry.kind != EntryKind::Symlink || !matcher.is_adr(&entry.path) {
+            continue;
+        }
+        // Unreadable: the link is already committed, so it must not block (as for a committed
+        // ADR that cannot be read).
+        let Ok(resolution) = staged.resolve_link(entry) else {
+            continue;
+        };
+        if resolution.looked_up[1..].iter().any(|p| staged.touches(p)) {
+            follow_link(
+                entry.clone(),
+                resolution.target,
+                &mut to_check,
+                &mut unchecked,
+            );
+        }
+    }
+    Ok((to_check, unchecked))
+}
+
+/// A staged ADR symbolic link `link` that leads to `target`: checked with the target's blob
+/// under the link's path, or refused with why.
+fn follow_link(
+    link: StagedEntry,
+    target: Result<&StagedEntry, LinkError>,
+    to_check: &mut Vec<StagedEntry>,
+    unchecked: &mut Vec<FileReport>,
+) {
+    match target {
+        Ok(file) => to_check.push(StagedEntry {
+            id: file.id,
+            kind: file.kind,
+            ..link
+        }),
+        Err(why) => {
+            let finding = commit::STAGED_SYMLINK
+                .finding(format!("a symbolic link that {why}"))
+                .hint(format!(
+                    "commit the ADR as a regular file (`git rm --cached {}`, put the file there, `git add` it), or point the link at an ADR file of the commit",
+                    shell_word(&link.path)
+                ));
+            unchecked.push(FileReport {
+                path: link.path,
+                findings: vec![finding],
+            });
+        }
+    }
 }
 
 /// What every further step reads.

@@ -1,4 +1,5 @@
-//! Cutting text to a length in characters, never inside a UTF-8 character.
+//! Cutting text to a length in characters, never inside a UTF-8 character, and
+//! making text from a repository safe to show on a terminal.
 //!
 //! Messages quoted to the model or the user (findings, reviewer errors, hook
 //! context) are cut with [`truncate`] or [`truncate_start`]: the limit is a
@@ -6,6 +7,9 @@
 //! (Claude Code's inline `additionalContext`) never sees more. Cuts with a
 //! rule of their own (an index summary cut at a word, a slug cut at a hyphen)
 //! stay with their format and use [`prefix`] for the character boundary.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
 
 /// Marks the place where text was cut.
 pub const ELLIPSIS: char = '…';
@@ -64,6 +68,63 @@ pub fn plural(n: usize, word: &str) -> String {
     }
 }
 
+/// `text` with every control character shown as an escape, for one line of terminal output.
+///
+/// Paths, YAML values, rules-file messages and reviewer text come from the repository or a
+/// model: an ESC in them could recolour, hide or rewrite what the terminal shows (or, through
+/// OSC sequences, set the window title or the clipboard), and a newline could forge a line of
+/// helix-gate's own output. Renderers pass every such text through here at the place it is
+/// written out, never earlier: findings stay data, and JSON output keeps the exact text
+/// (serde escapes control characters itself).
+///
+/// Escaped: C0 controls except tab (`\n`, `\r`, others as `\x1b`), DEL (`\x7f`) and the C1
+/// controls U+0080..U+009F (`\u{9b}`), which some terminals act on like ESC sequences.
+/// A backslash is left as it is, so escaping twice changes nothing; the price is that a path
+/// really containing `\n` looks like one with a newline.
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    escape(text, false)
+}
+
+/// Like [`escape_controls`], but newlines stay: for text that is several lines on purpose
+/// (an error with a list of problems).
+pub fn escape_controls_multiline(text: &str) -> Cow<'_, str> {
+    escape(text, true)
+}
+
+/// Whether [`escape_controls`] changes `c`.
+fn needs_escape(c: char, keep_newlines: bool) -> bool {
+    match c {
+        '\t' => false,
+        '\n' => !keep_newlines,
+        _ => c.is_control(),
+    }
+}
+
+fn escape(text: &str, keep_newlines: bool) -> Cow<'_, str> {
+    // The common case (no control character) costs one scan and no allocation.
+    if !text.chars().any(|c| needs_escape(c, keep_newlines)) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if !needs_escape(c, keep_newlines) {
+            out.push(c);
+            continue;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_ascii() => {
+                let _ = write!(out, "\\x{:02x}", u32::from(c));
+            }
+            c => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +149,27 @@ mod tests {
         assert_eq!(truncate_start("abcdef", 4), "…def");
         assert_eq!(truncate_start("äöü", 3), "äöü");
         assert_eq!(truncate_start("äöü", 2), "…ü");
+    }
+
+    #[test]
+    fn control_characters_are_escaped_for_the_terminal() {
+        assert!(matches!(
+            escape_controls("adr/001-süße Entscheidung.md\tx"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            escape_controls("adr/001-\x1b[31mred\n.md"),
+            "adr/001-\\x1b[31mred\\n.md"
+        );
+        assert_eq!(escape_controls("a\r\0\x07\x7fb"), "a\\r\\x00\\x07\\x7fb");
+        // C1: CSI (U+009B) and NEL (U+0085).
+        assert_eq!(escape_controls("x\u{9b}2Jy\u{85}"), "x\\u{9b}2Jy\\u{85}");
+        // Escaping twice changes nothing: the backslash is kept.
+        let once = escape_controls("a\x1bb\\n").into_owned();
+        assert_eq!(escape_controls(&once), once);
+        assert_eq!(
+            escape_controls_multiline("one\ntwo\x1b]0;title\x07"),
+            "one\ntwo\\x1b]0;title\\x07"
+        );
     }
 }

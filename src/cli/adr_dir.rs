@@ -7,7 +7,7 @@ use super::terminal::{current_root, print, print_stderr, use_color};
 use super::{ExitStatus, Format};
 use crate::adr_dir::{self, IndexChange, catalog, finalize};
 use crate::render;
-use crate::text::plural;
+use crate::text::{escape_controls, plural};
 
 /// `helix-gate next-number`: print the next free ADR number.
 pub(super) fn next_number() -> anyhow::Result<ExitStatus> {
@@ -27,7 +27,10 @@ pub(super) fn finalize(draft: &Path, dry_run: bool) -> anyhow::Result<ExitStatus
             if let Some(report) = report {
                 print(&render::human(&[report], use_color()))?;
             }
-            print_stderr(&format!("helix-gate: error: finalize refused: {reason}\n"));
+            print_stderr(&format!(
+                "helix-gate: error: finalize refused: {}\n",
+                escape_controls(&reason)
+            ));
             Ok(ExitStatus::Failure)
         }
         finalize::Finalization::DryRun(plan) => {
@@ -41,8 +44,15 @@ pub(super) fn finalize(draft: &Path, dry_run: bool) -> anyhow::Result<ExitStatus
     }
 }
 
+/// What finalize did or would do. Paths, the status and the INDEX.md row come from the draft:
+/// shown with control characters escaped.
 fn describe(plan: &finalize::Plan, dry_run: bool) -> String {
     let mut out = String::new();
+    let draft = escape_controls(&plan.draft_display);
+    let target = escape_controls(&plan.target_display);
+    let index = escape_controls(&plan.index_display);
+    let row = escape_controls(&plan.row);
+    let note = plan.number_note.as_deref().map(escape_controls);
     if !plan.report.findings.is_empty() {
         out.push_str(&render::human(
             std::slice::from_ref(&plan.report),
@@ -52,35 +62,31 @@ fn describe(plan: &finalize::Plan, dry_run: bool) -> String {
     let id = catalog::format_number(plan.number);
     if dry_run {
         out.push_str("dry run: nothing was changed\n");
-        if let Some(note) = &plan.number_note {
+        if let Some(note) = &note {
             let _ = writeln!(out, "would assign a number: {note}");
         }
-        let _ = writeln!(
-            out,
-            "would move {} -> {} (adr_id: \"{id}\")",
-            plan.draft_display, plan.target_display
-        );
+        let _ = writeln!(out, "would move {draft} -> {target} (adr_id: \"{id}\")");
         let action = if plan.index_created {
             "would create"
         } else {
             "would add to"
         };
-        let _ = writeln!(out, "{action} {}: {}", plan.index_display, plan.row);
+        let _ = writeln!(out, "{action} {index}: {row}");
     } else {
-        if let Some(note) = &plan.number_note {
+        if let Some(note) = &note {
             let _ = writeln!(out, "number: {note}");
         }
         let _ = writeln!(
             out,
-            "ADR-{id} finalized: {} -> {} (status {})",
-            plan.draft_display, plan.target_display, plan.status
+            "ADR-{id} finalized: {draft} -> {target} (status {})",
+            escape_controls(&plan.status)
         );
         let action = if plan.index_created {
             "created"
         } else {
             "added to"
         };
-        let _ = writeln!(out, "{action} {}: {}", plan.index_display, plan.row);
+        let _ = writeln!(out, "{action} {index}: {row}");
     }
     out
 }
@@ -90,7 +96,7 @@ pub(super) fn index(_check: bool, write: bool) -> anyhow::Result<ExitStatus> {
     let root = current_root();
     if write {
         let done = adr_dir::index_write(&root)?;
-        let shown = &done.path_display;
+        let shown = escape_controls(&done.path_display);
         print(&match done.change {
             IndexChange::Unchanged => format!("{shown}: already up to date\n"),
             IndexChange::Rewrote => {
@@ -107,9 +113,9 @@ pub(super) fn index(_check: bool, write: bool) -> anyhow::Result<ExitStatus> {
     if check.report.findings.is_empty() {
         print(&format!(
             "{}: in step with the {} of {}/\n",
-            check.report.path,
+            escape_controls(&check.report.path),
             plural(check.adrs, "ADR"),
-            check.dir_display
+            escape_controls(&check.dir_display)
         ))?;
         return Ok(ExitStatus::Success);
     }

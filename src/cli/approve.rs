@@ -13,6 +13,7 @@ use crate::approval::{
     Approval, ApproveOptions, FileRun, ResultDocument, Stage, Verdict, approve, round3,
 };
 use crate::diagnostic::Severity;
+use crate::text::escape_controls;
 
 /// Version of the `approve --format json` document.
 const JSON_VERSION: u32 = 1;
@@ -88,7 +89,8 @@ fn exit_status(approval: &Approval) -> ExitStatus {
     }
 }
 
-/// Terminal text of an approval.
+/// Terminal text of an approval. File names, the type, the reviewer's words and its failure
+/// text are shown with control characters escaped.
 fn human(root: &Path, approval: &Approval, color: bool) -> String {
     let paint = |code: &str, text: &str| {
         if color {
@@ -107,8 +109,8 @@ fn human(root: &Path, approval: &Approval, color: bool) -> String {
     let _ = writeln!(
         out,
         "{verdict}: {} (type {})",
-        d.files.join(", "),
-        d.approval_type
+        escape_controls(&d.files.join(", ")),
+        escape_controls(&d.approval_type)
     );
     match (&d.stage, &approval.failure) {
         (Stage::Deterministic, _) => {
@@ -126,14 +128,16 @@ fn human(root: &Path, approval: &Approval, color: bool) -> String {
             let _ = writeln!(
                 out,
                 "  approved earlier for this exact content (approval {}, {}); no reviewer was started (--no-cache forces one)",
-                d.approval_id, d.timestamp
+                escape_controls(&d.approval_id),
+                escape_controls(&d.timestamp)
             );
         }
         (Stage::Reviewer, Some(failure)) => {
             let _ = writeln!(
                 out,
-                "  the reviewer failed ({}): {failure}\n  this is an infrastructure failure, not a verdict on the file",
-                failure.kind()
+                "  the reviewer failed ({}): {}\n  this is an infrastructure failure, not a verdict on the file",
+                failure.kind(),
+                escape_controls(&failure.to_string())
             );
         }
         (Stage::Reviewer, None) => {
@@ -148,7 +152,7 @@ fn human(root: &Path, approval: &Approval, color: bool) -> String {
             let _ = writeln!(
                 out,
                 "{line}; {}, {:.1} s, {} tokens, ${:.4}",
-                c.model.as_deref().unwrap_or("unknown model"),
+                escape_controls(c.model.as_deref().unwrap_or("unknown model")),
                 c.duration_seconds,
                 c.tokens_used,
                 c.cost
@@ -157,16 +161,20 @@ fn human(root: &Path, approval: &Approval, color: bool) -> String {
     }
     out.push_str(&crate::render::human::approval_findings(&d.findings, color));
     if let Some(summary) = &d.summary {
-        let _ = writeln!(out, "summary: {summary}");
+        let _ = writeln!(out, "summary: {}", escape_controls(summary));
     }
     if !d.recommendations.is_empty() {
         out.push_str("recommendations:\n");
         for r in &d.recommendations {
-            let _ = writeln!(out, "  - {r}");
+            let _ = writeln!(out, "  - {}", escape_controls(r));
         }
     }
     if let Some(path) = &approval.result_path {
-        let _ = writeln!(out, "result: {}", crate::paths::display(root, path));
+        let _ = writeln!(
+            out,
+            "result: {}",
+            escape_controls(&crate::paths::display(root, path))
+        );
     }
     out
 }

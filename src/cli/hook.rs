@@ -13,7 +13,11 @@ pub fn run() -> ExitStatus {
         let mut stderr = std::io::stderr().lock();
         for note in &answer.notes {
             // Nowhere left to report a failing stderr.
-            let _ = writeln!(stderr, "helix-gate hook: {note}");
+            let _ = writeln!(
+                stderr,
+                "helix-gate hook: {}",
+                crate::text::escape_controls(note)
+            );
         }
     }
     if let Some(line) = answer.stdout {

@@ -6,21 +6,24 @@ use std::path::Path;
 use super::terminal::{current_root, print};
 use super::{ExitStatus, Format};
 use crate::decision_log;
+use crate::text::escape_controls;
 
 pub(super) fn show(tail: Option<usize>) -> anyhow::Result<ExitStatus> {
     let root = current_root();
     let (decisions, bad) = decision_log::read(&root);
     let skip = tail.map_or(0, |n| decisions.len().saturating_sub(n));
     let mut out = String::new();
+    // Every field of a line comes from a file in the work tree: escaped, so a logged path
+    // cannot rewrite the terminal.
     for d in &decisions[skip..] {
         let _ = writeln!(
             out,
             "{} {:<8} {:<16} {:<9} {}{}{}",
-            d.time,
-            d.session.chars().take(8).collect::<String>(),
-            d.event,
+            escape_controls(&d.time),
+            escape_controls(&d.session.chars().take(8).collect::<String>()),
+            escape_controls(&d.event),
             d.verdict,
-            d.target,
+            escape_controls(&d.target),
             if d.attempt > 0 {
                 format!(" (attempt {})", d.attempt)
             } else {
@@ -29,7 +32,7 @@ pub(super) fn show(tail: Option<usize>) -> anyhow::Result<ExitStatus> {
             if d.rules.is_empty() {
                 String::new()
             } else {
-                format!(" [{}]", d.rules.join(", "))
+                format!(" [{}]", escape_controls(&d.rules.join(", ")))
             },
         );
     }

@@ -66,9 +66,20 @@ fn blocked_line(blocking: &Blocking<'_>) -> String {
             command_target(&blocking.conflicted)
         ));
     }
+    if !blocking.links.is_empty() {
+        reasons.push(if blocking.links.len() == 1 {
+            "1 staged ADR is a symbolic link that leads to no file of the commit; commit the ADR as a regular file".to_owned()
+        } else {
+            format!(
+                "{} staged ADRs are symbolic links that lead to no file of the commit; commit the ADRs as regular files",
+                blocking.links.len()
+            )
+        });
+    }
     if !blocking.invalid.is_empty() {
         reasons.push(format!(
-            "staged ADRs have errors (checked as staged, not as in the working tree). Details: `helix-gate validate {}`",
+            "{} errors (checked as staged, not as in the working tree). Details: `helix-gate validate {}`",
+            staged_adrs(blocking.invalid.len(), "has", "have"),
             command_target(&blocking.invalid)
         ));
     }
@@ -144,6 +155,8 @@ fn failure_message(err: &PreCommitError, claude: bool) -> String {
             true,
         ),
     };
+    // Paths and git's messages inside `what` may come from the repository.
+    let what = crate::text::escape_controls_multiline(&what);
     if claude {
         format!(
             "helix-gate pre-commit failed (infrastructure, not an ADR finding): {what}. {next}. Tell the user; do not change ADRs because of this message.\n"
@@ -227,7 +240,7 @@ Fix these errors in the files, stage them again with `git add`, then retry the s
         });
         let text = render_human(&o, false);
         assert!(
-            text.ends_with("helix-gate: commit blocked: 1 staged ADR has unresolved merge conflicts; resolve them, then `git add adr/002-y.md`; staged ADRs have errors (checked as staged, not as in the working tree). Details: `helix-gate validate 'adr/001 x.md'`; emergency bypass: `git commit --no-verify`\n"),
+            text.ends_with("helix-gate: commit blocked: 1 staged ADR has unresolved merge conflicts; resolve them, then `git add adr/002-y.md`; 1 staged ADR has errors (checked as staged, not as in the working tree). Details: `helix-gate validate 'adr/001 x.md'`; emergency bypass: `git commit --no-verify`\n"),
             "{text}"
         );
     }

@@ -11,6 +11,7 @@ use super::{ExitStatus, Format};
 use crate::config::RuleSet;
 use crate::diagnostic::FileReport;
 use crate::engine::Engine;
+use crate::text::{escape_controls, escape_controls_multiline};
 use crate::{render, rules};
 
 pub(super) fn validate(
@@ -66,7 +67,7 @@ pub(super) fn finish(
 ) -> anyhow::Result<ExitStatus> {
     output(reports, format)?;
     for err in read_errors {
-        eprintln!("helix-gate: error: {err}");
+        eprintln!("helix-gate: error: {}", escape_controls(&err.to_string()));
     }
     Ok(if !read_errors.is_empty() {
         ExitStatus::Error
@@ -101,14 +102,18 @@ pub(super) fn list_rules(rules_file: Option<&Path>) -> anyhow::Result<ExitStatus
             rule.summary
         );
     }
-    let _ = writeln!(out, "\nContextual rules ({}):", set.origin);
+    let _ = writeln!(
+        out,
+        "\nContextual rules ({}):",
+        escape_controls(&set.origin)
+    );
     for rule in &set.contextual {
         let _ = writeln!(
             out,
             "  {:<28} {:<8} {}",
-            rule.id,
+            escape_controls(&rule.id),
             rule.severity.as_str(),
-            rule.name
+            escape_controls(&rule.name)
         );
     }
     print(&out)?;
@@ -130,26 +135,31 @@ pub(super) fn explain(id: &str, rules_file: Option<&Path>) -> anyhow::Result<Exi
     if let Some(rule) = set.contextual.iter().find(|r| r.id == id) {
         print(&format!(
             "# {} ({})\n\n{}\n\nContextual rule from {}. Message: {}\n{}\n## Definition\n```yaml\n{}```\n",
-            rule.id,
+            escape_controls(&rule.id),
             rule.severity.as_str(),
-            rule.name,
-            set.origin,
-            rule.message,
+            escape_controls(&rule.name),
+            escape_controls(&set.origin),
+            escape_controls(&rule.message),
             rule.hint
                 .as_ref()
-                .map(|h| format!("Hint: {h}\n"))
+                .map(|h| format!("Hint: {}\n", escape_controls(h)))
                 .unwrap_or_default(),
-            crate::yaml::to_string(&rule.source)
+            escape_controls_multiline(&crate::yaml::to_string(&rule.source))
         ))?;
         return Ok(ExitStatus::Success);
     }
     if let Some((kind, text)) = crate::approval::reviewer_check(&current_root(), id) {
         print(&format!(
-            "# {id} (reviewer check of approval type `{kind}`)\n\nJudged by the independent reviewer (`helix-gate approve`, the Stop gate), never by a deterministic rule; its findings carry `source: reviewer`. The reviewer's instructions for this check:\n\n{}\n",
-            text.trim_end()
+            "# {} (reviewer check of approval type `{}`)\n\nJudged by the independent reviewer (`helix-gate approve`, the Stop gate), never by a deterministic rule; its findings carry `source: reviewer`. The reviewer's instructions for this check:\n\n{}\n",
+            escape_controls(id),
+            escape_controls(&kind),
+            escape_controls_multiline(text.trim_end())
         ))?;
         return Ok(ExitStatus::Success);
     }
-    eprintln!("helix-gate: error: no rule with id `{id}` (see `helix-gate rules`)");
+    eprintln!(
+        "helix-gate: error: no rule with id `{}` (see `helix-gate rules`)",
+        escape_controls(id)
+    );
     Ok(ExitStatus::Error)
 }

@@ -42,7 +42,9 @@ mod staged;
 pub use env::GitEnv;
 pub use error::GitError;
 pub use repo::Repo;
-pub use staged::{ChangeStatus, EntryKind, StagedEntry, StagedIndex};
+pub use staged::{
+    ChangeStatus, EntryKind, LinkError, LinkResolution, MAX_LINK_HOPS, StagedEntry, StagedIndex,
+};
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -1042,5 +1044,143 @@ mod tests {
         assert!(staged.deleted().is_empty());
         assert_eq!(read(&staged, "dir3/file3.md"), "changed\n");
         assert!(elapsed.as_secs() < 5, "took {elapsed:?}");
+    }
+
+    // ---------------------------------------------------------------- staged symbolic links
+
+    /// Stage a symbolic link `path` -> `target` without touching the work tree (so targets
+    /// that leave the repository need no real file).
+    fn stage_link(fx: &Fixture, path: &str, target: &str) {
+        let file = fx.base().join("link-target");
+        std::fs::write(&file, target).unwrap();
+        let blob = fx.git(&["hash-object", "-w", file.to_str().unwrap()]);
+        fx.git(&[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("120000,{blob},{path}"),
+        ]);
+    }
+
+    fn resolve(staged: &StagedIndex, path: &str) -> Result<String, LinkError> {
+        let entries: Vec<StagedEntry> = staged
+            .changed()
+            .into_iter()
+            .chain(staged.unchanged().iter().cloned())
+            .collect();
+        let link = entry(&entries, path);
+        staged
+            .resolve_link(link)
+            .unwrap()
+            .target
+            .map(|e| e.path.clone())
+    }
+
+    #[test]
+    fn staged_links_are_followed_inside_the_index_like_a_checkout() {
+        let fx = Fixture::new();
+        fx.write("adr/001-a.md", "a\n");
+        fx.write("docs/x.md", "x\n");
+        fx.write("docs/sub/y.md", "y\n");
+        fx.commit_all("base");
+        stage_link(&fx, "adr/002-b.md", "001-a.md");
+        stage_link(&fx, "adr/003-c.md", "./../docs//x.md");
+        // Through a linked directory, then `..` from where that link leads (docs/sub/..).
+        stage_link(&fx, "adr/sub", "../docs/sub");
+        stage_link(&fx, "adr/004-d.md", "sub/../x.md");
+        // A chain: 005 -> 002 -> 001.
+        stage_link(&fx, "adr/005-e.md", "002-b.md");
+        let staged = fx.staged();
+        assert_eq!(resolve(&staged, "adr/002-b.md").unwrap(), "adr/001-a.md");
+        assert_eq!(resolve(&staged, "adr/003-c.md").unwrap(), "docs/x.md");
+        assert_eq!(resolve(&staged, "adr/004-d.md").unwrap(), "docs/x.md");
+        assert_eq!(resolve(&staged, "adr/005-e.md").unwrap(), "adr/001-a.md");
+        let link = staged
+            .changed()
+            .into_iter()
+            .find(|e| e.path == "adr/004-d.md")
+            .unwrap();
+        let looked_up = staged.resolve_link(&link).unwrap().looked_up;
+        assert_eq!(
+            looked_up,
+            ["adr/004-d.md", "adr/sub", "docs", "docs/sub", "docs/x.md"]
+        );
+    }
+
+    #[test]
+    fn staged_links_that_leave_the_commit_are_refused() {
+        let fx = Fixture::new();
+        fx.write("adr/001-a.md", "a\n");
+        fx.write("docs/x.md", "x\n");
+        fx.commit_all("base");
+        stage_link(&fx, "adr/010.md", "/etc/passwd");
+        stage_link(&fx, "adr/011.md", "../../outside.md");
+        stage_link(&fx, "adr/012.md", "../docs/../../x.md");
+        stage_link(&fx, "adr/013.md", "gone.md");
+        stage_link(&fx, "adr/014.md", "../docs");
+        stage_link(&fx, "adr/015.md", "..");
+        stage_link(&fx, "adr/016.md", "016.md");
+        stage_link(&fx, "adr/017.md", "018.md");
+        stage_link(&fx, "adr/018.md", "017.md");
+        stage_link(&fx, "adr/019.md", "001-a.md/x");
+        stage_link(&fx, "adr/020.md", &"a/".repeat(2100));
+        let staged = fx.staged();
+        assert_eq!(
+            resolve(&staged, "adr/010.md"),
+            Err(LinkError::Absolute {
+                target: "/etc/passwd".into()
+            })
+        );
+        assert!(matches!(
+            resolve(&staged, "adr/011.md"),
+            Err(LinkError::Escapes { .. })
+        ));
+        assert!(matches!(
+            resolve(&staged, "adr/012.md"),
+            Err(LinkError::Escapes { .. })
+        ));
+        assert_eq!(
+            resolve(&staged, "adr/013.md"),
+            Err(LinkError::Missing {
+                path: "adr/gone.md".into()
+            })
+        );
+        assert_eq!(
+            resolve(&staged, "adr/014.md"),
+            Err(LinkError::Directory {
+                path: "docs".into()
+            })
+        );
+        assert_eq!(
+            resolve(&staged, "adr/015.md"),
+            Err(LinkError::Directory { path: ".".into() })
+        );
+        assert_eq!(resolve(&staged, "adr/016.md"), Err(LinkError::TooManyLinks));
+        assert_eq!(resolve(&staged, "adr/017.md"), Err(LinkError::TooManyLinks));
+        assert!(matches!(
+            resolve(&staged, "adr/019.md"),
+            Err(LinkError::Missing { .. })
+        ));
+        assert_eq!(
+            resolve(&staged, "adr/020.md"),
+            Err(LinkError::TooLong { size: 4200 })
+        );
+    }
+
+    #[test]
+    fn touches_names_what_the_commit_changes() {
+        let fx = Fixture::new();
+        fx.write("a.md", "a\n");
+        fx.write("b.md", "b\n");
+        fx.write("c.md", "c\n");
+        fx.commit_all("base");
+        fx.write("a.md", "changed\n");
+        fx.git(&["add", "a.md"]);
+        fx.git(&["rm", "-q", "--cached", "b.md"]);
+        let staged = fx.staged();
+        assert!(staged.touches("a.md"));
+        assert!(staged.touches("b.md"));
+        assert!(!staged.touches("c.md"));
+        assert!(!staged.touches("d.md"));
     }
 }

@@ -1,6 +1,6 @@
-//! The staged index compared against `HEAD`.
+//! The staged index compared against `HEAD`, and symbolic links followed inside it.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::Path;
 
 use gix::bstr::{BStr, ByteSlice};
@@ -271,6 +271,185 @@ impl StagedIndex {
             return Err(too_large(data.len() as u64));
         }
         Ok(data)
+    }
+}
+
+/// Most symbolic links followed to resolve one link, as Linux allows (`MAXSYMLINKS`): a loop
+/// or a longer chain is refused instead of followed forever.
+pub const MAX_LINK_HOPS: usize = 40;
+
+/// Longest link target read (`PATH_MAX`); a checkout could not create a longer one either.
+pub(super) const MAX_LINK_TARGET: u64 = 4096;
+
+/// Why a staged symbolic link does not lead to a file of the commit-to-be.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LinkError {
+    /// The target is an absolute path: whatever it names is not part of the commit, and
+    /// differs from one checkout to the next.
+    #[error("points to the absolute path `{target}`, outside the commit")]
+    Absolute { target: String },
+    /// A `..` climbs above the repository root.
+    #[error("points to `{target}`, which leads out of the repository")]
+    Escapes { target: String },
+    /// More than [`MAX_LINK_HOPS`] links in a row.
+    #[error("leads through more than {MAX_LINK_HOPS} symbolic links (a loop?)")]
+    TooManyLinks,
+    /// A link's blob is longer than [`MAX_LINK_TARGET`]; it was not loaded.
+    #[error(
+        "has a target of {size} bytes, longer than the {MAX_LINK_TARGET} bytes a path may have"
+    )]
+    TooLong { size: u64 },
+    /// The path it leads to is not in the commit (a dangling link).
+    #[error("points to `{path}`, which the commit does not contain")]
+    Missing { path: String },
+    /// The path it leads to is a directory (or the repository root).
+    #[error("points to `{path}`, a directory")]
+    Directory { path: String },
+    /// The path it leads to is a submodule entry.
+    #[error("points to `{path}`, a submodule entry")]
+    Submodule { path: String },
+    /// The path it leads to has unresolved merge conflicts.
+    #[error("points to `{path}`, which has unresolved merge conflicts")]
+    Conflicted { path: String },
+}
+
+/// Where a staged symbolic link leads inside the commit-to-be.
+#[derive(Debug)]
+pub struct LinkResolution<'a> {
+    /// The file entry it leads to (regular or executable), or why there is none.
+    pub target: Result<&'a StagedEntry, LinkError>,
+    /// Every path looked up on the way: the link itself, each component, each link followed,
+    /// the final path. What the link shows changes only if the commit changes one of them
+    /// (see [`StagedIndex::touches`]).
+    pub looked_up: Vec<String>,
+}
+
+impl StagedIndex {
+    /// Follow the symbolic link `link` the way a checkout of the commit-to-be would: its target
+    /// relative to the link's folder, component by component, links met on the way followed
+    /// (at most [`MAX_LINK_HOPS`]), everything looked up in the index only. An absolute target
+    /// or a `..` above the repository root is refused rather than looked up outside: the commit
+    /// does not contain it. `Err` only when a link's blob cannot be read at all.
+    pub fn resolve_link(&self, link: &StagedEntry) -> Result<LinkResolution<'_>, GitError> {
+        let mut looked_up = vec![link.path.clone()];
+        let target = self.follow(link, &mut looked_up)?;
+        Ok(LinkResolution { target, looked_up })
+    }
+
+    /// [`StagedIndex::resolve_link`]'s walk; the outer `Err` is an unreadable link blob.
+    fn follow(
+        &self,
+        link: &StagedEntry,
+        looked_up: &mut Vec<String>,
+    ) -> Result<Result<&StagedEntry, LinkError>, GitError> {
+        let mut dir: Vec<String> = link.path.split('/').map(str::to_owned).collect();
+        dir.pop();
+        let mut pending: VecDeque<String> = VecDeque::new();
+        let mut next: Option<&StagedEntry> = None;
+        let mut hops = 0;
+        loop {
+            let current = next.unwrap_or(link);
+            hops += 1;
+            if hops > MAX_LINK_HOPS {
+                return Ok(Err(LinkError::TooManyLinks));
+            }
+            let target = match self.read_blob(current, MAX_LINK_TARGET) {
+                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                Err(GitError::BlobTooLarge { size, .. }) => {
+                    return Ok(Err(LinkError::TooLong { size }));
+                }
+                Err(err) => return Err(err),
+            };
+            // Shown in a message: a target of thousands of characters says no more than its start.
+            let shown = || crate::text::truncate(&target, 200);
+            if target.starts_with('/') {
+                return Ok(Err(LinkError::Absolute { target: shown() }));
+            }
+            // The rest of the path is resolved after this link's target, from the link's folder.
+            for component in target.split('/').rev() {
+                pending.push_front(component.to_owned());
+            }
+            next = None;
+            while let Some(component) = pending.pop_front() {
+                match component.as_str() {
+                    "" | "." => {}
+                    ".." => {
+                        if dir.pop().is_none() {
+                            return Ok(Err(LinkError::Escapes { target: shown() }));
+                        }
+                    }
+                    _ => {
+                        let path = joined(&dir, &component);
+                        let found = self.find(&path);
+                        looked_up.push(path);
+                        match found {
+                            Some(entry) if entry.kind == EntryKind::Symlink => {
+                                next = Some(entry);
+                                break;
+                            }
+                            _ => dir.push(component),
+                        }
+                    }
+                }
+            }
+            if next.is_none() {
+                break;
+            }
+        }
+        let path = dir.join("/");
+        if looked_up.last() != Some(&path) {
+            looked_up.push(path.clone());
+        }
+        Ok(match self.find(&path) {
+            Some(entry) => match entry.kind {
+                EntryKind::Regular | EntryKind::Executable => Ok(entry),
+                EntryKind::Submodule => Err(LinkError::Submodule { path }),
+                // Not reached: every link met on the way was followed.
+                EntryKind::Symlink => Err(LinkError::Missing { path }),
+            },
+            None if path.is_empty() => Err(LinkError::Directory { path: ".".into() }),
+            None if self.conflicted.binary_search(&path).is_ok() => {
+                Err(LinkError::Conflicted { path })
+            }
+            None if self.is_directory(&path) => Err(LinkError::Directory { path }),
+            None => Err(LinkError::Missing { path }),
+        })
+    }
+
+    /// Whether the commit-to-be holds files below `path`.
+    fn is_directory(&self, path: &str) -> bool {
+        let dir = format!("{path}/");
+        let i = self.paths.partition_point(|p| p.as_str() < dir.as_str());
+        self.paths.get(i).is_some_and(|p| p.starts_with(&dir))
+    }
+
+    /// Whether the commit changes `path`: added, modified, deleted or in conflict.
+    pub fn touches(&self, path: &str) -> bool {
+        let has = |list: &[String]| list.binary_search_by(|p| p.as_str().cmp(path)).is_ok();
+        find_in(&self.changed, path).is_some() || has(&self.deleted) || has(&self.conflicted)
+    }
+
+    /// The stage-0 entry at `path`, if any.
+    fn find(&self, path: &str) -> Option<&StagedEntry> {
+        find_in(&self.changed, path).or_else(|| find_in(&self.unchanged, path))
+    }
+}
+
+/// The entry of `list` at `path`. Both entry lists are in index order, i.e. sorted by path
+/// bytes, which is `str` order for UTF-8 paths (a lossily converted path may be missed: a link
+/// to it is then refused, never followed elsewhere).
+fn find_in<'a>(list: &'a [StagedEntry], path: &str) -> Option<&'a StagedEntry> {
+    list.binary_search_by(|e| e.path.as_str().cmp(path))
+        .ok()
+        .map(|i| &list[i])
+}
+
+/// `dir/name` from path components.
+fn joined(dir: &[String], name: &str) -> String {
+    if dir.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{}/{name}", dir.join("/"))
     }
 }
 

@@ -10,7 +10,8 @@ use std::fmt::Write as _;
 
 use super::{compact, plural, summary_line};
 use crate::diagnostic::{FileReport, Finding, Severity, Summary};
-use crate::rules::commit::{APPROVAL_REQUIRED, STAGED_CONFLICT, was_checked};
+use crate::rules::commit::{APPROVAL_REQUIRED, STAGED_CONFLICT, STAGED_SYMLINK, was_checked};
+use crate::text::escape_controls;
 
 /// The location shown for a note about the commit as a whole.
 const TOOL: &str = "helix-gate";
@@ -20,6 +21,8 @@ const TOOL: &str = "helix-gate";
 pub struct Blocking<'a> {
     /// Unresolved merge conflicts in the index ([`STAGED_CONFLICT`]): resolve, `git add`.
     pub conflicted: Vec<&'a str>,
+    /// Symbolic links that lead to no file of the commit ([`STAGED_SYMLINK`]): replace them.
+    pub links: Vec<&'a str>,
     /// Errors of the ADR rules: fix the file, `git add` it.
     pub invalid: Vec<&'a str>,
     /// No approved review of the staged content ([`APPROVAL_REQUIRED`]): `helix-gate approve`.
@@ -42,7 +45,14 @@ impl<'a> Blocking<'a> {
             if errors().any(|f| f.rule == STAGED_CONFLICT.id) {
                 blocking.conflicted.push(path);
             }
-            if errors().any(|f| f.rule != STAGED_CONFLICT.id && f.rule != APPROVAL_REQUIRED.id) {
+            if errors().any(|f| f.rule == STAGED_SYMLINK.id) {
+                blocking.links.push(path);
+            }
+            if errors().any(|f| {
+                f.rule != STAGED_CONFLICT.id
+                    && f.rule != STAGED_SYMLINK.id
+                    && f.rule != APPROVAL_REQUIRED.id
+            }) {
                 blocking.invalid.push(path);
             }
             if errors().any(|f| f.rule == APPROVAL_REQUIRED.id) {
@@ -53,16 +63,21 @@ impl<'a> Blocking<'a> {
     }
 
     pub fn blocks(&self) -> bool {
-        !(self.conflicted.is_empty() && self.invalid.is_empty() && self.unapproved.is_empty())
+        !(self.conflicted.is_empty()
+            && self.links.is_empty()
+            && self.invalid.is_empty()
+            && self.unapproved.is_empty())
     }
 }
 
-/// A path as one word of a suggested shell command: quoted when it holds a space or a quote.
+/// A path as one word of a suggested shell command: quoted when it holds a space or a quote,
+/// control characters escaped (it is shown, not run).
 pub fn shell_word(path: &str) -> String {
+    let path = escape_controls(path);
     if path.contains([' ', '\'', '"']) {
         format!("'{path}'")
     } else {
-        path.to_owned()
+        path.into_owned()
     }
 }
 
@@ -149,11 +164,16 @@ pub fn compact(reports: &[FileReport], notes: &[Finding]) -> String {
 fn note_line(out: &mut String, location: Option<&str>, f: &Finding) {
     let _ = write!(out, "helix-gate: note: ");
     if let Some(location) = location {
-        let _ = write!(out, "{location} ");
+        let _ = write!(out, "{} ", escape_controls(location));
     }
-    let _ = write!(out, "[{}] {}", f.rule, f.message);
+    let _ = write!(
+        out,
+        "[{}] {}",
+        escape_controls(&f.rule),
+        escape_controls(&f.message)
+    );
     if let Some(hint) = &f.hint {
-        let _ = write!(out, ". Fix: {hint}");
+        let _ = write!(out, ". Fix: {}", escape_controls(hint));
     }
     out.push('\n');
 }
@@ -163,6 +183,11 @@ fn next_steps(blocking: &Blocking<'_>) -> String {
     let mut steps = Vec::new();
     if !blocking.conflicted.is_empty() {
         steps.push("resolve the merge conflicts and `git add` the resolved files");
+    }
+    if !blocking.links.is_empty() {
+        steps.push(
+            "replace each symbolic link named above with the ADR file itself (or point it at an ADR file of the commit) and `git add` it",
+        );
     }
     if !blocking.invalid.is_empty() {
         steps.push("fix these errors in the files, stage them again with `git add`");

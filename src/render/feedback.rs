@@ -1,12 +1,14 @@
 //! Feedback the model reads after a block, written so it fixes the right thing:
 //! which checks FAILED (rule, line, fix), which PASSED (keep them passing), the
-//! attempt count, and nothing longer than it needs to be (seed 003).
+//! attempt count, and nothing longer than it needs to be (seed 003). Paths, messages and hints
+//! are quoted with control characters escaped: a raw ESC or newline from a file name or a YAML
+//! value would reach the model (and any terminal showing the transcript) as it is.
 
 use std::fmt::Write as _;
 
 use crate::diagnostic::{FileReport, Finding, Severity};
 use crate::rules::{self, Category};
-use crate::text::truncate;
+use crate::text::{escape_controls, truncate};
 
 /// Longest message or hint quoted per finding.
 const MAX_ITEM_CHARS: usize = 400;
@@ -56,11 +58,15 @@ pub fn describe(report: &FileReport) -> String {
             let _ = write!(
                 out,
                 "- [{}]{line}: {}",
-                f.rule,
-                truncate(&f.message, MAX_ITEM_CHARS)
+                escape_controls(&f.rule),
+                truncate(&escape_controls(&f.message), MAX_ITEM_CHARS)
             );
             if let Some(hint) = &f.hint {
-                let _ = write!(out, " -> fix: {}", truncate(hint, MAX_ITEM_CHARS));
+                let _ = write!(
+                    out,
+                    " -> fix: {}",
+                    truncate(&escape_controls(hint), MAX_ITEM_CHARS)
+                );
             }
             out.push('\n');
         }
@@ -69,7 +75,7 @@ pub fn describe(report: &FileReport) -> String {
                 out,
                 "- … and {} more (run `helix-gate validate {}`)",
                 items.len() - MAX_ITEMS,
-                report.path
+                escape_controls(&report.path)
             );
         }
     }
@@ -96,7 +102,7 @@ pub fn adr_block(report: &FileReport, attempt: u32, budget: u32) -> String {
         .count();
     format!(
         "helix-gate: {} fails {errors} check(s) (attempt {attempt}/{budget}). Fix the FAILED items in the file and save it again; keep the ADR's content and goal.\n{}",
-        report.path,
+        escape_controls(&report.path),
         describe(report)
     )
 }
@@ -105,7 +111,7 @@ pub fn adr_block(report: &FileReport, attempt: u32, budget: u32) -> String {
 pub fn adr_warnings(report: &FileReport) -> String {
     format!(
         "helix-gate: {} passes all required checks, with warnings worth fixing:\n{}",
-        report.path,
+        escape_controls(&report.path),
         describe(report)
     )
 }
@@ -125,11 +131,11 @@ pub fn approval_findings(findings: &[Finding]) -> String {
             let mut line = format!(
                 "- [{}] {}: {}",
                 f.severity.as_str(),
-                f.rule,
-                truncate(&f.message, MAX_APPROVAL_MESSAGE_CHARS)
+                escape_controls(&f.rule),
+                truncate(&escape_controls(&f.message), MAX_APPROVAL_MESSAGE_CHARS)
             );
             if let Some(location) = f.location() {
-                let _ = write!(line, " ({location})");
+                let _ = write!(line, " ({})", escape_controls(&location));
             }
             line
         })

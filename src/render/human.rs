@@ -1,10 +1,12 @@
 //! Terminal text: `path:line: error[rule] message`, an indented hint, a summary line;
-//! for an approval's findings `  error[rule] location: message`.
+//! for an approval's findings `  error[rule] location: message`. Every text of a finding may come
+//! from the repository or a reviewer, so each goes through [`escape_controls`] here.
 
 use std::fmt::Write as _;
 
 use super::{paint, summary_line};
 use crate::diagnostic::{FileReport, Finding, Severity, Summary};
+use crate::text::escape_controls;
 
 /// Terminal text. `color` adds ANSI colours (callers decide: terminal and no `NO_COLOR`).
 pub fn human(reports: &[FileReport], color: bool) -> String {
@@ -22,16 +24,21 @@ fn label(f: &Finding, color: bool) -> String {
         Severity::Warning => ("1;33", "warning"),
         Severity::Info => ("1;34", "info"),
     };
-    paint(color, code, &format!("{severity}[{}]", f.rule))
+    paint(
+        color,
+        code,
+        &format!("{severity}[{}]", escape_controls(&f.rule)),
+    )
 }
 
 /// One finding that names its own place (an approval's):
 /// `error[rule] location: message`, or `error[rule] message` without a place.
 pub fn finding_line(f: &Finding, color: bool) -> String {
     let label = label(f, color);
+    let message = escape_controls(&f.message);
     match f.location() {
-        Some(location) => format!("{label} {location}: {}", f.message),
-        None => format!("{label} {}", f.message),
+        Some(location) => format!("{label} {}: {message}", escape_controls(&location)),
+        None => format!("{label} {message}"),
     }
 }
 
@@ -58,16 +65,21 @@ pub(crate) fn findings(out: &mut String, reports: &[FileReport], color: bool) {
 
 /// `location: error[rule] message` and, when there is one, an indented hint.
 pub(crate) fn finding(out: &mut String, location: &str, f: &Finding, color: bool) {
-    let location = format!("{location}:");
+    let location = format!("{}:", escape_controls(location));
     let _ = writeln!(
         out,
         "{} {} {}",
         paint(color, "1", &location),
         label(f, color),
-        f.message
+        escape_controls(&f.message)
     );
     if let Some(hint) = &f.hint {
-        let _ = writeln!(out, "  {} {hint}", paint(color, "36", "hint:"));
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            paint(color, "36", "hint:"),
+            escape_controls(hint)
+        );
     }
 }
 

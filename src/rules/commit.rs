@@ -1,5 +1,6 @@
 //! Rules of the git pre-commit gate about the commit-to-be rather than an ADR's text:
-//! staged ADRs it cannot check (an unresolved conflict, a symlink or submodule entry),
+//! staged ADRs it cannot check (an unresolved conflict, a symbolic link that leads nowhere
+//! inside the commit, a submodule entry),
 //! the approval a repository may require before an ADR is committed, and committed ADRs
 //! left out of the checks across files.
 //!
@@ -62,21 +63,50 @@ declare_rules! {
     }
 
     /// ## What it does
-    /// Notes an index entry that matches the ADR globs but is not a file: a symbolic link (its
-    /// blob holds only the link target) or a submodule entry (a commit of another repository).
-    /// It is not checked and does not block.
+    /// Notes a submodule (gitlink) entry that matches the ADR globs. It is not checked and does
+    /// not block. (Symbolic links are followed instead, see `staged-symlink`.)
     ///
     /// ## Why
-    /// Checking a link target's name or a commit id as an ADR would report nonsense; saying it
-    /// was skipped keeps the gate honest about what it did not check.
+    /// A submodule entry is a commit of another repository, not a file of this one: checking
+    /// its id as an ADR would report nonsense, and saying it was skipped keeps the gate honest
+    /// about what it did not check.
     ///
     /// ## Fix
-    /// Nothing to fix. A symlink's target is checked when the target itself is a staged ADR.
+    /// Nothing to fix; the submodule's own repository is where its ADRs are gated.
     pub const STAGED_SKIPPED {
         id: "staged-skipped",
         severity: Info,
         category: Gate,
-        summary: "a staged symlink or submodule entry matching the ADR globs is not checked",
+        summary: "a staged submodule entry matching the ADR globs is not checked",
+    }
+
+    /// ## What it does
+    /// An ADR path staged as a symbolic link is checked by what a checkout of the commit would
+    /// show there: the link is followed inside the index (relative to the link's folder, links
+    /// on the way followed, at most 40), and the staged file it leads to is checked under the
+    /// link's name. When that does not lead to a file of the commit, the link is refused with
+    /// this error: an absolute target, a `..` above the repository root, a dangling link, a
+    /// directory, a submodule, a loop or a chain of more than 40 links. A link the commit does
+    /// not change is checked again when the commit changes where it leads.
+    ///
+    /// ## Why
+    /// A link is an ADR like any other for everyone who checks the repository out. Skipping it
+    /// would let a link to any file, or to a file outside the repository, pass the gate that
+    /// the same content would fail as a regular file.
+    ///
+    /// ## Example
+    /// ```text
+    /// adr/009-cache.md: error[staged-symlink] a symbolic link that points to `../../notes.md`, which leads out of the repository
+    /// ```
+    ///
+    /// ## Fix
+    /// Commit the ADR as a regular file (`git rm --cached <link>`, put the file there, `git add`
+    /// it), or point the link at an ADR file the commit contains.
+    pub const STAGED_SYMLINK {
+        id: "staged-symlink",
+        severity: Error,
+        category: Gate,
+        summary: "a staged ADR is a symbolic link that does not lead to a file of the commit",
     }
 
     /// ## What it does
@@ -100,12 +130,12 @@ declare_rules! {
 }
 
 /// Whether a pre-commit report stands for a staged ADR whose content was checked, rather than
-/// one that could not be (its [`STAGED_CONFLICT`] or [`STAGED_SKIPPED`] finding says why).
+/// one that could not be (its [`STAGED_CONFLICT`], [`STAGED_SYMLINK`] or [`STAGED_SKIPPED`]
+/// finding says why).
 pub fn was_checked(report: &FileReport) -> bool {
-    !report
-        .findings
-        .iter()
-        .any(|f| f.rule == STAGED_CONFLICT.id || f.rule == STAGED_SKIPPED.id)
+    !report.findings.iter().any(|f| {
+        f.rule == STAGED_CONFLICT.id || f.rule == STAGED_SYMLINK.id || f.rule == STAGED_SKIPPED.id
+    })
 }
 
 #[cfg(test)]
@@ -122,5 +152,6 @@ mod tests {
         assert!(was_checked(&report(vec![APPROVAL_REQUIRED.finding("x")])));
         assert!(!was_checked(&report(vec![STAGED_CONFLICT.finding("x")])));
         assert!(!was_checked(&report(vec![STAGED_SKIPPED.finding("x")])));
+        assert!(!was_checked(&report(vec![STAGED_SYMLINK.finding("x")])));
     }
 }

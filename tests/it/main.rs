@@ -12,6 +12,8 @@ mod approval;
 mod corpus;
 mod hook;
 mod hostile_hook;
+mod hostile_precommit;
+mod hostile_terminal;
 mod precommit;
 mod snapshots;
 #[path = "../support/mod.rs"]

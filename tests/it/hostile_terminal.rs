@@ -1,0 +1,263 @@
+//! Text from a hostile repository or reviewer never reaches a terminal (or the model) raw:
+//! an ADR named `adr/001-\x1b[31mred.md` whose YAML values carry newlines, ESC and BEL, and a
+//! reviewer whose words do the same, through every output that shows them (validate,
+//! pre-commit for a person and for Claude Code, the hook's feedback, log, approve, finalize).
+//! Control characters are shown escaped (`\x1b`, `\n`); JSON output keeps the exact text.
+
+use std::path::Path;
+use std::process::Stdio;
+
+use serde_json::{Value, json};
+
+use crate::precommit::{Repo, bounded, isolated};
+use crate::support::cli::{bin, code, good_adr, scratch_repo, stderr, stdout, write};
+
+/// An ADR file name with a colour sequence in it.
+const NAME: &str = "adr/001-\x1b[31mred.md";
+/// How [`NAME`] is shown.
+const SHOWN: &str = "adr/001-\\x1b[31mred.md";
+/// A line a hostile value tries to forge after a raw newline.
+const FORGED: &str = "fake.md:1: info[x] ok";
+
+/// The passing ADR with a title and a status that carry a newline, ESC (a screen clear, a
+/// window title with BEL) and a forged line, written as YAML escapes so the YAML is valid.
+fn hostile_adr() -> String {
+    good_adr()
+        .replace(
+            "title: \"Cache parsed rules between hook calls\"",
+            "title: \"Cache\\nrules\\e[2J\"",
+        )
+        .replace(
+            "status: Proposed",
+            &format!("status: \"Acc\\e]0;pwned\\a\\n{FORGED}\""),
+        )
+}
+
+/// The status as it must be shown.
+const STATUS_SHOWN: &str = "Acc\\x1b]0;pwned\\x07\\nfake.md:1: info[x] ok";
+
+/// No raw control character except newlines between lines, and no line that starts with
+/// the forged text.
+fn assert_safe(text: &str) {
+    assert!(
+        !text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "raw control character in {text:?}"
+    );
+    assert!(
+        !text.lines().any(|l| l.starts_with(FORGED)),
+        "forged line in {text}"
+    );
+}
+
+/// A git repository whose index holds the hostile ADR, plus what it references.
+fn repo_with_hostile_adr() -> Repo {
+    let repo = Repo::empty();
+    repo.write("src/lib.rs", "");
+    repo.write(NAME, hostile_adr());
+    repo.git(&["add", "-A"]);
+    repo
+}
+
+#[test]
+fn validate_escapes_control_characters_from_file_names_and_yaml_values() {
+    let repo = repo_with_hostile_adr();
+    let out = bounded(isolated(bin(), &repo.root).args(["validate", NAME]));
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_safe(&text);
+    assert!(
+        text.contains(&format!(
+            "{SHOWN}:4: error[status-invalid] status `{STATUS_SHOWN}` is not one of"
+        )),
+        "{text}"
+    );
+    // Every line is a finding, its hint or the summary: nothing broke out of its line.
+    for line in text.lines() {
+        assert!(
+            line.starts_with(&format!("{SHOWN}:"))
+                || line.starts_with("  hint: ")
+                || line.starts_with("1 file checked"),
+            "{line:?} in {text}"
+        );
+    }
+
+    // JSON keeps the exact text: serde escapes it, and a reader gets it back unchanged.
+    let out = bounded(isolated(bin(), &repo.root).args(["validate", "--format", "json", NAME]));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["files"][0]["path"], NAME);
+    assert!(
+        doc["files"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["message"]
+                .as_str()
+                .unwrap()
+                .contains("\x1b]0;pwned\x07\n")),
+        "{doc}"
+    );
+}
+
+#[test]
+fn pre_commit_escapes_control_characters_for_people_and_for_claude_code() {
+    let repo = repo_with_hostile_adr();
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_safe(&err);
+    assert!(
+        err.contains(&format!(
+            "{SHOWN}:4: error[status-invalid] status `{STATUS_SHOWN}`"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("Details: `helix-gate validate {SHOWN}`")),
+        "{err}"
+    );
+
+    let out = bounded(
+        isolated(bin(), &repo.root)
+            .arg("pre-commit")
+            .env("CLAUDECODE", "1"),
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_safe(&err);
+    assert!(
+        err.contains(&format!(
+            "- {SHOWN}:4 [status-invalid] status `{STATUS_SHOWN}`"
+        )),
+        "{err}"
+    );
+}
+
+/// A project for the hook with the reviewer off and the hostile ADR on disk.
+fn hook_project() -> tempfile::TempDir {
+    let root = scratch_repo();
+    write(root.path(), "src/lib.rs", "");
+    write(
+        root.path(),
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    write(root.path(), NAME, hostile_adr());
+    root
+}
+
+fn run_hook(root: &Path, event: &Value) -> Value {
+    let stdin = root.join("event.json");
+    std::fs::write(&stdin, format!("{event}\n")).unwrap();
+    let out = bounded(
+        isolated(bin(), root)
+            .arg("hook")
+            .env("CLAUDE_PROJECT_DIR", root)
+            .stdin(Stdio::from(std::fs::File::open(&stdin).unwrap())),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_safe(&stderr(&out));
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+#[test]
+fn hook_feedback_and_log_escape_control_characters() {
+    let root = hook_project();
+    let event = json!({"session_id": "s", "transcript_path": "t", "cwd": root.path(),
+        "hook_event_name": "PostToolUse", "tool_name": "Write",
+        "tool_input": {"file_path": root.path().join(NAME), "content": "…"},
+        "tool_response": {"type": "create"}, "tool_use_id": "toolu_1", "duration_ms": 3});
+    let answer = run_hook(root.path(), &event);
+    assert_eq!(answer["decision"], "block", "{answer}");
+    // The model reads the decoded string: it must not hold raw control characters either.
+    let reason = answer["reason"].as_str().unwrap();
+    assert_safe(reason);
+    assert!(
+        reason.starts_with(&format!("helix-gate: {SHOWN} fails")),
+        "{reason}"
+    );
+    assert!(
+        reason.contains(&format!("status `{STATUS_SHOWN}`")),
+        "{reason}"
+    );
+
+    let out = bounded(isolated(bin(), root.path()).arg("log"));
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_safe(&text);
+    assert!(text.contains(SHOWN), "{text}");
+}
+
+#[test]
+fn approve_escapes_what_the_reviewer_says() {
+    let repo = Repo::empty();
+    repo.write("src/lib.rs", "");
+    repo.write(NAME, good_adr());
+    let verdict = json!({"type": "result", "subtype": "success", "is_error": false,
+        "total_cost_usd": 0.01, "usage": {"input_tokens": 10, "output_tokens": 5},
+        "model": "m\x1b[8m",
+        "structured_output": {"result": "approved", "confidence": 0.95,
+            "summary": format!("fine\x1b[2J\n{FORGED}"),
+            "findings": [{"severity": "warning", "check": "style\x1b[1m",
+                          "message": format!("vague\n{FORGED}"), "location": "x\x07"}],
+            "recommendations": [format!("shorter\r\n{FORGED}")]}});
+    repo.write("fake/result.json", verdict.to_string());
+    repo.write(
+        "fake/reviewer.sh",
+        format!(
+            "#!/bin/sh\ncat '{}'\n",
+            repo.root.join("fake/result.json").display()
+        ),
+    );
+    std::fs::set_permissions(
+        repo.root.join("fake/reviewer.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    repo.write(
+        "config/approvals.yaml",
+        "defaults:\n  command: fake/reviewer.sh\n",
+    );
+    let out = bounded(isolated(bin(), &repo.root).args(["approve", NAME]));
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
+    assert_safe(&text);
+    assert!(
+        text.starts_with(&format!("approved: {SHOWN} (type adr)")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("summary: fine\\x1b[2J\\n{FORGED}")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("warning[style\\x1b[1m] x\\x07: vague\\n{FORGED}")),
+        "{text}"
+    );
+}
+
+#[test]
+fn finalize_escapes_the_title_it_shows_in_the_index_row() {
+    let root = scratch_repo();
+    write(root.path(), "src/lib.rs", "");
+    std::fs::create_dir(root.path().join("adr")).unwrap();
+    write(
+        root.path(),
+        "drafts/ADR-x.md",
+        good_adr().replace(
+            "title: \"Cache parsed rules between hook calls\"",
+            &format!("title: \"Cache\\e[2J\\n{FORGED}\""),
+        ),
+    );
+    let out =
+        bounded(isolated(bin(), root.path()).args(["finalize", "--dry-run", "drafts/ADR-x.md"]));
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
+    assert_safe(&text);
+    // The row escapes Markdown and joins lines itself; the ESC is left to the terminal output.
+    assert!(
+        text.contains("| [Cache\\x1b\\[2J fake.md:1: info\\[x\\] ok]("),
+        "{text}"
+    );
+}
