@@ -313,6 +313,10 @@ fn choose_number(
     let reason = match id_field {
         Some(Field::Valid(id)) => match adr::number_in_id(id) {
             Some(0) => format!("adr_id `{id}` is the template's placeholder"),
+            Some(n) if n > catalog::MAX_NUMBER => format!(
+                "adr_id `{id}` is above the largest ADR number {}",
+                catalog::MAX_NUMBER
+            ),
             Some(n) => match catalog.holder(n) {
                 None => return Ok((n, None)),
                 Some(holder) => format!(

@@ -593,6 +593,57 @@ fn index_that_is_a_directory_leaves_no_temporary_file() {
     assert!(root.path().join("output/ADR-draft.md").is_file());
 }
 
+#[test]
+fn adr_id_4294967295_is_reported_and_numbering_keeps_working() {
+    let root = adr_repo();
+    write(
+        root.path(),
+        "adr/002-y.md",
+        draft("Huge").replace("adr_id: \"001\"", "adr_id: 4294967295"),
+    );
+    write(root.path(), "adr/4294967295-z.md", draft("Huge name"));
+    let out = cli(root.path(), &["next-number"]);
+    assert_eq!(
+        (code(&out), stdout(&out).as_str()),
+        (0, "003\n"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = cli(root.path(), &["doctor"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "adr/002-y.md:2: warning[adr-number-too-large] adr_id carries the number 4294967295, above 99999; it is ignored for numbering"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("adr/4294967295-z.md:1: warning[adr-number-too-large] the file name carries the number 4294967295"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("adr-number-gap"),
+        "no gap of billions: {text}"
+    );
+
+    // A draft with that adr_id gets the next free number.
+    write(
+        root.path(),
+        "output/ADR-draft.md",
+        draft("Second decision").replace("adr_id: \"001\"", "adr_id: 4294967295"),
+    );
+    let out = cli(root.path(), &["finalize", "output/ADR-draft.md"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out)
+            .contains("adr_id `4294967295` is above the largest ADR number 99999; assigned 003"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(root.path().join("adr/003-second-decision.md").is_file());
+}
+
 // ------------------------------------------------------------------ install claude
 
 fn settings(path: &Path) -> Value {
