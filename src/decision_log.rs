@@ -81,6 +81,7 @@ pub fn append(root: &Path, decision: &Decision) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(decision).map_err(std::io::Error::other)?;
     line.push(b'\n');
     crate::fs::append::append(
+        root,
         &root.join(crate::fs::data_dir::LOG_PATH),
         &line,
         crate::fs::append::Missing::Create,

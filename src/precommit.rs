@@ -698,10 +698,9 @@ mod id_cache {
     /// Temporary file plus rename: concurrent commits (linked worktrees) never see half a
     /// file. No fsync: a cache lost to a power failure only costs time.
     fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        crate::fs::atomic::write_with(path, text.as_bytes(), crate::fs::atomic::Options::FAST)
+        let dir = path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        crate::fs::atomic::write_with(dir, path, text.as_bytes(), crate::fs::atomic::Options::FAST)
     }
 
     #[cfg(test)]

@@ -63,6 +63,11 @@ impl Entry {
     }
 }
 
+/// The largest ADR number taken into account for numbering. A larger one (a typo,
+/// `adr_id: 4294967295`) is reported by `rules::numbering` and ignored, so it can
+/// neither exhaust the numbers nor open a gap of billions.
+pub const MAX_NUMBER: u32 = 99_999;
+
 /// Every ADR of one directory, sorted by path.
 #[derive(Debug)]
 pub struct Catalog {
@@ -72,12 +77,13 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    /// Numbers used by a file name or an `adr_id`.
+    /// Numbers used by a file name or an `adr_id`, up to [`MAX_NUMBER`].
     pub fn taken(&self) -> BTreeSet<u32> {
         self.entries
             .iter()
             .flat_map(|e| [e.file_number, e.id_number()])
             .flatten()
+            .filter(|&n| n <= MAX_NUMBER)
             .collect()
     }
 

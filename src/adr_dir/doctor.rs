@@ -3,7 +3,7 @@
 //! Every file's validation and the rules across files come from the engine; the
 //! rules on the whole directory (`rules::numbering`: gaps in the numbering, files
 //! that carry no number, `supersedes`/`superseded_by` links to ADRs that do not
-//! exist, a Superseded ADR without a successor; and `rules::index`, the INDEX.md
+//! exist, a Superseded ADR without a successor, a number above 99999; and `rules::index`, the INDEX.md
 //! check) are run here over the loaded [`Catalog`]. Problems that belong to no
 //! single ADR are reported under the ADR directory (gaps) or INDEX.md (the index).
 
@@ -34,6 +34,7 @@ pub fn run(ws: &Workspace) -> anyhow::Result<(Vec<FileReport>, Vec<ReadError>)> 
         };
         let report = &mut reports[i];
         report.findings.extend(numbering::unnumbered_finding(entry));
+        report.findings.extend(numbering::too_large_finding(entry));
         if let Some(adr) = &entry.adr {
             report.findings.extend(numbering::succession_findings(
                 adr,

@@ -124,7 +124,7 @@ pub fn run(ws: &Workspace, draft: &Path, options: Options) -> anyhow::Result<Fin
     let _lock = if options.dry_run {
         None
     } else {
-        Some(Lock::acquire(&ws.dir)?)
+        Some(Lock::acquire(root, &ws.dir)?)
     };
     let mut catalog = Catalog::load(&ws.engine, &ws.dir)?;
     catalog.entries.retain(|e| e.path != draft);
@@ -135,7 +135,7 @@ pub fn run(ws: &Workspace, draft: &Path, options: Options) -> anyhow::Result<Fin
     if options.dry_run {
         return Ok(Finalization::DryRun(plan));
     }
-    match apply(&plan, options.fault)? {
+    match apply(root, &plan, options.fault)? {
         Applied::Done => Ok(Finalization::Finalized(plan)),
         Applied::TargetExists => Ok(Finalization::Refused {
             report: None,
@@ -313,6 +313,10 @@ fn choose_number(
     let reason = match id_field {
         Some(Field::Valid(id)) => match adr::number_in_id(id) {
             Some(0) => format!("adr_id `{id}` is the template's placeholder"),
+            Some(n) if n > catalog::MAX_NUMBER => format!(
+                "adr_id `{id}` is above the largest ADR number {}",
+                catalog::MAX_NUMBER
+            ),
             Some(n) => match catalog.holder(n) {
                 None => return Ok((n, None)),
                 Some(holder) => format!(
@@ -497,15 +501,17 @@ enum Applied {
     TargetExists,
 }
 
-/// Carry out `plan` (see the module comment for the order and the rollback).
-fn apply(plan: &Plan, fault: Option<Fault>) -> anyhow::Result<Applied> {
+/// Carry out `plan` in the repository at `root` (see the module comment for the
+/// order and the rollback).
+fn apply(root: &Path, plan: &Plan, fault: Option<Fault>) -> anyhow::Result<Applied> {
     // Dropped without commit on every early return, which removes the temporary file.
     let index = atomic::stage(
+        root,
         &plan.index_path,
         plan.index_content.as_bytes(),
         atomic::Options::DURABLE,
     )?;
-    match atomic::create_new(&plan.target, plan.content.as_bytes()) {
+    match atomic::create_new(root, &plan.target, plan.content.as_bytes()) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             return Ok(Applied::TargetExists);
@@ -527,7 +533,9 @@ fn apply(plan: &Plan, fault: Option<Fault>) -> anyhow::Result<Applied> {
         None => index.commit(),
     };
     if let Err(e) = replaced {
-        let restored = std::fs::write(&plan.draft, &plan.original);
+        // Back where it was, as a new file: never through a link put there meanwhile.
+        let draft_dir = plan.draft.parent().unwrap_or(Path::new("."));
+        let restored = atomic::create_new(draft_dir, &plan.draft, &plan.original);
         return match restored {
             Ok(()) => {
                 let _ = std::fs::remove_file(&plan.target);

@@ -21,14 +21,14 @@ pub const WAIT: Duration = Duration::from_secs(10);
 pub struct Lock(FileLock);
 
 impl Lock {
-    /// Take the lock of `dir`, waiting up to [`WAIT`].
-    pub fn acquire(dir: &Path) -> Result<Lock, LockError> {
-        Lock::acquire_with(dir, WAIT)
+    /// Take the lock of `dir` (inside the repository at `root`), waiting up to [`WAIT`].
+    pub fn acquire(root: &Path, dir: &Path) -> Result<Lock, LockError> {
+        Lock::acquire_with(root, dir, WAIT)
     }
 
-    /// Take the lock of `dir`, waiting up to `wait`.
-    pub fn acquire_with(dir: &Path, wait: Duration) -> Result<Lock, LockError> {
-        FileLock::acquire(&dir.join(LOCK_FILE), wait, Release::Remove).map(Lock)
+    /// Take the lock of `dir` (inside the repository at `root`), waiting up to `wait`.
+    pub fn acquire_with(root: &Path, dir: &Path, wait: Duration) -> Result<Lock, LockError> {
+        FileLock::acquire(root, &dir.join(LOCK_FILE), wait, Release::Remove).map(Lock)
     }
 
     pub fn path(&self) -> &Path {
@@ -43,15 +43,15 @@ mod tests {
     #[test]
     fn second_holder_waits_and_gives_up() {
         let dir = tempfile::tempdir().unwrap();
-        let first = Lock::acquire(dir.path()).unwrap();
+        let first = Lock::acquire(dir.path(), dir.path()).unwrap();
         assert!(first.path().exists());
-        let err = Lock::acquire_with(dir.path(), Duration::from_millis(60))
+        let err = Lock::acquire_with(dir.path(), dir.path(), Duration::from_millis(60))
             .unwrap_err()
             .to_string();
         assert!(err.contains("held by another helix-gate process"), "{err}");
         drop(first);
         assert!(!dir.path().join(LOCK_FILE).exists());
-        let again = Lock::acquire(dir.path()).unwrap();
+        let again = Lock::acquire(dir.path(), dir.path()).unwrap();
         drop(again);
     }
 
@@ -59,7 +59,7 @@ mod tests {
     fn a_lock_file_left_behind_is_taken_over_at_once() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(LOCK_FILE), "pid 1\n").unwrap();
-        let lock = Lock::acquire_with(dir.path(), Duration::ZERO);
+        let lock = Lock::acquire_with(dir.path(), dir.path(), Duration::ZERO);
         assert!(lock.is_ok());
         drop(lock);
         assert!(!dir.path().join(LOCK_FILE).exists());

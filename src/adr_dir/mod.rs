@@ -124,7 +124,7 @@ pub struct IndexWrite {
 /// Regenerate INDEX.md's table rows under the ADR directory lock.
 pub fn index_write(root: &Path) -> anyhow::Result<IndexWrite> {
     let ws = Workspace::open(root)?;
-    let _lock = lock::Lock::acquire(&ws.dir)?;
+    let _lock = lock::Lock::acquire(root, &ws.dir)?;
     let catalog = catalog::Catalog::load(&ws.engine, &ws.dir)?;
     let path = ws.index_path();
     let text = read_optional(&path)?;
@@ -138,7 +138,7 @@ pub fn index_write(root: &Path) -> anyhow::Result<IndexWrite> {
             rows,
         });
     }
-    crate::fs::atomic::write(&path, new.as_bytes())?;
+    crate::fs::atomic::write(root, &path, new.as_bytes())?;
     Ok(IndexWrite {
         path_display,
         change: if text.is_some() {

@@ -113,6 +113,7 @@ pub fn store(root: &Path, key: &str, document: &ResultDocument) -> std::io::Resu
     // No fsync: an entry lost to a power failure is a cache miss, and a damaged
     // one does not parse and is a miss too.
     crate::fs::atomic::write_with(
+        root,
         &entry_path(root, key),
         &text,
         crate::fs::atomic::Options::FAST,

@@ -86,6 +86,7 @@ pub fn append(root: &Path, record: &Record) -> std::io::Result<()> {
     let mut line = serde_json::to_string(record).map_err(std::io::Error::other)?;
     line.push('\n');
     crate::fs::append::append(
+        root,
         &history_path(root),
         line.as_bytes(),
         crate::fs::append::Missing::Create,

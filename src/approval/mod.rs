@@ -689,8 +689,13 @@ impl Request<'_> {
         let text = serde_json::to_vec_pretty(document)?;
         // Atomic, so a reader never sees half a document; no fsync: it is a record of
         // a run in a fresh folder, and the verdict that matters is in the history.
-        crate::fs::atomic::write_with(&result_path, &text, crate::fs::atomic::Options::FAST)
-            .with_context(|| format!("cannot write {}", result_path.display()))?;
+        crate::fs::atomic::write_with(
+            self.root,
+            &result_path,
+            &text,
+            crate::fs::atomic::Options::FAST,
+        )
+        .with_context(|| format!("cannot write {}", result_path.display()))?;
         if document.result == Verdict::Approved {
             for key in std::iter::once(&keys.all).chain(&keys.each) {
                 cache::store(self.root, key, document).with_context(|| {

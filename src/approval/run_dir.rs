@@ -124,7 +124,7 @@ fn is_run_id(name: &str) -> bool {
 /// Best effort: errors are ignored, a folder in use by a running review is
 /// among the newest.
 pub fn prune(root: &Path, keep: usize) {
-    let Ok(entries) = std::fs::read_dir(root.join(RUNS_DIR)) else {
+    let Some(Ok(entries)) = data_dir::existing_dir(root, RUNS_DIR).map(std::fs::read_dir) else {
         return;
     };
     let mut runs: Vec<(String, PathBuf)> = entries

@@ -6,6 +6,11 @@
 //! file, which no ADR glob matches. It is removed on every failure path: the
 //! `tempfile` crate deletes it on drop unless it was moved into place.
 //!
+//! Every function takes the folder the file must stay in (the project root) and
+//! writes the file's real location ([`super::confine::resolve`]): a symbolic link
+//! inside that folder is written through and stays a link, one that leads out is
+//! refused with [`super::confine::Escape`].
+//!
 //! Errors are `std::io::Error`s that keep the original kind (callers test for
 //! `AlreadyExists`) and name the path in their message.
 
@@ -51,14 +56,14 @@ impl Options {
     }
 }
 
-/// Replace `path` with `bytes` in one step, synced ([`Options::DURABLE`]).
-pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_with(path, bytes, Options::DURABLE)
+/// Replace `path` (inside `root`) with `bytes` in one step, synced ([`Options::DURABLE`]).
+pub fn write(root: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_with(root, path, bytes, Options::DURABLE)
 }
 
-/// Replace `path` with `bytes` in one step (temporary file + rename).
-pub fn write_with(path: &Path, bytes: &[u8], options: Options) -> io::Result<()> {
-    stage(path, bytes, options)?.commit()
+/// Replace `path` (inside `root`) with `bytes` in one step (temporary file + rename).
+pub fn write_with(root: &Path, path: &Path, bytes: &[u8], options: Options) -> io::Result<()> {
+    stage(root, path, bytes, options)?.commit()
 }
 
 /// A finished temporary file that has not replaced its target yet. Dropping it
@@ -81,28 +86,30 @@ impl Staged {
     }
 }
 
-/// Write `bytes` to a temporary file next to `path`, ready to replace it.
-pub fn stage(path: &Path, bytes: &[u8], options: Options) -> io::Result<Staged> {
+/// Write `bytes` to a temporary file next to `path`'s real location (inside
+/// `root`), ready to replace it.
+pub fn stage(root: &Path, path: &Path, bytes: &[u8], options: Options) -> io::Result<Staged> {
+    // The real location: a symlinked file is replaced at its target, so the link
+    // stays a link, and the target's permissions are the ones kept.
+    let path = &super::confine::resolve(root, path)?;
     let permissions = match options.mode {
         Some(mode) => fixed_permissions(mode),
-        // metadata follows a symlink, so a link to a private file gives private
-        // permissions; the rename then replaces the link itself with a regular
-        // file, as every writer here did before this module.
         None => std::fs::metadata(path).ok().map(|m| m.permissions()),
     };
     let temp = temp_file(path, bytes, permissions, options.sync)?;
     Ok(Staged {
         temp,
-        target: path.to_path_buf(),
+        target: path.clone(),
     })
 }
 
-/// Create `path` with `bytes` (synced), failing with `AlreadyExists` when it
-/// exists, even if another process creates it at the same moment. The file
-/// appears complete (`renameat2(RENAME_NOREPLACE)` or a hard link of a finished
-/// temporary file); where the file system supports neither, it is written with
-/// `create_new`.
-pub fn create_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// Create `path` (inside `root`) with `bytes` (synced), failing with
+/// `AlreadyExists` when it exists (a symbolic link included), even if another
+/// process creates it at the same moment. The file appears complete
+/// (`renameat2(RENAME_NOREPLACE)` or a hard link of a finished temporary file);
+/// where the file system supports neither, it is written with `create_new`.
+pub fn create_new(root: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let path = &super::confine::resolve_parent(root, path)?;
     let temp = temp_file(path, bytes, None, true)?;
     match temp.persist_noclobber(path) {
         Ok(_) => Ok(()),
@@ -224,12 +231,12 @@ mod tests {
     fn write_replaces_and_create_new_never_overwrites() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("INDEX.md");
-        write(&path, b"one").unwrap();
-        write_with(&path, b"two", Options::FAST).unwrap();
+        write(dir.path(), &path, b"one").unwrap();
+        write_with(dir.path(), &path, b"two", Options::FAST).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
         let target = dir.path().join("001-x.md");
-        create_new(&target, b"adr").unwrap();
-        let err = create_new(&target, b"other").unwrap_err();
+        create_new(dir.path(), &target, b"adr").unwrap();
+        let err = create_new(dir.path(), &target, b"other").unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
         assert!(err.to_string().contains("001-x.md"), "{err}");
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "adr");
@@ -245,20 +252,26 @@ mod tests {
         let secret = dir.path().join("settings.json");
         std::fs::write(&secret, "{}").unwrap();
         std::fs::set_permissions(&secret, Permissions::from_mode(0o600)).unwrap();
-        write(&secret, b"{\"a\": 1}").unwrap();
+        write(dir.path(), &secret, b"{\"a\": 1}").unwrap();
         assert_eq!(mode(&secret), 0o600);
 
         // A new file gets what std::fs::write gives it (0o666 minus the umask).
         let plain = dir.path().join("plain");
         std::fs::write(&plain, "x").unwrap();
         let fresh = dir.path().join("fresh");
-        write(&fresh, b"x").unwrap();
+        write(dir.path(), &fresh, b"x").unwrap();
         assert_eq!(mode(&fresh), mode(&plain));
-        create_new(&dir.path().join("created"), b"x").unwrap();
+        create_new(dir.path(), &dir.path().join("created"), b"x").unwrap();
         assert_eq!(mode(&dir.path().join("created")), mode(&plain));
 
         // A fixed mode wins over the target's.
-        write_with(&secret, b"#!/bin/sh\n", Options::DURABLE.with_mode(0o755)).unwrap();
+        write_with(
+            dir.path(),
+            &secret,
+            b"#!/bin/sh\n",
+            Options::DURABLE.with_mode(0o755),
+        )
+        .unwrap();
         assert_eq!(mode(&secret), 0o755);
     }
 
@@ -268,11 +281,11 @@ mod tests {
         let target = dir.path().join("taken");
         std::fs::create_dir(&target).unwrap();
         std::fs::write(target.join("inside"), "x").unwrap();
-        let err = write(&target, b"bytes").unwrap_err();
+        let err = write(dir.path(), &target, b"bytes").unwrap_err();
         assert!(err.to_string().starts_with("cannot replace "), "{err}");
         assert!(err.to_string().contains("taken"), "{err}");
         assert_eq!(names(dir.path()), ["taken"]);
-        assert!(create_new(&target, b"bytes").is_err());
+        assert!(create_new(dir.path(), &target, b"bytes").is_err());
         assert_eq!(names(dir.path()), ["taken"]);
     }
 
@@ -281,7 +294,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("INDEX.md");
         std::fs::write(&path, "old").unwrap();
-        let staged = stage(&path, b"new", Options::DURABLE).unwrap();
+        let staged = stage(dir.path(), &path, b"new", Options::DURABLE).unwrap();
         assert_eq!(
             names(dir.path()).len(),
             2,
@@ -290,7 +303,7 @@ mod tests {
         drop(staged);
         assert_eq!(names(dir.path()), ["INDEX.md"]);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
-        stage(&path, b"new", Options::DURABLE)
+        stage(dir.path(), &path, b"new", Options::DURABLE)
             .unwrap()
             .commit()
             .unwrap();
@@ -300,8 +313,45 @@ mod tests {
     #[test]
     fn a_missing_directory_is_reported_with_its_path() {
         let dir = tempfile::tempdir().unwrap();
-        let err = write(&dir.path().join("no/such/file"), b"x").unwrap_err();
+        let err = write(dir.path(), &dir.path().join("no/such/file"), b"x").unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::NotFound);
         assert!(err.to_string().contains("no/such"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_file_is_written_through_inside_and_refused_outside() {
+        use std::os::unix::fs::{PermissionsExt as _, symlink};
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let real = dir.path().join("docs-INDEX.md");
+        std::fs::write(&real, "old").unwrap();
+        std::fs::set_permissions(&real, Permissions::from_mode(0o600)).unwrap();
+        let link = dir.path().join("INDEX.md");
+        symlink("docs-INDEX.md", &link).unwrap();
+        write(dir.path(), &link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the target's permissions are kept");
+
+        let outside = elsewhere.path().join("script.sh");
+        std::fs::write(&outside, "#!/bin/sh\n").unwrap();
+        let hostile = dir.path().join("log.jsonl");
+        symlink(&outside, &hostile).unwrap();
+        let err = write(dir.path(), &hostile, b"x").unwrap_err();
+        assert!(super::super::confine::escape(&err).is_some(), "{err}");
+        let err = create_new(dir.path(), &hostile, b"x").unwrap_err();
+        assert_eq!(
+            err.kind(),
+            io::ErrorKind::AlreadyExists,
+            "a link is a file that exists"
+        );
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "#!/bin/sh\n");
+        assert_eq!(names(elsewhere.path()), ["script.sh"]);
+        assert_eq!(
+            names(dir.path()),
+            ["INDEX.md", "docs-INDEX.md", "log.jsonl"]
+        );
     }
 }

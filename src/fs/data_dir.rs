@@ -13,7 +13,9 @@
 //! ```
 //!
 //! Paths are relative to the repository root; a folder is created on first use,
-//! always together with the `.gitignore`.
+//! always together with the `.gitignore`. A cloned repository may ship any of
+//! them as a symbolic link: every write goes through [`super::confine`], so a
+//! link that leads out of the project is refused, never written through.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -31,45 +33,52 @@ pub const CACHE_DIR: &str = ".helix-gate/approval-cache";
 /// One folder per reviewer run.
 pub const RUNS_DIR: &str = ".helix-gate/approvals";
 
-const GITIGNORE: &str = ".helix-gate/.gitignore";
+/// The `.gitignore` inside [`DIR`].
+const GITIGNORE_NAME: &str = ".gitignore";
 const GITIGNORE_TEXT: &str =
     "# helix-gate runtime data (session state, logs, approvals): never commit\n*\n";
 
-/// Create `.helix-gate/` with its `.gitignore` when missing; returns the folder.
-/// Safe to call from many processes at once.
+/// Create `.helix-gate/` with its `.gitignore` when missing; returns the folder's
+/// real location. Refused (see [`super::confine::Escape`]) when `.helix-gate`
+/// leads out of the project through a symbolic link. Safe to call from many
+/// processes at once.
 pub fn ensure(root: &Path) -> io::Result<PathBuf> {
-    let dir = root.join(DIR);
-    let ignore = root.join(GITIGNORE);
-    // The .gitignore is written last, so its existence means all is done: one stat.
+    let dir = create_dir(root, &root.join(DIR))?;
+    // The .gitignore is written last, so its existence means all is done.
+    let ignore = dir.join(GITIGNORE_NAME);
     if ignore.exists() {
         return Ok(dir);
     }
-    create_dir(&dir)?;
     // create_new: a concurrent process may write it at the same moment, and a
     // .gitignore the user edited is never replaced.
-    match super::atomic::create_new(&ignore, GITIGNORE_TEXT.as_bytes()) {
+    match super::atomic::create_new(root, &ignore, GITIGNORE_TEXT.as_bytes()) {
         Err(e) if e.kind() != io::ErrorKind::AlreadyExists => Err(e),
         _ => Ok(dir),
     }
 }
 
 /// Create the folder `rel` (one of the `*_DIR` constants) inside an ensured
-/// `.helix-gate/`; returns its path.
+/// `.helix-gate/`; returns its real location, where new files can be created
+/// without another check (it contains no symbolic link).
 pub fn ensure_dir(root: &Path, rel: &str) -> io::Result<PathBuf> {
-    let dir = root.join(rel);
-    // Two stats on the hook's hot path once both exist, instead of a mkdir walk.
-    if dir.is_dir() && root.join(GITIGNORE).exists() {
-        return Ok(dir);
-    }
     ensure(root)?;
-    create_dir(&dir)?;
-    Ok(dir)
+    create_dir(root, &root.join(rel))
 }
 
-/// `create_dir_all`, with a plain word for a file standing where the folder belongs
-/// (the OS says "File exists", which reads as if nothing were wrong).
-fn create_dir(dir: &Path) -> io::Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| {
+/// The real location of the existing data folder `rel` (one of the `*_DIR`
+/// constants), for removing old files from it; None when it is missing or leads
+/// out of the project, where nothing is helix-gate's to remove.
+pub fn existing_dir(root: &Path, rel: &str) -> Option<PathBuf> {
+    super::confine::resolve(root, &root.join(rel))
+        .ok()
+        .filter(|dir| dir.is_dir())
+}
+
+/// `create_dir_all` inside the project, with a plain word for a file standing
+/// where the folder belongs (the OS says "File exists", which reads as if nothing
+/// were wrong).
+fn create_dir(root: &Path, dir: &Path) -> io::Result<PathBuf> {
+    super::confine::create_dir_all(root, dir).map_err(|e| {
         if e.kind() == io::ErrorKind::AlreadyExists && !dir.is_dir() {
             io::Error::new(
                 io::ErrorKind::NotADirectory,
@@ -122,14 +131,7 @@ mod tests {
 
     #[test]
     fn every_path_is_inside_the_data_dir() {
-        for path in [
-            STATE_DIR,
-            LOG_PATH,
-            HISTORY_PATH,
-            CACHE_DIR,
-            RUNS_DIR,
-            GITIGNORE,
-        ] {
+        for path in [STATE_DIR, LOG_PATH, HISTORY_PATH, CACHE_DIR, RUNS_DIR] {
             let rest = path.strip_prefix(DIR).and_then(|r| r.strip_prefix('/'));
             assert!(rest.is_some_and(|r| !r.is_empty()), "{path}");
         }
@@ -139,7 +141,8 @@ mod tests {
     fn ensure_is_idempotent_and_writes_the_gitignore() {
         let root = tempfile::tempdir().unwrap();
         let dir = ensure(root.path()).unwrap();
-        assert_eq!(dir, root.path().join(DIR));
+        let real_root = std::fs::canonicalize(root.path()).unwrap();
+        assert_eq!(dir, real_root.join(DIR));
         let ignore = dir.join(".gitignore");
         assert_eq!(std::fs::read_to_string(&ignore).unwrap(), GITIGNORE_TEXT);
         assert_eq!(
@@ -169,9 +172,9 @@ mod tests {
     fn ensure_dir_recreates_a_removed_gitignore() {
         let root = tempfile::tempdir().unwrap();
         ensure_dir(root.path(), CACHE_DIR).unwrap();
-        std::fs::remove_file(root.path().join(GITIGNORE)).unwrap();
+        std::fs::remove_file(root.path().join(DIR).join(GITIGNORE_NAME)).unwrap();
         ensure_dir(root.path(), CACHE_DIR).unwrap();
-        assert!(root.path().join(GITIGNORE).is_file());
+        assert!(root.path().join(DIR).join(GITIGNORE_NAME).is_file());
     }
 
     #[test]
@@ -194,5 +197,41 @@ mod tests {
             Some(Path::new("/r/.helix-gate/state"))
         );
         assert_eq!(files.lock.parent(), files.state.parent());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_data_dir_linked_out_of_the_project_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), root.path().join(DIR)).unwrap();
+        for err in [
+            ensure(root.path()).unwrap_err(),
+            ensure_dir(root.path(), STATE_DIR).unwrap_err(),
+        ] {
+            assert!(super::super::confine::escape(&err).is_some(), "{err}");
+        }
+        assert!(
+            std::fs::read_dir(elsewhere.path())
+                .unwrap()
+                .next()
+                .is_none()
+        );
+
+        // One level down: the folder exists, its subfolder is the link.
+        std::fs::remove_file(root.path().join(DIR)).unwrap();
+        ensure(root.path()).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), root.path().join(CACHE_DIR)).unwrap();
+        let err = ensure_dir(root.path(), CACHE_DIR).unwrap_err();
+        assert!(super::super::confine::escape(&err).is_some(), "{err}");
+        assert!(
+            std::fs::read_dir(elsewhere.path())
+                .unwrap()
+                .next()
+                .is_none()
+        );
+        assert_eq!(existing_dir(root.path(), CACHE_DIR), None, "never pruned");
+        assert!(existing_dir(root.path(), DIR).is_some());
+        assert_eq!(existing_dir(root.path(), RUNS_DIR), None, "missing");
     }
 }

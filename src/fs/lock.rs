@@ -12,8 +12,12 @@
 //! open. So after locking, the holder checks that the path still names the file it
 //! locked, and otherwise starts over. The holder removes the file before it
 //! unlocks, so a process that gets the lock afterwards always sees the change.
+//!
+//! The lock file's real location must be inside the folder given
+//! ([`super::confine::resolve`]), and it is opened without following a final
+//! symbolic link, so a lock file linked elsewhere is never created or written.
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -60,9 +64,15 @@ pub struct FileLock {
 }
 
 impl FileLock {
-    /// Take the lock on `path` (the file is created when missing), waiting up to
-    /// `wait` for another holder.
-    pub fn acquire(path: &Path, wait: Duration, release: Release) -> Result<FileLock, LockError> {
+    /// Take the lock on `path` inside `root` (the file is created when missing),
+    /// waiting up to `wait` for another holder.
+    pub fn acquire(
+        root: &Path,
+        path: &Path,
+        wait: Duration,
+        release: Release,
+    ) -> Result<FileLock, LockError> {
+        let path = &super::confine::resolve(root, path).map_err(LockError::Io)?;
         let deadline = Instant::now() + wait;
         let mut pause = Duration::from_millis(1);
         let mut file = open(path)?;
@@ -73,7 +83,7 @@ impl FileLock {
                         record_holder(&mut file);
                         return Ok(FileLock {
                             file,
-                            path: path.to_path_buf(),
+                            path: path.clone(),
                             release,
                         });
                     }
@@ -91,7 +101,7 @@ impl FileLock {
                 let holder = std::fs::read_to_string(path).unwrap_or_default();
                 let holder = holder.trim();
                 return Err(LockError::Timeout {
-                    path: path.to_path_buf(),
+                    path: path.clone(),
                     holder: if holder.is_empty() {
                         "holder unknown".to_owned()
                     } else {
@@ -121,13 +131,8 @@ impl Drop for FileLock {
 }
 
 fn open(path: &Path) -> Result<File, LockError> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        // Never truncate here: the file holds the current holder's pid.
-        .truncate(false)
-        .open(path)
+    // Never truncated here: the file holds the current holder's pid.
+    super::confine::open_no_follow(path, super::confine::Access::ReadWriteCreate)
         .map_err(|e| LockError::Io(failed("cannot open the lock file", path, &e)))
 }
 
@@ -173,9 +178,9 @@ mod tests {
     fn a_second_holder_waits_then_times_out_with_the_holder() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.lock");
-        let first = FileLock::acquire(&path, Duration::ZERO, Release::Keep).unwrap();
+        let first = FileLock::acquire(dir.path(), &path, Duration::ZERO, Release::Keep).unwrap();
         let started = Instant::now();
-        let err = FileLock::acquire(&path, SHORT, Release::Keep).unwrap_err();
+        let err = FileLock::acquire(dir.path(), &path, SHORT, Release::Keep).unwrap_err();
         assert!(started.elapsed() >= SHORT);
         let message = err.to_string();
         assert!(
@@ -190,11 +195,15 @@ mod tests {
     fn the_lock_is_released_on_drop() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.lock");
-        let first = FileLock::acquire(&path, Duration::ZERO, Release::Keep).unwrap();
+        let first = FileLock::acquire(dir.path(), &path, Duration::ZERO, Release::Keep).unwrap();
         drop(first);
         assert!(path.exists(), "Release::Keep leaves the file");
-        let second = FileLock::acquire(&path, Duration::ZERO, Release::Remove).unwrap();
-        assert_eq!(second.path(), path);
+        let second = FileLock::acquire(dir.path(), &path, Duration::ZERO, Release::Remove).unwrap();
+        assert_eq!(
+            second.path(),
+            std::fs::canonicalize(dir.path()).unwrap().join("x.lock"),
+            "the real location"
+        );
         drop(second);
         assert!(!path.exists(), "Release::Remove removes it");
     }
@@ -204,7 +213,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.lock");
         std::fs::write(&path, "pid 1\n").unwrap();
-        let lock = FileLock::acquire(&path, Duration::ZERO, Release::Remove).unwrap();
+        let lock = FileLock::acquire(dir.path(), &path, Duration::ZERO, Release::Remove).unwrap();
         let pid = format!("pid {}\n", std::process::id());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), pid);
         drop(lock);
@@ -221,11 +230,16 @@ mod tests {
         let threads: Vec<_> = (0..6)
             .map(|_| {
                 let (path, counter) = (path.clone(), counter.clone());
+                let root = dir.path().to_path_buf();
                 std::thread::spawn(move || {
                     for _ in 0..20 {
-                        let _lock =
-                            FileLock::acquire(&path, Duration::from_secs(10), Release::Remove)
-                                .unwrap();
+                        let _lock = FileLock::acquire(
+                            &root,
+                            &path,
+                            Duration::from_secs(10),
+                            Release::Remove,
+                        )
+                        .unwrap();
                         let n: u32 = std::fs::read_to_string(&counter).unwrap().parse().unwrap();
                         std::fs::write(&counter, (n + 1).to_string()).unwrap();
                     }
@@ -237,5 +251,24 @@ mod tests {
         }
         assert_eq!(std::fs::read_to_string(&counter).unwrap(), "120");
         assert!(!path.exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_file_linked_out_of_the_folder_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let target = elsewhere.path().join("victim");
+        std::fs::write(&target, "keep\n").unwrap();
+        let path = dir.path().join("x.lock");
+        std::os::unix::fs::symlink(&target, &path).unwrap();
+        let err =
+            FileLock::acquire(dir.path(), &path, Duration::ZERO, Release::Remove).unwrap_err();
+        let LockError::Io(io) = &err else {
+            panic!("{err}")
+        };
+        assert!(super::super::confine::escape(io).is_some(), "{err}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep\n");
+        assert!(std::fs::symlink_metadata(&path).unwrap().is_symlink());
     }
 }

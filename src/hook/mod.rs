@@ -1128,7 +1128,7 @@ fn step_fallback(root: &Path, fallback_file: &str, last: &str) -> String {
         );
     }
     let marker = format!("\n\n<!-- STEP: {step} -->\n");
-    let result = crate::fs::append::append(&path, marker.as_bytes(), Missing::Fail);
+    let result = crate::fs::append::append(root, &path, marker.as_bytes(), Missing::Fail);
     match result {
         Ok(()) => format!("appended <!-- STEP: {step} --> to {rel}"),
         Err(e) => format!("cannot append to {rel}: {e}"),

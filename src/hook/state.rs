@@ -95,6 +95,7 @@ pub struct Locked {
     pub note: Option<String>,
     path: PathBuf,
     dir: PathBuf,
+    root: PathBuf,
     /// The bytes read, when they parsed: an unchanged state is not written again.
     original: Option<Vec<u8>>,
     _lock: FileLock,
@@ -111,7 +112,7 @@ impl Locked {
         // No fsync: the rename keeps readers consistent, and losing a session's
         // attempt counts on power loss is harmless; an fsync would cost milliseconds
         // on every tool call.
-        atomic::write_with(&self.path, &bytes, atomic::Options::FAST)
+        atomic::write_with(&self.root, &self.path, &bytes, atomic::Options::FAST)
             .map_err(|e| io_error(e, &self.dir))
     }
 }
@@ -131,10 +132,11 @@ pub fn lock(root: &Path, session: &str) -> Result<Locked, StateError> {
     let files = data_dir::session_files(root, session);
     let path = files.state;
     // The lock file stays: it sits next to the state file and is pruned with it.
-    let lock = FileLock::acquire(&files.lock, LOCK_WAIT, Release::Keep).map_err(|e| match e {
-        LockError::Timeout { .. } => StateError::Locked,
-        LockError::Io(source) => io_error(source, &dir),
-    })?;
+    let lock =
+        FileLock::acquire(root, &files.lock, LOCK_WAIT, Release::Keep).map_err(|e| match e {
+            LockError::Timeout { .. } => StateError::Locked,
+            LockError::Io(source) => io_error(source, &dir),
+        })?;
     let mut note = None;
     let mut original = None;
     let state = match std::fs::read(&path) {
@@ -159,6 +161,7 @@ pub fn lock(root: &Path, session: &str) -> Result<Locked, StateError> {
         note,
         path,
         dir,
+        root: root.to_path_buf(),
         original,
         _lock: lock,
     })
@@ -180,7 +183,9 @@ pub fn update<R>(
 
 /// Remove state files older than `days`.
 pub fn prune(root: &Path, days: u64) {
-    let Ok(entries) = std::fs::read_dir(root.join(data_dir::STATE_DIR)) else {
+    let Some(Ok(entries)) =
+        data_dir::existing_dir(root, data_dir::STATE_DIR).map(std::fs::read_dir)
+    else {
         return;
     };
     let max_age = Duration::from_secs(days * 86_400);

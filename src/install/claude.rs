@@ -1,8 +1,22 @@
 //! Register the hook in Claude Code settings, merging with whatever is there.
 //!
 //! Every other key and hook is preserved (key order too); a settings file that
-//! is not valid JSON is refused, never overwritten; uninstall removes only the
-//! entries whose command runs `helix-gate hook`.
+//! is not valid JSON is refused, never overwritten.
+//!
+//! Our entries are recognised exactly, never by a substring: an entry is ours when
+//! its `statusMessage` is [`STATUS_MARKER`] (a field Claude Code 2.1.329 knows for
+//! command hooks: the spinner text while the hook runs), or when its command is one
+//! of the exact forms earlier versions wrote without the marker (`helix-gate hook`,
+//! or the binary's absolute path in double quotes followed by ` hook`). Another
+//! tool's hook whose command merely mentions helix-gate is left alone.
+//!
+//! The file is replaced atomically and keeps its permissions (a 0600
+//! `settings.local.json` holding API keys stays 0600). A symbolic link (dotfiles)
+//! stays a link and is written through, when the file it points to is in the
+//! allowed place: inside the project for project and local settings (a cloned
+//! repository must not make `install` write elsewhere), inside the home directory
+//! for user settings (`~/.claude`, a dotfiles checkout). A link elsewhere is
+//! refused, with the reason.
 
 use std::path::{Path, PathBuf};
 
@@ -27,13 +41,62 @@ pub fn settings_path(root: &Path, scope: Scope) -> anyhow::Result<PathBuf> {
     Ok(match scope {
         Scope::Project => root.join(".claude/settings.json"),
         Scope::Local => root.join(".claude/settings.local.json"),
-        Scope::User => {
-            let home = crate::env::var("HOME")
-                .context("HOME is not set; cannot find ~/.claude/settings.json")?;
-            PathBuf::from(home).join(".claude/settings.json")
-        }
+        Scope::User => home()?.join(".claude/settings.json"),
     })
 }
+
+fn home() -> anyhow::Result<PathBuf> {
+    let home =
+        crate::env::var("HOME").context("HOME is not set; cannot find ~/.claude/settings.json")?;
+    Ok(PathBuf::from(home))
+}
+
+/// The folder the settings file of `scope`, and the file a symbolic link there
+/// points to, must stay in: the project, or the home directory for user settings.
+fn allowed_area(root: &Path, scope: Scope) -> anyhow::Result<Area> {
+    Ok(match scope {
+        Scope::Project | Scope::Local => Area {
+            dir: root.to_path_buf(),
+            name: "the project",
+        },
+        Scope::User => Area {
+            dir: home()?,
+            name: "your home directory",
+        },
+    })
+}
+
+/// Where a settings file may be written, and how to name that place.
+#[derive(Debug, Clone)]
+pub struct Area {
+    pub dir: PathBuf,
+    pub name: &'static str,
+}
+
+impl Area {
+    /// `result` of a write of `path` inside the area, with a refusal that says
+    /// what was not done and why.
+    fn check<T>(&self, path: &Path, result: std::io::Result<T>) -> anyhow::Result<T> {
+        let shown = |p: &Path| crate::paths::display(&self.dir, &self.dir.join(p));
+        result.map_err(|e| match crate::fs::confine::escape(&e) {
+            Some(crate::fs::confine::Escape::Link { link, target, .. }) => anyhow::anyhow!(
+                "`{}` leaves {} through a symbolic link (`{}` -> `{}`); not written. \
+Settings are written through a link only to a file inside {} ({}): edit the file it points to by hand, or replace the link with a copy",
+                shown(path),
+                self.name,
+                shown(link),
+                target.display(),
+                self.name,
+                self.dir.display()
+            ),
+            _ => anyhow::Error::new(e).context(format!("cannot write {}", path.display())),
+        })
+    }
+}
+
+/// The `statusMessage` of our hook entries: what Claude Code shows while the hook
+/// runs, and the mark by which install and uninstall know an entry is ours.
+pub const STATUS_MARKER: &str = "helix-gate: ADR gate";
 
 /// `helix-gate hook` when that name on PATH is this binary, else the absolute path
 /// (quoted). The command text appears in the feedback the model reads, so short is better.
@@ -53,10 +116,35 @@ pub fn hook_command() -> String {
     }
 }
 
-/// Whether a hook command is one of ours.
-pub fn is_ours(command: &str) -> bool {
-    let command = command.trim();
-    command.contains("helix-gate") && (command.ends_with(" hook") || command.contains(" hook "))
+/// Whether a hook entry is one of ours: it carries [`STATUS_MARKER`], or its
+/// command is exactly one an earlier version wrote.
+fn is_ours(hook: &Value) -> bool {
+    hook.get("statusMessage").and_then(Value::as_str) == Some(STATUS_MARKER)
+        || hook
+            .get("command")
+            .and_then(Value::as_str)
+            .is_some_and(is_legacy_command)
+}
+
+/// The commands [`hook_command`] produced before entries carried the marker:
+/// `helix-gate hook`, or `"<absolute path to helix-gate>" hook`.
+fn is_legacy_command(command: &str) -> bool {
+    if command == "helix-gate hook" {
+        return true;
+    }
+    let Some(exe) = command
+        .strip_suffix(" hook")
+        .and_then(|c| c.strip_prefix('"'))
+        .and_then(|c| c.strip_suffix('"'))
+    else {
+        return false;
+    };
+    let exe = Path::new(exe);
+    !exe.as_os_str().to_string_lossy().contains('"')
+        && exe.is_absolute()
+        && exe
+            .file_name()
+            .is_some_and(|n| n == "helix-gate" || n == "helix-gate.exe")
 }
 
 fn read_settings(path: &Path) -> anyhow::Result<Map<String, Value>> {
@@ -81,13 +169,17 @@ fn read_settings(path: &Path) -> anyhow::Result<Map<String, Value>> {
     }
 }
 
-fn write_settings(path: &Path, settings: &Map<String, Value>) -> anyhow::Result<()> {
+fn write_settings(area: &Area, path: &Path, settings: &Map<String, Value>) -> anyhow::Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        area.check(dir, crate::fs::confine::create_dir_all(&area.dir, dir))?;
     }
     let text = serde_json::to_string_pretty(settings)? + "\n";
-    // The user's settings: synced, and a private (0600) file stays private.
-    Ok(crate::fs::atomic::write(path, text.as_bytes())?)
+    // The user's settings: synced, and a private (0600) file stays private; a
+    // symlinked file is replaced at its target, so the link stays.
+    area.check(
+        path,
+        crate::fs::atomic::write(&area.dir, path, text.as_bytes()),
+    )
 }
 
 /// Remove our entries from a `hooks` object; returns how many were removed.
@@ -100,11 +192,7 @@ fn remove_ours(hooks: &mut Map<String, Value>) -> usize {
         for group in groups.iter_mut() {
             if let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) {
                 let before = list.len();
-                list.retain(|h| {
-                    !h.get("command")
-                        .and_then(Value::as_str)
-                        .is_some_and(is_ours)
-                });
+                list.retain(|h| !is_ours(h));
                 removed += before - list.len();
             }
         }
@@ -124,7 +212,7 @@ pub fn our_hooks(
     prompt_context: bool,
     approval_timeout_s: u64,
 ) -> Vec<(&'static str, Value)> {
-    let hook = |timeout: u64| json!({"type": "command", "command": command, "timeout": timeout});
+    let hook = |timeout: u64| json!({"type": "command", "command": command, "timeout": timeout, "statusMessage": STATUS_MARKER});
     let mut entries = vec![
         // Denies writes into .helix-gate/ before they happen.
         (
@@ -147,13 +235,17 @@ pub fn our_hooks(
     entries
 }
 
-/// Merge our hooks into the settings at `path` (idempotent).
+/// Merge our hooks into the settings at `path`, which must stay inside `area`
+/// (idempotent).
 pub fn install_into(
+    area: &Area,
     path: &Path,
     command: &str,
     prompt_context: bool,
     approval_timeout_s: u64,
 ) -> anyhow::Result<()> {
+    // Before reading: a link out of the area is refused for what it is.
+    area.check(path, crate::fs::confine::resolve(&area.dir, path))?;
     let mut settings = read_settings(path)?;
     let hooks = settings
         .entry("hooks")
@@ -177,14 +269,16 @@ pub fn install_into(
             ),
         }
     }
-    write_settings(path, &settings)
+    write_settings(area, path, &settings)
 }
 
-/// Remove our hooks from the settings at `path`; returns how many were removed.
-pub fn uninstall_from(path: &Path) -> anyhow::Result<usize> {
+/// Remove our hooks from the settings at `path` (inside `area`); returns how many
+/// were removed.
+pub fn uninstall_from(area: &Area, path: &Path) -> anyhow::Result<usize> {
     if !path.exists() {
         return Ok(0);
     }
+    area.check(path, crate::fs::confine::resolve(&area.dir, path))?;
     let mut settings = read_settings(path)?;
     let mut removed = 0;
     if let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) {
@@ -194,7 +288,7 @@ pub fn uninstall_from(path: &Path) -> anyhow::Result<usize> {
         }
     }
     if removed > 0 {
-        write_settings(path, &settings)?;
+        write_settings(area, path, &settings)?;
     }
     Ok(removed)
 }
@@ -204,6 +298,7 @@ pub fn install(root: &Path, scope: Scope) -> anyhow::Result<PathBuf> {
     let settings = crate::config::Settings::load(root)?;
     let path = settings_path(root, scope)?;
     install_into(
+        &allowed_area(root, scope)?,
         &path,
         &hook_command(),
         settings.hook.prompt_context,
@@ -215,7 +310,7 @@ pub fn install(root: &Path, scope: Scope) -> anyhow::Result<PathBuf> {
 /// Remove helix-gate's hooks from the settings file of `scope`: that file and how many.
 pub fn uninstall(root: &Path, scope: Scope) -> anyhow::Result<(PathBuf, usize)> {
     let path = settings_path(root, scope)?;
-    let removed = uninstall_from(&path)?;
+    let removed = uninstall_from(&allowed_area(root, scope)?, &path)?;
     Ok((path, removed))
 }
 
@@ -230,8 +325,8 @@ mod tests {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         let original = r#"{"model": "opus", "permissions": {"allow": ["Bash(ls)"]}, "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./lint.sh"}]}]}}"#;
         std::fs::write(&path, original).unwrap();
-        install_into(&path, "helix-gate hook", false, 300).unwrap();
-        install_into(&path, "helix-gate hook", false, 300).unwrap();
+        install_into(&area(dir.path()), &path, "helix-gate hook", false, 300).unwrap();
+        install_into(&area(dir.path()), &path, "helix-gate hook", false, 300).unwrap();
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["model", "permissions", "hooks"]);
@@ -244,7 +339,7 @@ mod tests {
         assert_eq!(post[1]["matcher"], "Write|Edit|MultiEdit");
         assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["timeout"], 360);
         assert!(v["hooks"].get("UserPromptSubmit").is_none());
-        assert_eq!(uninstall_from(&path).unwrap(), 4);
+        assert_eq!(uninstall_from(&area(dir.path()), &path).unwrap(), 4);
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(v, serde_json::from_str::<Value>(original).unwrap());
     }
@@ -254,19 +349,43 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("settings.json");
         std::fs::write(&path, "{ not json").unwrap();
-        let err = install_into(&path, "helix-gate hook", false, 300).unwrap_err();
+        let err =
+            install_into(&area(dir.path()), &path, "helix-gate hook", false, 300).unwrap_err();
         assert!(err.to_string().contains("not valid JSON"), "{err}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
         std::fs::write(&path, "[1]").unwrap();
-        assert!(install_into(&path, "helix-gate hook", false, 300).is_err());
+        assert!(install_into(&area(dir.path()), &path, "helix-gate hook", false, 300).is_err());
+    }
+
+    fn area(dir: &Path) -> Area {
+        Area {
+            dir: dir.to_path_buf(),
+            name: "the project",
+        }
     }
 
     #[test]
-    fn recognises_our_commands_only() {
-        assert!(is_ours("helix-gate hook"));
-        assert!(is_ours("\"/opt/x/helix-gate\" hook"));
-        assert!(is_ours("${CLAUDE_PLUGIN_ROOT}/hooks/helix-gate.sh hook"));
-        assert!(!is_ours("./lint.sh"));
-        assert!(!is_ours("helix-gate validate"));
+    fn recognises_our_entries_only() {
+        let entry = |command: &str| json!({"type": "command", "command": command});
+        assert!(is_ours(&entry("helix-gate hook")));
+        assert!(is_ours(&entry("\"/opt/x/helix-gate\" hook")));
+        let marked =
+            json!({"type": "command", "command": "/x/y hook", "statusMessage": STATUS_MARKER});
+        assert!(is_ours(&marked));
+        for foreign in [
+            "./lint.sh",
+            "helix-gate validate",
+            "my-helix-gate-wrapper.sh hook",
+            "\"/opt/helix-gate-tools/lint\" hook",
+            "\"relative/helix-gate\" hook",
+            "helix-gate hook --other",
+            "${CLAUDE_PLUGIN_ROOT}/hooks/helix-gate.sh hook",
+            " helix-gate hook",
+        ] {
+            assert!(!is_ours(&entry(foreign)), "{foreign}");
+        }
+        assert!(!is_ours(
+            &json!({"command": "x", "statusMessage": "helix-gate"})
+        ));
     }
 }

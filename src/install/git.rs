@@ -7,6 +7,13 @@
 //!
 //! A foreign hook is never overwritten: it is renamed to `pre-commit.local`, the shim runs it
 //! first, and uninstalling renames it back.
+//!
+//! Where the hooks directory is, git decides (`core.hooksPath` may name a folder outside the
+//! repository, e.g. a dotfiles checkout): the shim is written there, but never through a
+//! symbolic link. A symlinked foreign hook is moved aside as the link it is. A symlinked
+//! `pre-commit` that points to a helix-gate shim (a dotfiles-managed hook) is ours: it is
+//! left as it is when it points to this version's shim and refused otherwise, never chained,
+//! because a shim that runs a `pre-commit.local` which is itself a shim calls itself forever.
 
 use std::path::{Path, PathBuf};
 
@@ -69,6 +76,15 @@ merge the two into one {LOCAL} (or remove one), then run `helix-gate install git
     /// Writing the shim failed (the message names the file).
     #[error(transparent)]
     Write(std::io::Error),
+    /// The hook is a symbolic link to an older shim, which is not written through.
+    #[error(
+        "{} is a symbolic link to {}, an older helix-gate shim; helix-gate does not write through \
+the link: update that file with the shim of this version (hooks/pre-commit of helix-gate) or \
+remove the link, then run `helix-gate install git` again",
+        hook.display(),
+        target.display()
+    )]
+    LinkedOldShim { hook: PathBuf, target: PathBuf },
 }
 
 fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> InstallError {
@@ -112,6 +128,17 @@ fn is_shim(path: &Path) -> bool {
         })
 }
 
+/// Whether `path` is a symbolic link to a helix-gate shim.
+fn is_linked_shim(path: &Path) -> bool {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    is_link
+        && std::fs::read(path).is_ok_and(|bytes| {
+            String::from_utf8_lossy(&bytes)
+                .lines()
+                .any(|l| l.trim_end() == MARKER)
+        })
+}
+
 fn exists(path: &Path) -> bool {
     // symlink_metadata: a dangling symlink is still a file we must not overwrite.
     std::fs::symlink_metadata(path).is_ok()
@@ -129,6 +156,12 @@ pub fn install_into(dir: &Path) -> Result<Installed, InstallError> {
             return Ok(Installed::Unchanged);
         }
         Installed::Updated
+    } else if is_linked_shim(&hook) {
+        if std::fs::read(&hook).is_ok_and(|b| b == SHIM.as_bytes()) {
+            return Ok(Installed::Unchanged);
+        }
+        let target = std::fs::read_link(&hook).unwrap_or_default();
+        return Err(InstallError::LinkedOldShim { hook, target });
     } else {
         if exists(&local) {
             return Err(InstallError::LocalExists { hook, local });
@@ -137,7 +170,7 @@ pub fn install_into(dir: &Path) -> Result<Installed, InstallError> {
         std::fs::rename(&hook, &local).map_err(io("cannot move aside", &hook))?;
         Installed::Chained
     };
-    write_executable(&hook, SHIM)?;
+    write_executable(dir, &hook, SHIM)?;
     Ok(outcome)
 }
 
@@ -148,7 +181,7 @@ pub fn uninstall_from(dir: &Path) -> Result<Uninstalled, InstallError> {
     if !exists(&hook) {
         return Ok(Uninstalled::NotInstalled);
     }
-    if !is_shim(&hook) {
+    if !is_shim(&hook) && !is_linked_shim(&hook) {
         return Ok(Uninstalled::Foreign);
     }
     if exists(&local) {
@@ -156,15 +189,18 @@ pub fn uninstall_from(dir: &Path) -> Result<Uninstalled, InstallError> {
         std::fs::rename(&local, &hook).map_err(io("cannot restore", &local))?;
         Ok(Uninstalled::Restored)
     } else {
+        // A link is removed as a link: the file it points to stays.
         std::fs::remove_file(&hook).map_err(io("cannot remove", &hook))?;
         Ok(Uninstalled::Removed)
     }
 }
 
-/// Write through a temporary file and a rename, so git never runs a half-written hook.
-fn write_executable(path: &Path, content: &str) -> Result<(), InstallError> {
+/// Write through a temporary file and a rename, so git never runs a half-written hook; the
+/// file must stay inside the hooks directory `dir`.
+fn write_executable(dir: &Path, path: &Path, content: &str) -> Result<(), InstallError> {
     let options = crate::fs::atomic::Options::DURABLE.with_mode(0o755);
-    crate::fs::atomic::write_with(path, content.as_bytes(), options).map_err(InstallError::Write)
+    crate::fs::atomic::write_with(dir, path, content.as_bytes(), options)
+        .map_err(InstallError::Write)
 }
 
 /// Whether `name` is an executable file in a `PATH` directory (what the shim's
@@ -233,6 +269,74 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(dir.join(HOOK)).unwrap(),
             "#!/bin/sh\nforeign\n"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_hook_linked_to_a_shim_is_ours_and_never_chained() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("hooks");
+        let dotfiles = tmp.path().join("dotfiles");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(&dotfiles).unwrap();
+        let target = dotfiles.join("pre-commit");
+        std::fs::write(&target, SHIM).unwrap();
+        symlink(&target, dir.join(HOOK)).unwrap();
+        assert_eq!(install_into(&dir).unwrap(), Installed::Unchanged);
+        assert!(!exists(&dir.join(LOCAL)), "a linked shim is never chained");
+
+        let old = format!("#!/bin/sh\n{MARKER}\nold\n");
+        std::fs::write(&target, &old).unwrap();
+        let err = install_into(&dir).unwrap_err();
+        assert!(matches!(err, InstallError::LinkedOldShim { .. }), "{err}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), old);
+        assert!(
+            std::fs::symlink_metadata(dir.join(HOOK))
+                .unwrap()
+                .is_symlink()
+        );
+
+        assert_eq!(uninstall_from(&dir).unwrap(), Uninstalled::Removed);
+        assert!(!exists(&dir.join(HOOK)));
+        assert_eq!(
+            std::fs::read_to_string(&target).unwrap(),
+            old,
+            "the target stays"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_foreign_hook_is_moved_aside_as_a_link() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("hooks");
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = tmp.path().join("lint.sh");
+        std::fs::write(&target, "#!/bin/sh\nlint\n").unwrap();
+        symlink(&target, dir.join(HOOK)).unwrap();
+        assert_eq!(install_into(&dir).unwrap(), Installed::Chained);
+        assert!(
+            std::fs::symlink_metadata(dir.join(LOCAL))
+                .unwrap()
+                .is_symlink()
+        );
+        assert!(
+            !std::fs::symlink_metadata(dir.join(HOOK))
+                .unwrap()
+                .is_symlink()
+        );
+        assert_eq!(
+            std::fs::read_to_string(&target).unwrap(),
+            "#!/bin/sh\nlint\n"
+        );
+        assert_eq!(uninstall_from(&dir).unwrap(), Uninstalled::Restored);
+        assert!(
+            std::fs::symlink_metadata(dir.join(HOOK))
+                .unwrap()
+                .is_symlink()
         );
     }
 }

@@ -1,10 +1,11 @@
 //! The numbering rules: what only the whole ADR directory can tell about its
 //! numbers: gaps, files that carry no number, `supersedes`/`superseded_by` links
-//! to ADRs that do not exist, and a Superseded ADR without a successor.
+//! to ADRs that do not exist, a Superseded ADR without a successor, and numbers
+//! too large to be real.
 
 use std::collections::BTreeSet;
 
-use crate::adr::catalog::{Catalog, Entry, format_number};
+use crate::adr::catalog::{Catalog, Entry, MAX_NUMBER, format_number};
 use crate::adr::{self, Adr};
 use crate::diagnostic::Finding;
 use crate::yaml::{self, Value};
@@ -81,6 +82,28 @@ declare_rules! {
         severity: Warning,
         category: Numbering,
         summary: "status Superseded, but no ADR replaces it",
+    }
+
+    /// ## What it does
+    /// Reports an ADR whose `adr_id` or file name carries a number above 99999.
+    ///
+    /// ## Why
+    /// Such a number is a typo (`adr_id: 4294967295`). Counted, it would make the next number
+    /// overflow or report a gap of billions; so it is ignored for numbering, and reported here.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// adr_id: 4294967295
+    /// ```
+    ///
+    /// ## Fix
+    /// Set the ADR's real number (`helix-gate next-number` gives a free one) and rename the file
+    /// to match.
+    pub const NUMBER_TOO_LARGE {
+        id: "adr-number-too-large",
+        severity: Warning,
+        category: Numbering,
+        summary: "an ADR number above 99999 (ignored for numbering)",
     }
 }
 
@@ -184,6 +207,28 @@ pub fn gap_findings(taken: &BTreeSet<u32>) -> Vec<Finding> {
         expected = n.saturating_add(1);
     }
     out
+}
+
+/// The finding for an ADR whose `adr_id` or file name carries a number above
+/// [`MAX_NUMBER`] (which the numbering ignores).
+pub fn too_large_finding(entry: &Entry) -> Option<Finding> {
+    let (what, number, line) = match (entry.id_number(), entry.file_number) {
+        (Some(n), _) if n > MAX_NUMBER => (
+            "adr_id",
+            n,
+            entry
+                .front_matter()
+                .and_then(|fm| fm.key_lines.get("adr_id").copied()),
+        ),
+        (_, Some(n)) if n > MAX_NUMBER => ("the file name", n, None),
+        _ => return None,
+    };
+    let finding = NUMBER_TOO_LARGE
+        .finding(format!(
+            "{what} carries the number {number}, above {MAX_NUMBER}; it is ignored for numbering"
+        ))
+        .hint("set the ADR's real number (`helix-gate next-number`) and rename the file to match");
+    Some(finding.at(line.unwrap_or(1)))
 }
 
 /// The finding for an ADR of the directory whose file name carries no number.
