@@ -7,7 +7,8 @@
 //!    ADRs; size and binary checks for other files). Any error → verdict
 //!    `rejected` with those findings; no reviewer process is started.
 //! 2. **Cache**: an `approved` verdict for the same content, type,
-//!    instructions and model is reused ([`cache`]); `no_cache` skips it.
+//!    instructions and model is reused ([`cache`]) when its entry carries a
+//!    valid HMAC made with this user's key ([`signing`]); `no_cache` skips it.
 //! 3. **Reviewer**: one `claude -p` child in its own run folder
 //!    `.helix-gate/approvals/<id>/` ([`run_dir`], [`runner`]), read-only
 //!    tools, the verdict through `--json-schema`. A timeout, a crash, a
@@ -16,20 +17,23 @@
 //! 4. **Confidence gate**: `approved` below `required_confidence` becomes
 //!    `needs_revision` ([`verdict::gate`]).
 //! 5. **Records**: `output/approval-result.json` in the run folder, one line in
-//!    `.helix-gate/approvals.jsonl` ([`history`]), and the cache entry when approved.
+//!    `.helix-gate/approvals.jsonl` ([`history`], for run numbers and `stats`;
+//!    it never grants an approval), and the signed cache entry when approved.
 //!
 //! Entry points: `helix-gate approve` ([`approve`]), the Claude Code hook's Stop
 //! gate ([`approve`], [`settings()`], [`Approval::feedback`],
-//! [`record_escalation`]), the git pre-commit hook ([`is_approved`]) and
+//! [`record_escalation`]), the git pre-commit hook ([`ApprovalLookup`]) and
 //! `helix-gate stats` ([`history_summary`]).
 
 pub mod cache;
 pub mod claude;
+mod data_file;
 pub mod history;
 pub mod instructions;
 pub mod run_dir;
 pub mod runner;
 pub mod settings;
+pub mod signing;
 pub mod verdict;
 mod wire;
 
@@ -163,6 +167,10 @@ pub struct Approval {
     pub result_path: Option<PathBuf>,
     /// The type's `on_rejection` settings (for [`Approval::feedback`]).
     pub on_rejection: OnRejection,
+    /// Things worth telling the person that do not change the verdict: an
+    /// ignored cache entry, a verdict that could not be cached, damaged
+    /// history lines.
+    pub notes: Vec<String>,
 }
 
 impl Approval {
@@ -307,12 +315,23 @@ pub struct ApprovalLookup {
     model: String,
     instructions: instructions::Instructions,
     required_confidence: f64,
+    signing: signing::SigningKey,
 }
 
 impl ApprovalLookup {
-    /// None when the type is unknown or its settings or instructions cannot be
-    /// read: then nothing counts as approved.
+    /// None when the type is unknown, its settings or instructions cannot be
+    /// read, or there is no signing key (no entry can be valid then): then
+    /// nothing counts as approved.
     pub fn load(root: &Path, kind: &str) -> Option<ApprovalLookup> {
+        ApprovalLookup::load_with(root, kind, signing::load().ok()??)
+    }
+
+    /// [`ApprovalLookup::load`] with a given signing key.
+    pub fn load_with(
+        root: &Path,
+        kind: &str,
+        signing: signing::SigningKey,
+    ) -> Option<ApprovalLookup> {
         let settings = settings::load(root).ok()?;
         let type_settings = settings.get(kind)?;
         let instructions = instructions::load(root, type_settings).ok()?;
@@ -322,10 +341,11 @@ impl ApprovalLookup {
             model: type_settings.model.clone(),
             instructions,
             required_confidence: type_settings.required_confidence,
+            signing,
         })
     }
 
-    /// Whether an `approved` verdict (at or above the type's current
+    /// Whether a signed `approved` verdict (at or above the type's current
     /// `required_confidence`) is cached for exactly `bytes`.
     pub fn is_approved(&self, bytes: &[u8]) -> bool {
         let key = cache::key(
@@ -334,13 +354,16 @@ impl ApprovalLookup {
             &self.instructions,
             &[cache::content_digest(bytes)],
         );
-        cache::lookup(&self.root, &key, self.required_confidence).is_some()
+        matches!(
+            cache::lookup(
+                &self.root,
+                &key,
+                self.required_confidence,
+                Some(&self.signing)
+            ),
+            cache::Lookup::Hit(_)
+        )
     }
-}
-
-/// [`ApprovalLookup::is_approved`] for one file of type `kind`.
-pub fn is_approved(root: &Path, bytes: &[u8], kind: &str) -> bool {
-    ApprovalLookup::load(root, kind).is_some_and(|lookup| lookup.is_approved(bytes))
 }
 
 /// A reviewer check named `name` in the approval types of the repository at
@@ -358,7 +381,8 @@ pub fn reviewer_check(root: &Path, name: &str) -> Option<(String, String)> {
     })
 }
 
-/// Counts over `.helix-gate/approvals.jsonl` (empty when there is none).
+/// Counts over `.helix-gate/approvals.jsonl` (empty when there is none;
+/// damaged lines are skipped and counted in `skipped_lines`).
 pub fn history_summary(root: &Path) -> HistorySummary {
     history::summarize(&history::read(root))
 }
@@ -414,16 +438,17 @@ pub fn approve(
     let (deterministic, hints) = deterministic(&engine, kind, &request.files);
     if deterministic.iter().any(|f| f.severity == Severity::Error) {
         let document = request.deterministic_rejection(deterministic, hints);
-        return request.finish(Conclusion::unrecorded(document, false));
+        return request.finish(Conclusion::unrecorded(document, false, Vec::new()));
     }
 
     // 2. Cache.
     let instructions = instructions::load(root, type_settings).map_err(ApprovalError::from)?;
     let keys = request.cache_keys(&instructions);
+    let mut notes = Vec::new();
     if !options.no_cache
-        && let Some(document) = request.cached(&keys)
+        && let Some(document) = request.cached(&keys, &mut notes)
     {
-        return request.finish(Conclusion::unrecorded(document, true));
+        return request.finish(Conclusion::unrecorded(document, true, notes));
     }
 
     // 3. Reviewer, in a run folder of its own.
@@ -436,12 +461,13 @@ pub fn approve(
     let (document, failure) = request.judge(&run, outcome, deterministic);
 
     // 5. Records: the result file and the cache, then the history (finish).
-    let result_path = request.store(&run, &keys, &document)?;
+    let result_path = request.store(&run, &keys, &document, &mut notes)?;
     request.finish(Conclusion {
         document,
         failure,
         result_path: Some(result_path),
         cached: false,
+        notes,
     })
 }
 
@@ -488,7 +514,7 @@ struct Request<'a> {
 }
 
 /// The cache keys of one approval: one over all its files, and, when there
-/// are several, one per file (so [`is_approved`] finds each file's exact
+/// are several, one per file (so [`ApprovalLookup::is_approved`] finds each file's exact
 /// content approved too).
 struct CacheKeys {
     all: String,
@@ -504,16 +530,18 @@ struct Conclusion {
     result_path: Option<PathBuf>,
     /// The verdict came from the cache.
     cached: bool,
+    notes: Vec<String>,
 }
 
 impl Conclusion {
     /// An approval that started no reviewer: nothing is written but the history.
-    fn unrecorded(document: ResultDocument, cached: bool) -> Self {
+    fn unrecorded(document: ResultDocument, cached: bool, notes: Vec<String>) -> Self {
         Conclusion {
             document,
             failure: None,
             result_path: None,
             cached,
+            notes,
         }
     }
 }
@@ -567,10 +595,29 @@ impl Request<'_> {
         }
     }
 
-    /// A cached `approved` result for these files, shown as this approval's.
-    fn cached(&self, keys: &CacheKeys) -> Option<ResultDocument> {
+    /// A cached, signed `approved` result for these files, shown as this
+    /// approval's. An entry that is there but not signed with this user's key
+    /// is ignored, with a note.
+    fn cached(&self, keys: &CacheKeys, notes: &mut Vec<String>) -> Option<ResultDocument> {
         let required = self.type_settings.required_confidence;
-        let mut document = cache::lookup(self.root, &keys.all, required)?;
+        let signing = match signing::load() {
+            Ok(signing) => signing,
+            Err(e) => {
+                notes.push(format!("the approval cache is not used: {e}"));
+                return None;
+            }
+        };
+        let mut document = match cache::lookup(self.root, &keys.all, required, signing.as_ref()) {
+            cache::Lookup::Hit(document) => *document,
+            cache::Lookup::Miss => return None,
+            cache::Lookup::Untrusted(path) => {
+                notes.push(format!(
+                    "ignored the cache entry {}: it has no valid signature from this user's key, so helix-gate did not write it here (a copied or hand-made entry, or one of an earlier version); the reviewer decides instead",
+                    crate::paths::display(self.root, &path)
+                ));
+                return None;
+            }
+        };
         document.stage = Stage::Cache;
         document.files.clone_from(&self.displays);
         document.required_confidence = required;
@@ -683,6 +730,7 @@ impl Request<'_> {
         run: &run_dir::RunDir,
         keys: &CacheKeys,
         document: &ResultDocument,
+        notes: &mut Vec<String>,
     ) -> anyhow::Result<PathBuf> {
         run_dir::prune(self.root, run_dir::KEEP_RUNS);
         let result_path = run.result_path();
@@ -692,10 +740,17 @@ impl Request<'_> {
         crate::fs::atomic::write_with(&result_path, &text, crate::fs::atomic::Options::FAST)
             .with_context(|| format!("cannot write {}", result_path.display()))?;
         if document.result == Verdict::Approved {
-            for key in std::iter::once(&keys.all).chain(&keys.each) {
-                cache::store(self.root, key, document).with_context(|| {
-                    format!("cannot write the cache in {}", data_dir::CACHE_DIR)
-                })?;
+            // Without a key the verdict still stands; it is only not cached
+            // (and pre-commit's `required_on_commit` will not find it).
+            match signing::load_or_create() {
+                Ok(signing) => {
+                    for key in std::iter::once(&keys.all).chain(&keys.each) {
+                        cache::store(self.root, key, document, &signing).with_context(|| {
+                            format!("cannot write the cache in {}", data_dir::CACHE_DIR)
+                        })?;
+                    }
+                }
+                Err(e) => notes.push(format!("the approval was not cached: {e}")),
             }
         }
         Ok(result_path)
@@ -708,8 +763,15 @@ impl Request<'_> {
             failure,
             result_path,
             cached,
+            mut notes,
         } = conclusion;
-        let runs = history::next_runs(self.root, &document.files);
+        let (runs, skipped) = history::next_runs(self.root, &document.files);
+        if skipped > 0 {
+            notes.push(format!(
+                "skipped {skipped} damaged line(s) of {} (not UTF-8 or not a record); run numbers count the readable ones",
+                data_dir::HISTORY_PATH
+            ));
+        }
         let files: Vec<FileRun> = document
             .files
             .iter()
@@ -737,6 +799,7 @@ impl Request<'_> {
             reviewer_ran,
             result_path,
             on_rejection: self.type_settings.on_rejection.clone(),
+            notes,
         })
     }
 
@@ -1029,6 +1092,7 @@ pub(crate) mod tests {
             reviewer_ran: true,
             result_path: None,
             on_rejection: settings.get("adr").unwrap().on_rejection.clone(),
+            notes: Vec::new(),
         }
     }
 
