@@ -17,6 +17,10 @@ pub const HELIX_GATE_STATE_DIR: &str = "HELIX_GATE_STATE_DIR";
 pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
 /// The user's home folder (the state folder's last fallback).
 pub const HOME: &str = "HOME";
+/// Set by helix-gate on each process it supervises (the reviewer) to a token
+/// of that one run. Descendants inherit it, so those that left the reviewer's
+/// process group and tree are still found, and killed, when the run ends.
+pub const HELIX_GATE_SUPERVISION: &str = "HELIX_GATE_SUPERVISION";
 
 /// The value of `name` when set and not empty.
 pub fn var(name: &str) -> Option<String> {

@@ -1,6 +1,5 @@
-//! The reviewer cannot be forged or steered: hostile cache entries, history
-//! lines and file names,
-//! each with its defined
+//! The reviewer cannot be forged, steered or outlived: hostile cache entries,
+//! history lines, file names and reviewer processes, each with its defined
 //! outcome. Every helix-gate run here is bounded in time (killed after
 //! [`LIMIT`]), so a regression fails instead of hanging the suite.
 
@@ -463,6 +462,126 @@ fn paths_reach_the_reviewer_as_json_inside_the_data_framing() {
         serde_json::from_str::<String>(root).unwrap(),
         repo.path().display().to_string()
     );
+}
+
+// ---------------------------------------------------------------------------
+// No reviewer descendant survives
+// ---------------------------------------------------------------------------
+
+/// Live processes of a test: the marker in their command line or environment,
+/// or their working directory in `repo`.
+fn survivors(marker: &str, repo: &Path) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        if stat[stat.rfind(')').unwrap_or(0)..].starts_with(") Z") {
+            continue;
+        }
+        let has = |file: &str| {
+            std::fs::read(entry.path().join(file))
+                .is_ok_and(|b| b.windows(marker.len()).any(|w| w == marker.as_bytes()))
+        };
+        let in_repo =
+            std::fs::read_link(entry.path().join("cwd")).is_ok_and(|c| c.starts_with(repo));
+        if has("cmdline") || has("environ") || in_repo {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// A reviewer script that starts `escape` (with the test's marker in its
+/// environment and as the escaped shell's `$0`), then runs `then`.
+fn escaping_reviewer(repo: &ScratchRepo, escape: &str, then: &str, timeout: u64) -> String {
+    let marker = format!(
+        "helix-gate-escape-{}-{}",
+        std::process::id(),
+        repo.path().file_name().unwrap().to_string_lossy()
+    );
+    repo.write("fake/result.json", canned_result(&approved(0.9)));
+    let script =
+        format!("#!/bin/sh\nexport HG_TEST_MARKER={marker}\nM={marker}\n{escape}\n{then}\n")
+            .replace(
+                "{result}",
+                &repo.join("fake/result.json").display().to_string(),
+            );
+    let path = repo.write_executable("fake/reviewer.sh", script);
+    configure(repo, &path, timeout);
+    marker
+}
+
+/// Kill (by pid) what a failed test left, then assert there was nothing.
+fn assert_no_survivors(marker: &str, repo: &Path) {
+    // Processes that are being killed may take a moment to become zombies.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let mut left = survivors(marker, repo);
+    while !left.is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+        left = survivors(marker, repo);
+    }
+    for pid in &left {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    assert_eq!(left, Vec::<u32>::new(), "reviewer descendants survived");
+}
+
+#[test]
+fn reviewer_child_in_a_session_of_its_own_does_not_outlive_the_answer() {
+    let repo = project();
+    let marker = escaping_reviewer(
+        &repo,
+        "setsid sh -c 'sleep 1000; :' \"$M\" &",
+        "sleep 0.3\ncat '{result}'",
+        30,
+    );
+    let started = Instant::now();
+    let (exit, doc, err) = approve(repo.path(), &[ADR]);
+    assert_eq!(exit, 0, "{doc:#}\n{err}");
+    assert_eq!(doc["result"], "approved");
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_no_survivors(&marker, repo.path());
+}
+
+#[test]
+fn reviewer_that_double_forks_and_hangs_leaves_nothing_after_the_timeout() {
+    let repo = project();
+    let marker = escaping_reviewer(
+        &repo,
+        "(setsid sh -c 'sleep 1000; :' \"$M\" &)",
+        "sleep 1000",
+        2,
+    );
+    let (exit, doc, err) = approve(repo.path(), &[ADR]);
+    assert_eq!(exit, 2, "{doc:#}\n{err}");
+    assert_eq!(doc["infrastructure_failure"], "timeout");
+    assert_no_survivors(&marker, repo.path());
+}
+
+#[test]
+fn reviewer_orphan_with_an_empty_environment_does_not_survive() {
+    let repo = project();
+    // `env -i` drops every variable, helix-gate's run token included: only the
+    // subreaper (Linux) keeps the orphan within reach.
+    let marker = escaping_reviewer(
+        &repo,
+        "env -i /usr/bin/setsid /bin/sh -c '/bin/sleep 1000; :' \"$M\" &",
+        "sleep 0.3\ncat '{result}'",
+        30,
+    );
+    let (exit, doc, err) = approve(repo.path(), &[ADR]);
+    assert_eq!(exit, 0, "{doc:#}\n{err}");
+    assert_no_survivors(&marker, repo.path());
 }
 
 // ---------------------------------------------------------------------------
