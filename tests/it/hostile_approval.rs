@@ -280,6 +280,31 @@ fn signed_cache_entry_copied_to_other_content_is_not_an_approval() {
 }
 
 #[test]
+fn fifo_planted_as_a_cache_entry_neither_hangs_nor_approves() {
+    let repo = project();
+    reviewer(&repo, &rejected());
+    require_approval_on_commit(&repo);
+    existing_signing_key(repo.path());
+    let key = public_cache_key(repo.path(), good_adr().as_bytes());
+    let fifo = cache_entry_path(repo.path(), &key);
+    std::fs::create_dir_all(fifo.parent().unwrap()).unwrap();
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    // Bounded: a blocking open of the FIFO would hang both until killed.
+    let (exit, doc, err) = approve(repo.path(), &[ADR]);
+    assert_eq!(exit, 1, "{doc:#}\n{err}");
+    assert_eq!(doc["stage"], "reviewer");
+    repo.git(&["add", "-A"]);
+    let out = pre_commit(repo.path());
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains("approval-required"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn approval_history_never_grants_an_approval() {
     let repo = project();
     reviewer(&repo, &rejected());
