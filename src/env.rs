@@ -10,6 +10,18 @@ pub const CLAUDECODE: &str = "CLAUDECODE";
 /// so a reviewer can never trigger another review.
 pub const HELIX_GATE_CHILD: &str = "HELIX_GATE_CHILD";
 
+/// Overrides the folder of helix-gate's per-user state (the approval cache's
+/// signing key); must be absolute. For tests and unusual setups.
+pub const HELIX_GATE_STATE_DIR: &str = "HELIX_GATE_STATE_DIR";
+/// The XDG base directory for state (<https://specifications.freedesktop.org/basedir-spec/>).
+pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
+/// The user's home folder (the state folder's last fallback).
+pub const HOME: &str = "HOME";
+/// Set by helix-gate on each process it supervises (the reviewer) to a token
+/// of that one run. Descendants inherit it, so those that left the reviewer's
+/// process group and tree are still found, and killed, when the run ends.
+pub const HELIX_GATE_SUPERVISION: &str = "HELIX_GATE_SUPERVISION";
+
 /// The value of `name` when set and not empty.
 pub fn var(name: &str) -> Option<String> {
     std::env::var_os(name)

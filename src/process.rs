@@ -4,9 +4,26 @@
 //! The child runs in a process group of its own. Its stdout and stderr are
 //! read on threads (so a full pipe can never block it), each into a buffer
 //! with a size cap. The wait is bounded by a deadline; when it passes, the
-//! whole tree is killed with SIGKILL (the group, and any descendant found
-//! through `/proc` that moved to a group of its own) and reaped, so nothing
-//! keeps running.
+//! whole tree is killed with SIGKILL and reaped, so nothing keeps running.
+//!
+//! **Nothing the child started outlives the run**, whether the child answered
+//! or timed out. A descendant can leave the child's group (`setsid`) and its
+//! tree (a double fork: the middle process exits and the grandchild is
+//! re-parented). It is found anyway:
+//! - every supervised process gets [`env::HELIX_GATE_SUPERVISION`] set to a
+//!   token of this one run, which descendants inherit; every process that
+//!   carries the token (`/proc/<pid>/environ`) belongs to the run;
+//! - on Linux, helix-gate is a child subreaper while it supervises a child
+//!   (`prctl(PR_SET_CHILD_SUBREAPER)`), so an orphaned descendant is
+//!   re-parented to helix-gate instead of init. One that also emptied its
+//!   environment is still recognised: a child helix-gate did not start itself
+//!   (outside helix-gate's own process group, without any run's token);
+//! - the descendants (by parent pid) of everything found, and the group.
+//!
+//! Everything found is stopped first (SIGSTOP, so it cannot fork any more),
+//! the search repeats until it finds nothing new, then all of it is killed with
+//! SIGKILL, and the adopted orphans are reaped. Where there is no `/proc`,
+//! only the group is killed.
 //!
 //! A small watchdog (`sh -c 'read -r _; kill -KILL 0'`, a constant script
 //! without arguments) joins the child's process group and waits on a pipe
@@ -15,16 +32,21 @@
 //! the watchdog kills the group. Without it, a child in its own group would
 //! survive a Ctrl-C of its parent.
 //!
-//! Signals are sent with the `kill` executable (or the shell's builtin where
-//! there is none): the crate forbids `unsafe`, so there is no `libc::kill`.
+//! Signals are sent through rustix (`kill(2)`, `waitpid(2)` and `prctl(2)` as
+//! safe functions), so the crate keeps `unsafe_code = forbid`.
 
 use std::io::Read;
 use std::os::unix::process::CommandExt as _;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal};
+
+use crate::env;
 
 /// How long the output readers may take after the child exited.
 const READER_GRACE: Duration = Duration::from_secs(2);
@@ -33,6 +55,11 @@ const READER_GRACE: Duration = Duration::from_secs(2);
 const REAP_AFTER_KILL: Duration = Duration::from_secs(10);
 /// How long the watchdog may take to kill the group and exit.
 const WATCHDOG_EXIT: Duration = Duration::from_secs(5);
+/// How long killed orphans adopted by helix-gate may take to become reapable.
+const REAP_ORPHANS: Duration = Duration::from_secs(2);
+/// Rounds of "stop what is new, look again" before the kill; each round
+/// stops every process found, so a tree converges after its depth in rounds.
+const SWEEP_ROUNDS: usize = 32;
 
 /// Bounds of one supervised run.
 #[derive(Debug, Clone, Copy)]
@@ -61,11 +88,18 @@ pub struct Finished {
     pub stderr: Vec<u8>,
 }
 
+/// Held while a supervised child is spawned and while adopted orphans are
+/// collected, so a child that another thread is starting (forked, not yet
+/// carrying its token) is never taken for an orphan.
+static SPAWN_LOCK: Mutex<()> = Mutex::new(());
+
 /// Start `command` under supervision and wait for it, at most until the
 /// deadline. Its stdin is `/dev/null`, its stdout and stderr are captured and
-/// it gets a process group of its own (whatever `command` said about those);
-/// program, arguments, working directory and environment are the caller's.
-/// `tick` is called about once a second with the elapsed time while it runs.
+/// it gets a process group of its own and this run's supervision token
+/// (whatever `command` said about those); program, arguments, working
+/// directory and the rest of the environment are the caller's. `tick` is
+/// called about once a second with the elapsed time while it runs. When it
+/// returns, no process the child started is left running.
 ///
 /// # Errors
 /// The spawn's error (for example `NotFound` for a missing program); once the
@@ -76,14 +110,20 @@ pub fn run(
     tick: &mut dyn FnMut(Duration),
 ) -> std::io::Result<Finished> {
     let started = Instant::now();
+    let token = new_token();
     command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .env(env::HELIX_GATE_SUPERVISION, &token)
         .process_group(0);
+    // Before the spawn, so that no orphan of the child can go to init.
+    let _reaper = Subreaper::acquire();
+    let spawning = SPAWN_LOCK.lock().unwrap_or_else(PoisonError::into_inner);
     let mut child = command.spawn()?;
-    // From here on the group is killed however this function is left.
-    let mut group = Group::join(child.id());
+    // From here on the tree is killed however this function is left.
+    let mut group = Group::join(child.id(), token);
+    drop(spawning);
 
     let stdout_buf = Arc::new(Mutex::new(Vec::new()));
     let stderr_buf = Arc::new(Mutex::new(Vec::new()));
@@ -142,13 +182,15 @@ pub fn run(
     // else: a process that survives SIGKILL for 10 s (uninterruptible I/O) is
     // left to its waiter thread, which reaps it whenever it ends.
 
-    // Done with the group: the watchdog kills whatever the child left behind.
+    // The child is gone; whatever it left behind (in its group, or escaped
+    // from it) is killed now, before its pipes are drained.
+    group.sweep();
     drop(group);
     let grace = Instant::now() + READER_GRACE;
     while !readers.iter().all(JoinHandle::is_finished) && Instant::now() < grace {
         thread::sleep(Duration::from_millis(5));
     }
-    // Readers still blocked (a process outside the group holds a pipe) are
+    // Readers still blocked (a process out of reach holds a pipe) are
     // detached; what they read so far is used.
     let take = |buf: &Arc<Mutex<Vec<u8>>>| {
         std::mem::take(&mut *buf.lock().unwrap_or_else(PoisonError::into_inner))
@@ -183,11 +225,70 @@ fn spawn_reader<R: Read + Send + 'static>(
     })
 }
 
-/// The child's process group and its watchdog. Dropping it kills the group;
-/// dropped before the child ended (a panic in `tick`), it kills the whole
-/// tree first.
+/// A token unique to one supervised run (this process, a counter, the clock).
+fn new_token() -> String {
+    static RUNS: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!(
+        "{}-{}-{nanos:x}",
+        std::process::id(),
+        RUNS.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// helix-gate as a child subreaper while at least one child is supervised
+/// (Linux; elsewhere nothing). Orphans of the child's tree are then
+/// re-parented to helix-gate, where [`sweep`] finds and reaps them, instead of
+/// to init, where nothing would.
+struct Subreaper;
+
+/// Supervised runs in progress (the attribute is per process, the runs may
+/// be on several threads).
+static SUBREAPER_USERS: Mutex<usize> = Mutex::new(0);
+
+impl Subreaper {
+    fn acquire() -> Subreaper {
+        let mut users = SUBREAPER_USERS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if *users == 0 {
+            set_subreaper(true);
+        }
+        *users += 1;
+        Subreaper
+    }
+}
+
+impl Drop for Subreaper {
+    fn drop(&mut self) {
+        let mut users = SUBREAPER_USERS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        *users = users.saturating_sub(1);
+        if *users == 0 {
+            set_subreaper(false);
+        }
+    }
+}
+
+/// Best effort: without it (an old kernel, a sandbox that forbids prctl),
+/// the token and the group still find the descendants.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn set_subreaper(on: bool) {
+    let _ = rustix::process::set_child_subreaper(on.then(rustix::process::getpid));
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn set_subreaper(_on: bool) {}
+
+/// The child's process group, its watchdog and its run's token. Dropping it
+/// kills the group; dropped before the child ended (a panic in `tick`), it
+/// kills the whole tree first.
 struct Group {
     pgid: u32,
+    token: String,
     /// A member of the group that kills the group when its stdin (a pipe from
     /// helix-gate) closes; `None` when it could not be started.
     watchdog: Option<Child>,
@@ -196,12 +297,14 @@ struct Group {
 }
 
 impl Group {
-    fn join(pgid: u32) -> Self {
+    fn join(pgid: u32, token: String) -> Self {
         let watchdog = Command::new("sh")
             .args(["-c", "read -r _; kill -KILL 0"])
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            // The run's token: another run's sweep never takes it for an orphan.
+            .env(env::HELIX_GATE_SUPERVISION, &token)
             // `pgid` is the child's pid, a `pid_t` that std hands out as u32: the
             // bit-for-bit cast gives the kernel's value back.
             .process_group(pgid.cast_signed())
@@ -209,133 +312,244 @@ impl Group {
             .ok();
         Group {
             pgid,
+            token,
             watchdog,
             child_ended: false,
         }
     }
 
-    /// SIGKILL the group, and (where `/proc` exists) any descendant that moved
-    /// to a group or session of its own, then release the watchdog.
+    fn watchdog_pid(&self) -> Option<u32> {
+        self.watchdog.as_ref().map(Child::id)
+    }
+
+    /// Kill the child (still running: its pid is the group's id) with its
+    /// whole tree, then release the watchdog.
     fn kill_tree(&mut self) {
-        kill_group_tree(self.pgid);
+        sweep(self.pgid, &self.token, Some(self.pgid), self.watchdog_pid());
         drop(self.watchdog.as_mut().and_then(|w| w.stdin.take()));
+    }
+
+    /// After the child ended: kill whatever it left behind.
+    fn sweep(&mut self) {
+        sweep(self.pgid, &self.token, None, self.watchdog_pid());
     }
 }
 
 impl Drop for Group {
     /// Close the watchdog's pipe (it kills the group, itself included) and
-    /// reap it; without a watchdog, kill the group directly.
+    /// reap it.
     fn drop(&mut self) {
         if !self.child_ended {
             self.kill_tree();
         }
-        match self.watchdog.take() {
-            Some(mut w) => {
-                drop(w.stdin.take());
-                let deadline = Instant::now() + WATCHDOG_EXIT;
-                loop {
-                    match w.try_wait() {
-                        Ok(Some(_)) | Err(_) => break,
-                        Ok(None) if Instant::now() >= deadline => {
-                            let _ = w.kill();
-                            let _ = w.wait();
-                            break;
-                        }
-                        Ok(None) => thread::sleep(Duration::from_millis(1)),
+        if let Some(mut w) = self.watchdog.take() {
+            drop(w.stdin.take());
+            let deadline = Instant::now() + WATCHDOG_EXIT;
+            loop {
+                match w.try_wait() {
+                    Ok(Some(_)) | Err(_) => break,
+                    Ok(None) if Instant::now() >= deadline => {
+                        let _ = w.kill();
+                        let _ = w.wait();
+                        break;
                     }
+                    Ok(None) => thread::sleep(Duration::from_millis(1)),
                 }
             }
-            None => kill(&[format!("-{}", self.pgid)]),
         }
     }
 }
 
-/// SIGKILL the group `pgid`, and (where `/proc` exists) any descendant of its
-/// leader that moved to a group or session of its own. The leader is stopped
-/// first so it cannot start anything new while its descendants are collected.
-fn kill_group_tree(pgid: u32) {
-    kill_signal("-STOP", &[pgid.to_string()]);
-    let descendants = descendants_of(pgid);
-    let mut targets = vec![format!("-{pgid}")];
-    for (pid, group) in &descendants {
-        if *group != pgid && descendants.iter().any(|(p, _)| p == group) {
-            targets.push(format!("-{group}"));
+/// One line of the process table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Proc {
+    pid: u32,
+    ppid: u32,
+    pgid: u32,
+}
+
+/// Stop, collect and kill everything that belongs to the run with `token`
+/// and process group `pgid`: see the module documentation. `leader` is the
+/// child while it still runs (it is reaped by its waiter, not here);
+/// `watchdog` is left to its owner too.
+fn sweep(pgid: u32, token: &str, leader: Option<u32>, watchdog: Option<u32>) {
+    // The group's id is safe to use while a member that helix-gate has not
+    // reaped exists (the running leader, or the watchdog): until then the
+    // kernel cannot give the id to anyone else. Without either, the members
+    // are found by their token.
+    let group = (leader.is_some() || watchdog.is_some()).then_some(pgid);
+    // Stop the group at once: nothing in it can fork while the rest is collected.
+    if let Some(pgid) = group {
+        signal_group(pgid, Signal::STOP);
+    }
+    let me = std::process::id();
+    let own_group = rustix::process::getpgrp().as_raw_pid().cast_unsigned();
+    let mut found: Vec<Proc> = Vec::new();
+    for _ in 0..SWEEP_ROUNDS {
+        let adopting = SPAWN_LOCK.lock().unwrap_or_else(PoisonError::into_inner);
+        let table = process_table();
+        let mut new: Vec<Proc> = table
+            .iter()
+            .filter(|p| !found.iter().any(|f| f.pid == p.pid))
+            .filter(|p| {
+                Some(p.pid) == leader
+                    || Some(p.pgid) == group
+                    || carries_token(p.pid, Some(token))
+                    || is_adopted_orphan(p, me, own_group, watchdog)
+            })
+            .copied()
+            .collect();
+        drop(adopting);
+        // Their descendants, by parent pid.
+        let mut i = 0;
+        while i < new.len() {
+            let parent = new[i].pid;
+            for p in &table {
+                if p.ppid == parent
+                    && !found.iter().any(|f| f.pid == p.pid)
+                    && !new.iter().any(|n| n.pid == p.pid)
+                {
+                    new.push(*p);
+                }
+            }
+            i += 1;
         }
-        targets.push(pid.to_string());
+        if new.is_empty() {
+            break;
+        }
+        for p in &new {
+            signal(p.pid, Signal::STOP);
+        }
+        found.extend(new);
     }
-    targets.dedup();
-    kill(&targets);
-}
-
-fn kill(targets: &[String]) {
-    kill_signal("-KILL", targets);
-}
-
-/// `kill <signal> -- <targets>`; falls back to the shell's builtin `kill` where
-/// no `kill` executable exists (targets are arguments, never part of the script).
-fn kill_signal(signal: &str, targets: &[String]) {
-    let status = Command::new("kill")
-        .arg(signal)
-        .arg("--")
-        .args(targets)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    if let Err(e) = status
-        && e.kind() == std::io::ErrorKind::NotFound
-    {
-        let _ = Command::new("sh")
-            .args(["-c", &format!("kill {signal} \"$@\""), "sh"])
-            .args(targets)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+    if let Some(pgid) = group {
+        signal_group(pgid, Signal::KILL);
     }
+    for p in &found {
+        signal(p.pid, Signal::KILL);
+    }
+    // Orphans re-parented to helix-gate are its children now: reap them, so
+    // no zombie is left while helix-gate runs on (the Stop gate reviews
+    // several files in one process).
+    let adopted: Vec<u32> = found
+        .iter()
+        .filter(|p| p.ppid == me && Some(p.pid) != leader && Some(p.pid) != watchdog)
+        .map(|p| p.pid)
+        .collect();
+    reap(&adopted);
 }
 
-/// `(pid, pgid)` of every descendant of `root` from `/proc/*/stat` (empty
-/// where `/proc` is unavailable).
-fn descendants_of(root: u32) -> Vec<(u32, u32)> {
-    let mut table: Vec<(u32, u32, u32)> = Vec::new();
-    if let Ok(entries) = std::fs::read_dir("/proc") {
-        for entry in entries.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<u32>().ok())
-            else {
-                continue;
+/// A child of helix-gate that helix-gate did not start: outside helix-gate's
+/// own process group (children it starts without a group of their own share
+/// it) and without any run's token (every supervised child and watchdog has
+/// one). With the subreaper set, that is an orphan of a supervised tree that
+/// emptied its environment.
+fn is_adopted_orphan(p: &Proc, me: u32, own_group: u32, watchdog: Option<u32>) -> bool {
+    p.ppid == me && Some(p.pid) != watchdog && p.pgid != own_group && !carries_token(p.pid, None)
+}
+
+/// Whether the environment of `pid` holds the supervision variable (with
+/// exactly `token`, when given). False where it cannot be read.
+fn carries_token(pid: u32, token: Option<&str>) -> bool {
+    let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
+        return false;
+    };
+    let name = env::HELIX_GATE_SUPERVISION.as_bytes();
+    environ.split(|&b| b == 0).any(|entry| {
+        entry
+            .strip_prefix(name)
+            .and_then(|rest| rest.strip_prefix(b"="))
+            .is_some_and(|value| token.is_none_or(|t| value == t.as_bytes()))
+    })
+}
+
+/// Wait (bounded) for the killed `pids`, children of helix-gate, to end, and
+/// reap them.
+fn reap(pids: &[u32]) {
+    let deadline = Instant::now() + REAP_ORPHANS;
+    let mut left: Vec<u32> = pids.to_vec();
+    while !left.is_empty() {
+        left.retain(|&pid| {
+            let Some(pid) = to_pid(pid) else {
+                return false;
             };
-            if let Some((ppid, pgid)) = std::fs::read_to_string(entry.path().join("stat"))
-                .ok()
-                .as_deref()
-                .and_then(parse_stat)
-            {
-                table.push((pid, ppid, pgid));
-            }
+            // Some: reaped; Err: not (or no longer) our child. Both are done.
+            matches!(
+                rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG),
+                Ok(None)
+            )
+        });
+        if left.is_empty() || Instant::now() >= deadline {
+            break;
         }
+        thread::sleep(Duration::from_millis(2));
     }
-    let mut out: Vec<(u32, u32)> = Vec::new();
-    let mut frontier = vec![root];
-    while let Some(parent) = frontier.pop() {
-        for &(pid, ppid, pgid) in &table {
-            if ppid == parent && !out.iter().any(|(p, _)| *p == pid) {
-                out.push((pid, pgid));
-                frontier.push(pid);
-            }
-        }
-    }
-    out
 }
 
-/// `(ppid, pgid)` from a `/proc/<pid>/stat` line: `pid (comm) state ppid pgrp ...`.
+/// A pid that may be signalled: never 0, init, or helix-gate itself.
+fn to_pid(pid: u32) -> Option<Pid> {
+    if pid <= 1 || pid == std::process::id() {
+        return None;
+    }
+    Pid::from_raw(i32::try_from(pid).ok()?)
+}
+
+fn signal(pid: u32, sig: Signal) {
+    if let Some(pid) = to_pid(pid) {
+        let _ = rustix::process::kill_process(pid, sig);
+    }
+}
+
+/// Signal the group `pgid`; never helix-gate's own group (or "every process",
+/// which is what group 1 would mean to `kill(2)`).
+fn signal_group(pgid: u32, sig: Signal) {
+    let own = rustix::process::getpgrp().as_raw_pid().cast_unsigned();
+    if pgid == own {
+        return;
+    }
+    if let Some(pgid) = to_pid(pgid) {
+        let _ = rustix::process::kill_process_group(pgid, sig);
+    }
+}
+
+/// `(pid, ppid, pgid)` of every live process from `/proc/*/stat` (empty where
+/// `/proc` is unavailable). Zombies are left out: they run nothing.
+fn process_table() -> Vec<Proc> {
+    let mut table = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return table;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if let Some((state, ppid, pgid)) = std::fs::read_to_string(entry.path().join("stat"))
+            .ok()
+            .as_deref()
+            .and_then(parse_stat)
+            && state != 'Z'
+        {
+            table.push(Proc { pid, ppid, pgid });
+        }
+    }
+    table
+}
+
+/// `(state, ppid, pgid)` from a `/proc/<pid>/stat` line: `pid (comm) state ppid pgrp ...`.
 /// `comm` may contain spaces and `)`, so the fields are counted from the last `)`.
-fn parse_stat(stat: &str) -> Option<(u32, u32)> {
+fn parse_stat(stat: &str) -> Option<(char, u32, u32)> {
     let rest = &stat[stat.rfind(')')? + 1..];
-    let mut fields = rest.split_whitespace().skip(1);
-    Some((fields.next()?.parse().ok()?, fields.next()?.parse().ok()?))
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    Some((
+        state,
+        fields.next()?.parse().ok()?,
+        fields.next()?.parse().ok()?,
+    ))
 }
 
 /// `exit code 3`, `signal 9`: how a status reads in an error message.
@@ -352,6 +566,7 @@ pub fn describe_status(status: ExitStatus) -> String {
 mod tests {
     use super::*;
     use std::os::unix::process::ExitStatusExt as _;
+    use std::path::Path;
 
     fn limits(timeout: Duration) -> Limits {
         Limits {
@@ -363,7 +578,10 @@ mod tests {
 
     #[test]
     fn stat_parsing() {
-        assert_eq!(parse_stat("123 (a b) c) S 45 67 67 0 -1"), Some((45, 67)));
+        assert_eq!(
+            parse_stat("123 (a b) c) S 45 67 67 0 -1"),
+            Some(('S', 45, 67))
+        );
         assert_eq!(parse_stat("garbage"), None);
     }
 
@@ -389,6 +607,79 @@ mod tests {
         let cmd = Command::new("/nonexistent/helix-gate-test-program");
         let err = run(cmd, &limits(Duration::from_secs(1)), &mut |_| {}).unwrap_err();
         assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+    }
+
+    /// Whether `pid` is a live process (not a zombie).
+    fn alive(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .as_deref()
+            .and_then(parse_stat)
+            .is_some_and(|(state, _, _)| state != 'Z')
+    }
+
+    /// Run `script` (sh) whose escaping descendant prints its pid first.
+    fn escaped_pid(script: &str, timeout: Duration) -> (Finished, u32) {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", script]);
+        let done = run(cmd, &limits_with_room(timeout), &mut |_| {}).unwrap();
+        let text = String::from_utf8_lossy(&done.stdout).into_owned();
+        let pid = text
+            .lines()
+            .next()
+            .and_then(|l| l.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no pid in {text:?}"));
+        (done, pid)
+    }
+
+    fn limits_with_room(timeout: Duration) -> Limits {
+        Limits {
+            timeout,
+            stdout_cap: 1024,
+            stderr_cap: 1024,
+        }
+    }
+
+    #[test]
+    fn a_descendant_in_a_session_of_its_own_dies_when_the_child_answers() {
+        if !Path::new("/proc/self/environ").exists() {
+            return;
+        }
+        let started = Instant::now();
+        let (done, pid) = escaped_pid(
+            "setsid sh -c 'echo $$; exec sleep 1000' & sleep 0.3; echo answer",
+            Duration::from_secs(30),
+        );
+        assert!(!done.timed_out);
+        assert!(String::from_utf8_lossy(&done.stdout).contains("answer"));
+        assert!(!alive(pid), "pid {pid} survived");
+        // Its pipe was closed by the kill, not by the readers' grace period.
+        assert!(started.elapsed() < READER_GRACE + Duration::from_secs(1));
+    }
+
+    #[test]
+    fn a_double_forked_grandchild_dies_with_a_child_that_timed_out() {
+        if !Path::new("/proc/self/environ").exists() {
+            return;
+        }
+        let (done, pid) = escaped_pid(
+            "(setsid sh -c 'echo $$; exec sleep 1000' &); exec sleep 1000",
+            Duration::from_millis(800),
+        );
+        assert!(done.timed_out);
+        assert!(!alive(pid), "pid {pid} survived");
+    }
+
+    #[test]
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn an_orphan_without_environment_is_adopted_and_killed() {
+        // `env -i` drops the token: only the subreaper keeps the orphan in reach.
+        let (done, pid) = escaped_pid(
+            "env -i /usr/bin/setsid /bin/sh -c 'echo $$; exec /bin/sleep 1000' & sleep 0.3; echo answer",
+            Duration::from_secs(30),
+        );
+        assert!(!done.timed_out);
+        assert!(!alive(pid), "pid {pid} survived");
     }
 
     #[test]

@@ -8,6 +8,14 @@
 //!
 //! Only `approved` verdicts are stored, and a hit is re-checked against the
 //! current `required_confidence` when it is read.
+//!
+//! The key is public (anyone can compute it), and the folder is in the work
+//! tree, where a cloned repository or a session can put files. So an entry is
+//! trusted only when it carries an HMAC-SHA256, made with this user's secret
+//! ([`super::signing`]), over the key and the stored document. An entry
+//! without one (or of an earlier version) is ignored: it is not a hit. Entries
+//! are read only when they are regular files (a FIFO planted under an entry's
+//! name would block the read forever).
 
 use std::path::{Path, PathBuf};
 
@@ -16,11 +24,16 @@ use sha2::{Digest as _, Sha256};
 
 use super::ResultDocument;
 use super::instructions::{Instructions, VERDICT_SCHEMA};
+use super::signing::SigningKey;
 use super::verdict::Verdict;
 use crate::fs::data_dir::{self, CACHE_DIR};
 
 /// Version of the key material; bump when the prompt or the key changes meaning.
 const KEY_VERSION: &str = "helix-gate approval cache v1";
+/// Version of what an entry's HMAC covers.
+const MAC_VERSION: &str = "helix-gate approval cache entry v2";
+/// Largest entry that is read (a document is a few KB).
+const ENTRY_LIMIT: u64 = 4 * 1024 * 1024;
 
 /// SHA-256 of one file's bytes.
 pub fn content_digest(bytes: &[u8]) -> [u8; 32] {
@@ -69,7 +82,7 @@ pub fn key(kind: &str, model: &str, instructions: &Instructions, digests: &[[u8;
 }
 
 /// Lowercase hex.
-fn hex(bytes: &[u8]) -> String {
+pub(super) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
     bytes
         .iter()
@@ -82,6 +95,10 @@ fn hex(bytes: &[u8]) -> String {
 #[derive(Debug, Serialize, Deserialize)]
 struct Entry {
     key: String,
+    /// HMAC-SHA256 (hex) over [`MAC_VERSION`], the key and the document;
+    /// absent in entries of earlier versions, which are therefore ignored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mac: Option<String>,
     document: ResultDocument,
 }
 
@@ -89,24 +106,79 @@ fn entry_path(root: &Path, key: &str) -> PathBuf {
     root.join(CACHE_DIR).join(format!("{key}.json"))
 }
 
-/// The stored result for `key`, when it is `approved` at or above `required_confidence`.
-pub fn lookup(root: &Path, key: &str, required_confidence: f64) -> Option<ResultDocument> {
-    let text = std::fs::read(entry_path(root, key)).ok()?;
-    let entry: Entry = serde_json::from_slice(&text).ok()?;
-    (entry.key == key
-        && entry.document.result == Verdict::Approved
-        && entry.document.confidence >= required_confidence)
-        .then_some(entry.document)
+/// The fields an entry's HMAC covers. The document counts as helix-gate
+/// serializes it (compact JSON of the parsed document), so what is verified
+/// is exactly what is used, whatever the file's whitespace.
+fn signed_fields<'a>(key: &'a str, document_json: &'a [u8]) -> [&'a [u8]; 3] {
+    [MAC_VERSION.as_bytes(), key.as_bytes(), document_json]
 }
 
-/// Store an approved result under `key` (atomically: temp file + rename).
-pub fn store(root: &Path, key: &str, document: &ResultDocument) -> std::io::Result<()> {
+/// What [`lookup`] found under a key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lookup {
+    /// A signed `approved` result at or above the required confidence.
+    Hit(Box<ResultDocument>),
+    /// Nothing usable: no entry, an unreadable one, another key's, or one
+    /// below the required confidence.
+    Miss,
+    /// An entry for this key whose HMAC is missing or does not verify with
+    /// this user's key (or there is no key yet): not written by helix-gate for
+    /// this user, so it is ignored. The path is for a note.
+    Untrusted(PathBuf),
+}
+
+/// The stored result for `key`, when it is signed with `signing` and
+/// `approved` at or above `required_confidence`. Without a signing key no
+/// entry is trusted.
+pub fn lookup(
+    root: &Path,
+    key: &str,
+    required_confidence: f64,
+    signing: Option<&SigningKey>,
+) -> Lookup {
+    let path = entry_path(root, key);
+    let Ok(text) = super::data_file::read_regular(&path, ENTRY_LIMIT) else {
+        return Lookup::Miss;
+    };
+    let Ok(entry) = serde_json::from_slice::<Entry>(&text) else {
+        return Lookup::Miss;
+    };
+    if entry.key != key {
+        return Lookup::Miss;
+    }
+    let document_json = serde_json::to_vec(&entry.document).ok();
+    let verified = match (signing, entry.mac.as_deref().and_then(unhex), document_json) {
+        (Some(signing), Some(tag), Some(json)) => signing.verify(&signed_fields(key, &json), &tag),
+        _ => false,
+    };
+    if !verified {
+        return Lookup::Untrusted(path);
+    }
+    if entry.document.result == Verdict::Approved
+        && entry.document.confidence >= required_confidence
+    {
+        Lookup::Hit(Box::new(entry.document))
+    } else {
+        Lookup::Miss
+    }
+}
+
+/// Store an approved result under `key`, signed with `signing` (atomically:
+/// temp file + rename).
+pub fn store(
+    root: &Path,
+    key: &str,
+    document: &ResultDocument,
+    signing: &SigningKey,
+) -> std::io::Result<()> {
     if document.result != Verdict::Approved {
         return Ok(());
     }
     data_dir::ensure_dir(root, CACHE_DIR)?;
+    let document_json = serde_json::to_vec(document).map_err(std::io::Error::other)?;
     let entry = Entry {
         key: key.to_owned(),
+        mac: Some(hex(&signing.sign(&signed_fields(key, &document_json)))),
         document: document.clone(),
     };
     let text = serde_json::to_vec_pretty(&entry).map_err(std::io::Error::other)?;
@@ -118,6 +190,20 @@ pub fn store(root: &Path, key: &str, document: &ResultDocument) -> std::io::Resu
         &text,
         crate::fs::atomic::Options::FAST,
     )
+}
+
+/// Bytes from lowercase or uppercase hex; `None` for anything else.
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    text.as_bytes()
+        .chunks(2)
+        .map(|pair| {
+            let digit = |c: u8| char::from(c).to_digit(16);
+            u8::try_from(digit(pair[0])? * 16 + digit(pair[1])?).ok()
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -232,19 +318,122 @@ mod tests {
   }
 }"#;
 
+    fn signing(byte: u8) -> SigningKey {
+        SigningKey::from_secret([byte; super::super::signing::LEN])
+    }
+
     #[test]
-    fn entries_of_the_earlier_version_hit_and_are_written_back_unchanged() {
+    fn entries_of_the_earlier_version_are_not_trusted_but_still_parse() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let path = entry_path(root, "k");
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, EARLIER_ENTRY).unwrap();
-        let document = lookup(root, "k", 0.8).unwrap();
+        // No HMAC: whoever wrote it, it is not a hit.
+        assert_eq!(
+            lookup(root, "k", 0.8, Some(&signing(1))),
+            Lookup::Untrusted(path.clone())
+        );
+        // The document in the earlier shape still reads (findings with `path:line`).
+        let entry: Entry = serde_json::from_str(EARLIER_ENTRY).unwrap();
+        let document = entry.document;
         assert_eq!(document.findings[0].path.as_deref(), Some("adr/001-x.md"));
         assert_eq!(document.findings[0].line, Some(57));
-        assert!(lookup(root, "k", 0.95).is_none());
-        std::fs::remove_file(&path).unwrap();
-        store(root, "k", &document).unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), EARLIER_ENTRY);
+        // Signed by this version, it hits, and is written in the same shape.
+        store(root, "k", &document, &signing(1)).unwrap();
+        assert_eq!(
+            lookup(root, "k", 0.8, Some(&signing(1))),
+            Lookup::Hit(Box::new(document.clone()))
+        );
+        let stored: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let earlier: serde_json::Value = serde_json::from_str(EARLIER_ENTRY).unwrap();
+        assert_eq!(stored["document"], earlier["document"]);
+        assert_eq!(stored["mac"].as_str().unwrap().len(), 64);
+    }
+
+    #[test]
+    fn only_entries_signed_with_this_key_hit() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let document: ResultDocument = serde_json::from_value(
+            serde_json::from_str::<serde_json::Value>(EARLIER_ENTRY).unwrap()["document"].clone(),
+        )
+        .unwrap();
+        let path = entry_path(root, "k");
+        store(root, "k", &document, &signing(1)).unwrap();
+        assert!(matches!(
+            lookup(root, "k", 0.8, Some(&signing(1))),
+            Lookup::Hit(_)
+        ));
+        assert_eq!(lookup(root, "k", 0.95, Some(&signing(1))), Lookup::Miss);
+        assert_eq!(lookup(root, "other", 0.8, Some(&signing(1))), Lookup::Miss);
+        // Another user's key, or none: not trusted.
+        assert_eq!(
+            lookup(root, "k", 0.8, Some(&signing(2))),
+            Lookup::Untrusted(path.clone())
+        );
+        assert_eq!(
+            lookup(root, "k", 0.8, None),
+            Lookup::Untrusted(path.clone())
+        );
+
+        let signed: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let tamper = |edit: &dyn Fn(&mut serde_json::Value)| {
+            let mut entry = signed.clone();
+            edit(&mut entry);
+            std::fs::write(&path, entry.to_string()).unwrap();
+            lookup(root, "k", 0.8, Some(&signing(1)))
+        };
+        // The signature covers the document...
+        assert_eq!(
+            tamper(&|e| e["document"]["confidence"] = 1.0.into()),
+            Lookup::Untrusted(path.clone())
+        );
+        assert_eq!(
+            tamper(&|e| e["document"]["findings"] = serde_json::json!([])),
+            Lookup::Untrusted(path.clone())
+        );
+        // ...is required, and is checked as hex of the right length.
+        assert_eq!(
+            tamper(&|e| {
+                e.as_object_mut().unwrap().remove("mac");
+            }),
+            Lookup::Untrusted(path.clone())
+        );
+        assert_eq!(
+            tamper(&|e| e["mac"] = "zz".into()),
+            Lookup::Untrusted(path.clone())
+        );
+        // Whitespace is not part of what is signed.
+        std::fs::write(&path, signed.to_string()).unwrap();
+        assert!(matches!(
+            lookup(root, "k", 0.8, Some(&signing(1))),
+            Lookup::Hit(_)
+        ));
+        // A signed entry moved under another key's name is not that key's entry,
+        // and re-keyed it no longer verifies.
+        let moved = entry_path(root, "k2");
+        std::fs::copy(&path, &moved).unwrap();
+        assert_eq!(lookup(root, "k2", 0.8, Some(&signing(1))), Lookup::Miss);
+        let mut rekeyed = signed.clone();
+        rekeyed["key"] = "k2".into();
+        std::fs::write(&moved, rekeyed.to_string()).unwrap();
+        assert_eq!(
+            lookup(root, "k2", 0.8, Some(&signing(1))),
+            Lookup::Untrusted(moved)
+        );
+    }
+
+    #[test]
+    fn hex_round_trips() {
+        assert_eq!(
+            unhex(&hex(&[0, 1, 0xab, 0xff])).unwrap(),
+            [0, 1, 0xab, 0xff]
+        );
+        assert_eq!(unhex("AB").unwrap(), [0xab]);
+        assert!(unhex("abc").is_none());
+        assert!(unhex("g0").is_none());
     }
 }

@@ -2,7 +2,10 @@
 //! `.helix-gate/approvals.jsonl`, and the summary `helix-gate stats` shows.
 //!
 //! Lines are appended with a single `write` on a file opened in append mode,
-//! so concurrent writers do not interleave. Unreadable lines are skipped.
+//! so concurrent writers do not interleave. The file is read line by line as
+//! bytes: a damaged line (invalid UTF-8, not JSON, an unknown shape) is skipped
+//! and counted, and never hides the lines around it. The history is a record
+//! for run numbers and `stats`; nothing in it grants an approval.
 
 use std::path::{Path, PathBuf};
 
@@ -80,6 +83,9 @@ fn history_path(root: &Path) -> PathBuf {
     root.join(HISTORY_PATH)
 }
 
+/// Largest history that is read (about half a million approvals).
+const HISTORY_LIMIT: u64 = 256 * 1024 * 1024;
+
 /// Append one record.
 pub fn append(root: &Path, record: &Record) -> std::io::Result<()> {
     data_dir::ensure(root)?;
@@ -93,40 +99,73 @@ pub fn append(root: &Path, record: &Record) -> std::io::Result<()> {
     )
 }
 
-/// Every readable record, oldest first (empty when there is no history).
-pub fn read(root: &Path) -> Vec<Record> {
-    let Ok(text) = std::fs::read_to_string(history_path(root)) else {
+/// The history as read back.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct History {
+    /// Every readable record, oldest first.
+    pub records: Vec<Record>,
+    /// Lines that were skipped: invalid UTF-8, not JSON, or not a record.
+    pub skipped: usize,
+}
+
+/// The lines of the history file (empty when there is none), each as bytes,
+/// so that one invalid byte damages one line and not the whole file.
+fn raw_lines(root: &Path) -> Vec<Vec<u8>> {
+    let Ok(bytes) = super::data_file::read_regular(&history_path(root), HISTORY_LIMIT) else {
         return Vec::new();
     };
-    text.lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
+    bytes
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
+        .map(<[u8]>::to_vec)
         .collect()
 }
 
-/// The run number of the next approval of each path (1 + earlier approvals).
-pub fn next_runs(root: &Path, paths: &[String]) -> Vec<u32> {
+/// Every readable record, oldest first, and the number of skipped lines
+/// (empty when there is no history).
+pub fn read(root: &Path) -> History {
+    let mut history = History::default();
+    for line in raw_lines(root) {
+        match serde_json::from_slice::<Record>(&line) {
+            Ok(record) => history.records.push(record),
+            Err(_) => history.skipped += 1,
+        }
+    }
+    history
+}
+
+/// The run number of the next approval of each path (1 + earlier approvals),
+/// and the number of damaged lines that were skipped on the way.
+pub fn next_runs(root: &Path, paths: &[String]) -> (Vec<u32>, usize) {
     let mut runs = vec![1u32; paths.len()];
-    let Ok(text) = std::fs::read_to_string(history_path(root)) else {
-        return runs;
-    };
+    let mut skipped = 0;
     let needles: Vec<String> = paths
         .iter()
         .map(|p| serde_json::to_string(p).unwrap_or_default())
         .collect();
-    for line in text.lines() {
+    for line in raw_lines(root) {
+        // A line that is not UTF-8 cannot be JSON: damaged.
+        let Ok(line) = std::str::from_utf8(&line) else {
+            skipped += 1;
+            continue;
+        };
         // Cheap filter first: only lines that mention one of the paths are parsed.
         if !needles.iter().any(|n| line.contains(n.as_str())) {
             continue;
         }
-        if let Ok(Record::Approval { files, .. }) = serde_json::from_str::<Record>(line) {
-            for (i, path) in paths.iter().enumerate() {
-                if files.iter().any(|f| &f.path == path) {
-                    runs[i] = runs[i].saturating_add(1);
+        match serde_json::from_str::<Record>(line) {
+            Ok(Record::Approval { files, .. }) => {
+                for (i, path) in paths.iter().enumerate() {
+                    if files.iter().any(|f| &f.path == path) {
+                        runs[i] = runs[i].saturating_add(1);
+                    }
                 }
             }
+            Ok(Record::Escalation { .. }) => {}
+            Err(_) => skipped += 1,
         }
     }
-    runs
+    (runs, skipped)
 }
 
 /// Counts over the approval history (for `helix-gate stats`).
@@ -154,11 +193,26 @@ pub struct HistorySummary {
     pub mean_cost_usd: Option<f64>,
     /// Escalations recorded by the Stop gate.
     pub escalations: usize,
+    /// Damaged lines of the history that were skipped (only shown when some were).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped_lines: usize,
 }
 
-/// Summarize `records`.
-pub fn summarize(records: &[Record]) -> HistorySummary {
-    let mut s = HistorySummary::default();
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Summarize the history.
+pub fn summarize(history: &History) -> HistorySummary {
+    let mut s = HistorySummary {
+        skipped_lines: history.skipped,
+        ..HistorySummary::default()
+    };
+    let records = &history.records;
     let mut durations = Vec::new();
     for record in records {
         match record {
@@ -254,6 +308,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         assert_eq!(summarize(&read(root)), HistorySummary::default());
+        assert_eq!(next_runs(root, &["adr/a.md".into()]), (vec![1], 0));
         append(
             root,
             &approval("adr/a.md", Verdict::Rejected, Stage::Reviewer, 10.0, 0.1),
@@ -302,9 +357,11 @@ mod tests {
                 root,
                 &["adr/a.md".into(), "adr/b.md".into(), "adr/new.md".into()]
             ),
-            [4, 2, 1]
+            (vec![4, 2, 1], 0),
+            "a line that mentions none of the paths is not even parsed"
         );
         let s = summarize(&read(root));
+        assert_eq!(s.skipped_lines, 1);
         assert_eq!(s.count, 4);
         assert_eq!(s.approved, 2);
         assert_eq!(s.approval_rate, Some(0.5));
@@ -315,5 +372,48 @@ mod tests {
         assert!((s.total_cost_usd - 0.3).abs() < 1e-9);
         assert!((s.mean_cost_usd.unwrap() - 0.15).abs() < 1e-9);
         assert_eq!(s.escalations, 1);
+    }
+
+    #[test]
+    fn damaged_lines_are_skipped_and_counted_never_hiding_the_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for result in [Verdict::Rejected, Verdict::Approved] {
+            append(
+                root,
+                &approval("adr/a.md", result, Stage::Reviewer, 1.0, 0.1),
+            )
+            .unwrap();
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(root.join(HISTORY_PATH))
+            .unwrap();
+        // One invalid UTF-8 byte inside a line that names the path, a
+        // truncated line, and an empty one.
+        file.write_all(b"{\"event\":\"approval\",\"files\":[{\"path\":\"adr/a.md\",\"run\":3}],\"x\":\"\xff\"}\n")
+            .unwrap();
+        file.write_all(b"{\"event\":\"approval\",\"files\":[{\"path\":\"adr/a.md\"\n\n")
+            .unwrap();
+        drop(file);
+        append(
+            root,
+            &approval("adr/a.md", Verdict::Approved, Stage::Cache, 0.0, 0.0),
+        )
+        .unwrap();
+        assert_eq!(next_runs(root, &["adr/a.md".into()]), (vec![4], 2));
+        let history = read(root);
+        assert_eq!(history.records.len(), 3);
+        assert_eq!(history.skipped, 2);
+        let s = summarize(&history);
+        assert_eq!((s.count, s.approved, s.skipped_lines), (3, 2, 2));
+        assert!(serde_json::to_value(&s).unwrap()["skipped_lines"] == 2);
+        let clean = summarize(&History::default());
+        assert!(
+            serde_json::to_value(&clean)
+                .unwrap()
+                .get("skipped_lines")
+                .is_none()
+        );
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::terminal::{current_root, print, use_color};
+use super::terminal::{current_root, print, print_stderr, use_color};
 use super::{ExitStatus, Format};
 use crate::approval::{
     Approval, ApproveOptions, FileRun, ResultDocument, Stage, Verdict, approve, round3,
@@ -74,6 +74,9 @@ pub(super) fn run(
         Format::Human => human(&root, &approval, use_color()),
     };
     print(&text)?;
+    for note in &approval.notes {
+        print_stderr(&format!("helix-gate: note: {note}\n"));
+    }
     Ok(status)
 }
 

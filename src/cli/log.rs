@@ -110,10 +110,10 @@ fn approval_stats_json(root: &Path) -> Option<serde_json::Value> {
 /// Approval lines for `stats` (none before the first approval).
 fn approval_stats_text(root: &Path) -> Option<String> {
     let s = crate::approval::history_summary(root);
-    if s.count == 0 && s.escalations == 0 {
+    if s.count == 0 && s.escalations == 0 && s.skipped_lines == 0 {
         return None;
     }
-    Some(format!(
+    let mut text = format!(
         "approvals: {} (approved {}, rejected {}, needs_revision {}; approval rate {}); reviewer runs {}, cache hits {}, deterministic rejections {}, infrastructure failures {}\napproval cost: total ${:.4}, mean ${:.4} per reviewer run; median duration {}; escalations {}\n",
         s.count,
         s.approved,
@@ -130,5 +130,13 @@ fn approval_stats_text(root: &Path) -> Option<String> {
         s.median_duration_seconds
             .map_or("-".to_owned(), |d| format!("{d:.1} s")),
         s.escalations,
-    ))
+    );
+    if s.skipped_lines > 0 {
+        let _ = writeln!(
+            text,
+            "approval history: {} damaged line(s) skipped (not UTF-8 or not a record)",
+            s.skipped_lines
+        );
+    }
+    Some(text)
 }

@@ -998,7 +998,11 @@ fn run_reviews(
     for rel in files {
         let result = match approval::approve(root, &[root.join(rel)], APPROVAL_TYPE, &options) {
             Ok(result) => result,
-            Err(e) => return (reviews, Some(infra(format!("approval of {rel}: {e:#}")))),
+            // Escaped: a file name may carry line breaks meant for the model.
+            Err(e) => {
+                let rel = rel.escape_debug();
+                return (reviews, Some(infra(format!("approval of {rel}: {e:#}"))));
+            }
         };
         if let Some(failure) = &result.failure {
             let err = infra(format!(

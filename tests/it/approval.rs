@@ -17,10 +17,10 @@ use crate::support::claude::{ClaudeRun, ScratchRepo, require_claude};
 use crate::support::cli::*;
 use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
 
-const ADR: &str = "adr/001-cache-rules.md";
+pub(crate) const ADR: &str = "adr/001-cache-rules.md";
 
 /// A git repository with a passing ADR and the file it references.
-fn project() -> ScratchRepo {
+pub(crate) fn project() -> ScratchRepo {
     let repo = ScratchRepo::new();
     repo.write("src/lib.rs", "pub fn rules_are_loaded_lazily() {}\n");
     repo.write(ADR, good_adr());
@@ -37,7 +37,7 @@ fn second_adr(repo: &ScratchRepo) -> &'static str {
 }
 
 /// The repository's own config/approvals.yaml: reviewer command and timeout.
-fn configure(repo: &ScratchRepo, command: &Path, timeout_secs: u64) {
+pub(crate) fn configure(repo: &ScratchRepo, command: &Path, timeout_secs: u64) {
     let command = serde_json::to_string(&command.to_string_lossy()).unwrap();
     repo.write(
         "config/approvals.yaml",
@@ -47,7 +47,12 @@ fn configure(repo: &ScratchRepo, command: &Path, timeout_secs: u64) {
 
 /// `helix-gate approve <args>` in `repo`, isolated from the developer's Claude
 /// Code session, talking to `api` (or to a closed port without one).
-fn approve_command(repo: &Path, api: Option<&FakeApi>, home: &Path, args: &[&str]) -> Command {
+pub(crate) fn approve_command(
+    repo: &Path,
+    api: Option<&FakeApi>,
+    home: &Path,
+    args: &[&str],
+) -> Command {
     let mut cmd = Command::new(bin());
     cmd.arg("approve").args(args).current_dir(repo);
     for (key, _) in std::env::vars_os() {
@@ -55,12 +60,14 @@ fn approve_command(repo: &Path, api: Option<&FakeApi>, home: &Path, args: &[&str
         if name.starts_with("CLAUDE")
             || name.starts_with("ANTHROPIC")
             || name == "AI_AGENT"
-            || name == "HELIX_GATE_CHILD"
+            || name.starts_with("HELIX_GATE")
+            || name == "XDG_STATE_HOME"
         {
             cmd.env_remove(&key);
         }
     }
     cmd.env("HOME", home)
+        .env("HELIX_GATE_STATE_DIR", state_dir(repo))
         .env("NO_COLOR", "1")
         .env(
             "ANTHROPIC_BASE_URL",
@@ -75,6 +82,23 @@ fn approve_command(repo: &Path, api: Option<&FakeApi>, home: &Path, args: &[&str
     cmd
 }
 
+/// The per-user state folder (the cache's signing key) for approvals in
+/// `repo`: the same for every call in one test, removed with the repository,
+/// and never the developer's own (`~/.local/state`).
+pub(crate) fn state_dir(repo: &Path) -> PathBuf {
+    repo.join(".git/helix-gate-test-state")
+}
+
+/// Pre-commit's library answer: a signed approved verdict is cached for
+/// exactly `bytes`, with the key of the test's state folder.
+pub(crate) fn is_approved(repo: &Path, bytes: &[u8], kind: &str) -> bool {
+    let Some(signing) = helix_gate::approval::signing::load_in(&state_dir(repo)).unwrap() else {
+        return false;
+    };
+    helix_gate::approval::ApprovalLookup::load_with(repo, kind, signing)
+        .is_some_and(|lookup| lookup.is_approved(bytes))
+}
+
 fn approve(repo: &Path, api: Option<&FakeApi>, args: &[&str]) -> Output {
     let home = tempfile::tempdir().unwrap();
     approve_command(repo, api, home.path(), args)
@@ -83,7 +107,7 @@ fn approve(repo: &Path, api: Option<&FakeApi>, args: &[&str]) -> Output {
 }
 
 /// `approve --format json FILE...`: (exit code, document).
-fn approve_json(repo: &Path, api: Option<&FakeApi>, extra: &[&str]) -> (i32, Value) {
+pub(crate) fn approve_json(repo: &Path, api: Option<&FakeApi>, extra: &[&str]) -> (i32, Value) {
     let mut args = vec!["--format", "json"];
     args.extend_from_slice(extra);
     let out = approve(repo, api, &args);
@@ -101,14 +125,14 @@ fn verdict(value: Value) -> Turn {
     Turn::structured_output(value)
 }
 
-fn approved(confidence: f64) -> Value {
+pub(crate) fn approved(confidence: f64) -> Value {
     json!({"result": "approved", "confidence": confidence, "findings": [
         {"severity": "info", "check": "acceptance", "message": "criteria are checkable"}
     ], "recommendations": [], "summary": "Small, clear ADR."})
 }
 
 /// Absolute path of the run folder named in the result.
-fn run_dir(repo: &Path, doc: &Value) -> PathBuf {
+pub(crate) fn run_dir(repo: &Path, doc: &Value) -> PathBuf {
     let result_file = doc["result_file"].as_str().expect("result_file");
     repo.join(result_file)
         .parent()
@@ -117,7 +141,7 @@ fn run_dir(repo: &Path, doc: &Value) -> PathBuf {
         .to_path_buf()
 }
 
-fn history(repo: &Path) -> Vec<Value> {
+pub(crate) fn history(repo: &Path) -> Vec<Value> {
     std::fs::read_to_string(repo.join(".helix-gate/approvals.jsonl"))
         .unwrap_or_default()
         .lines()
@@ -601,23 +625,11 @@ fn cached_approval_makes_zero_requests() {
 
     // The library answer for pre-commit: this exact content only.
     let bytes = std::fs::read(repo.join(ADR)).unwrap();
-    assert!(helix_gate::approval::is_approved(
-        repo.path(),
-        &bytes,
-        "adr"
-    ));
+    assert!(is_approved(repo.path(), &bytes, "adr"));
     let mut changed = bytes.clone();
     changed.extend_from_slice(b"\nOne more line.\n");
-    assert!(!helix_gate::approval::is_approved(
-        repo.path(),
-        &changed,
-        "adr"
-    ));
-    assert!(!helix_gate::approval::is_approved(
-        repo.path(),
-        &bytes,
-        "code"
-    ));
+    assert!(!is_approved(repo.path(), &changed, "adr"));
+    assert!(!is_approved(repo.path(), &bytes, "code"));
 
     // A stricter threshold invalidates the cached approval.
     let config = repo.read("config/approvals.yaml").unwrap();
@@ -625,11 +637,7 @@ fn cached_approval_makes_zero_requests() {
         "config/approvals.yaml",
         format!("{config}  required_confidence: 0.95\n"),
     );
-    assert!(!helix_gate::approval::is_approved(
-        repo.path(),
-        &bytes,
-        "adr"
-    ));
+    assert!(!is_approved(repo.path(), &bytes, "adr"));
     repo.write("config/approvals.yaml", config);
 
     // --no-cache forces a reviewer.
@@ -771,7 +779,7 @@ fn recording_reviewer(repo: &ScratchRepo, output: &str) -> PathBuf {
     )
 }
 
-fn canned_result(structured: &Value) -> String {
+pub(crate) fn canned_result(structured: &Value) -> String {
     json!({"type": "result", "subtype": "success", "is_error": false, "total_cost_usd": 0.01,
         "usage": {"input_tokens": 10, "output_tokens": 5}, "modelUsage": {"claude-fake": {}},
         "structured_output": structured})

@@ -191,9 +191,12 @@ fn hook_feedback_and_log_escape_control_characters() {
 
 #[test]
 fn approve_escapes_what_the_reviewer_says() {
+    // A name with control characters is refused before any reviewer starts
+    // (hostile_approval.rs); here only the reviewer's own text is hostile.
+    let name = "adr/001-plain.md";
     let repo = Repo::empty();
     repo.write("src/lib.rs", "");
-    repo.write(NAME, good_adr());
+    repo.write(name, good_adr());
     let verdict = json!({"type": "result", "subtype": "success", "is_error": false,
         "total_cost_usd": 0.01, "usage": {"input_tokens": 10, "output_tokens": 5},
         "model": "m\x1b[8m",
@@ -219,12 +222,12 @@ fn approve_escapes_what_the_reviewer_says() {
         "config/approvals.yaml",
         "defaults:\n  command: fake/reviewer.sh\n",
     );
-    let out = bounded(isolated(bin(), &repo.root).args(["approve", NAME]));
+    let out = bounded(isolated(bin(), &repo.root).args(["approve", name]));
     let text = stdout(&out);
     assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
     assert_safe(&text);
     assert!(
-        text.starts_with(&format!("approved: {SHOWN} (type adr)")),
+        text.starts_with(&format!("approved: {name} (type adr)")),
         "{text}"
     );
     assert!(

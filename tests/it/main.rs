@@ -11,6 +11,7 @@ mod adr_dir;
 mod approval;
 mod corpus;
 mod hook;
+mod hostile_approval;
 mod hostile_fs;
 mod hostile_hook;
 mod hostile_precommit;

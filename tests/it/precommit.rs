@@ -48,8 +48,21 @@ pub(crate) fn isolated(program: &str, cwd: &Path) -> Command {
         .env("NO_COLOR", "1")
         .env("PATH", path_with_bin())
         .env_remove("HELIX_GATE_CHILD")
+        .env_remove("XDG_STATE_HOME")
+        // The approval signing key: inside the test's repository (its .git),
+        // never the developer's ~/.local/state.
+        .env("HELIX_GATE_STATE_DIR", test_state_dir(cwd))
         .stdin(Stdio::null());
     cmd
+}
+
+/// `<repository>/.git/helix-gate-test-state` for the repository around `dir`.
+fn test_state_dir(dir: &Path) -> PathBuf {
+    let root = dir
+        .ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(dir);
+    root.join(".git/helix-gate-test-state")
 }
 
 fn git_in(dir: &Path, args: &[&str]) -> Output {

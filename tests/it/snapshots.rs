@@ -848,6 +848,12 @@ fn approve(repo: &ScratchRepo, name: &str, args: &[&str]) -> Output {
     let home = tempfile::tempdir().expect("home");
     let out = helix(repo.path(), &[&["approve"][..], args].concat())
         .env("HOME", home.path())
+        // The cache's signing key: one per repository, kept in its .git.
+        .env_remove("XDG_STATE_HOME")
+        .env(
+            "HELIX_GATE_STATE_DIR",
+            repo.join(".git/helix-gate-test-state"),
+        )
         .output()
         .expect("run helix-gate approve");
     check(name, repo.path(), &transcript(&out));

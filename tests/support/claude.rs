@@ -289,6 +289,9 @@ impl ClaudeRun {
                 cmd.env_remove(&key);
             }
         }
+        // helix-gate's per-user state (the approval signing key) goes under HOME.
+        cmd.env_remove("XDG_STATE_HOME")
+            .env_remove("HELIX_GATE_STATE_DIR");
         cmd.env("HOME", home)
             .env("ANTHROPIC_BASE_URL", &self.base_url)
             .env("ANTHROPIC_API_KEY", "sk-test")

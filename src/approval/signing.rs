@@ -1,0 +1,277 @@
+//! The per-user secret that signs approval cache entries.
+//!
+//! A cache entry lets a file pass without a review, and it lives in the work
+//! tree (`.helix-gate/approval-cache/`), where a cloned repository or the
+//! session's model can put any file. Its name is a SHA-256 over public inputs,
+//! so anyone can compute it. What nobody else can compute is an HMAC-SHA256
+//! with a secret that never enters the work tree: 32 random bytes in
+//! `$HELIX_GATE_STATE_DIR/key`, else `$XDG_STATE_HOME/helix-gate/key`, else
+//! `~/.local/state/helix-gate/key`, created with mode 0600 on first use.
+//!
+//! Only an entry that carries a valid HMAC counts as cached; the key is read
+//! only when a cache entry is checked or written.
+
+use std::fmt;
+use std::io::{Read as _, Write as _};
+use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+use std::path::{Path, PathBuf};
+
+use hmac::{KeyInit as _, Mac as _};
+use sha2::Sha256;
+
+use crate::env;
+
+type HmacSha256 = hmac::Hmac<Sha256>;
+
+/// Length of the secret and of a MAC, in bytes.
+pub const LEN: usize = 32;
+
+/// The file name of the key inside the state folder.
+const KEY_FILE: &str = "key";
+
+/// The secret (never printed).
+#[derive(Clone)]
+pub struct SigningKey {
+    secret: [u8; LEN],
+}
+
+impl fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SigningKey(..)")
+    }
+}
+
+/// The key could not be read or made.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    #[error(
+        "no folder for helix-gate's per-user state: set HOME (or XDG_STATE_HOME or {}) to an absolute path",
+        env::HELIX_GATE_STATE_DIR
+    )]
+    NoStateDir,
+    #[error("cannot create the signing key {path}: {source}")]
+    Create {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot read the signing key {path}: {source}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "the signing key {path} is damaged ({len} bytes, {LEN} expected); delete it and a new one is made (cached approvals are then reviewed again)"
+    )]
+    Damaged { path: String, len: usize },
+}
+
+/// helix-gate's per-user state folder: `$HELIX_GATE_STATE_DIR`, else
+/// `$XDG_STATE_HOME/helix-gate`, else `$HOME/.local/state/helix-gate`. A
+/// relative value is ignored (the XDG rule): it would resolve against the
+/// current directory, which is usually the work tree.
+pub fn state_dir() -> Option<PathBuf> {
+    let absolute = |name: &str| {
+        env::var(name)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    absolute(env::HELIX_GATE_STATE_DIR)
+        .or_else(|| absolute(env::XDG_STATE_HOME).map(|p| p.join("helix-gate")))
+        .or_else(|| absolute(env::HOME).map(|p| p.join(".local/state/helix-gate")))
+}
+
+/// Where the key is (or would be).
+pub fn key_path() -> Option<PathBuf> {
+    state_dir().map(|dir| dir.join(KEY_FILE))
+}
+
+/// The key, `None` when none was made yet (then no entry can be valid).
+pub fn load() -> Result<Option<SigningKey>, KeyError> {
+    load_in(&state_dir().ok_or(KeyError::NoStateDir)?)
+}
+
+/// The key in the state folder `dir` (tests name their own folder).
+pub fn load_in(dir: &Path) -> Result<Option<SigningKey>, KeyError> {
+    read_key(&dir.join(KEY_FILE))
+}
+
+/// The key, made first when there is none.
+pub fn load_or_create() -> Result<SigningKey, KeyError> {
+    let path = key_path().ok_or(KeyError::NoStateDir)?;
+    if let Some(key) = read_key(&path)? {
+        return Ok(key);
+    }
+    create(&path)?;
+    // Whoever won a race for the first key, every process now uses that one.
+    read_key(&path)?.ok_or_else(|| KeyError::Read {
+        path: path.display().to_string(),
+        source: std::io::ErrorKind::NotFound.into(),
+    })
+}
+
+fn read_key(path: &Path) -> Result<Option<SigningKey>, KeyError> {
+    let read_error = |source| KeyError::Read {
+        path: path.display().to_string(),
+        source,
+    };
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(read_error(e)),
+    };
+    let mut bytes = Vec::with_capacity(LEN + 1);
+    file.take(LEN as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(read_error)?;
+    let secret: [u8; LEN] = bytes.as_slice().try_into().map_err(|_| KeyError::Damaged {
+        path: path.display().to_string(),
+        len: bytes.len(),
+    })?;
+    Ok(Some(SigningKey { secret }))
+}
+
+/// Write a new random key to `path`, complete or not at all: a private
+/// temporary file (0600), synced, then hard-linked to its name, which fails
+/// when another process made the key first (that key is kept).
+fn create(path: &Path) -> Result<(), KeyError> {
+    let create_error = |source| KeyError::Create {
+        path: path.display().to_string(),
+        source,
+    };
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(create_error)?;
+    let mut secret = [0u8; LEN];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut secret))
+        .map_err(create_error)?;
+    let temp = dir.join(format!(".{KEY_FILE}.{}.tmp", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&temp)
+        .and_then(|mut f| f.write_all(&secret).and_then(|()| f.sync_all()));
+    let linked = written.and_then(|()| match std::fs::hard_link(&temp, path) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(e),
+        _ => Ok(()),
+    });
+    let _ = std::fs::remove_file(&temp);
+    linked.map_err(create_error)
+}
+
+/// Length-prefixed fields, so that field boundaries are part of what is signed.
+fn mac_over(secret: &[u8; LEN], fields: &[&[u8]]) -> HmacSha256 {
+    // HMAC pads a key shorter than the hash's block (64 bytes) with zeros, so
+    // the padded secret is the same key, and `new` cannot fail as
+    // `new_from_slice` formally can.
+    let mut block = [0u8; 64];
+    block[..LEN].copy_from_slice(secret);
+    let mut mac = HmacSha256::new(&block.into());
+    for field in fields {
+        mac.update(&(field.len() as u64).to_be_bytes());
+        mac.update(field);
+    }
+    mac
+}
+
+impl SigningKey {
+    /// HMAC-SHA256 of `fields`.
+    pub fn sign(&self, fields: &[&[u8]]) -> [u8; LEN] {
+        mac_over(&self.secret, fields)
+            .finalize()
+            .into_bytes()
+            .into()
+    }
+
+    /// Whether `tag` is the HMAC of `fields` (compared in constant time).
+    pub fn verify(&self, fields: &[&[u8]], tag: &[u8]) -> bool {
+        mac_over(&self.secret, fields).verify_slice(tag).is_ok()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn from_secret(secret: [u8; LEN]) -> Self {
+        SigningKey { secret }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt as _;
+
+    #[test]
+    fn hmac_sha256_matches_rfc_4231() {
+        // RFC 4231 test case 2 ("Jefe"): the primitive itself.
+        let mut mac = <HmacSha256 as hmac::KeyInit>::new_from_slice(b"Jefe").unwrap();
+        mac.update(b"what do ya want for nothing?");
+        let tag: [u8; 32] = mac.finalize().into_bytes().into();
+        assert_eq!(
+            super::super::cache::hex(&tag),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+    }
+
+    #[test]
+    fn the_padded_key_is_the_same_hmac_key() {
+        let secret = [7u8; LEN];
+        let mut direct = <HmacSha256 as hmac::KeyInit>::new_from_slice(&secret).unwrap();
+        direct.update(&1u64.to_be_bytes());
+        direct.update(b"x");
+        let direct: [u8; 32] = direct.finalize().into_bytes().into();
+        assert_eq!(SigningKey::from_secret(secret).sign(&[b"x"]), direct);
+    }
+
+    #[test]
+    fn signatures_depend_on_key_and_field_boundaries() {
+        let a = SigningKey::from_secret([1; LEN]);
+        let b = SigningKey::from_secret([2; LEN]);
+        let tag = a.sign(&[b"ab", b"c"]);
+        assert!(a.verify(&[b"ab", b"c"], &tag));
+        assert!(!a.verify(&[b"a", b"bc"], &tag));
+        assert!(!b.verify(&[b"ab", b"c"], &tag));
+        assert!(!a.verify(&[b"ab", b"c"], &tag[..31]));
+        assert_eq!(format!("{a:?}"), "SigningKey(..)");
+    }
+
+    #[test]
+    fn a_new_key_is_private_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state/helix-gate/key");
+        assert!(read_key(&path).unwrap().is_none());
+        create(&path).unwrap();
+        let first = read_key(&path).unwrap().unwrap();
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        assert_eq!(
+            std::fs::metadata(path.parent().unwrap())
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777,
+            0o700
+        );
+        // A second creation (a lost race) keeps the first key.
+        create(&path).unwrap();
+        assert_eq!(read_key(&path).unwrap().unwrap().secret, first.secret);
+        assert_ne!(first.secret, [0; LEN]);
+        let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(leftovers, ["key"]);
+
+        std::fs::write(&path, b"short").unwrap();
+        assert!(matches!(
+            read_key(&path),
+            Err(KeyError::Damaged { len: 5, .. })
+        ));
+    }
+}
