@@ -65,6 +65,33 @@ declare_rules! {
         category: FileContent,
         summary: "the file is empty",
     }
+
+    /// ## What it does
+    /// Refuses an ADR path that is not a regular file: a directory, a named pipe (FIFO), a
+    /// socket or a device, also when a symlink leads there. The path is never read: a FIFO
+    /// would block the reader until something writes to it, a device like `/dev/zero`
+    /// never ends.
+    ///
+    /// ## Why
+    /// An ADR is a file someone wrote. Anything else at its path cannot be checked, and
+    /// reading it could hang the hook (until Claude Code's timeout lets the turn through),
+    /// `validate` or `approve`.
+    ///
+    /// ## Fix
+    /// Replace the path with the Markdown ADR, or remove it.
+    pub const FILE_NOT_REGULAR {
+        id: "file-not-regular",
+        severity: Error,
+        category: FileContent,
+        summary: "the path is a directory, FIFO, socket or device, not a file",
+    }
+}
+
+/// The finding for a path that is not a regular file (`kind` says what it is).
+pub fn not_regular(kind: &str) -> Finding {
+    FILE_NOT_REGULAR
+        .finding(format!("not a regular file but {kind}; it was not read"))
+        .hint("replace it with the Markdown ADR, or remove it")
 }
 
 /// Turn raw bytes into text, or the finding that says why they are not an ADR.

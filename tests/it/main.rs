@@ -11,6 +11,7 @@ mod adr_dir;
 mod approval;
 mod corpus;
 mod hook;
+mod hostile_input;
 mod precommit;
 mod snapshots;
 #[path = "../support/mod.rs"]

@@ -1,0 +1,345 @@
+//! Hostile input: files that are not files (FIFO, socket, device, directory) and
+//! content at the edges of what is read.
+//!
+//! Every command runs under a deadline and is killed when it passes it, so a
+//! regression fails the test instead of hanging the suite.
+
+use std::io::{Read as _, Write as _};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::cli::*;
+
+/// Generous for a debug build on a loaded machine; the hangs fixed here lasted forever
+/// (a FIFO) or well beyond Claude Code's 30 s hook timeout (nested YAML).
+const DEADLINE: Duration = Duration::from_secs(10);
+
+/// Run `cmd` with `stdin`; kill it and fail when it is still running after `DEADLINE`.
+fn run_bounded(mut cmd: Command, stdin: &[u8]) -> Output {
+    cmd.env("NO_COLOR", "1")
+        .env_remove("HELIX_GATE_CHILD")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = cmd.spawn().expect("spawn helix-gate");
+    let mut input = child.stdin.take().unwrap();
+    // The command may exit without reading its stdin: ignore EPIPE.
+    let _ = input.write_all(stdin);
+    drop(input);
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let stdout = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = out.read_to_end(&mut buf);
+        buf
+    });
+    let stderr = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = err.read_to_end(&mut buf);
+        buf
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} still ran after {DEADLINE:?}: it hangs");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
+}
+
+fn helix(root: &Path, args: &[&str]) -> Output {
+    let mut cmd = Command::new(bin());
+    cmd.args(args)
+        .current_dir(root)
+        .env_remove("CLAUDE_PROJECT_DIR");
+    run_bounded(cmd, b"")
+}
+
+/// `validate --format json`: (exit code, the error rules of the first file, its findings).
+fn validate_json(root: &Path, args: &[&str]) -> (i32, Vec<String>, Vec<Value>) {
+    let mut all = vec!["validate", "--format", "json"];
+    all.extend_from_slice(args);
+    let out = helix(root, &all);
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {}{}", stdout(&out), stderr(&out)));
+    let findings: Vec<Value> = doc["files"][0]["findings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let rules = findings
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .map(|f| f["rule"].as_str().unwrap().to_owned())
+        .collect();
+    (code(&out), rules, findings)
+}
+
+fn finding<'a>(findings: &'a [Value], rule: &str) -> &'a Value {
+    findings
+        .iter()
+        .find(|f| f["rule"] == rule)
+        .unwrap_or_else(|| panic!("no {rule} in {findings:#?}"))
+}
+
+fn mkfifo(path: &Path) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    let status = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(status.success());
+}
+
+/// A project whose passing fixture ADR has its dependency, reviewer off.
+fn project() -> tempfile::TempDir {
+    let repo = scratch_repo();
+    write(repo.path(), "src/lib.rs", "");
+    write(
+        repo.path(),
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    repo
+}
+
+// ------------------------------------------------------------------ paths that are not files
+
+#[test]
+fn fifo_named_like_an_adr_is_refused_by_validate_without_blocking() {
+    let root = project();
+    mkfifo(&root.path().join("adr/003-x.md"));
+    let (code, rules, findings) = validate_json(root.path(), &["adr/003-x.md"]);
+    assert_eq!((code, rules), (1, vec!["file-not-regular".to_owned()]));
+    assert!(
+        finding(&findings, "file-not-regular")["message"]
+            .as_str()
+            .unwrap()
+            .contains("a named pipe (FIFO)")
+    );
+}
+
+#[test]
+fn fifo_named_like_an_adr_is_refused_by_approve_without_blocking() {
+    let root = project();
+    // The reviewer is enabled but never reached: reading the files comes first.
+    std::fs::remove_file(root.path().join("config/approvals.yaml")).unwrap();
+    mkfifo(&root.path().join("adr/003-x.md"));
+    let out = helix(root.path(), &["approve", "adr/003-x.md"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not a regular file but a named pipe (FIFO)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn fifo_as_concept_file_is_a_read_error_without_blocking() {
+    let root = project();
+    write(root.path(), "adr/001-x.md", good_adr());
+    mkfifo(&root.path().join("concept.md"));
+    let out = helix(
+        root.path(),
+        &["validate", "--concept", "concept.md", "adr/001-x.md"],
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("cannot read concept concept.md: not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn fifo_in_the_adr_directory_does_not_hang_directory_commands() {
+    let root = project();
+    write(root.path(), "adr/001-x.md", good_adr());
+    mkfifo(&root.path().join("adr/003-x.md"));
+    for args in [
+        &["validate"][..],
+        &["validate", "adr"],
+        &["next-number"],
+        &["doctor"],
+        &["index", "--check"],
+    ] {
+        // Each finishes (run_bounded fails on a hang); the exit code is not the point.
+        let out = helix(root.path(), args);
+        assert!(code(&out) >= 0, "{args:?} was killed");
+    }
+}
+
+fn hook(root: &Path, event: &Value) -> Option<Value> {
+    let mut cmd = Command::new(bin());
+    cmd.arg("hook")
+        .current_dir(root)
+        .env("CLAUDE_PROJECT_DIR", root);
+    let mut out = run_bounded(cmd, format!("{event}\n").as_bytes());
+    assert_eq!(code(&out), 0, "hook must exit 0: {}", stderr(&out));
+    let text = String::from_utf8(std::mem::take(&mut out.stdout)).unwrap();
+    if text.is_empty() {
+        return None;
+    }
+    assert_eq!(text.lines().count(), 1, "one JSON object: {text:?}");
+    Some(serde_json::from_str(text.trim()).unwrap())
+}
+
+fn post_write(root: &Path, rel: &str) -> Value {
+    json!({"session_id": "s", "transcript_path": "t", "cwd": root, "hook_event_name": "PostToolUse",
+           "tool_name": "Write", "tool_input": {"file_path": root.join(rel), "content": "…"},
+           "tool_response": {"type": "create"}, "tool_use_id": "toolu_1", "duration_ms": 3})
+}
+
+fn stop() -> Value {
+    json!({"session_id": "s", "hook_event_name": "Stop", "stop_hook_active": false,
+           "last_assistant_message": "done", "background_tasks": [], "session_crons": []})
+}
+
+fn assert_blocked_as_not_regular(answer: Option<Value>, what: &str) {
+    let answer = answer.expect("a decision");
+    assert_eq!(answer["decision"], "block", "{answer}");
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("[file-not-regular]") && reason.contains(what),
+        "{reason}"
+    );
+}
+
+#[test]
+fn fifo_at_a_written_adr_path_is_blocked_by_the_hook_without_blocking() {
+    let root = project();
+    mkfifo(&root.path().join("adr/003-x.md"));
+    let answer = hook(root.path(), &post_write(root.path(), "adr/003-x.md"));
+    assert_blocked_as_not_regular(answer, "a named pipe (FIFO)");
+}
+
+/// A touched ADR replaced by a FIFO must not turn the Stop gate into an
+/// infrastructure failure (which fails open and would let a bad ADR beside it pass).
+#[test]
+fn touched_adr_replaced_by_a_fifo_is_blocked_at_stop() {
+    let root = project();
+    write(root.path(), "adr/001-x.md", good_adr());
+    assert_eq!(
+        hook(root.path(), &post_write(root.path(), "adr/001-x.md")),
+        None
+    );
+    std::fs::remove_file(root.path().join("adr/001-x.md")).unwrap();
+    mkfifo(&root.path().join("adr/001-x.md"));
+    assert_blocked_as_not_regular(hook(root.path(), &stop()), "a named pipe (FIFO)");
+}
+
+#[test]
+fn directory_at_a_written_adr_path_is_blocked_by_the_hook() {
+    let root = project();
+    std::fs::create_dir_all(root.path().join("adr/003-x.md")).unwrap();
+    let answer = hook(root.path(), &post_write(root.path(), "adr/003-x.md"));
+    assert_blocked_as_not_regular(answer, "a directory");
+}
+
+#[test]
+fn directory_named_like_an_adr_is_refused_by_approve() {
+    let root = project();
+    std::fs::remove_file(root.path().join("config/approvals.yaml")).unwrap();
+    std::fs::create_dir_all(root.path().join("adr/003-x.md")).unwrap();
+    let out = helix(root.path(), &["approve", "adr/003-x.md"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("not a regular file but a directory"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn socket_named_like_an_adr_is_refused() {
+    let root = project();
+    std::fs::create_dir_all(root.path().join("adr")).unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind(root.path().join("adr/003-x.md"))
+        .expect("bind a socket");
+    let (code, rules, findings) = validate_json(root.path(), &["adr/003-x.md"]);
+    assert_eq!((code, rules), (1, vec!["file-not-regular".to_owned()]));
+    assert!(
+        finding(&findings, "file-not-regular")["message"]
+            .as_str()
+            .unwrap()
+            .contains("a socket")
+    );
+}
+
+/// Reading /dev/zero never ends; it is refused by what the symlink leads to.
+#[test]
+fn dev_zero_symlinked_as_an_adr_is_refused_without_reading() {
+    let root = project();
+    std::fs::create_dir_all(root.path().join("adr")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", root.path().join("adr/003-x.md")).unwrap();
+    let (code, rules, findings) = validate_json(root.path(), &["adr/003-x.md"]);
+    assert_eq!((code, rules), (1, vec!["file-not-regular".to_owned()]));
+    assert!(
+        finding(&findings, "file-not-regular")["message"]
+            .as_str()
+            .unwrap()
+            .contains("a character device")
+    );
+}
+
+// ------------------------------------------------------------------ content at the edges
+
+#[test]
+fn invalid_utf8_adr_is_file_not_utf8_with_its_line() {
+    let root = project();
+    write(
+        root.path(),
+        "adr/001-x.md",
+        b"---\nadr_id: 1\n\xc3\x28\n".as_slice(),
+    );
+    let (code, rules, findings) = validate_json(root.path(), &["adr/001-x.md"]);
+    assert_eq!((code, rules), (1, vec!["file-not-utf8".to_owned()]));
+    assert_eq!(finding(&findings, "file-not-utf8")["line"], 3);
+}
+
+#[test]
+fn zero_byte_adr_is_file_empty() {
+    let root = project();
+    write(root.path(), "adr/001-x.md", "");
+    let (code, rules, _) = validate_json(root.path(), &["adr/001-x.md"]);
+    assert_eq!((code, rules), (1, vec!["file-empty".to_owned()]));
+}
+
+#[test]
+fn adr_exactly_at_max_file_size_is_read_and_one_byte_more_is_too_large() {
+    let root = project();
+    let text = good_adr();
+    let limit = text.len() + 10;
+    write(
+        root.path(),
+        "config/helix-gate.yaml",
+        format!("adr:\n  max_file_size: {limit}\n"),
+    );
+    let at_limit = format!("{text}{}", "\n".repeat(10));
+    assert_eq!(at_limit.len(), limit);
+    write(root.path(), "adr/001-x.md", &at_limit);
+    let (code, rules, _) = validate_json(root.path(), &["adr/001-x.md"]);
+    assert_eq!((code, rules), (0, Vec::<String>::new()));
+    write(root.path(), "adr/001-x.md", format!("{at_limit}\n"));
+    let (code, rules, findings) = validate_json(root.path(), &["adr/001-x.md"]);
+    assert_eq!((code, rules), (1, vec!["file-too-large".to_owned()]));
+    let message = finding(&findings, "file-too-large")["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        message,
+        format!("file is {} bytes, the limit is {limit} bytes", limit + 1)
+    );
+}
