@@ -1,5 +1,5 @@
-//! Hostile input: files that are not files (FIFO, socket, device, directory) and
-//! content at the edges of what is read.
+//! Hostile input: files that are not files (FIFO, socket, device, directory), front
+//! matter built to make the YAML parser slow, and content at the edges of what is read.
 //!
 //! Every command runs under a deadline and is killed when it passes it, so a
 //! regression fails the test instead of hanging the suite.
@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::support::claude::ScratchRepo;
 use crate::support::cli::*;
 
 /// Generous for a debug build on a loaded machine; the hangs fixed here lasted forever
@@ -112,6 +113,211 @@ fn project() -> tempfile::TempDir {
         "approvals:\n  adr:\n    enabled: false\n",
     );
     repo
+}
+
+// ------------------------------------------------------------------ YAML that is slow to parse
+
+/// The passing fixture with `extra` YAML lines added to its front matter.
+fn adr_with_front_matter(extra: &str) -> String {
+    good_adr().replacen("---\n", &format!("---\n{extra}\n"), 1)
+}
+
+/// The issue's repro: 150 KB of `[` took longer than Claude Code's 30 s hook timeout.
+#[test]
+fn flow_nesting_of_150_kb_in_front_matter_is_refused_quickly() {
+    let root = project();
+    let text = format!(
+        "---\nadr_id: \"001\"\ntitle: x\nstatus: Proposed\nx: {}\n---\n",
+        "[".repeat(150_000)
+    );
+    write(root.path(), "adr/001-x.md", text);
+    let (code, rules, findings) = validate_json(root.path(), &["adr/001-x.md"]);
+    assert_eq!(code, 1);
+    assert!(rules.contains(&"front-matter-too-complex".to_owned()));
+    let f = finding(&findings, "front-matter-too-complex");
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("more than the 65536"),
+        "{f}"
+    );
+}
+
+/// Below the size limit the depth limit decides (40 KB of `[` took 3.3 s before).
+#[test]
+fn flow_nesting_of_60_kb_below_the_size_limit_is_refused_by_depth() {
+    let root = project();
+    let text = adr_with_front_matter(&format!("x: {}", "[".repeat(60_000)));
+    write(root.path(), "adr/001-x.md", text);
+    let (code, _, findings) = validate_json(root.path(), &["adr/001-x.md"]);
+    assert_eq!(code, 1);
+    let f = finding(&findings, "front-matter-too-complex");
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("nests more than 32 levels deep"),
+        "{f}"
+    );
+    assert_eq!(f["line"], 2, "the line where the limit was passed: {f}");
+    // The body is still checked: the fixture's sections are all there.
+    assert!(findings.iter().all(|f| f["rule"] != "section-missing"));
+}
+
+#[test]
+fn flow_map_nesting_is_refused_by_depth() {
+    let root = project();
+    let text = adr_with_front_matter(&format!("x: {}{}", "{a: ".repeat(40), "}".repeat(40)));
+    write(root.path(), "adr/001-x.md", text);
+    let (code, rules, _) = validate_json(root.path(), &["adr/001-x.md"]);
+    assert_eq!(
+        (code, rules),
+        (1, vec!["front-matter-too-complex".to_owned()])
+    );
+}
+
+#[test]
+fn block_nesting_by_indentation_is_refused_by_depth() {
+    let root = project();
+    let lines: Vec<String> = (0..40).map(|i| format!("{}k{i}:", " ".repeat(i))).collect();
+    let ladder = lines.join("\n");
+    write(root.path(), "adr/001-x.md", adr_with_front_matter(&ladder));
+    let (code, rules, findings) = validate_json(root.path(), &["adr/001-x.md"]);
+    assert_eq!(
+        (code, rules),
+        (1, vec!["front-matter-too-complex".to_owned()])
+    );
+    let line = finding(&findings, "front-matter-too-complex")["line"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(line, 2 + 32, "the 33rd level, counting the opening ---");
+}
+
+#[test]
+fn block_nesting_of_compact_sequences_is_refused_by_depth() {
+    let root = project();
+    let text = adr_with_front_matter(&format!("x:\n{}v", "- ".repeat(20_000)));
+    write(root.path(), "adr/001-x.md", text);
+    let (code, rules, _) = validate_json(root.path(), &["adr/001-x.md"]);
+    assert_eq!(
+        (code, rules),
+        (1, vec!["front-matter-too-complex".to_owned()])
+    );
+}
+
+/// "Billion laughs": nine levels of nine aliases expand to 9^9 strings.
+#[test]
+fn alias_bomb_in_front_matter_is_refused_before_parsing() {
+    let root = project();
+    let mut bomb =
+        vec![r#"l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]"#.to_owned()];
+    for i in 1..10 {
+        let refs = vec![format!("*l{}", i - 1); 9].join(",");
+        bomb.push(format!("l{i}: &l{i} [{refs}]"));
+    }
+    write(
+        root.path(),
+        "adr/001-x.md",
+        adr_with_front_matter(&bomb.join("\n")),
+    );
+    let (code, rules, findings) = validate_json(root.path(), &["adr/001-x.md"]);
+    assert_eq!(
+        (code, rules),
+        (1, vec!["front-matter-too-complex".to_owned()])
+    );
+    let f = finding(&findings, "front-matter-too-complex");
+    assert!(f["message"].as_str().unwrap().contains("aliases"), "{f}");
+    assert_eq!(f["line"], 3, "the first alias: {f}");
+}
+
+/// One anchor of 1000 items and aliases of it up to 60 KB (100 KB of this took 7 s).
+#[test]
+fn many_aliases_of_one_large_anchor_are_refused() {
+    let root = project();
+    let anchor = vec!["lol"; 1000].join(", ");
+    let aliases = vec!["*a"; 14_000].join(", ");
+    let text = adr_with_front_matter(&format!("a: &a [{anchor}]\nb: [{aliases}]"));
+    write(root.path(), "adr/001-x.md", text);
+    let (code, rules, _) = validate_json(root.path(), &["adr/001-x.md"]);
+    assert_eq!(
+        (code, rules),
+        (1, vec!["front-matter-too-complex".to_owned()])
+    );
+}
+
+/// `]` inside quoted strings could hide real nesting from a depth count that ignores
+/// quotes; the count of all `[` and `{` cannot be lowered that way.
+#[test]
+fn quoted_closing_brackets_cannot_hide_flow_nesting() {
+    let root = project();
+    let level = format!("{}\"{}\", ", "[".repeat(16), "]".repeat(16));
+    let text = adr_with_front_matter(&format!("x: {}a", level.repeat(20)));
+    write(root.path(), "adr/001-x.md", text);
+    let (code, rules, findings) = validate_json(root.path(), &["adr/001-x.md"]);
+    assert_eq!(
+        (code, rules),
+        (1, vec!["front-matter-too-complex".to_owned()])
+    );
+    let f = finding(&findings, "front-matter-too-complex");
+    assert!(
+        f["message"].as_str().unwrap().contains("more than 256"),
+        "{f}"
+    );
+}
+
+#[test]
+fn emphasis_and_ampersands_in_plain_values_are_not_aliases() {
+    let root = project();
+    let text = adr_with_front_matter("note: R&D decided *this* & that\nlinks: [\"*\", \"&\"]");
+    write(root.path(), "adr/001-x.md", text);
+    let (code, rules, _) = validate_json(root.path(), &["adr/001-x.md"]);
+    assert_eq!((code, rules), (0, Vec::<String>::new()));
+}
+
+/// pre-commit parses staged blobs: the same front matter hung a commit.
+#[test]
+fn flow_nesting_in_a_staged_adr_is_refused_by_pre_commit() {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "");
+    let text = adr_with_front_matter(&format!("x: {}", "[".repeat(60_000)));
+    repo.write("adr/001-x.md", text);
+    repo.git(&["add", "-A"]);
+    let mut cmd = Command::new(bin());
+    for (key, _) in std::env::vars_os() {
+        let name = key.to_string_lossy();
+        if name.starts_with("GIT_") || name.starts_with("CLAUDE") {
+            cmd.env_remove(&key);
+        }
+    }
+    cmd.arg("pre-commit")
+        .current_dir(repo.path())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1");
+    let out = run_bounded(cmd, b"");
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(code(&out), 1, "{text}");
+    assert!(text.contains("front-matter-too-complex"), "{text}");
+}
+
+/// The same nesting in a settings file would hang every hook call of the project.
+#[test]
+fn flow_nesting_in_the_settings_file_is_a_quick_configuration_error() {
+    let root = project();
+    write(
+        root.path(),
+        "config/helix-gate.yaml",
+        format!("x: {}\n", "[".repeat(150_000)),
+    );
+    write(root.path(), "adr/001-x.md", good_adr());
+    let out = helix(root.path(), &["validate", "adr/001-x.md"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("config/helix-gate.yaml: line 1: the text nests more than 64 levels deep")
+            && err.contains("refused before parsing"),
+        "{err}"
+    );
 }
 
 // ------------------------------------------------------------------ paths that are not files
