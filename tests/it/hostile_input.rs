@@ -1,5 +1,5 @@
 //! Hostile input: files that are not files (FIFO, socket, device, directory), front
-//! matter built to make the YAML parser slow, and content at the edges of what is read.
+//! matter built to make the YAML parser slow, and arbitrary bytes as an ADR.
 //!
 //! Every command runs under a deadline and is killed when it passes it, so a
 //! regression fails the test instead of hanging the suite.
@@ -548,4 +548,148 @@ fn adr_exactly_at_max_file_size_is_read_and_one_byte_more_is_too_large() {
         message,
         format!("file is {} bytes, the limit is {limit} bytes", limit + 1)
     );
+}
+
+// ------------------------------------------------------------------ any bytes
+
+/// Property tests in process: any bytes written as an ADR are decided (a report, or an
+/// I/O error), never a panic, and within a time bound. `PROPTEST_CASES=10000 cargo test
+/// --test it hostile_input::any` runs more cases by hand.
+mod any {
+    use std::path::Path;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use helix_gate::engine::Engine;
+    use proptest::prelude::*;
+
+    /// Per case, for inputs up to 64 KB in a debug build: far above what any input takes
+    /// now (milliseconds), far below the seconds a quadratic regression would need.
+    const BOUND: Duration = Duration::from_secs(2);
+
+    /// Pieces with a meaning to YAML or Markdown, so random documents reach the parsers'
+    /// corners (nesting, anchors, fences, lists, quotes, line separators).
+    const ATOMS: &[&str] = &[
+        "---\n",
+        "[",
+        "]",
+        "{",
+        "}",
+        "&a ",
+        "*a",
+        "- ",
+        "? ",
+        ": ",
+        ", ",
+        "> ",
+        "\n",
+        "  ",
+        "\t",
+        "\r\n",
+        "# ",
+        "## ",
+        "`",
+        "```\n",
+        "*",
+        "_",
+        "|\n",
+        ">-\n",
+        "'",
+        "\"",
+        "\\",
+        "<div>",
+        "!!str ",
+        "é",
+        "\u{2028}",
+        "\u{85}",
+        "a",
+        "0",
+        "[ ] ",
+        "[x] ",
+        "](u)",
+        "| a | b |\n|---|---|\n",
+        "adr_id: \"001\"\n",
+        "status: Proposed\n",
+        "files:\n",
+        "  create: [a]\n",
+        "\u{feff}",
+    ];
+
+    fn check_bounded(bytes: &[u8]) -> Result<(), TestCaseError> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        let path = dir.path().join("adr/001-x.md");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        let root = dir.path().to_path_buf();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let result = std::panic::catch_unwind(|| {
+                let engine = Engine::load(&root, None).expect("default settings");
+                engine.check_file(&path).map(|c| c.report.findings.len())
+            });
+            let _ = tx.send(result.map_err(|_| ()));
+        });
+        match rx.recv_timeout(BOUND) {
+            Ok(Ok(_decided)) => Ok(()),
+            Ok(Err(())) => Err(TestCaseError::fail("the check panicked")),
+            Err(_) => Err(TestCaseError::fail(format!(
+                "no decision within {BOUND:?} for {} bytes",
+                bytes.len()
+            ))),
+        }
+    }
+
+    fn document() -> impl Strategy<Value = Vec<u8>> {
+        prop::collection::vec(prop::sample::select(ATOMS), 0..3000)
+            .prop_map(|atoms| format!("---\n{}", atoms.concat()).into_bytes())
+    }
+
+    /// One atom repeated many times, in the front matter or in the body: the shape of
+    /// every pathological input found so far.
+    fn run_of_one() -> impl Strategy<Value = Vec<u8>> {
+        (prop::sample::select(ATOMS), 1..20_000usize, any::<bool>()).prop_map(
+            |(atom, count, in_front_matter)| {
+                let run = atom.repeat(count);
+                let run = &run[..run.len().min(60_000)];
+                let text = if in_front_matter {
+                    format!("---\nadr_id: \"001\"\nx: {run}\n---\n## Kontext\n")
+                } else {
+                    format!("---\nadr_id: \"001\"\n---\n## Kontext\n{run}\n")
+                };
+                text.into_bytes()
+            },
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn any_bytes_are_decided_without_panic_in_bounded_time(
+            bytes in prop::collection::vec(any::<u8>(), 0..65_536)
+        ) {
+            check_bounded(&bytes)?;
+        }
+
+        #[test]
+        fn any_document_of_yaml_and_markdown_pieces_is_decided_in_bounded_time(
+            bytes in document()
+        ) {
+            check_bounded(&bytes)?;
+        }
+
+        #[test]
+        fn any_long_run_of_one_piece_is_decided_in_bounded_time(bytes in run_of_one()) {
+            check_bounded(&bytes)?;
+        }
+    }
+
+    #[test]
+    fn the_bound_is_far_above_a_real_adr() {
+        // A sanity check of the harness itself: the fixture is decided well within it.
+        let fixture = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/good/001-minimal-valid.md"),
+        )
+        .unwrap();
+        check_bounded(&fixture).unwrap();
+    }
 }
