@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks: whole-process time (hyperfine, median) and peak RSS (/usr/bin/time).
-# Usage: scripts/bench.sh [section...]   sections: validate (default: all)
+# Usage: scripts/bench.sh [section...]   sections: validate hook pre-commit approve
+# (default: these four) and worst (pathological inputs, scripts/bench-worst.sh; only on request).
 # Numbers are for this machine; quote medians, never assert them in tests.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -11,7 +11,7 @@ use anyhow::Context as _;
 
 use crate::adr::{self, Adr};
 use crate::config::{self, AdrMatcher, RuleSet, Settings};
-use crate::diagnostic::FileReport;
+use crate::diagnostic::{FileReport, Finding};
 use crate::rules::{self, Context, RepoFiles, WorkTree, across};
 
 /// Settings, compiled globs and rules for one repository.
@@ -28,6 +28,12 @@ pub struct Checked {
     pub report: FileReport,
     /// The parse, when the bytes were text (used by rules across files).
     pub adr: Option<Adr>,
+}
+
+/// What a source gave: the bytes to check, or the finding that stands for them.
+enum Loaded {
+    Bytes(Vec<u8>),
+    Refused(Finding),
 }
 
 /// Why a file could not be read at all (exit 2, never a finding).
@@ -74,16 +80,10 @@ impl Engine {
     /// Check a document given as bytes; `path` names it (and its file name is compared with
     /// `adr_id`).
     pub fn check_bytes(&self, path: &Path, bytes: Vec<u8>, repo: &dyn RepoFiles) -> Checked {
-        let display = crate::paths::display(&self.root, path);
         match rules::input::decode(bytes, self.settings.adr.max_file_size) {
-            Err(finding) => Checked {
-                report: FileReport {
-                    path: display,
-                    findings: vec![finding],
-                },
-                adr: None,
-            },
+            Err(finding) => self.unparsed(path, finding),
             Ok(text) => {
+                let display = crate::paths::display(&self.root, path);
                 let adr = Adr::parse(&text);
                 let ctx = Context {
                     path,
@@ -103,16 +103,40 @@ impl Engine {
         }
     }
 
-    /// Read a file (refusing above the size limit without reading it) and check it
-    /// against the working tree.
+    /// A document that was not parsed: one finding says why.
+    fn unparsed(&self, path: &Path, finding: Finding) -> Checked {
+        Checked {
+            report: FileReport {
+                path: crate::paths::display(&self.root, path),
+                findings: vec![finding],
+            },
+            adr: None,
+        }
+    }
+
+    /// Read a work-tree file as [`read_limited`] does: its bytes, a `file-not-regular`
+    /// finding for a path that is not a regular file, or why it could not be read.
+    fn load_file(&self, path: &Path) -> Result<Loaded, ReadError> {
+        match read_limited(path, self.settings.adr.max_file_size) {
+            Ok(bytes) => Ok(Loaded::Bytes(bytes)),
+            Err(cause) => match not_regular(&cause) {
+                Some(kind) => Ok(Loaded::Refused(rules::input::not_regular(kind))),
+                None => Err(ReadError {
+                    path: path.display().to_string(),
+                    cause,
+                }),
+            },
+        }
+    }
+
+    /// Read a file (refusing above the size limit without reading it, and anything but a
+    /// regular file without opening it for long) and check it against the working tree.
     pub fn check_file(&self, path: &Path) -> Result<Checked, ReadError> {
         // (single-file convenience for the hook)
-        let bytes =
-            read_limited(path, self.settings.adr.max_file_size).map_err(|cause| ReadError {
-                path: path.display().to_string(),
-                cause,
-            })?;
-        Ok(self.check_bytes(path, bytes, &WorkTree { root: &self.root }))
+        Ok(match self.load_file(path)? {
+            Loaded::Bytes(bytes) => self.check_bytes(path, bytes, &WorkTree { root: &self.root }),
+            Loaded::Refused(finding) => self.unparsed(path, finding),
+        })
     }
 
     /// Check many files on all cores against the working tree, then apply the
@@ -122,17 +146,9 @@ impl Engine {
         paths: &[PathBuf],
         across_files: bool,
     ) -> (Vec<FileReport>, Vec<ReadError>) {
-        let limit = self.settings.adr.max_file_size;
-        self.check_sources(
+        self.check_loaded(
             paths,
-            |path| {
-                read_limited(path, limit)
-                    .map(|bytes| (path.clone(), bytes))
-                    .map_err(|cause| ReadError {
-                        path: path.display().to_string(),
-                        cause,
-                    })
-            },
+            |path| self.load_file(path).map(|loaded| (path.clone(), loaded)),
             &WorkTree { root: &self.root },
             across_files,
         )
@@ -147,9 +163,28 @@ impl Engine {
         repo: &dyn RepoFiles,
         across_files: bool,
     ) -> (Vec<FileReport>, Vec<ReadError>) {
+        self.check_loaded(
+            sources,
+            |source| load(source).map(|(path, bytes)| (path, Loaded::Bytes(bytes))),
+            repo,
+            across_files,
+        )
+    }
+
+    /// [`Engine::check_sources`] for sources that may also be refused with a finding.
+    fn check_loaded<S: Sync>(
+        &self,
+        sources: &[S],
+        load: impl Fn(&S) -> Result<(PathBuf, Loaded), ReadError> + Sync,
+        repo: &dyn RepoFiles,
+        across_files: bool,
+    ) -> (Vec<FileReport>, Vec<ReadError>) {
         let results = parallel_map(sources, |source| {
-            load(source).map(|(path, bytes)| {
-                let checked = self.check_bytes(&path, bytes, repo);
+            load(source).map(|(path, loaded)| {
+                let checked = match loaded {
+                    Loaded::Bytes(bytes) => self.check_bytes(&path, bytes, repo),
+                    Loaded::Refused(finding) => self.unparsed(&path, finding),
+                };
                 (path, checked)
             })
         });
@@ -271,14 +306,67 @@ fn walk(dir: &Path, visit: &mut dyn FnMut(&Path)) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Read at most `limit + 1` bytes: enough to tell that a file is too large
-/// without reading all of it.
-pub fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
-    let file = std::fs::File::open(path)?;
-    let meta = file.metadata()?;
-    if meta.is_dir() {
-        return Err(std::io::Error::other("is a directory"));
+/// A path that exists but is not a regular file: a directory, FIFO, socket or device
+/// (also behind a symlink). [`read_limited`] never reads it; [`not_regular`] finds it in
+/// the I/O error, and the engine reports it as `file-not-regular`.
+#[derive(Debug, thiserror::Error)]
+#[error("not a regular file but {kind}")]
+pub struct NotRegular {
+    pub kind: &'static str,
+}
+
+/// What a file type is, when it is not a regular file.
+fn irregular_kind(file_type: std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt as _;
+    if file_type.is_file() {
+        return None;
     }
+    Some(if file_type.is_dir() {
+        "a directory"
+    } else if file_type.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else if file_type.is_char_device() {
+        "a character device"
+    } else if file_type.is_block_device() {
+        "a block device"
+    } else {
+        "a special file"
+    })
+}
+
+fn refuse_irregular(meta: &std::fs::Metadata) -> std::io::Result<()> {
+    match irregular_kind(meta.file_type()) {
+        None => Ok(()),
+        Some(kind) => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            NotRegular { kind },
+        )),
+    }
+}
+
+/// The kind of file behind an error of [`read_limited`] that refused a non-regular file.
+pub fn not_regular(err: &std::io::Error) -> Option<&'static str> {
+    err.get_ref()?.downcast_ref::<NotRegular>().map(|n| n.kind)
+}
+
+/// Read a regular file, at most `limit + 1` bytes: enough to tell that a file is too
+/// large without reading all of it. Anything else is refused with [`NotRegular`] and
+/// never read, so no input can make this block or run forever.
+pub fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    // stat first: it never blocks and opens nothing (opening some devices has effects).
+    refuse_irregular(&std::fs::metadata(path)?)?;
+    // The path can be swapped between the stat and the open. Opening a FIFO for reading
+    // blocks in open(2) until a writer appears; O_NONBLOCK makes it return at once, and
+    // fstat on the open file then decides on what was really opened.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits().cast_signed())
+        .open(path)?;
+    let meta = file.metadata()?;
+    refuse_irregular(&meta)?;
     // Only a capacity hint: on a 32-bit target a size beyond `usize` reserves nothing.
     let capacity = usize::try_from(meta.len().min(limit + 1)).unwrap_or(0);
     let mut bytes = Vec::with_capacity(capacity);
@@ -308,4 +396,66 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -
             })
             .collect()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind_of_refusal(path: &Path) -> Option<&'static str> {
+        not_regular(&read_limited(path, 100).unwrap_err())
+    }
+
+    #[test]
+    fn read_limited_reads_regular_files_and_their_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.md");
+        std::fs::write(&file, "0123456789").unwrap();
+        assert_eq!(read_limited(&file, 100).unwrap(), b"0123456789");
+        assert_eq!(read_limited(&file, 4).unwrap(), b"01234", "limit + 1 bytes");
+        let link = dir.path().join("link.md");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        assert_eq!(read_limited(&link, 100).unwrap(), b"0123456789");
+    }
+
+    #[test]
+    fn read_limited_refuses_what_is_not_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(kind_of_refusal(dir.path()), Some("a directory"));
+        assert_eq!(
+            kind_of_refusal(Path::new("/dev/null")),
+            Some("a character device")
+        );
+        let zero = dir.path().join("zero.md");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        assert_eq!(kind_of_refusal(&zero), Some("a character device"));
+        let socket = dir.path().join("socket.md");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        assert_eq!(kind_of_refusal(&socket), Some("a socket"));
+        let missing = read_limited(&dir.path().join("missing.md"), 100).unwrap_err();
+        assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
+        assert_eq!(not_regular(&missing), None);
+    }
+
+    #[test]
+    fn read_limited_does_not_block_on_a_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo.md");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        // In a thread: a regression blocks in open(2) forever, and must fail, not hang.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(kind_of_refusal(&fifo));
+        });
+        let kind = rx
+            .recv_timeout(std::time::Duration::from_secs(5))
+            .expect("read_limited blocked on a FIFO");
+        assert_eq!(kind, Some("a named pipe (FIFO)"));
+    }
 }

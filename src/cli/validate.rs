@@ -10,7 +10,7 @@ use super::terminal::{current_root, print, use_color};
 use super::{ExitStatus, Format};
 use crate::config::RuleSet;
 use crate::diagnostic::FileReport;
-use crate::engine::Engine;
+use crate::engine::{Engine, read_limited};
 use crate::text::{escape_controls, escape_controls_multiline};
 use crate::{render, rules};
 
@@ -45,10 +45,23 @@ pub(super) fn validate(
     }
     let (mut reports, read_errors) = engine.check_files(&files, across);
     if let Some(concept) = concept {
-        let text = std::fs::read_to_string(concept)
+        // Both through the engine's reader: a FIFO or a device here must not hang either.
+        let limit = engine.settings.adr.max_file_size;
+        let bytes = read_limited(concept, limit)
+            .with_context(|| format!("cannot read concept {}", concept.display()))?;
+        if bytes.len() as u64 > limit {
+            bail!(
+                "concept {} is larger than adr.max_file_size ({limit} bytes)",
+                concept.display()
+            );
+        }
+        let text = String::from_utf8(bytes)
             .with_context(|| format!("cannot read concept {}", concept.display()))?;
         if let Some(report) = reports.first_mut() {
-            let adr_text = std::fs::read_to_string(&files[0]).unwrap_or_default();
+            let adr_text = read_limited(&files[0], limit)
+                .ok()
+                .and_then(|bytes| rules::input::decode(bytes, limit).ok())
+                .unwrap_or_default();
             let adr = crate::adr::Adr::parse(&adr_text);
             report
                 .findings

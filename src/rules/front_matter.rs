@@ -177,6 +177,7 @@ fn unusable(error: &FrontMatterError) -> Finding {
             .finding(format!("front matter is {kind}, expected key: value fields"))
             .at(2)
             .hint("write adr_id, title, status and files as key: value lines"),
+        FrontMatterError::TooComplex(err) => super::input::too_complex(err),
     }
 }
 

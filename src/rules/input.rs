@@ -65,6 +65,80 @@ declare_rules! {
         category: FileContent,
         summary: "the file is empty",
     }
+
+    /// ## What it does
+    /// Refuses an ADR path that is not a regular file: a directory, a named pipe (FIFO), a
+    /// socket or a device, also when a symlink leads there. The path is never read: a FIFO
+    /// would block the reader until something writes to it, a device like `/dev/zero`
+    /// never ends.
+    ///
+    /// ## Why
+    /// An ADR is a file someone wrote. Anything else at its path cannot be checked, and
+    /// reading it could hang the hook (until Claude Code's timeout lets the turn through),
+    /// `validate` or `approve`.
+    ///
+    /// ## Fix
+    /// Replace the path with the Markdown ADR, or remove it.
+    pub const FILE_NOT_REGULAR {
+        id: "file-not-regular",
+        severity: Error,
+        category: FileContent,
+        summary: "the path is a directory, FIFO, socket or device, not a file",
+    }
+
+    /// ## What it does
+    /// Refuses front matter before the YAML parser sees it when it is larger than 64 KiB,
+    /// nests more than 32 levels deep (indentation, `- ` entries, `[` and `{` counted
+    /// together), holds more than 256 `[` or `{`, or uses aliases (`*name` referring to an
+    /// `&name` anchor). The body is still checked.
+    ///
+    /// ## Why
+    /// The parser needs time that grows with the square of the nesting (150 KB of `[` took
+    /// longer than Claude Code's 30 s hook timeout, so the ADR would pass unchecked), and
+    /// every alias copies its anchor (a few lines of aliases of aliases become gigabytes).
+    /// A real front matter is about 1 KB with two or three levels of nesting.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// ---
+    /// adr_id: "038"
+    /// base: &base [src/a.rs, src/b.rs]
+    /// more: [*base, *base]
+    /// ---
+    /// ```
+    ///
+    /// ## Fix
+    /// Write the fields out plainly: adr_id, title, status, a short `files` map.
+    pub const FRONT_MATTER_TOO_COMPLEX {
+        id: "front-matter-too-complex",
+        severity: Error,
+        category: FrontMatter,
+        summary: "the front matter is too large, too deeply nested or uses YAML aliases",
+    }
+}
+
+/// The finding for a path that is not a regular file (`kind` says what it is).
+pub fn not_regular(kind: &str) -> Finding {
+    FILE_NOT_REGULAR
+        .finding(format!("not a regular file but {kind}; it was not read"))
+        .hint("replace it with the Markdown ADR, or remove it")
+}
+
+/// The finding for front matter refused before parsing.
+pub fn too_complex(err: &crate::yaml::TooComplex) -> Finding {
+    let limits = crate::adr::front_matter::LIMITS;
+    FRONT_MATTER_TOO_COMPLEX
+        .finding(format!(
+            "front matter {}; refused before parsing",
+            err.message
+        ))
+        .at(err.line)
+        .hint(format!(
+            "write the fields out plainly: at most {} KiB, {} levels of nesting, {} [ or {{, no aliases",
+            limits.max_bytes / 1024,
+            limits.max_depth,
+            limits.max_flow_brackets
+        ))
 }
 
 /// Turn raw bytes into text, or the finding that says why they are not an ADR.
@@ -124,5 +198,19 @@ mod tests {
         assert_eq!(decode(b" \n".to_vec(), 10).unwrap_err().rule, "file-empty");
         let bad = decode(b"ok\n\xff\xfe".to_vec(), 10).unwrap_err();
         assert_eq!((bad.rule.as_str(), bad.line), ("file-not-utf8", Some(2)));
+    }
+
+    #[test]
+    fn too_complex_docs_name_the_limits_in_force() {
+        let limits = crate::adr::front_matter::LIMITS;
+        let doc = FRONT_MATTER_TOO_COMPLEX.doc.to_string();
+        for expected in [
+            format!("larger than {} KiB", limits.max_bytes / 1024),
+            format!("more than {} levels deep", limits.max_depth),
+            format!("more than {} `[` or `{{`", limits.max_flow_brackets),
+        ] {
+            assert!(doc.contains(&expected), "{expected:?} not in {doc}");
+        }
+        assert!(!limits.aliases && doc.contains("or uses aliases"));
     }
 }

@@ -14,6 +14,7 @@ mod hook;
 mod hostile_approval;
 mod hostile_fs;
 mod hostile_hook;
+mod hostile_input;
 mod hostile_precommit;
 mod hostile_terminal;
 mod precommit;

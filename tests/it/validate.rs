@@ -266,8 +266,8 @@ fn bad_input_gets_a_finding_or_exit_2_never_a_panic() {
     assert_eq!(first_rule("004-huge.md"), "file-too-large");
     assert_eq!(first_rule("005-list.md"), "front-matter-not-a-map");
     assert_eq!(first_rule("006-scalar.md"), "front-matter-not-a-map");
-    assert_eq!(first_rule("007-bomb.md"), "front-matter-invalid");
-    assert_eq!(first_rule("008-deep.md"), "front-matter-invalid");
+    assert_eq!(first_rule("007-bomb.md"), "front-matter-too-complex");
+    assert_eq!(first_rule("008-deep.md"), "front-matter-too-complex");
     assert_eq!(first_rule("009-unclosed.md"), "front-matter-unclosed");
     assert_eq!(
         doc["summary"]["files"], 9,
