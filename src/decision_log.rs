@@ -88,12 +88,16 @@ pub fn append(root: &Path, decision: &Decision) -> std::io::Result<()> {
     )
 }
 
+/// The largest decision log read back (`log`, `stats`).
+const LOG_LIMIT: u64 = 256 << 20;
+
 /// Every readable decision in the log, and how many damaged lines were skipped.
 /// Read as bytes, line by line: one damaged line (invalid UTF-8, a torn write,
 /// garbage) costs only itself, never the history around it.
 pub fn read(root: &Path) -> (Vec<Decision>, usize) {
     let path = root.join(crate::fs::data_dir::LOG_PATH);
-    let Ok(bytes) = std::fs::read(path) else {
+    let Ok(bytes) = crate::fs::read::regular(&path, LOG_LIMIT, crate::fs::read::Links::Refuse)
+    else {
         return (Vec::new(), 0);
     };
     let mut bad = 0;

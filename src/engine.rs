@@ -4,7 +4,6 @@
 //! Callers decide where bytes come from (a file, a staged blob, a hook event) and
 //! how the report is rendered; the engine does neither.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -306,73 +305,7 @@ fn walk(dir: &Path, visit: &mut dyn FnMut(&Path)) -> std::io::Result<()> {
     Ok(())
 }
 
-/// A path that exists but is not a regular file: a directory, FIFO, socket or device
-/// (also behind a symlink). [`read_limited`] never reads it; [`not_regular`] finds it in
-/// the I/O error, and the engine reports it as `file-not-regular`.
-#[derive(Debug, thiserror::Error)]
-#[error("not a regular file but {kind}")]
-pub struct NotRegular {
-    pub kind: &'static str,
-}
-
-/// What a file type is, when it is not a regular file.
-fn irregular_kind(file_type: std::fs::FileType) -> Option<&'static str> {
-    use std::os::unix::fs::FileTypeExt as _;
-    if file_type.is_file() {
-        return None;
-    }
-    Some(if file_type.is_dir() {
-        "a directory"
-    } else if file_type.is_fifo() {
-        "a named pipe (FIFO)"
-    } else if file_type.is_socket() {
-        "a socket"
-    } else if file_type.is_char_device() {
-        "a character device"
-    } else if file_type.is_block_device() {
-        "a block device"
-    } else {
-        "a special file"
-    })
-}
-
-fn refuse_irregular(meta: &std::fs::Metadata) -> std::io::Result<()> {
-    match irregular_kind(meta.file_type()) {
-        None => Ok(()),
-        Some(kind) => Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            NotRegular { kind },
-        )),
-    }
-}
-
-/// The kind of file behind an error of [`read_limited`] that refused a non-regular file.
-pub fn not_regular(err: &std::io::Error) -> Option<&'static str> {
-    err.get_ref()?.downcast_ref::<NotRegular>().map(|n| n.kind)
-}
-
-/// Read a regular file, at most `limit + 1` bytes: enough to tell that a file is too
-/// large without reading all of it. Anything else is refused with [`NotRegular`] and
-/// never read, so no input can make this block or run forever.
-pub fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
-    use std::os::unix::fs::OpenOptionsExt as _;
-    // stat first: it never blocks and opens nothing (opening some devices has effects).
-    refuse_irregular(&std::fs::metadata(path)?)?;
-    // The path can be swapped between the stat and the open. Opening a FIFO for reading
-    // blocks in open(2) until a writer appears; O_NONBLOCK makes it return at once, and
-    // fstat on the open file then decides on what was really opened.
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits().cast_signed())
-        .open(path)?;
-    let meta = file.metadata()?;
-    refuse_irregular(&meta)?;
-    // Only a capacity hint: on a 32-bit target a size beyond `usize` reserves nothing.
-    let capacity = usize::try_from(meta.len().min(limit + 1)).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(capacity);
-    file.take(limit + 1).read_to_end(&mut bytes)?;
-    Ok(bytes)
-}
+pub use crate::fs::read::{NotRegular, not_regular, read_limited};
 
 /// Map `f` over `items` on up to all available cores, keeping the order.
 pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {

@@ -60,11 +60,8 @@ impl Workspace {
 
 /// The text of `path`, or None when it does not exist.
 pub fn read_optional(path: &Path) -> anyhow::Result<Option<String>> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
-    }
+    crate::fs::read::optional_text(path, crate::fs::read::CONFIG_LIMIT)
+        .with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// The next free ADR number of the repository at `root`.

@@ -137,7 +137,8 @@ pub fn lookup(
     signing: Option<&SigningKey>,
 ) -> Lookup {
     let path = entry_path(root, key);
-    let Ok(text) = super::data_file::read_regular(&path, ENTRY_LIMIT) else {
+    let Ok(text) = crate::fs::read::regular(&path, ENTRY_LIMIT, crate::fs::read::Links::Refuse)
+    else {
         return Lookup::Miss;
     };
     let Ok(entry) = serde_json::from_slice::<Entry>(&text) else {

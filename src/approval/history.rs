@@ -111,7 +111,11 @@ pub struct History {
 /// The lines of the history file (empty when there is none), each as bytes,
 /// so that one invalid byte damages one line and not the whole file.
 fn raw_lines(root: &Path) -> Vec<Vec<u8>> {
-    let Ok(bytes) = super::data_file::read_regular(&history_path(root), HISTORY_LIMIT) else {
+    let Ok(bytes) = crate::fs::read::regular(
+        &history_path(root),
+        HISTORY_LIMIT,
+        crate::fs::read::Links::Refuse,
+    ) else {
         return Vec::new();
     };
     bytes

@@ -99,10 +99,14 @@ pub fn load(root: &Path, settings: &TypeSettings) -> Result<Instructions, Instru
     let folder = root.join("approvals").join(kind);
     if folder.is_dir() {
         let read = |path: &Path| {
-            std::fs::read_to_string(path).map_err(|e| InstructionsError::Read {
-                path: crate::paths::display(root, path),
-                message: e.to_string(),
-            })
+            crate::fs::read::optional_text(path, crate::fs::read::CONFIG_LIMIT)
+                .and_then(|text| {
+                    text.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+                })
+                .map_err(|e| InstructionsError::Read {
+                    path: crate::paths::display(root, path),
+                    message: e.to_string(),
+                })
         };
         let claude_md = read(&folder.join("CLAUDE.md"))?;
         let mut checks = Vec::with_capacity(settings.checks.len());

@@ -27,7 +27,6 @@
 
 pub mod cache;
 pub mod claude;
-mod data_file;
 pub mod history;
 pub mod instructions;
 pub mod run_dir;

@@ -213,9 +213,8 @@ pub struct ConfigError {
 pub fn load(root: &Path) -> Result<ApprovalSettings, ConfigError> {
     let path = root.join(APPROVALS_PATH);
     let origin = path.display().to_string();
-    let overlay = match std::fs::read_to_string(&path) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+    let overlay = match crate::fs::read::optional_text(&path, crate::fs::read::CONFIG_LIMIT) {
+        Ok(text) => text,
         Err(e) => {
             return Err(ConfigError {
                 origin,

@@ -16,11 +16,16 @@ pub const RULES_PATH: &str = "config/adr-completeness-rules.yaml";
 pub fn load_rules(root: &Path, explicit: Option<&Path>) -> anyhow::Result<RuleSet> {
     let path: Option<PathBuf> = match explicit {
         Some(p) => Some(p.to_path_buf()),
-        None => Some(root.join(RULES_PATH)).filter(|p| p.is_file()),
+        // Present is anything at the path, so a FIFO or a link to a device is refused
+        // when read instead of silently replaced by the built-in rules.
+        None => Some(root.join(RULES_PATH)).filter(|p| std::fs::symlink_metadata(p).is_ok()),
     };
     match path {
         Some(path) => {
-            let text = std::fs::read_to_string(&path)
+            let text = crate::fs::read::optional_text(&path, crate::fs::read::CONFIG_LIMIT)
+                .and_then(|text| {
+                    text.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+                })
                 .map_err(|e| anyhow::anyhow!("cannot read rules file {}: {e}", path.display()))?;
             Ok(RuleSet::parse(&text, &path.display().to_string())?)
         }

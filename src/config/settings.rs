@@ -68,9 +68,8 @@ impl Settings {
     /// Defaults merged with `<root>/config/helix-gate.yaml` when it exists.
     pub fn load(root: &Path) -> Result<Settings, SettingsError> {
         let path = root.join(SETTINGS_PATH);
-        let overlay = match std::fs::read_to_string(&path) {
-            Ok(text) => Some(text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        let overlay = match crate::fs::read::optional_text(&path, crate::fs::read::CONFIG_LIMIT) {
+            Ok(text) => text,
             Err(e) => {
                 return Err(SettingsError {
                     origin: path.display().to_string(),

@@ -14,3 +14,4 @@ pub mod atomic;
 pub mod confine;
 pub mod data_dir;
 pub mod lock;
+pub mod read;

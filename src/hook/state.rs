@@ -16,6 +16,8 @@ use crate::fs::{atomic, data_dir};
 
 /// How long to wait for another hook process of the same session.
 const LOCK_WAIT: Duration = Duration::from_secs(5);
+/// The largest session state read: a session touches a few ADRs, not megabytes.
+const STATE_LIMIT: u64 = 16 << 20;
 
 /// The target key under which the Stop gate counts failed reviews of `rel`
 /// (apart from its deterministic attempts, which are counted under `rel` itself).
@@ -139,7 +141,7 @@ pub fn lock(root: &Path, session: &str) -> Result<Locked, StateError> {
         })?;
     let mut note = None;
     let mut original = None;
-    let state = match std::fs::read(&path) {
+    let state = match crate::fs::read::regular(&path, STATE_LIMIT, crate::fs::read::Links::Refuse) {
         Ok(bytes) => serde_json::from_slice(&bytes).map_or_else(
             |e| {
                 note = Some(format!(

@@ -148,9 +148,9 @@ fn is_legacy_command(command: &str) -> bool {
 }
 
 fn read_settings(path: &Path) -> anyhow::Result<Map<String, Value>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
+    let text = match crate::fs::read::optional_text(path, crate::fs::read::CONFIG_LIMIT) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(Map::new()),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
     if text.trim().is_empty() {

@@ -320,6 +320,39 @@ fn flow_nesting_in_the_settings_file_is_a_quick_configuration_error() {
     );
 }
 
+#[test]
+fn configuration_files_that_are_devices_or_fifos_are_refused_without_reading() {
+    // A cloned repository can ship any configuration file as a link to /dev/zero
+    // (never ends) or as a FIFO (blocks open): each is a quick configuration error.
+    for (file, args) in [
+        ("config/helix-gate.yaml", &["validate", "adr/001-x.md"][..]),
+        (
+            "config/adr-completeness-rules.yaml",
+            &["validate", "adr/001-x.md"][..],
+        ),
+        ("config/approvals.yaml", &["approve", "adr/001-x.md"][..]),
+    ] {
+        for fifo in [false, true] {
+            let root = project();
+            write(root.path(), "adr/001-x.md", good_adr());
+            let path = root.path().join(file);
+            let _ = std::fs::remove_file(&path);
+            if fifo {
+                mkfifo(&path);
+            } else {
+                std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+            }
+            let out = helix(root.path(), args);
+            assert_eq!(code(&out), 2, "{file} (fifo: {fifo}): {}", stderr(&out));
+            assert!(
+                stderr(&out).contains("not a regular file but"),
+                "{file}: {}",
+                stderr(&out)
+            );
+        }
+    }
+}
+
 // ------------------------------------------------------------------ paths that are not files
 
 #[test]
