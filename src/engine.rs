@@ -116,6 +116,9 @@ impl Engine {
     /// Read a work-tree file as [`read_limited`] does: its bytes, a `file-not-regular`
     /// finding for a path that is not a regular file, or why it could not be read.
     fn load_file(&self, path: &Path) -> Result<Loaded, ReadError> {
+        if leaves_project(&self.root, path) {
+            return Ok(Loaded::Refused(rules::input::outside_project()));
+        }
         match read_limited(path, self.settings.adr.max_file_size) {
             Ok(bytes) => Ok(Loaded::Bytes(bytes)),
             Err(cause) => match not_regular(&cause) {
@@ -306,6 +309,14 @@ fn walk(dir: &Path, visit: &mut dyn FnMut(&Path)) -> std::io::Result<()> {
 }
 
 pub use crate::fs::read::{NotRegular, not_regular, read_limited};
+
+/// Whether `path` names a place inside the project (as written) that symbolic links
+/// lead outside it. A path the user gave outside the project is theirs to name.
+pub fn leaves_project(root: &Path, path: &Path) -> bool {
+    crate::paths::relative_to(root, path).is_some()
+        && std::fs::symlink_metadata(path).is_ok()
+        && !crate::paths::inside_real(root, path)
+}
 
 /// Map `f` over `items` on up to all available cores, keeping the order.
 pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {

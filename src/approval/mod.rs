@@ -915,6 +915,15 @@ fn read_files(
             } else {
                 crate::paths::absolute(&root.join(file))
             };
+            if crate::engine::leaves_project(root, &path) {
+                return Err(ApprovalError::Read {
+                    path: file.display().to_string(),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        "a symbolic link leads it outside the project; not read, not sent to a reviewer",
+                    ),
+                });
+            }
             let bytes = crate::engine::read_limited(&path, limit).map_err(|source| {
                 ApprovalError::Read {
                     path: file.display().to_string(),

@@ -87,6 +87,24 @@ declare_rules! {
     }
 
     /// ## What it does
+    /// Refuses an ADR path inside the project whose real location, after every symbolic
+    /// link on the way is followed, lies outside the project. The file is never read.
+    ///
+    /// ## Why
+    /// A cloned repository can ship `adr/001-x.md` as a link to `~/.ssh/config` or
+    /// `/etc/passwd`: reading it would quote its values in findings, hand it to the
+    /// model at Stop, or send it to the reviewer.
+    ///
+    /// ## Fix
+    /// Replace the link with the ADR itself, or link to a file inside the repository.
+    pub const FILE_OUTSIDE_PROJECT {
+        id: "file-outside-project",
+        severity: Error,
+        category: FileContent,
+        summary: "the path leads outside the project through a symbolic link",
+    }
+
+    /// ## What it does
     /// Refuses front matter before the YAML parser sees it when it is larger than 64 KiB,
     /// nests more than 32 levels deep (indentation, `- ` entries, `[` and `{` counted
     /// together), holds more than 256 `[` or `{`, or uses aliases (`*name` referring to an
@@ -122,6 +140,13 @@ pub fn not_regular(kind: &str) -> Finding {
     FILE_NOT_REGULAR
         .finding(format!("not a regular file but {kind}; it was not read"))
         .hint("replace it with the Markdown ADR, or remove it")
+}
+
+/// The finding for an ADR path that a symbolic link leads out of the project.
+pub fn outside_project() -> Finding {
+    FILE_OUTSIDE_PROJECT
+        .finding("a symbolic link leads this path outside the project; it was not read")
+        .hint("replace the link with the ADR itself, or link to a file inside the repository")
 }
 
 /// The finding for front matter refused before parsing.

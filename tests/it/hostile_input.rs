@@ -353,6 +353,56 @@ fn configuration_files_that_are_devices_or_fifos_are_refused_without_reading() {
     }
 }
 
+#[test]
+fn adr_linked_out_of_the_project_is_neither_read_by_validate_nor_sent_by_approve() {
+    let root = project();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.md");
+    std::fs::write(
+        &secret,
+        good_adr().replace("Cache parsed rules", "SECRET-VALUE-42"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.path().join("adr")).unwrap();
+    std::os::unix::fs::symlink(&secret, root.path().join("adr/001-x.md")).unwrap();
+    let (code, rules, _) = validate_json(root.path(), &["adr/001-x.md"]);
+    assert_eq!((code, rules), (1, vec!["file-outside-project".to_owned()]));
+    let out = helix(root.path(), &["validate", "adr"]);
+    assert!(
+        !stdout(&out).contains("SECRET-VALUE-42"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains("file-outside-project"),
+        "{}",
+        stdout(&out)
+    );
+    // The reviewer is enabled but never reached: reading the files comes first.
+    std::fs::remove_file(root.path().join("config/approvals.yaml")).unwrap();
+    let out = helix(root.path(), &["approve", "adr/001-x.md"]);
+    assert_eq!(code_of(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("leads it outside the project"),
+        "{}",
+        stderr(&out)
+    );
+    // A link that stays inside the project is read as usual.
+    let inside = root.path().join("docs/002-y.md");
+    std::fs::create_dir_all(inside.parent().unwrap()).unwrap();
+    std::fs::write(&inside, good_adr()).unwrap();
+    std::os::unix::fs::symlink(&inside, root.path().join("adr/002-y.md")).unwrap();
+    let (_, rules, _) = validate_json(root.path(), &["adr/002-y.md"]);
+    assert!(
+        !rules.contains(&"file-outside-project".to_owned()),
+        "{rules:?}"
+    );
+}
+
+fn code_of(out: &Output) -> i32 {
+    code(out)
+}
+
 // ------------------------------------------------------------------ paths that are not files
 
 #[test]
@@ -522,7 +572,11 @@ fn dev_zero_symlinked_as_an_adr_is_refused_without_reading() {
     let root = project();
     std::fs::create_dir_all(root.path().join("adr")).unwrap();
     std::os::unix::fs::symlink("/dev/zero", root.path().join("adr/003-x.md")).unwrap();
-    let (code, rules, findings) = validate_json(root.path(), &["adr/003-x.md"]);
+    // The link leaves the project, which is decided before the file type.
+    let (code, rules, _) = validate_json(root.path(), &["adr/003-x.md"]);
+    assert_eq!((code, rules), (1, vec!["file-outside-project".to_owned()]));
+    // Named outside the project, it is the user's path: refused as a device.
+    let (code, rules, findings) = validate_json(root.path(), &["/dev/zero"]);
     assert_eq!((code, rules), (1, vec!["file-not-regular".to_owned()]));
     assert!(
         finding(&findings, "file-not-regular")["message"]
