@@ -9,8 +9,7 @@
 //! stripped, but trailing garbage, two objects, NUL bytes, non-JSON or a JSON
 //! value that is not an object are errors.
 
-use std::io::Read;
-use std::sync::mpsc;
+use std::os::fd::AsFd as _;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -93,42 +92,21 @@ pub enum DecodeError {
 }
 
 /// Read stdin to its end, bounded in size and in total time (until `deadline`):
-/// a stdin that never closes, or trickles, cannot hang the hook (the reader
-/// thread is abandoned at exit).
+/// a stdin that never closes, or trickles, cannot hang the hook. `poll(2)` waits
+/// for each chunk with what is left of the deadline, on this thread: the hook
+/// runs on every matching tool call, and a reader thread would cost every one.
 pub fn read_stdin(deadline: Instant) -> Result<Vec<u8>, DecodeError> {
-    let (tx, rx) = mpsc::channel::<Result<Vec<u8>, String>>();
-    std::thread::spawn(move || {
-        let mut stdin = std::io::stdin().lock();
-        let mut chunk = vec![0u8; 64 * 1024];
-        loop {
-            match stdin.read(&mut chunk) {
-                Ok(0) => break,
-                Ok(n) => {
-                    if tx.send(Ok(chunk[..n].to_vec())).is_err() {
-                        break;
-                    }
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    let _ = tx.send(Err(e.to_string()));
-                    break;
-                }
-            }
-        }
-    });
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let stdin = std::io::stdin();
+    let fd = stdin.as_fd();
     let mut buffer = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(Ok(chunk)) => {
-                buffer.extend_from_slice(&chunk);
-                if buffer.len() > MAX_STDIN_BYTES {
-                    return Err(DecodeError::TooLarge);
-                }
-            }
-            Ok(Err(e)) => return Err(DecodeError::Io(e)),
-            Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(buffer),
-            Err(mpsc::RecvTimeoutError::Timeout) => {
+        let timeout = Timespec::try_from(left).map_err(|e| DecodeError::Io(e.to_string()))?;
+        let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+        match poll(&mut fds, Some(&timeout)) {
+            Ok(0) => {
                 // Still open: accept what arrived if it is a complete event.
                 return if decode(&buffer).is_ok() {
                     Ok(buffer)
@@ -136,6 +114,20 @@ pub fn read_stdin(deadline: Instant) -> Result<Vec<u8>, DecodeError> {
                     Err(DecodeError::Timeout)
                 };
             }
+            Ok(_) => {}
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(DecodeError::Io(e.to_string())),
+        }
+        match rustix::io::read(fd, &mut chunk) {
+            Ok(0) => return Ok(buffer),
+            Ok(n) => {
+                buffer.extend_from_slice(&chunk[..n]);
+                if buffer.len() > MAX_STDIN_BYTES {
+                    return Err(DecodeError::TooLarge);
+                }
+            }
+            Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => {}
+            Err(e) => return Err(DecodeError::Io(e.to_string())),
         }
     }
 }
