@@ -315,7 +315,7 @@ pub use crate::fs::read::{NotRegular, not_regular, read_limited};
 pub fn leaves_project(root: &Path, path: &Path) -> bool {
     crate::paths::relative_to(root, path).is_some()
         && std::fs::symlink_metadata(path).is_ok()
-        && !crate::paths::inside_real(root, path)
+        && !crate::fs::confine::inside(root, path)
 }
 
 /// Map `f` over `items` on up to all available cores, keeping the order.

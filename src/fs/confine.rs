@@ -174,6 +174,20 @@ pub fn resolve(root: &Path, path: &Path) -> io::Result<PathBuf> {
     Err(io::Error::other(escape))
 }
 
+/// Whether the real location of `path` lies inside the real location of `root`:
+/// false for a symbolic link (anywhere on the way) that leads out, also when it
+/// dangles, for a link loop, and when `root` cannot be resolved. For reads: the
+/// same walk as for writes.
+pub fn inside(root: &Path, path: &Path) -> bool {
+    resolve(root, path).is_ok()
+}
+
+/// Where `path` really is: every symbolic link followed (a dangling one as far
+/// as its target exists), the missing rest kept as written. None for a loop.
+pub fn real_location(path: &Path) -> Option<PathBuf> {
+    resolve(Path::new("/"), &crate::paths::absolute(path)).ok()
+}
+
 /// Where creating the file `path` creates it: its folder resolved like
 /// [`resolve`], and its own name as written. Whatever is at `path` already, a
 /// symbolic link included, is left alone for the caller's "already exists".
@@ -237,6 +251,34 @@ pub fn open_no_follow(path: &Path, access: Access) -> io::Result<File> {
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
+
+    #[test]
+    fn inside_follows_a_symlinked_project_path_both_ways() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("repo");
+        std::fs::create_dir_all(real.join("adr")).unwrap();
+        let alias = dir.path().join("alias");
+        symlink(&real, &alias).unwrap();
+        assert!(inside(&alias, &real.join("adr/new.md")));
+        assert!(inside(&real, &alias.join("adr")));
+    }
+
+    #[test]
+    fn a_symlink_out_of_the_project_is_outside_also_when_it_dangles() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(root.join("adr")).unwrap();
+        std::fs::write(dir.path().join("secret"), "x").unwrap();
+        symlink(dir.path().join("secret"), root.join("adr/1.md")).unwrap();
+        symlink(dir.path().join("gone/x"), root.join("adr/2.md")).unwrap();
+        symlink("../adr", root.join("adr/inner")).unwrap();
+        assert!(!inside(&root, &root.join("adr/1.md")));
+        assert!(!inside(&root, &root.join("adr/2.md")));
+        assert!(inside(&root, &root.join("adr/inner/3.md")));
+        // A symlink loop resolves to nothing, which counts as outside.
+        symlink(root.join("adr/loop"), root.join("adr/loop")).unwrap();
+        assert!(!inside(&root, &root.join("adr/loop")));
+    }
 
     fn project() -> (tempfile::TempDir, tempfile::TempDir) {
         (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap())

@@ -456,7 +456,8 @@ fn named_file(event: &HookEvent, root: &Path, deadline: &Deadline) -> Result<Pat
 /// location (a symlink into the folder, or out of it, counts where it leads).
 fn in_data_dir(path: &Path) -> bool {
     let named = |p: &Path| p.components().any(|c| c.as_os_str() == data_dir::DIR);
-    named(&paths::absolute(path)) || paths::real_location(path).is_some_and(|real| named(&real))
+    named(&paths::absolute(path))
+        || crate::fs::confine::real_location(path).is_some_and(|real| named(&real))
 }
 
 /// `path` as the model and the log see it: inside the project relative to it.
@@ -535,7 +536,7 @@ fn post_tool_use(
     }
     need_session(event, &settings)?;
     // A symlink that leads out of the project is not followed.
-    if !paths::inside_real(root, &path) {
+    if !crate::fs::confine::inside(root, &path) {
         notes.push(format!("{rel} points outside the project; not read"));
         return Ok(skipped(rel, "symlink leads outside the project"));
     }
@@ -820,7 +821,7 @@ fn check_touched(
     let engine = load_engine(root, settings.clone())?;
     for rel in touched {
         let path = root.join(rel);
-        if !paths::inside_real(root, &path) {
+        if !crate::fs::confine::inside(root, &path) {
             notes.push(format!("{rel} now points outside the project; not read"));
             failing.push(Failing::new(
                 rel.clone(),
@@ -1126,7 +1127,7 @@ fn step_fallback(root: &Path, fallback_file: &str, last: &str) -> String {
     if !path.is_file() {
         return format!("no {rel}; marker <!-- STEP: {step} --> not written");
     }
-    if !paths::inside_real(root, &path) {
+    if !crate::fs::confine::inside(root, &path) {
         return format!(
             "{rel} leads outside the project; marker <!-- STEP: {step} --> not written"
         );
