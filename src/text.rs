@@ -78,7 +78,8 @@ pub fn plural(n: usize, word: &str) -> String {
 /// (serde escapes control characters itself).
 ///
 /// Escaped: C0 controls except tab (`\n`, `\r`, others as `\x1b`), DEL (`\x7f`) and the C1
-/// controls U+0080..U+009F (`\u{9b}`), which some terminals act on like ESC sequences.
+/// controls U+0080..U+009F (`\u{9b}`), which some terminals act on like ESC sequences, and
+/// the line separators and text-direction characters of [`is_unsafe_char`] (`\u{202e}`).
 /// A backslash is left as it is, so escaping twice changes nothing; the price is that a path
 /// really containing `\n` looks like one with a newline.
 pub fn escape_controls(text: &str) -> Cow<'_, str> {
@@ -91,12 +92,23 @@ pub fn escape_controls_multiline(text: &str) -> Cow<'_, str> {
     escape(text, true)
 }
 
+/// Whether `c` can change what a terminal, or a reader of a prompt, sees around
+/// it: control characters (line breaks, ESC, DEL, C1 controls), the Unicode line
+/// and paragraph separators, and the characters that reorder displayed text.
+pub fn is_unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
 /// Whether [`escape_controls`] changes `c`.
 fn needs_escape(c: char, keep_newlines: bool) -> bool {
     match c {
         '\t' => false,
         '\n' => !keep_newlines,
-        _ => c.is_control(),
+        _ => is_unsafe_char(c),
     }
 }
 
@@ -128,6 +140,12 @@ fn escape(text: &str, keep_newlines: bool) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_direction_characters_are_escaped_like_controls() {
+        assert_eq!(escape_controls("a\u{202e}b\x1bc"), "a\\u{202e}b\\x1bc");
+        assert_eq!(escape_controls("tab\tstays"), "tab\tstays");
+    }
 
     #[test]
     fn prefixes_and_suffixes_count_characters() {

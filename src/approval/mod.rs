@@ -487,17 +487,6 @@ fn check_request(files: &[PathBuf]) -> Result<(), ApprovalError> {
     Ok(())
 }
 
-/// Whether `c` may not appear in a path that goes into the reviewer's prompt:
-/// control characters (line breaks, ESC, DEL, C1 controls), the Unicode line
-/// and paragraph separators, and the characters that reorder displayed text.
-fn is_unsafe_in_path(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-        )
-}
-
 /// Refuse a file whose shown path (the one the prompt and the records carry)
 /// contains a character that could break out of the prompt's data or steer a
 /// terminal, before anything is read, written or started.
@@ -509,7 +498,7 @@ fn check_paths(root: &Path, files: &[PathBuf]) -> Result<(), ApprovalError> {
             crate::paths::absolute(&root.join(file))
         };
         let display = crate::paths::display(root, &path);
-        if let Some(c) = display.chars().find(|&c| is_unsafe_in_path(c)) {
+        if let Some(c) = display.chars().find(|&c| crate::text::is_unsafe_char(c)) {
             return Err(ApprovalError::UnsafePath {
                 path: format!(
                     "\"{}\"",
@@ -1225,10 +1214,10 @@ pub(crate) mod tests {
         for c in [
             '\n', '\r', '\u{1b}', '\0', '\u{7f}', '\u{85}', '\u{2028}', '\u{202e}', '\u{2067}',
         ] {
-            assert!(is_unsafe_in_path(c), "{c:?}");
+            assert!(crate::text::is_unsafe_char(c), "{c:?}");
         }
         for c in ['a', ' ', '"', 'ä', '\u{fffd}', '/'] {
-            assert!(!is_unsafe_in_path(c), "{c:?}");
+            assert!(!crate::text::is_unsafe_char(c), "{c:?}");
         }
         let err = check_paths(
             Path::new("/r"),
