@@ -769,13 +769,10 @@ fn repository_hooks_never_run_inside_the_reviewer() {
 
 /// A reviewer that records its argv, cwd and `HELIX_GATE_CHILD`, then prints `output`.
 fn recording_reviewer(repo: &ScratchRepo, output: &str) -> PathBuf {
-    repo.write("fake/result.json", output);
-    repo.write_executable(
-        "fake/reviewer.sh",
-        format!(
-            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > output/argv.txt\npwd > output/cwd.txt\nprintf '%s' \"$HELIX_GATE_CHILD\" > output/child.txt\ncat '{}'\n",
-            repo.join("fake/result.json").display()
-        ),
+    fake_reviewer(
+        repo.path(),
+        output,
+        "for a in \"$@\"; do printf '%s\\n' \"$a\"; done > output/argv.txt\npwd > output/cwd.txt\nprintf '%s' \"$HELIX_GATE_CHILD\" > output/child.txt\n",
     )
 }
 

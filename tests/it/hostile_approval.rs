@@ -86,14 +86,7 @@ fn pre_commit(repo: &Path) -> Output {
 
 /// A reviewer that says `verdict` and leaves `output/started` in its run folder.
 fn reviewer(repo: &ScratchRepo, verdict: &Value) -> PathBuf {
-    repo.write("fake/result.json", canned_result(verdict));
-    let path = repo.write_executable(
-        "fake/reviewer.sh",
-        format!(
-            "#!/bin/sh\n: > output/started\ncat '{}'\n",
-            repo.join("fake/result.json").display()
-        ),
-    );
+    let path = fake_reviewer(repo.path(), &canned_result(verdict), ": > output/started\n");
     configure(repo, &path, 30);
     path
 }
@@ -455,13 +448,10 @@ fn stop_gate_with_an_injected_file_name_follows_the_failure_policy() {
 #[test]
 fn paths_reach_the_reviewer_as_json_inside_the_data_framing() {
     let repo = project();
-    repo.write("fake/result.json", canned_result(&approved(0.9)));
-    let path = repo.write_executable(
-        "fake/reviewer.sh",
-        format!(
-            "#!/bin/sh\nprintf '%s' \"$2\" > output/prompt.txt\ncat '{}'\n",
-            repo.join("fake/result.json").display()
-        ),
+    let path = fake_reviewer(
+        repo.path(),
+        &canned_result(&approved(0.9)),
+        "printf '%s' \"$2\" > output/prompt.txt\n",
     );
     configure(&repo, &path, 30);
     let (exit, doc, err) = approve(repo.path(), &[ADR]);

@@ -419,14 +419,7 @@ fn approving_reviewer(repo: &ScratchRepo) {
         "modelUsage": {"claude-fake": {}},
         "structured_output": {"result": "approved", "confidence": 0.95, "findings": [],
                               "recommendations": [], "summary": "fine"}});
-    repo.write("fake/result.json", result.to_string());
-    let script = repo.write_executable(
-        "fake/reviewer.sh",
-        format!(
-            "#!/bin/sh\ncat '{}'\n",
-            repo.join("fake/result.json").display()
-        ),
-    );
+    let script = fake_reviewer(repo.path(), &result.to_string(), "");
     let command = serde_json::to_string(&script.to_string_lossy()).unwrap();
     repo.write(
         "config/approvals.yaml",

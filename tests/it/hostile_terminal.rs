@@ -205,19 +205,7 @@ fn approve_escapes_what_the_reviewer_says() {
             "findings": [{"severity": "warning", "check": "style\x1b[1m",
                           "message": format!("vague\n{FORGED}"), "location": "x\x07"}],
             "recommendations": [format!("shorter\r\n{FORGED}")]}});
-    repo.write("fake/result.json", verdict.to_string());
-    repo.write(
-        "fake/reviewer.sh",
-        format!(
-            "#!/bin/sh\ncat '{}'\n",
-            repo.root.join("fake/result.json").display()
-        ),
-    );
-    std::fs::set_permissions(
-        repo.root.join("fake/reviewer.sh"),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    crate::support::cli::fake_reviewer(&repo.root, &verdict.to_string(), "");
     repo.write(
         "config/approvals.yaml",
         "defaults:\n  command: fake/reviewer.sh\n",

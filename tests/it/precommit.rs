@@ -462,19 +462,7 @@ Run the `helix-gate approve` named above for each ADR without an approved review
     let verdict = serde_json::json!({"type": "result", "subtype": "success", "is_error": false,
         "total_cost_usd": 0.01, "usage": {"input_tokens": 10, "output_tokens": 5},
         "structured_output": {"result": "approved", "confidence": 0.95, "findings": [], "recommendations": []}});
-    repo.write("fake/result.json", verdict.to_string());
-    repo.write(
-        "fake/reviewer.sh",
-        format!(
-            "#!/bin/sh\ncat '{}'\n",
-            repo.root.join("fake/result.json").display()
-        ),
-    );
-    std::fs::set_permissions(
-        repo.root.join("fake/reviewer.sh"),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    crate::support::cli::fake_reviewer(&repo.root, &verdict.to_string(), "");
     repo.write(
         "config/approvals.yaml",
         "defaults:\n  command: fake/reviewer.sh\ncommit:\n  required_on_commit: true\n",

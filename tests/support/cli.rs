@@ -52,6 +52,22 @@ pub(crate) fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) -> PathBu
     path
 }
 
+/// A stub reviewer in `root`: `fake/result.json` holds `result` (what
+/// `claude -p --output-format json` would print), and the executable
+/// `fake/reviewer.sh` runs the shell lines `before`, then prints it. Returns the
+/// script's path; `fake/reviewer.sh` is the repository-relative command.
+pub(crate) fn fake_reviewer(root: &Path, result: &str, before: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt as _;
+    let result_path = write(root, "fake/result.json", result);
+    let script = write(
+        root,
+        "fake/reviewer.sh",
+        format!("#!/bin/sh\n{before}cat '{}'\n", result_path.display()),
+    );
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    script
+}
+
 /// The passing fixture ADR (references src/lib.rs, so scratch repos create it).
 pub(crate) fn good_adr() -> String {
     std::fs::read_to_string(manifest_dir().join("tests/fixtures/good/001-minimal-valid.md"))
