@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use crate::support::claude::{ClaudeRun, ScratchRepo, require_claude};
 use crate::support::cli::*;
 use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+use crate::support::procs;
 
 pub(crate) const ADR: &str = "adr/001-cache-rules.md";
 
@@ -170,64 +171,21 @@ fn infra_message(doc: &Value) -> String {
 }
 
 /// Live (not zombie) processes whose process group is `pgid`.
-#[expect(clippy::similar_names, reason = "pid and pgid are the kernel's names")]
 fn live_members_of_group(pgid: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let Some(rest) = stat.rfind(')').map(|i| stat[i + 1..].to_owned()) else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        if fields.first() != Some(&"Z") && fields.get(2).and_then(|f| f.parse().ok()) == Some(pgid)
-        {
-            out.push(pid);
-        }
-    }
-    out
+    procs::live()
+        .into_iter()
+        .filter(|p| p.pgid == pgid)
+        .map(|p| p.pid)
+        .collect()
 }
 
 /// Live processes whose working directory is below `dir`, with their pgid.
 fn processes_in(dir: &Path) -> Vec<(u32, u32)> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(cwd) = std::fs::read_link(entry.path().join("cwd")) else {
-            continue;
-        };
-        if !cwd.starts_with(dir) {
-            continue;
-        }
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let Some(rest) = stat.rfind(')').map(|i| stat[i + 1..].to_owned()) else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        if fields.first() == Some(&"Z") {
-            continue;
-        }
-        if let Some(pgid) = fields.get(2).and_then(|f| f.parse().ok()) {
-            out.push((pid, pgid));
-        }
-    }
-    out
+    procs::live()
+        .into_iter()
+        .filter(|p| p.works_in(dir))
+        .map(|p| (p.pid, p.pgid))
+        .collect()
 }
 
 // ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@ use super::approval::{
 };
 use crate::support::claude::ScratchRepo;
 use crate::support::cli::*;
+use crate::support::procs;
 
 /// Longest any one helix-gate run may take here.
 const LIMIT: Duration = Duration::from_secs(60);
@@ -486,32 +487,11 @@ fn paths_reach_the_reviewer_as_json_inside_the_data_framing() {
 /// Live processes of a test: the marker in their command line or environment,
 /// or their working directory in `repo`.
 fn survivors(marker: &str, repo: &Path) -> Vec<u32> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        if stat[stat.rfind(')').unwrap_or(0)..].starts_with(") Z") {
-            continue;
-        }
-        let has = |file: &str| {
-            std::fs::read(entry.path().join(file))
-                .is_ok_and(|b| b.windows(marker.len()).any(|w| w == marker.as_bytes()))
-        };
-        let in_repo =
-            std::fs::read_link(entry.path().join("cwd")).is_ok_and(|c| c.starts_with(repo));
-        if has("cmdline") || has("environ") || in_repo {
-            out.push(pid);
-        }
-    }
-    out
+    procs::live()
+        .into_iter()
+        .filter(|p| p.mentions(marker) || p.works_in(repo))
+        .map(|p| p.pid)
+        .collect()
 }
 
 /// A reviewer script that starts `escape` (with the test's marker in its

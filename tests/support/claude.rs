@@ -372,39 +372,14 @@ fn kill_tree(pid: u32) {
 /// `(pid, pgid)` of every descendant of `root`, read from `/proc/*/stat`
 /// (empty where `/proc` is unavailable).
 fn descendants_of(root: u32) -> Vec<(u32, u32)> {
-    let mut table: Vec<(u32, u32, u32)> = Vec::new(); // pid, ppid, pgid
-    if let Ok(entries) = fs::read_dir("/proc") {
-        for entry in entries.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else {
-                continue;
-            };
-            // "pid (comm) state ppid pgrp ...": comm may contain spaces and ')'.
-            let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
-                continue;
-            };
-            let fields: Vec<&str> = rest.split_whitespace().collect();
-            if let (Some(ppid), Some(pgid)) = (
-                fields.get(1).and_then(|f| f.parse().ok()),
-                fields.get(2).and_then(|f| f.parse().ok()),
-            ) {
-                table.push((pid, ppid, pgid));
-            }
-        }
-    }
+    let table = super::procs::all();
     let mut out: Vec<(u32, u32)> = Vec::new();
     let mut frontier = vec![root];
     while let Some(parent) = frontier.pop() {
-        for &(pid, ppid, pgid) in &table {
-            if ppid == parent && !out.iter().any(|(p, _)| *p == pid) {
-                out.push((pid, pgid));
-                frontier.push(pid);
+        for p in &table {
+            if p.ppid == parent && !out.iter().any(|(pid, _)| *pid == p.pid) {
+                out.push((p.pid, p.pgid));
+                frontier.push(p.pid);
             }
         }
     }

@@ -5,6 +5,7 @@
 //! 127.0.0.1 by the test process itself:
 //!
 //! * [`cli`]: running the real `helix-gate` binary, scratch directories, files.
+//! * [`procs`]: the machine's processes from `/proc` (nothing may outlive a test).
 //! * [`fake_api`]: the scripted fake Messages API server and its request log.
 //! * [`claude`]: running `claude` in an isolated environment, scratch git repos,
 //!   and helpers to search the captured requests.
@@ -17,3 +18,4 @@
 pub(crate) mod claude;
 pub(crate) mod cli;
 pub(crate) mod fake_api;
+pub(crate) mod procs;
