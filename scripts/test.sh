@@ -11,6 +11,12 @@ if [ -f scripts/install-claude.sh ]; then
   export HELIX_GATE_CLAUDE_BIN
 fi
 
+# The SARIF validator for the `--format sarif` test (pinned, from the npm registry).
+if [ -f scripts/install-sarif-multitool.sh ]; then
+  HELIX_GATE_SARIF_MULTITOOL="$(bash scripts/install-sarif-multitool.sh | tail -n 1)"
+  export HELIX_GATE_SARIF_MULTITOOL
+fi
+
 cargo fmt --all -- --check
 cargo clippy --all-targets --quiet -- -D warnings
 cargo test --all-targets "$@"

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::terminal::{current_root, print, print_stderr, use_color};
-use super::{ExitStatus, Format};
+use super::{ExitStatus, ReportFormat};
 use crate::adr_dir::{self, IndexChange, catalog, finalize};
 use crate::render;
 use crate::text::{escape_controls, plural};
@@ -123,8 +123,13 @@ pub(super) fn index(_check: bool, write: bool) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Failure)
 }
 
-/// `helix-gate doctor [--format human|json]`.
-pub(super) fn doctor(format: Format) -> anyhow::Result<ExitStatus> {
-    let (reports, read_errors) = adr_dir::doctor(&current_root())?;
-    super::validate::finish(&reports, &read_errors, format)
+/// `helix-gate doctor [--format FORMAT]`.
+pub(super) fn doctor(format: ReportFormat) -> anyhow::Result<ExitStatus> {
+    let root = current_root();
+    let (reports, read_errors) = adr_dir::doctor(&root)?;
+    // Only SARIF documents rules; the rules file was already read by doctor itself.
+    let rules = (format == ReportFormat::Sarif)
+        .then(|| crate::config::load_rules(&root, None).ok())
+        .flatten();
+    super::validate::finish(&reports, &read_errors, format, rules.as_ref())
 }

@@ -56,14 +56,30 @@ pub enum Format {
     Json,
 }
 
+/// Output formats of the commands that report findings (`validate`, `pre-commit`,
+/// `doctor`): [`Format`] plus the CI formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Human,
+    Json,
+    /// SARIF 2.1.0 (GitHub code scanning).
+    Sarif,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
+    /// GitLab Code Quality JSON.
+    Gitlab,
+    /// JUnit XML.
+    Junit,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check ADR files or directories (no path: the repository's ADRs).
     Validate {
         /// Files or directories; a directory is checked as an ADR directory.
         paths: Vec<PathBuf>,
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
+        #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+        format: ReportFormat,
         /// Rules file to use instead of config/adr-completeness-rules.yaml.
         #[arg(long, value_name = "FILE")]
         rules: Option<PathBuf>,
@@ -92,7 +108,12 @@ pub enum Command {
         event: Option<String>,
     },
     /// git pre-commit hook: validate the ADRs staged for this commit.
-    PreCommit,
+    PreCommit {
+        /// Print the staged ADRs' findings to stdout in this format (default: the hook's
+        /// own text on stderr).
+        #[arg(long, value_enum)]
+        format: Option<ReportFormat>,
+    },
     /// Register helix-gate as a Claude Code hook or a git pre-commit hook.
     Install {
         #[arg(value_enum)]
@@ -152,8 +173,8 @@ pub enum Command {
     },
     /// Repository-wide ADR health: numbers, links, index and every file's validation.
     Doctor {
-        #[arg(long, value_enum, default_value_t = Format::Human)]
-        format: Format,
+        #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+        format: ReportFormat,
     },
 }
 
@@ -184,7 +205,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Rules { rules } => validate::list_rules(rules.as_deref()),
         Command::Explain { id, rules } => validate::explain(&id, rules.as_deref()),
         Command::Hook { .. } => Ok(hook::run()),
-        Command::PreCommit => precommit::run(),
+        Command::PreCommit { format } => precommit::run(format),
         Command::Install { target, scope } => install::install(target, scope),
         Command::Uninstall { target, scope } => install::uninstall(target, scope),
         Command::Approve {

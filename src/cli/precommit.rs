@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 
 use anyhow::Context as _;
 
-use super::ExitStatus;
 use super::terminal::{print_stderr, use_color_stderr};
+use super::{ExitStatus, ReportFormat};
 use crate::env;
 use crate::git::{GitEnv, GitError};
 use crate::precommit::{self, CommitCheck, PreCommitError};
@@ -15,7 +15,7 @@ use crate::render::commit::{Blocking, command_target};
 use crate::render::{self, plural};
 
 /// Entry point of `helix-gate pre-commit`, run by git from the work tree root.
-pub(super) fn run() -> anyhow::Result<ExitStatus> {
+pub(super) fn run(format: Option<ReportFormat>) -> anyhow::Result<ExitStatus> {
     let claude = env::var(env::CLAUDECODE).as_deref() == Some("1");
     let start = std::env::current_dir().context("cannot determine the current directory")?;
     let (text, status) = match precommit::check_commit(&start, &GitEnv::from_process()) {
@@ -25,6 +25,13 @@ pub(super) fn run() -> anyhow::Result<ExitStatus> {
             } else {
                 ExitStatus::Success
             };
+            if let Some(format) = format.filter(|f| *f != ReportFormat::Human) {
+                // A machine format is for CI or a report file: the staged ADRs' findings on
+                // stdout, the same exit status as the hook. `human` is the hook's own text.
+                let rules = crate::config::load_rules(&start, None).ok();
+                super::validate::output(&outcome.reports, format, rules.as_ref())?;
+                return Ok(status);
+            }
             let text = if claude {
                 render_compact(&outcome)
             } else {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, bail};
 
 use super::terminal::{current_root, print, use_color};
-use super::{ExitStatus, Format};
+use super::{ExitStatus, ReportFormat};
 use crate::config::RuleSet;
 use crate::diagnostic::FileReport;
 use crate::engine::{Engine, read_limited};
@@ -16,7 +16,7 @@ use crate::{render, rules};
 
 pub(super) fn validate(
     paths: &[PathBuf],
-    format: Format,
+    format: ReportFormat,
     rules_file: Option<&Path>,
     concept: Option<&Path>,
 ) -> anyhow::Result<ExitStatus> {
@@ -68,7 +68,7 @@ pub(super) fn validate(
                 .extend(rules::concept::compare(&adr, &text, &engine.rules));
         }
     }
-    finish(&reports, &read_errors, format)
+    finish(&reports, &read_errors, format, Some(&engine.rules))
 }
 
 /// Print the reports, then the files that could not be read, and decide the exit:
@@ -76,9 +76,10 @@ pub(super) fn validate(
 pub(super) fn finish(
     reports: &[FileReport],
     read_errors: &[crate::engine::ReadError],
-    format: Format,
+    format: ReportFormat,
+    rules: Option<&RuleSet>,
 ) -> anyhow::Result<ExitStatus> {
-    output(reports, format)?;
+    output(reports, format, rules)?;
     for err in read_errors {
         eprintln!("helix-gate: error: {}", escape_controls(&err.to_string()));
     }
@@ -91,11 +92,20 @@ pub(super) fn finish(
     })
 }
 
-/// Render reports in the chosen format to stdout.
-pub(super) fn output(reports: &[FileReport], format: Format) -> anyhow::Result<()> {
+/// Render reports in the chosen format to stdout; `rules` documents the contextual
+/// rules in SARIF.
+pub(super) fn output(
+    reports: &[FileReport],
+    format: ReportFormat,
+    rules: Option<&RuleSet>,
+) -> anyhow::Result<()> {
     match format {
-        Format::Human => print(&render::human(reports, use_color())),
-        Format::Json => print(&render::json(reports)),
+        ReportFormat::Human => print(&render::human(reports, use_color())),
+        ReportFormat::Json => print(&render::json(reports)),
+        ReportFormat::Sarif => print(&render::sarif(reports, rules)),
+        ReportFormat::Github => print(&render::github(reports)),
+        ReportFormat::Gitlab => print(&render::gitlab(reports)),
+        ReportFormat::Junit => print(&render::junit(reports)),
     }
 }
 

@@ -2,24 +2,33 @@
 //! place: terminal text ([`human`](mod@human)), the versioned JSON document
 //! ([`json`](mod@json)), the compact form Claude Code's Bash tool hands the
 //! model ([`compact`]), the feedback the hook gives the model after a block
-//! ([`feedback`]), and what the git pre-commit gate shows of a commit-to-be
-//! ([`commit`]). No other module formats findings.
+//! ([`feedback`]), what the git pre-commit gate shows of a commit-to-be
+//! ([`commit`]), and the CI formats ([`sarif`](mod@sarif), [`github`](mod@github),
+//! [`gitlab`](mod@gitlab), [`junit`](mod@junit)). No other module formats findings.
 
 pub mod commit;
 pub mod compact;
 pub mod feedback;
+pub mod github;
+pub mod gitlab;
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod sarif;
 #[cfg(test)]
 mod snapshots;
 
 use std::fmt::Write as _;
 
-use crate::diagnostic::Summary;
+use crate::diagnostic::{FileReport, Finding, Summary};
 
 pub use crate::text::plural;
+pub use github::github;
+pub use gitlab::gitlab;
 pub use human::human;
 pub use json::json;
+pub use junit::junit;
+pub use sarif::sarif;
 
 /// `2 files checked: 1 error, 1 warning`.
 pub fn summary_line(s: &Summary) -> String {
@@ -42,4 +51,15 @@ pub fn paint(color: bool, code: &str, text: &str) -> String {
     } else {
         text.to_owned()
     }
+}
+
+/// Every finding of `reports` with the path it concerns (its own, else its report's),
+/// in report order: what the CI formats, which list findings flat, iterate over.
+pub(crate) fn located(reports: &[FileReport]) -> impl Iterator<Item = (&str, &Finding)> {
+    reports.iter().flat_map(|report| {
+        report
+            .findings
+            .iter()
+            .map(move |f| (f.path.as_deref().unwrap_or(&report.path), f))
+    })
 }

@@ -121,3 +121,25 @@ fn hook_feedback_lists_at_most_twelve_and_cuts_long_messages() {
     };
     insta::assert_snapshot!(super::feedback::describe(&report));
 }
+
+#[test]
+fn sarif_log() {
+    // The built-in rules file documents the contextual rule `major-needs-migration`.
+    let rules = crate::config::RuleSet::builtin().unwrap();
+    insta::assert_snapshot!(super::sarif(&reports(), Some(&rules)));
+}
+
+#[test]
+fn github_workflow_commands() {
+    insta::assert_snapshot!(super::github(&reports()));
+}
+
+#[test]
+fn gitlab_code_quality() {
+    insta::assert_snapshot!(super::gitlab(&reports()));
+}
+
+#[test]
+fn junit_report() {
+    insta::assert_snapshot!(super::junit(&reports()));
+}
