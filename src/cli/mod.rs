@@ -9,6 +9,7 @@ mod hook;
 mod install;
 mod log;
 mod precommit;
+mod schema;
 mod terminal;
 mod validate;
 
@@ -176,6 +177,11 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
         format: ReportFormat,
     },
+    /// Print the JSON Schema of a config file (for editors; also in schemas/).
+    Schema {
+        #[arg(value_enum)]
+        name: schema::SchemaName,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -220,5 +226,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Finalize { draft, dry_run } => adr_dir::finalize(&draft, dry_run),
         Command::Index { check, write } => adr_dir::index(check, write),
         Command::Doctor { format } => adr_dir::doctor(format),
+        Command::Schema { name } => schema::run(name),
     }
 }

@@ -16,7 +16,7 @@ pub const DEFAULT_SETTINGS: &str = include_str!("../../config/helix-gate.yaml");
 /// Repository-relative location of a repository's own settings file.
 pub const SETTINGS_PATH: &str = "config/helix-gate.yaml";
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     pub adr: AdrSettings,
@@ -24,7 +24,7 @@ pub struct Settings {
     pub step_marker: StepMarkerSettings,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AdrSettings {
     pub globs: Vec<String>,
@@ -33,7 +33,7 @@ pub struct AdrSettings {
     pub max_file_size: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HookSettings {
     pub budget: u32,
@@ -44,7 +44,7 @@ pub struct HookSettings {
     pub deadline_ms: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StepMarkerSettings {
     pub enabled: bool,

@@ -19,6 +19,7 @@ mod hostile_input;
 mod hostile_precommit;
 mod hostile_terminal;
 mod precommit;
+mod schemas;
 mod snapshots;
 #[path = "../support/mod.rs"]
 mod support;
