@@ -5,6 +5,7 @@
 
 mod adr_dir;
 mod approve;
+mod docs;
 mod hook;
 mod install;
 mod log;
@@ -182,6 +183,14 @@ pub enum Command {
         #[arg(value_enum)]
         name: schema::SchemaName,
     },
+    /// Print a shell completion script (e.g. `helix-gate completions bash > ~/.local/share/bash-completion/completions/helix-gate`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `helix-gate man > helix-gate.1`, or a subcommand's
+    /// page: `helix-gate man validate > helix-gate-validate.1`.
+    Man { subcommand: Option<String> },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -227,5 +236,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Index { check, write } => adr_dir::index(check, write),
         Command::Doctor { format } => adr_dir::doctor(format),
         Command::Schema { name } => schema::run(name),
+        Command::Completions { shell } => docs::completions(shell),
+        Command::Man { subcommand } => docs::man(subcommand.as_deref()),
     }
 }

@@ -9,6 +9,7 @@
 
 mod adr_dir;
 mod approval;
+mod completions;
 mod corpus;
 mod formats;
 mod hook;
