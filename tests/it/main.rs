@@ -9,6 +9,7 @@
 
 mod adr_dir;
 mod approval;
+mod ci_recipes;
 mod completions;
 mod corpus;
 mod formats;
@@ -19,6 +20,7 @@ mod hostile_hook;
 mod hostile_input;
 mod hostile_precommit;
 mod hostile_terminal;
+mod marketplace;
 mod precommit;
 mod schemas;
 mod snapshots;

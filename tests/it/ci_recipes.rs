@@ -1,0 +1,269 @@
+//! The CI recipes: `action.yml` (composite GitHub Action) declares every input it uses and
+//! uses every input it declares, its validate script runs (with the real binary) the way
+//! a runner would run it, and the example workflow and GitLab snippet in `examples/ci/`,
+//! which the README shows verbatim, use it correctly.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::support::cli::{bin, good_adr, manifest_dir, scratch_repo, write};
+
+fn yaml(rel: &str) -> Value {
+    let text = std::fs::read_to_string(manifest_dir().join(rel)).unwrap();
+    serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+fn action() -> Value {
+    yaml("action.yml")
+}
+
+fn steps(action: &Value) -> &Vec<Value> {
+    action["runs"]["steps"].as_array().unwrap()
+}
+
+/// Every `inputs.NAME` in `text`.
+fn referenced_inputs(text: &str) -> BTreeSet<String> {
+    text.match_indices("inputs.")
+        .map(|(at, _)| {
+            text[at + "inputs.".len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn action_declares_exactly_the_inputs_it_uses() {
+    let action = action();
+    assert_eq!(action["runs"]["using"], "composite");
+    let declared: BTreeSet<String> = action["inputs"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    for required in ["paths", "args", "sarif-file", "mode"] {
+        assert!(declared.contains(required), "input {required} missing");
+    }
+    let text = std::fs::read_to_string(manifest_dir().join("action.yml")).unwrap();
+    // Comments may mention inputs in prose; only the YAML's values count.
+    let used = referenced_inputs(&serde_json::to_string(&action["runs"]).unwrap());
+    let used_outputs = referenced_inputs(&serde_json::to_string(&action["outputs"]).unwrap());
+    assert!(used_outputs.is_empty(), "{used_outputs:?}");
+    assert_eq!(used, declared, "used vs declared inputs\n{text}");
+    for (name, input) in action["inputs"].as_object().unwrap() {
+        assert!(
+            input["description"].is_string(),
+            "input {name} has no description"
+        );
+    }
+}
+
+#[test]
+fn action_steps_run_bash_without_expressions_in_scripts_and_upload_sarif() {
+    let action = action();
+    for step in steps(&action) {
+        if let Some(script) = step["run"].as_str() {
+            assert_eq!(step["shell"], "bash", "{step}");
+            // An expression inside a script is pasted into it before bash parses it:
+            // inputs reach the scripts through `env` only.
+            assert!(!script.contains("${{"), "expression in a script: {script}");
+        }
+    }
+    let upload = steps(&action)
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("github/codeql-action/upload-sarif@"))
+        })
+        .expect("an upload-sarif step");
+    assert_eq!(upload["with"]["sarif_file"], "${{ inputs.sarif-file }}");
+}
+
+/// The `validate` step's script run by bash as the runner would, with helix-gate on PATH.
+fn run_validate_step(repo: &Path, env: &[(&str, &str)]) -> (i32, String, String, String) {
+    let action = action();
+    let step = steps(&action)
+        .iter()
+        .find(|s| s["id"] == "validate")
+        .unwrap();
+    let script = step["run"].as_str().unwrap();
+    let output_file = repo.join("github-output");
+    std::fs::write(&output_file, "").unwrap();
+    let bin_dir = Path::new(bin()).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = Command::new("bash");
+    cmd.args([
+        "--noprofile",
+        "--norc",
+        "-e",
+        "-o",
+        "pipefail",
+        "-c",
+        script,
+    ])
+    .current_dir(repo)
+    .env("PATH", path)
+    .env("GITHUB_OUTPUT", &output_file)
+    .env("NO_COLOR", "1")
+    .stdin(Stdio::null());
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("GIT_") {
+            cmd.env_remove(key);
+        }
+    }
+    for (key, value) in [
+        ("HELIX_GATE_PATHS", ""),
+        ("HELIX_GATE_ARGS", ""),
+        ("HELIX_GATE_MODE", "sarif"),
+        ("HELIX_GATE_SARIF_FILE", "helix-gate.sarif"),
+    ] {
+        cmd.env(key, value);
+    }
+    for (key, value) in env {
+        cmd.env(key, value);
+    }
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        std::fs::read_to_string(&output_file).unwrap(),
+    )
+}
+
+fn repo_with_a_bad_adr() -> tempfile::TempDir {
+    let dir = scratch_repo();
+    write(dir.path(), "src/lib.rs", "");
+    write(dir.path(), "adr/001-good.md", good_adr());
+    let bad = good_adr()
+        .replace("adr_id: \"001\"", "adr_id: \"002\"")
+        .replace("    - src/lib.rs", "    - src/gone.rs")
+        .replace("# ADR-001", "# ADR-002");
+    write(dir.path(), "adr/002-bad.md", bad);
+    dir
+}
+
+#[test]
+fn validate_step_writes_sarif_and_records_the_exit_code() {
+    let dir = repo_with_a_bad_adr();
+    let (code, _, stderr, outputs) = run_validate_step(dir.path(), &[("HELIX_GATE_PATHS", "adr/")]);
+    // Error findings do not stop the step: the upload comes first, then "Fail on error findings".
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(outputs, "exit-code=1\n");
+    let sarif: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("helix-gate.sarif")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        sarif["runs"][0]["results"][0]["ruleId"],
+        "files-modify-missing"
+    );
+}
+
+#[test]
+fn validate_step_annotates_in_annotations_mode() {
+    let dir = repo_with_a_bad_adr();
+    let (code, stdout, stderr, outputs) = run_validate_step(
+        dir.path(),
+        &[
+            ("HELIX_GATE_MODE", "annotations"),
+            ("HELIX_GATE_PATHS", "adr/002-bad.md adr/001-good.md"),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(outputs, "exit-code=1\n");
+    assert!(
+        stdout.starts_with("::error file=adr/002-bad.md,line="),
+        "{stdout}"
+    );
+    assert!(!dir.path().join("helix-gate.sarif").exists());
+}
+
+#[test]
+fn validate_step_fails_when_helix_gate_cannot_check_and_never_runs_inputs() {
+    let dir = repo_with_a_bad_adr();
+    let (code, stdout, _, _) = run_validate_step(dir.path(), &[("HELIX_GATE_MODE", "shrug")]);
+    assert_eq!(code, 2);
+    assert!(stdout.contains("unknown mode 'shrug'"), "{stdout}");
+
+    // An argument is an argument, not shell code: helix-gate refuses it (exit 2), nothing runs.
+    let (code, _, _, outputs) = run_validate_step(
+        dir.path(),
+        &[("HELIX_GATE_ARGS", "$(touch pwned) `touch pwned2` *")],
+    );
+    assert_eq!(code, 2);
+    assert_eq!(outputs, "exit-code=2\n");
+    assert!(!dir.path().join("pwned").exists() && !dir.path().join("pwned2").exists());
+}
+
+#[test]
+fn example_workflow_passes_only_declared_inputs() {
+    let declared: BTreeSet<String> = action()["inputs"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let workflow = yaml("examples/ci/github-workflow.yml");
+    let steps = workflow["jobs"]["helix-gate"]["steps"].as_array().unwrap();
+    let step = steps
+        .iter()
+        .find(|s| s["uses"].as_str().is_some_and(|u| u.contains("helix-gate")))
+        .unwrap();
+    for key in step["with"].as_object().unwrap().keys() {
+        assert!(declared.contains(key), "undeclared input {key}");
+    }
+    assert_eq!(
+        workflow["jobs"]["helix-gate"]["permissions"]["security-events"],
+        "write"
+    );
+}
+
+#[test]
+fn gitlab_snippet_publishes_the_reports_it_writes() {
+    let job = yaml("examples/ci/gitlab-ci.yml")["helix-gate"].clone();
+    let script = job["script"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|line| line.as_str().unwrap())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let reports = &job["artifacts"]["reports"];
+    let quality = reports["codequality"].as_str().unwrap();
+    let junit = reports["junit"].as_str().unwrap();
+    assert!(
+        script.contains(&format!("--format gitlab adr/ > {quality}")),
+        "{script}"
+    );
+    assert!(
+        script.contains(&format!("--format junit adr/ > {junit}")),
+        "{script}"
+    );
+    assert_eq!(job["artifacts"]["when"], "always");
+}
+
+#[test]
+fn readme_shows_the_ci_examples_verbatim() {
+    let readme = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    for example in [
+        "examples/ci/github-workflow.yml",
+        "examples/ci/gitlab-ci.yml",
+    ] {
+        let text = std::fs::read_to_string(manifest_dir().join(example)).unwrap();
+        assert!(
+            readme.contains(&format!("```yaml\n{text}```")),
+            "README.md (## In CI) does not show {example} as it is"
+        );
+    }
+}
