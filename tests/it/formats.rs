@@ -169,6 +169,10 @@ fn sarif_problems(validator: &Path, file: &Path) -> Vec<String> {
             "Error;Warning",
             "--quiet",
         ])
+        // A self-contained .NET program: without ICU it would refuse to start, and it
+        // needs no culture data to check JSON; no telemetry from a test.
+        .env("DOTNET_SYSTEM_GLOBALIZATION_INVARIANT", "1")
+        .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
