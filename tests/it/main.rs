@@ -9,6 +9,7 @@
 
 mod adr_dir;
 mod approval;
+mod concept;
 mod corpus;
 mod hook;
 mod hostile_approval;

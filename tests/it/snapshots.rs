@@ -213,7 +213,7 @@ fn validate_warnings_and_infos_only_human_and_json() {
     write(
         repo.path(),
         "concept.md",
-        "# Konzept\n## Context\nx\n## Entscheidung\ny\n## Migration\n14 Tage\n## Zusammenfassung\nz\n",
+        "# Konzept\n## Context\nx\n## Entscheidung\ny\n## Risiken\nkeine\n## Zusammenfassung\nz\n",
     );
     let args = [
         "validate",
