@@ -81,6 +81,16 @@ impl Engine {
     pub fn check_bytes(&self, path: &Path, bytes: Vec<u8>, repo: &dyn RepoFiles) -> Checked {
         match rules::input::decode(bytes, self.settings.adr.max_file_size) {
             Err(finding) => self.unparsed(path, finding),
+            Ok(text) if rules::phases::is_plan(path) => {
+                // A HELIX phase plan, not an ADR: its own checks, and no parse for the
+                // rules across ADRs.
+                let mut report = FileReport {
+                    path: crate::paths::display(&self.root, path),
+                    findings: rules::phases::check(&text).1,
+                };
+                report.sort();
+                Checked { report, adr: None }
+            }
             Ok(text) => {
                 let display = crate::paths::display(&self.root, path);
                 let adr = Adr::parse(&text);

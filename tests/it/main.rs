@@ -18,6 +18,7 @@ mod hostile_hook;
 mod hostile_input;
 mod hostile_precommit;
 mod hostile_terminal;
+mod phases;
 mod precommit;
 mod snapshots;
 #[path = "../support/mod.rs"]
