@@ -366,7 +366,7 @@ const SKIPPED_DIRS: [&str; 4] = ["node_modules", "target", ".git", crate::fs::da
 /// Visit regular files (and symlinks to files) below `dir`. Symlinked directories
 /// are not followed, so a symlink loop cannot make the walk run forever; hidden
 /// directories and build output are skipped.
-fn walk(dir: &Path, visit: &mut dyn FnMut(&Path)) -> std::io::Result<()> {
+pub fn walk(dir: &Path, visit: &mut dyn FnMut(&Path)) -> std::io::Result<()> {
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
         let entries = match std::fs::read_dir(&current) {

@@ -2,12 +2,14 @@
 //! place: terminal text ([`human`](mod@human)), the versioned JSON document
 //! ([`json`](mod@json)), the compact form Claude Code's Bash tool hands the
 //! model ([`compact`]), the feedback the hook gives the model after a block
-//! ([`feedback`]), and what the git pre-commit gate shows of a commit-to-be
-//! ([`commit`]). No other module formats findings.
+//! ([`feedback`]), what the git pre-commit gate shows of a commit-to-be
+//! ([`commit`]), and the HELIX quality gates' results ([`gate`](mod@gate)). No other
+//! module formats findings.
 
 pub mod commit;
 pub mod compact;
 pub mod feedback;
+pub mod gate;
 pub mod human;
 pub mod json;
 #[cfg(test)]

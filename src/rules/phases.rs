@@ -117,6 +117,23 @@ declare_rules! {
         category: Phases,
         summary: "a path in phases.yaml is absolute or leaves the project directory",
     }
+
+    /// ## What it does
+    /// Reported by `helix-gate gate` when a file a quality gate expects is not there: a phase
+    /// output of a `files_exist` gate, or no file at all matching the `file` glob of an
+    /// `adr_complete` gate.
+    ///
+    /// ## Why
+    /// A phase whose promised output is missing has not finished, whatever it answered.
+    ///
+    /// ## Fix
+    /// Write the file where the plan says, or correct the path in `phases.yaml`.
+    pub const GATE_FILE_MISSING {
+        id: "gate-file-missing",
+        severity: Error,
+        category: Phases,
+        summary: "a file a quality gate expects does not exist",
+    }
 }
 
 /// The file name of a phase plan.

@@ -11,6 +11,7 @@ mod adr_dir;
 mod approval;
 mod concept;
 mod corpus;
+mod gate;
 mod hook;
 mod hostile_approval;
 mod hostile_fs;

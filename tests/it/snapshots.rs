@@ -109,7 +109,7 @@ fn check(name: &str, root: &Path, text: &str) {
 }
 
 /// Run helix-gate in `root` and check the transcript against the snapshot `name`.
-fn check_run(name: &str, root: &Path, args: &[&str]) -> Output {
+pub(crate) fn check_run(name: &str, root: &Path, args: &[&str]) -> Output {
     let out = run(root, args);
     check(name, root, &transcript(&out));
     out
