@@ -137,3 +137,56 @@ fn the_hook_blocks_a_bad_output_phases_yaml_on_save_and_passes_a_good_one() {
         ""
     );
 }
+
+mod e2e {
+    //! The real Claude Code client (2.1.329) against the fake Messages API, with the hook
+    //! registered by `helix-gate install claude`.
+
+    use serde_json::json;
+
+    use crate::support::claude::{ClaudeRun, ScratchRepo, hook_blocking_errors, require_claude};
+    use crate::support::cli::*;
+    use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+
+    fn write_plan(conv: &Conversation<'_>, content: &str) -> Turn {
+        let dir = conv.working_dir().expect("working dir");
+        Turn::text("Writing the phase plan.").with_tool(
+            "Write",
+            json!({"file_path": dir.join("output/phases.yaml"), "content": content}),
+        )
+    }
+
+    #[test]
+    fn a_bad_phase_plan_is_blocked_on_save_and_the_model_fixes_it() {
+        let Some(claude) = require_claude() else {
+            return;
+        };
+        let repo = ScratchRepo::new();
+        repo.write(
+            "config/approvals.yaml",
+            "approvals:\n  adr:\n    enabled: false\n",
+        );
+        let out = run(repo.path(), &["install", "claude"]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let api = FakeApi::start(|_: &RecordedRequest, conv: &Conversation<'_>| {
+            match conv.request_index() {
+                0 => write_plan(conv, super::BAD_PLAN),
+                1 => write_plan(conv, super::GOOD_PLAN),
+                _ => Turn::text("Plan written."),
+            }
+        });
+        let outcome = ClaudeRun::new(&claude, &api, repo.path(), "Write the phase plan").run();
+        outcome.assert_success();
+        let requests = api.main_requests();
+        assert_eq!(requests.len(), 3, "{}", outcome.describe());
+        let blocks = hook_blocking_errors(&requests, "PostToolUse:Write");
+        assert_eq!(blocks.len(), 1, "{blocks:#?}");
+        assert!(
+            blocks[0].contains("output/phases.yaml fails 4 check(s)"),
+            "{}",
+            blocks[0]
+        );
+        assert!(blocks[0].contains("phase-id-duplicate"), "{}", blocks[0]);
+        assert_eq!(outcome.result_text(), Some("Plan written."));
+    }
+}
