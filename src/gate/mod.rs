@@ -390,6 +390,11 @@ impl Ctx<'_> {
             required_result: Some(required.clone()),
             ..GateDetails::default()
         };
+        if crate::engine::leaves_project(self.root, &path) {
+            let message =
+                format!("{shown} is a symbolic link that leads outside the project; not read");
+            return GateResult::new(KIND, Outcome::Error, message, details);
+        }
         let document: serde_json::Value = match crate::engine::read_limited(&path, MAX_FILE)
             .map_err(|e| e.to_string())
             .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))

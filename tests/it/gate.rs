@@ -295,6 +295,18 @@ fn approval_passed_reads_the_result_file() {
     );
     let (exit, doc) = gate(&repo, SESSION, &args);
     assert_eq!(exit, 2, "{doc:#}");
+    // A result file that a symbolic link leads out of the project is not read.
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("r.json"), result("approved")).unwrap();
+    let in_session = repo
+        .path()
+        .join(SESSION)
+        .join("output/approval-result.json");
+    std::fs::remove_file(&in_session).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("r.json"), &in_session).unwrap();
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 2, "{doc:#}");
+    assert!(doc["details"].get("approval").is_none(), "{doc:#}");
     std::fs::remove_file(
         repo.path()
             .join(SESSION)
