@@ -215,3 +215,48 @@ fn the_reviewer_sees_the_concept_in_its_run_folder_and_prompt() {
         "{prompt}"
     );
 }
+
+#[test]
+fn finalize_rewrites_a_concept_next_to_the_draft_from_the_repository_root() {
+    let repo = scratch();
+    std::fs::create_dir(repo.path().join("adr")).unwrap();
+    let session = "projects/sessions/s1/output";
+    write(
+        repo.path(),
+        &format!("{session}/concept.md"),
+        "# Konzept\n## Kontext\nx\n## Entscheidung\ny\n",
+    );
+    let draft = adr_with_concept("concept.md   ");
+    write(repo.path(), &format!("{session}/ADR-cache.md"), &draft);
+    let out = run(
+        repo.path(),
+        &["finalize", &format!("{session}/ADR-cache.md")],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let moved = std::fs::read_to_string(
+        repo.path()
+            .join("adr/001-cache-parsed-rules-between-hook-calls.md"),
+    )
+    .unwrap();
+    assert_eq!(
+        moved,
+        draft.replace(
+            "concept: concept.md   \n",
+            &format!("concept: \"{session}/concept.md\"\n")
+        )
+    );
+    // The finalized ADR still finds its concept.
+    let out = run(
+        repo.path(),
+        &[
+            "validate",
+            "adr/001-cache-parsed-rules-between-hook-calls.md",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("2 of 2 sections (100%)"),
+        "{}",
+        stdout(&out)
+    );
+}
