@@ -81,6 +81,16 @@ impl Engine {
     pub fn check_bytes(&self, path: &Path, bytes: Vec<u8>, repo: &dyn RepoFiles) -> Checked {
         match rules::input::decode(bytes, self.settings.adr.max_file_size) {
             Err(finding) => self.unparsed(path, finding),
+            Ok(text) if rules::phases::is_plan(path) => {
+                // A HELIX phase plan, not an ADR: its own checks, and no parse for the
+                // rules across ADRs.
+                let mut report = FileReport {
+                    path: crate::paths::display(&self.root, path),
+                    findings: rules::phases::check(&text).1,
+                };
+                report.sort();
+                Checked { report, adr: None }
+            }
             Ok(text) => {
                 let display = crate::paths::display(&self.root, path);
                 let adr = Adr::parse(&text);
@@ -89,9 +99,11 @@ impl Engine {
                     rules: &self.rules,
                     repo,
                 };
+                let mut findings = rules::check(&adr, &ctx);
+                findings.extend(self.named_concept(path, &adr));
                 let mut report = FileReport {
                     path: display,
-                    findings: rules::check(&adr, &ctx),
+                    findings,
                 };
                 report.sort();
                 Checked {
@@ -100,6 +112,79 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// The concept diff of an ADR whose front matter names its concept (`concept:`); the
+    /// concept is read from the working tree, also by pre-commit (a concept is a source the
+    /// ADR was written from, not necessarily part of the commit).
+    fn named_concept(&self, path: &Path, adr: &Adr) -> Vec<Finding> {
+        let named = match rules::concept::named(adr) {
+            None => return Vec::new(),
+            Some(Err(finding)) => return vec![finding],
+            Some(Ok(named)) => named,
+        };
+        match self
+            .resolve_concept(path, &named)
+            .and_then(|concept| self.read_concept(&concept).map(|text| (concept, text)))
+        {
+            Ok((concept, text)) => rules::concept::compare(
+                adr,
+                &text,
+                &crate::paths::display(&self.root, &concept),
+                &self.rules,
+            ),
+            Err(why) => vec![rules::concept::unreadable(
+                adr,
+                format!("cannot use the concept `{named}` named in the front matter: {why}"),
+            )],
+        }
+    }
+
+    /// Where the concept `named` by the ADR at `adr_path` is: looked up next to the ADR
+    /// first, then from the repository root; never outside the repository. `Err` says why.
+    pub fn resolve_concept(&self, adr_path: &Path, named: &str) -> Result<PathBuf, String> {
+        if Path::new(named).is_absolute() {
+            return Err(
+                "an absolute path; name it relative to the ADR's folder or the repository root"
+                    .to_owned(),
+            );
+        }
+        let adr_dir = crate::paths::absolute(adr_path)
+            .parent()
+            .map_or_else(|| self.root.clone(), Path::to_path_buf);
+        let mut outside = false;
+        for base in [adr_dir, self.root.clone()] {
+            let candidate = crate::paths::absolute(&base.join(named));
+            if crate::paths::relative_to(&self.root, &candidate).is_none()
+                || (std::fs::symlink_metadata(&candidate).is_ok()
+                    && !crate::fs::confine::inside(&self.root, &candidate))
+            {
+                outside = true;
+                continue;
+            }
+            if std::fs::symlink_metadata(&candidate).is_ok() {
+                return Ok(candidate);
+            }
+        }
+        Err(if outside {
+            "it leaves the repository; a concept must lie inside it".to_owned()
+        } else {
+            "no such file (looked next to the ADR and from the repository root)".to_owned()
+        })
+    }
+
+    /// Read a concept document as text, within `adr.max_file_size` and without blocking
+    /// on a FIFO or a device. `Err` says why.
+    pub fn read_concept(&self, concept: &Path) -> Result<String, String> {
+        let limit = self.settings.adr.max_file_size;
+        let bytes = read_limited(concept, limit).map_err(|e| match not_regular(&e) {
+            Some(kind) => format!("not a regular file ({kind})"),
+            None => e.to_string(),
+        })?;
+        if bytes.len() as u64 > limit {
+            return Err(format!("larger than adr.max_file_size ({limit} bytes)"));
+        }
+        String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_owned())
     }
 
     /// A document that was not parsed: one finding says why.
@@ -281,7 +366,7 @@ const SKIPPED_DIRS: [&str; 4] = ["node_modules", "target", ".git", crate::fs::da
 /// Visit regular files (and symlinks to files) below `dir`. Symlinked directories
 /// are not followed, so a symlink loop cannot make the walk run forever; hidden
 /// directories and build output are skipped.
-fn walk(dir: &Path, visit: &mut dyn FnMut(&Path)) -> std::io::Result<()> {
+pub fn walk(dir: &Path, visit: &mut dyn FnMut(&Path)) -> std::io::Result<()> {
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
         let entries = match std::fs::read_dir(&current) {

@@ -15,6 +15,7 @@ pub mod diagnostic;
 pub mod engine;
 pub mod env;
 pub mod fs;
+pub mod gate;
 pub mod git;
 pub mod hook;
 pub mod install;

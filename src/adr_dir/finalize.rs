@@ -177,6 +177,7 @@ fn plan(
         Some((content, edit)) => (content, Some(edit)),
         None => (text.to_owned(), None),
     };
+    let content = super::concept_path::carry(&ws.engine, draft, &content);
     let (report, final_adr) =
         check_as_written(ws, catalog, &target, &content, edit, &draft_display, number);
     let errors = report

@@ -8,6 +8,7 @@
 //! from `projects/sessions/<id>/` too.
 
 pub mod catalog;
+pub mod concept_path;
 pub mod doctor;
 pub mod finalize;
 pub mod index_table;

@@ -7,6 +7,7 @@
 //!   CLAUDE.md            the type's instructions
 //!   checks/<name>.md     the configured checks
 //!   input/<repo path>    copies of the files under review (the exact bytes judged)
+//!   concept/<repo path>  copies of the concepts the reviewed ADRs name (front-matter `concept:`)
 //!   output/              written by helix-gate: approval-result.json, reviewer.json, reviewer.stderr
 //! ```
 
@@ -34,6 +35,9 @@ pub struct RunDir {
     pub path: PathBuf,
     /// `input/...` names of the reviewed files, relative to the run folder, in order.
     pub inputs: Vec<String>,
+    /// `concept/...` copies of the reviewed ADRs' concepts and their repository paths
+    /// ([`add_concepts`]).
+    pub concepts: Vec<(String, String)>,
 }
 
 impl RunDir {
@@ -102,7 +106,31 @@ pub fn create(
         std::fs::write(&target, &file.bytes)?;
         inputs.push(rel);
     }
-    Ok(RunDir { id, path, inputs })
+    Ok(RunDir {
+        id,
+        path,
+        inputs,
+        concepts: Vec::new(),
+    })
+}
+
+/// Copy the concepts of the reviewed ADRs into `concept/<repository path>` of the run
+/// folder, so the reviewer can compare each ADR with the document it was written from.
+pub fn add_concepts(
+    root: &Path,
+    run: &mut RunDir,
+    concepts: &[ReviewedFile],
+) -> std::io::Result<()> {
+    for (index, concept) in concepts.iter().enumerate() {
+        let rel = input_name(root, concept, index).replacen("input/", "concept/", 1);
+        let target = run.path.join(&rel);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&target, &concept.bytes)?;
+        run.concepts.push((rel, concept.display.clone()));
+    }
+    Ok(())
 }
 
 /// Run folders kept by [`prune`]; older ones are removed.

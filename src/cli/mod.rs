@@ -6,6 +6,7 @@
 mod adr_dir;
 mod approve;
 mod docs;
+mod gate;
 mod hook;
 mod install;
 mod log;
@@ -144,6 +145,8 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Run HELIX quality gates: one phase of a phases.yaml, or one gate; prints the result as JSON.
+    Gate(gate::GateArgs),
     /// Show the hook's decision log (.helix-gate/log.jsonl).
     Log {
         /// Show the last N decisions.
@@ -229,6 +232,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
             no_cache,
             format,
         } => approve::run(&files, &kind, no_cache, format),
+        Command::Gate(args) => gate::run(args),
         Command::Log { tail } => log::show(tail),
         Command::Stats { format } => log::stats(format),
         Command::NextNumber => adr_dir::next_number(),

@@ -45,27 +45,25 @@ pub(super) fn validate(
     }
     let (mut reports, read_errors) = engine.check_files(&files, across);
     if let Some(concept) = concept {
-        // Both through the engine's reader: a FIFO or a device here must not hang either.
-        let limit = engine.settings.adr.max_file_size;
-        let bytes = read_limited(concept, limit)
-            .with_context(|| format!("cannot read concept {}", concept.display()))?;
-        if bytes.len() as u64 > limit {
-            bail!(
-                "concept {} is larger than adr.max_file_size ({limit} bytes)",
-                concept.display()
-            );
-        }
-        let text = String::from_utf8(bytes)
-            .with_context(|| format!("cannot read concept {}", concept.display()))?;
+        // Through the engine's reader: a FIFO or a device here must not hang either.
+        let text = engine
+            .read_concept(concept)
+            .map_err(|why| anyhow::anyhow!("cannot read concept {}: {why}", concept.display()))?;
         if let Some(report) = reports.first_mut() {
+            let limit = engine.settings.adr.max_file_size;
             let adr_text = read_limited(&files[0], limit)
                 .ok()
                 .and_then(|bytes| rules::input::decode(bytes, limit).ok())
                 .unwrap_or_default();
             let adr = crate::adr::Adr::parse(&adr_text);
-            report
-                .findings
-                .extend(rules::concept::compare(&adr, &text, &engine.rules));
+            let origin = crate::paths::display(&engine.root, concept);
+            // The same concept named in the front matter was compared already.
+            for finding in rules::concept::compare(&adr, &text, &origin, &engine.rules) {
+                if !report.findings.contains(&finding) {
+                    report.findings.push(finding);
+                }
+            }
+            report.sort();
         }
     }
     finish(&reports, &read_errors, format, Some(&engine.rules))

@@ -17,6 +17,7 @@
 pub mod deadline;
 pub mod event;
 pub mod output;
+mod phases;
 pub mod state;
 pub mod step_marker;
 
@@ -521,6 +522,9 @@ fn post_tool_use(
     let Some(rel) = paths::relative_to_real(root, &path) else {
         return Ok(Ruling::default());
     };
+    if phases::is_plan(&rel) {
+        return phases::post_tool_use(event, root, &path, rel, deadline, notes);
+    }
     // The no-op path: with the default settings every ADR glob ends in `.md`, so any
     // other file is dismissed before a configuration file is even opened.
     let own_settings = root.join(crate::config::settings::SETTINGS_PATH).exists();

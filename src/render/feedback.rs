@@ -81,6 +81,10 @@ pub fn describe(report: &FileReport) -> String {
     }
     let mut passed: Vec<&str> = GROUPS.iter().map(|c| c.label()).collect();
     passed.push(CONTEXTUAL);
+    if rules::phases::is_plan(std::path::Path::new(&report.path)) {
+        // A phase plan gets none of the ADR checks: only its own can have passed.
+        passed = vec![rules::Category::Phases.label()];
+    }
     passed.retain(|group| {
         !report
             .findings

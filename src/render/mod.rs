@@ -3,12 +3,14 @@
 //! ([`json`](mod@json)), the compact form Claude Code's Bash tool hands the
 //! model ([`compact`]), the feedback the hook gives the model after a block
 //! ([`feedback`]), what the git pre-commit gate shows of a commit-to-be
-//! ([`commit`]), and the CI formats ([`sarif`](mod@sarif), [`github`](mod@github),
-//! [`gitlab`](mod@gitlab), [`junit`](mod@junit)). No other module formats findings.
+//! ([`commit`]), the HELIX quality gates' results ([`gate`](mod@gate)), and the CI
+//! formats ([`sarif`](mod@sarif), [`github`](mod@github), [`gitlab`](mod@gitlab),
+//! [`junit`](mod@junit)). No other module formats findings.
 
 pub mod commit;
 pub mod compact;
 pub mod feedback;
+pub mod gate;
 pub mod github;
 pub mod gitlab;
 pub mod human;

@@ -1,19 +1,26 @@
 //! Concept diff (HELIX layer 3): every H2 section of the concept document should
 //! reappear in the ADR, so a migration plan cannot get lost on the way.
+//!
+//! The concept is known in two ways: the ADR names it in its front matter
+//! (`concept: concept.md`), which every entry point that runs the engine honours
+//! (validate, the hook, pre-commit, approve, gate), or a caller passes one
+//! (`validate --concept`, `gate adr_complete --concept`).
 
 use crate::adr::{Adr, markdown};
 use crate::config::RuleSet;
+use crate::config::rules_file::Location;
 use crate::diagnostic::Finding;
 
 declare_rules! {
     /// ## What it does
-    /// With `helix-gate validate ADR --concept CONCEPT.md`, lists each level-2 section of the
-    /// concept that the ADR lacks (Status, Zusammenfassung, Referenzen, Meta, Fragen and Open
-    /// Questions are ignored; aliases count).
+    /// When the ADR has a concept (front-matter `concept:`, `validate --concept` or the `gate`
+    /// command's `--concept`), reports each level-2 section of the concept that the ADR lacks and
+    /// that the rules do not require (Status, Zusammenfassung, Referenzen, Meta, Fragen and Open
+    /// Questions are ignored; aliases count). Sections the rules require are reported as
+    /// `concept-required-section-missing` instead.
     ///
     /// ## Why
-    /// The ADR-014 case: the concept had a 14-day migration plan, the ADR lost it, and no check
-    /// noticed.
+    /// A section of the concept that is not in the ADR may have been dropped on purpose, or lost.
     ///
     /// ## Fix
     /// Carry the section over into the ADR, or state in the ADR why it was dropped.
@@ -21,7 +28,55 @@ declare_rules! {
         id: "concept-section-missing",
         severity: Warning,
         category: Concept,
-        summary: "a section of the concept (--concept) is missing from the ADR",
+        summary: "a section of the ADR's concept is missing from the ADR",
+    }
+
+    /// ## What it does
+    /// When the ADR has a concept, reports each level-2 section of the concept that the ADR lacks
+    /// although the rules file requires such a section: a base required section, any section a
+    /// contextual rule requires WHATEVER its `when` says (Migration, even for a minor
+    /// `change_scope`), or a section whose title matches a contextual rule's one-match content
+    /// pattern searched everywhere (Rollback).
+    ///
+    /// ## Why
+    /// The ADR-014 case: the concept had a 14-day migration plan, the ADR lost it, and no check
+    /// noticed because the ADR did not call itself a major change. A section the concept had and
+    /// the rules consider essential must not vanish on the way to the ADR.
+    ///
+    /// ## Example
+    /// ```markdown
+    /// ---
+    /// concept: concept.md   # concept.md has "## Migration", the ADR has none
+    /// ---
+    /// ```
+    ///
+    /// ## Fix
+    /// Carry the section over into the ADR (aliases count: `## Migration Plan`).
+    pub const REQUIRED_SECTION_MISSING {
+        id: "concept-required-section-missing",
+        severity: Error,
+        category: Concept,
+        summary: "a section of the concept that the rules require is missing from the ADR",
+    }
+
+    /// ## What it does
+    /// Reports a concept the ADR names in its front matter (`concept: PATH`) that cannot be used:
+    /// not a string, an absolute path, a path that leaves the repository, a file that does not
+    /// exist, cannot be read, is larger than `adr.max_file_size` or is not UTF-8 text. The path
+    /// is looked up next to the ADR first, then from the repository root.
+    ///
+    /// ## Why
+    /// An ADR that names its concept asks to be compared with it; a comparison that silently does
+    /// not happen would let a lost section through.
+    ///
+    /// ## Fix
+    /// Correct the path (relative to the ADR's folder or to the repository root), or remove the
+    /// `concept:` field.
+    pub const UNREADABLE {
+        id: "concept-unreadable",
+        severity: Error,
+        category: Concept,
+        summary: "the concept named in the front matter cannot be read",
     }
 
     /// ## What it does
@@ -46,8 +101,68 @@ const IGNORED: [&str; 6] = [
     "open questions",
 ];
 
-/// Compare the concept's H2 sections with the ADR's.
-pub fn compare(adr: &Adr, concept: &str, rules: &RuleSet) -> Vec<Finding> {
+/// The front-matter field that names the ADR's concept.
+pub const FIELD: &str = "concept";
+
+/// What the front matter says about the concept: nothing, a path, or a value
+/// that is not a path (a finding).
+pub fn named(adr: &Adr) -> Option<Result<String, Finding>> {
+    let value = adr.front_matter()?.map.get(FIELD)?;
+    let line = adr
+        .front_matter()
+        .and_then(|fm| fm.key_lines.get(FIELD).copied())
+        .unwrap_or(1);
+    Some(match value.as_str() {
+        Some(path) if !path.trim().is_empty() => Ok(path.trim().to_owned()),
+        _ => Err(UNREADABLE
+            .finding("front-matter `concept` must be a path (a non-empty string)")
+            .at(line)
+            .hint(
+                "write `concept: concept.md` (relative to the ADR's folder or the repository root)",
+            )),
+    })
+}
+
+/// A finding about the named concept, at the `concept:` line.
+pub fn unreadable(adr: &Adr, message: impl Into<String>) -> Finding {
+    let line = adr
+        .front_matter()
+        .and_then(|fm| fm.key_lines.get(FIELD).copied())
+        .unwrap_or(1);
+    UNREADABLE
+        .finding(message)
+        .at(line)
+        .hint("correct `concept:` (relative to the ADR's folder or the repository root, inside the repository) or remove it")
+}
+
+/// Whether the rules require a section titled `title` (normalised key `key`): a base
+/// required section, a section any contextual rule requires (whatever its `when`), or a
+/// title matched by a contextual rule's one-match content pattern searched everywhere.
+fn required(rules: &RuleSet, title: &str, key: &str) -> bool {
+    let named = rules
+        .base
+        .required_sections
+        .iter()
+        .chain(
+            rules
+                .contextual
+                .iter()
+                .flat_map(|r| r.require.sections.iter().map(|s| &s.name)),
+        )
+        .any(|name| rules.names.keys(name).iter().any(|k| k == key));
+    named
+        || rules.contextual.iter().any(|rule| {
+            rule.require.content_patterns.iter().any(|p| {
+                p.location == Location::Any
+                    && p.min_matches <= 1
+                    && p.pattern.is_match(title).unwrap_or(false)
+            })
+        })
+}
+
+/// Compare the concept's H2 sections with the ADR's. `origin` names the concept in
+/// the messages.
+pub fn compare(adr: &Adr, concept: &str, origin: &str, rules: &RuleSet) -> Vec<Finding> {
     let concept_adr = Adr::parse(concept);
     let body_start = concept_adr.body_start;
     let structure = markdown::parse(&concept_adr.text[body_start..], body_start);
@@ -61,18 +176,28 @@ pub fn compare(adr: &Adr, concept: &str, rules: &RuleSet) -> Vec<Finding> {
     for section in &wanted {
         if adr.section(&rules.names.keys(&section.title)).is_some() {
             covered += 1;
-        } else {
-            findings.push(
-                SECTION_MISSING
-                    .finding(format!(
-                        "concept section \"{}\" (concept line {}) is missing from the ADR",
-                        section.title,
-                        concept_adr.line_of(section.heading_start)
-                    ))
-                    .at(1)
-                    .hint(format!("carry \"## {}\" over into the ADR", section.title)),
-            );
+            continue;
         }
+        let is_required = required(rules, &section.title, &section.key);
+        let rule = if is_required {
+            &REQUIRED_SECTION_MISSING
+        } else {
+            &SECTION_MISSING
+        };
+        findings.push(
+            rule.finding(format!(
+                "section \"{}\" of the concept {origin} (line {}) is missing from the ADR{}",
+                section.title,
+                concept_adr.line_of(section.heading_start),
+                if is_required {
+                    "; the rules require this section"
+                } else {
+                    ""
+                }
+            ))
+            .at(1)
+            .hint(format!("carry \"## {}\" over into the ADR", section.title)),
+        );
     }
     let percent = if wanted.is_empty() {
         100
@@ -82,7 +207,7 @@ pub fn compare(adr: &Adr, concept: &str, rules: &RuleSet) -> Vec<Finding> {
     findings.push(
         COVERAGE
             .finding(format!(
-                "concept coverage: {covered} of {} sections ({percent}%)",
+                "concept coverage ({origin}): {covered} of {} sections ({percent}%)",
                 wanted.len()
             ))
             .at(1),
@@ -93,15 +218,56 @@ pub fn compare(adr: &Adr, concept: &str, rules: &RuleSet) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostic::Severity;
 
     #[test]
     fn reports_missing_sections_and_coverage() {
         let rules = RuleSet::builtin().unwrap();
         let adr = Adr::parse("## Kontext\nx\n## Decision\ny\n");
-        let concept = "# C\n## Context\n## Entscheidung\n## Migration\n## Status\n## Open Questions\n```\n## Fenced\n```\n";
-        let f = compare(&adr, concept, &rules);
+        let concept = "# C\n## Context\n## Entscheidung\n## Risiken\n## Status\n## Open Questions\n```\n## Fenced\n```\n";
+        let f = compare(&adr, concept, "c.md", &rules);
         assert_eq!(f.len(), 2);
-        assert!(f[0].message.contains("\"Migration\""));
-        assert_eq!(f[1].message, "concept coverage: 2 of 3 sections (66%)");
+        assert_eq!(f[0].rule, "concept-section-missing");
+        assert_eq!(f[0].severity, Severity::Warning);
+        assert!(f[0].message.contains("\"Risiken\""), "{}", f[0].message);
+        assert_eq!(
+            f[1].message,
+            "concept coverage (c.md): 2 of 3 sections (66%)"
+        );
+    }
+
+    #[test]
+    fn required_sections_lost_from_the_concept_are_errors_whatever_the_scope() {
+        let rules = RuleSet::builtin().unwrap();
+        // A minor ADR: major-needs-migration does not apply, yet the concept's migration
+        // plan (the ADR-014 case), its rollback plan and a base section must not be lost.
+        let adr = Adr::parse("---\nchange_scope: minor\n---\n## Kontext\nx\n");
+        let concept = "## Kontext\n## Migration Plan\n## Rollback\n## Konsequenzen\n## Ideen\n";
+        let f = compare(&adr, concept, "c.md", &rules);
+        let got: Vec<(&str, &str)> = f
+            .iter()
+            .map(|f| (f.rule.as_str(), f.message.split('"').nth(1).unwrap_or("")))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("concept-required-section-missing", "Migration Plan"),
+                ("concept-required-section-missing", "Rollback"),
+                ("concept-required-section-missing", "Konsequenzen"),
+                ("concept-section-missing", "Ideen"),
+                ("concept-coverage", ""),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_named_concept_must_be_a_path() {
+        let adr = Adr::parse("---\nconcept: [a]\n---\n");
+        let finding = named(&adr).unwrap().unwrap_err();
+        assert_eq!(finding.rule, "concept-unreadable");
+        assert_eq!(finding.line, Some(2));
+        let adr = Adr::parse("---\nconcept: ' c.md '\n---\n");
+        assert_eq!(named(&adr).unwrap().unwrap(), "c.md");
+        assert!(named(&Adr::parse("---\ntitle: x\n---\n")).is_none());
     }
 }

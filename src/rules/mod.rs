@@ -70,6 +70,7 @@ pub mod gate;
 pub mod index;
 pub mod input;
 pub mod numbering;
+pub mod phases;
 pub mod sections;
 
 use std::fmt;
@@ -120,6 +121,8 @@ pub enum Category {
     /// The gates themselves: the answer's STEP marker, the reviewer's verdict, and
     /// failures of the tool or the reviewer.
     Gate,
+    /// The HELIX phase plan (`phases.yaml`) and its quality gates.
+    Phases,
 }
 
 impl Category {
@@ -136,6 +139,7 @@ impl Category {
             Category::Index => "ADR index",
             Category::Numbering => "ADR numbering",
             Category::Gate => "gate",
+            Category::Phases => "phase plan",
         }
     }
 }
@@ -191,6 +195,7 @@ pub fn registry() -> Vec<&'static RuleMeta> {
         numbering::RULES,
         gate::RULES,
         commit::RULES,
+        phases::RULES,
     ]
     .concat()
 }

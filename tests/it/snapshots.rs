@@ -109,7 +109,7 @@ fn check(name: &str, root: &Path, text: &str) {
 }
 
 /// Run helix-gate in `root` and check the transcript against the snapshot `name`.
-fn check_run(name: &str, root: &Path, args: &[&str]) -> Output {
+pub(crate) fn check_run(name: &str, root: &Path, args: &[&str]) -> Output {
     let out = run(root, args);
     check(name, root, &transcript(&out));
     out
@@ -213,7 +213,7 @@ fn validate_warnings_and_infos_only_human_and_json() {
     write(
         repo.path(),
         "concept.md",
-        "# Konzept\n## Context\nx\n## Entscheidung\ny\n## Migration\n14 Tage\n## Zusammenfassung\nz\n",
+        "# Konzept\n## Context\nx\n## Entscheidung\ny\n## Risiken\nkeine\n## Zusammenfassung\nz\n",
     );
     let args = [
         "validate",

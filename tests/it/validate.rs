@@ -166,15 +166,21 @@ fn concept_diff_reports_missing_sections_and_coverage() {
     let text = stdout(&out);
     assert!(
         text.contains(
-            "warning[concept-section-missing] concept section \"Migration\" (concept line 6)"
+            "error[concept-required-section-missing] section \"Migration\" of the concept concept.md (line 6) is missing from the ADR"
         ),
         "{text}"
     );
     assert!(
-        text.contains("info[concept-coverage] concept coverage: 2 of 3 sections (66%)"),
+        text.contains(
+            "info[concept-coverage] concept coverage (concept.md): 2 of 3 sections (66%)"
+        ),
         "{text}"
     );
-    assert_eq!(code(&out), 0, "warnings only");
+    assert_eq!(
+        code(&out),
+        1,
+        "a lost migration plan is an error, whatever change_scope says"
+    );
 }
 
 #[test]

@@ -1,0 +1,91 @@
+//! `helix-gate gate`: the HELIX quality gates, one phase of a `phases.yaml` or one gate given
+//! by flags. Prints one JSON object on stdout; exit 0 passed, 1 failed, 2 could not run.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::ExitStatus;
+use super::terminal::{current_root, print};
+use crate::gate::{gate_from_fields, run_gate, run_phase};
+use crate::render::gate::{Outcome, gate_json, phase_json};
+use crate::yaml::Value;
+
+#[derive(Debug, Args)]
+#[expect(
+    clippy::doc_markdown,
+    reason = "clap prints these docs as the arguments' help; backticks would show there"
+)]
+pub struct GateArgs {
+    /// Gate type to run by itself: adr_complete, approval, approval_passed, files_exist.
+    #[arg(
+        required_unless_present = "phases",
+        conflicts_with_all = ["phases", "phase"]
+    )]
+    gate_type: Option<String>,
+    /// The phase plan whose phase to run (with --phase).
+    #[arg(long, value_name = "FILE", requires = "phase")]
+    phases: Option<PathBuf>,
+    /// The id of the phase whose quality gate(s) to run.
+    #[arg(long, value_name = "ID", requires = "phases")]
+    phase: Option<String>,
+    /// adr_complete: glob of the ADR file(s), relative to the current directory.
+    #[arg(long, value_name = "GLOB")]
+    file: Vec<String>,
+    /// adr_complete: concept document the ADR(s) must cover.
+    #[arg(long, value_name = "FILE")]
+    concept: Option<String>,
+    /// adr_complete: when the reviewer runs (auto: when enabled in approvals.yaml).
+    #[arg(long, value_parser = ["auto", "true", "false"])]
+    semantic: Option<String>,
+    /// approval: the approval type (a folder under approvals/; default adr).
+    #[arg(long = "type", visible_alias = "approval-type", value_name = "TYPE")]
+    approval_type: Option<String>,
+    /// approval, files_exist: the files.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    files: Vec<String>,
+    /// approval, approval_passed: the verdict required (needs_revision also accepts approved).
+    #[arg(long, value_parser = ["approved", "needs_revision"])]
+    required_result: Option<String>,
+    /// approval_passed: the approval-result.json to read.
+    #[arg(long, value_name = "FILE")]
+    result_file: Option<String>,
+}
+
+fn status(outcome: Outcome) -> ExitStatus {
+    match outcome {
+        Outcome::Passed => ExitStatus::Success,
+        Outcome::Failed => ExitStatus::Failure,
+        Outcome::Error => ExitStatus::Error,
+    }
+}
+
+pub(super) fn run(args: GateArgs) -> anyhow::Result<ExitStatus> {
+    let root = current_root();
+    if let (Some(plan), Some(phase)) = (&args.phases, &args.phase) {
+        let result = run_phase(&root, plan, phase);
+        print(&phase_json(&result))?;
+        return Ok(status(result.outcome));
+    }
+    let kind = args.gate_type.unwrap_or_default();
+    let list = |items: Vec<String>| {
+        (!items.is_empty()).then(|| Value::Sequence(items.into_iter().map(Value::from).collect()))
+    };
+    let text = |item: Option<String>| item.map(Value::from);
+    let gate = gate_from_fields(
+        &kind,
+        &[
+            ("file", list(args.file)),
+            ("concept", text(args.concept)),
+            ("semantic", text(args.semantic)),
+            ("approval_type", text(args.approval_type)),
+            ("files", list(args.files)),
+            ("required_result", text(args.required_result)),
+            ("result_file", text(args.result_file)),
+        ],
+    );
+    let base = crate::paths::absolute(std::path::Path::new("."));
+    let result = run_gate(&root, &base, &gate, &[]);
+    print(&gate_json(&result))?;
+    Ok(status(result.outcome()))
+}

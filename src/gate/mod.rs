@@ -1,0 +1,560 @@
+//! `helix-gate gate`: the HELIX quality gates (seeds 001 section 4, 002 section 9) as a
+//! command a phase can call.
+//!
+//! A gate is read from a phase of a `phases.yaml` ([`run_phase`]) or given on the command line
+//! ([`run_gate`] with a [`Gate`] the CLI builds from its flags), so both go through the same
+//! runner. The gates reuse the rest of helix-gate and check nothing themselves:
+//!
+//! - `adr_complete`: the engine's checks of every file the `file` glob matches (the concept
+//!   diff included, from the ADR's front matter or the gate's `concept`), then the reviewer
+//!   by `semantic` (`auto`: only when `approvals.adr.enabled` and the checks pass; `true`:
+//!   after the checks pass; `false`: never);
+//! - `approval`: [`approval::approve`] with `approval_type` and `files`, passed when the
+//!   verdict is `required_result` (`needs_revision` also accepts `approved`, as in the seed);
+//! - `approval_passed`: a result file in the `approval-result.json` form says `approved`;
+//! - `files_exist`: the phase's output files (or the gate's `files`) exist.
+//!
+//! `python_syntax` and `tests_pass` are the orchestrator's: they are valid in a plan, and
+//! `gate` reports that it cannot run them (outcome `error`).
+//!
+//! Paths of a gate are relative to its base directory: the current directory for a gate
+//! given on the command line, the project directory of the plan for a phase (the folder of
+//! `phases.yaml`, or its parent when that folder is `output/`, as for the consultant's
+//! `output/phases.yaml`).
+
+use std::path::{Path, PathBuf};
+
+use crate::approval::{self, ApproveOptions, Verdict};
+use crate::diagnostic::{Finding, Severity, Source};
+use crate::engine::Engine;
+use crate::render::gate::{GateDetails, GateResult, Outcome, PhaseResult};
+use crate::rules::phases::{self, GATE_FILE_MISSING, Gate};
+use crate::yaml::Value;
+
+/// The largest `phases.yaml` or result file read (both are small, hand- or tool-written).
+const MAX_FILE: u64 = 1024 * 1024;
+
+/// The project directory of a plan: its folder, or the folder above `output/`.
+pub fn plan_base(plan: &Path) -> PathBuf {
+    let dir = crate::paths::absolute(plan)
+        .parent()
+        .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+    if dir.file_name().is_some_and(|n| n == "output")
+        && let Some(parent) = dir.parent()
+    {
+        return parent.to_path_buf();
+    }
+    dir
+}
+
+/// Run the gates of phase `phase_id` of the plan `plan` (after checking the plan).
+pub fn run_phase(root: &Path, plan: &Path, phase_id: &str) -> PhaseResult {
+    let shown = crate::paths::display(root, &crate::paths::absolute(plan));
+    let mut result = PhaseResult {
+        passed: false,
+        phase: phase_id.to_owned(),
+        phases_file: shown.clone(),
+        outcome: Outcome::Error,
+        message: String::new(),
+        findings: Vec::new(),
+        gates: Vec::new(),
+    };
+    let text = match crate::engine::read_limited(plan, MAX_FILE)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_owned()))
+    {
+        Ok(text) => text,
+        Err(why) => {
+            result.message = format!("cannot read {shown}: {why}");
+            return result;
+        }
+    };
+    let (read, findings) = phases::check(&text);
+    result.findings = findings
+        .into_iter()
+        .map(|f| f.in_file(shown.clone()))
+        .collect();
+    let errors = count(&result.findings, Severity::Error);
+    if errors > 0 {
+        result.outcome = Outcome::Failed;
+        result.message = format!(
+            "{shown} fails {errors} check(s) of the phase plan; no gate was run (`helix-gate validate {shown}`)"
+        );
+        return result;
+    }
+    let Some(phase) = read.and_then(|p| p.phases.into_iter().find(|p| p.id == phase_id)) else {
+        result.message = format!("{shown} has no phase `{phase_id}`");
+        return result;
+    };
+    let base = plan_base(plan);
+    result.gates = phase
+        .gates
+        .iter()
+        .map(|gate| run_gate(root, &base, gate, &phase.output))
+        .collect();
+    result.outcome = result
+        .gates
+        .iter()
+        .fold(Outcome::Passed, |acc, g| acc.and(g.outcome()));
+    result.passed = result.outcome == Outcome::Passed;
+    result.message = match result.gates.len() {
+        0 => format!("phase `{phase_id}` has no quality gate"),
+        n => format!(
+            "phase `{phase_id}`: {} of {n} gate(s) passed",
+            result.gates.iter().filter(|g| g.passed).count()
+        ),
+    };
+    result
+}
+
+/// Run one gate; its paths are relative to `base`. `outputs` are the phase's output files
+/// (for `files_exist`).
+pub fn run_gate(root: &Path, base: &Path, gate: &Gate, outputs: &[String]) -> GateResult {
+    let ctx = Ctx { root, base };
+    match gate.kind.as_str() {
+        "adr_complete" => ctx.adr_complete(gate),
+        "approval" => ctx.approval(gate),
+        "approval_passed" => ctx.approval_passed(gate),
+        "files_exist" => ctx.files_exist(gate, outputs),
+        kind @ ("python_syntax" | "tests_pass") => error(
+            kind,
+            format!("helix-gate does not run `{kind}` gates; the HELIX orchestrator does"),
+        ),
+        other => error(
+            other,
+            format!(
+                "unknown gate type `{other}` (known: {})",
+                phases::GATE_TYPES.join(", ")
+            ),
+        ),
+    }
+}
+
+fn error(kind: &str, message: String) -> GateResult {
+    GateResult::new(kind, Outcome::Error, message, GateDetails::default())
+}
+
+fn count(findings: &[Finding], severity: Severity) -> usize {
+    findings.iter().filter(|f| f.severity == severity).count()
+}
+
+/// Where a gate runs.
+struct Ctx<'a> {
+    root: &'a Path,
+    base: &'a Path,
+}
+
+impl Ctx<'_> {
+    /// A gate's path made absolute against the base; `Err` for an absolute path or one
+    /// that climbs out of the base.
+    fn path(&self, rel: &str) -> Result<PathBuf, String> {
+        if Path::new(rel).is_absolute() || phases::escapes(rel) {
+            return Err(format!(
+                "path `{rel}` must be relative to {} and stay inside it",
+                self.shown(self.base)
+            ));
+        }
+        Ok(crate::paths::absolute(&self.base.join(rel)))
+    }
+
+    fn shown(&self, path: &Path) -> String {
+        crate::paths::display(self.root, path)
+    }
+
+    /// Files below the base matching any of the globs, sorted.
+    fn expand(&self, patterns: &[String]) -> Result<Vec<PathBuf>, String> {
+        let mut builder = globset::GlobSetBuilder::new();
+        for pattern in patterns {
+            self.path(pattern)?;
+            let glob = globset::GlobBuilder::new(pattern.trim_start_matches("./"))
+                .literal_separator(true)
+                .build()
+                .map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
+            builder.add(glob);
+        }
+        let set = builder.build().map_err(|e| e.to_string())?;
+        let mut out = Vec::new();
+        crate::engine::walk(self.base, &mut |path| {
+            if let Some(rel) = crate::paths::relative_to(self.base, path)
+                && set.is_match(&rel)
+            {
+                out.push(path.to_path_buf());
+            }
+        })
+        .map_err(|e| format!("cannot list {}: {e}", self.shown(self.base)))?;
+        out.sort();
+        Ok(out)
+    }
+
+    fn adr_complete(&self, gate: &Gate) -> GateResult {
+        const KIND: &str = "adr_complete";
+        let patterns = gate.paths("file");
+        if patterns.is_empty() {
+            return error(
+                KIND,
+                "the gate has no `file` (a glob such as output/ADR-*.md)".to_owned(),
+            );
+        }
+        let semantic = gate.text("semantic").unwrap_or_else(|| "auto".to_owned());
+        if !["auto", "true", "false"].contains(&semantic.as_str()) {
+            return error(
+                KIND,
+                format!("semantic `{semantic}` is not auto, true or false"),
+            );
+        }
+        let files = match self.expand(&patterns) {
+            Ok(files) => files,
+            Err(why) => return error(KIND, why),
+        };
+        let mut details = GateDetails {
+            files: files.iter().map(|f| self.shown(f)).collect(),
+            ..GateDetails::default()
+        };
+        if files.is_empty() {
+            let message = format!("no file matches {}", patterns.join(", "));
+            details.findings.push(
+                GATE_FILE_MISSING
+                    .finding(format!("{message} (below {})", self.shown(self.base)))
+                    .hint("write the ADR where the phase plan says, or correct `file`"),
+            );
+            return GateResult::new(KIND, Outcome::Failed, message, details);
+        }
+        let engine = match Engine::load(self.root, None) {
+            Ok(engine) => engine,
+            Err(e) => return error(KIND, format!("{e:#}")),
+        };
+        let (reports, read_errors) = engine.check_files(&files, false);
+        if let Some(e) = read_errors.first() {
+            return error(KIND, e.to_string());
+        }
+        for (report, file) in reports.into_iter().zip(&files) {
+            let mut findings = report.findings;
+            if let Some(concept) = gate.text("concept") {
+                details.concept = Some(concept.clone());
+                for finding in self.concept_diff(&engine, file, &concept) {
+                    if !findings.contains(&finding) {
+                        findings.push(finding);
+                    }
+                }
+            }
+            details
+                .findings
+                .extend(findings.into_iter().map(|f| f.in_file(report.path.clone())));
+        }
+        let errors = count(&details.findings, Severity::Error);
+        if errors > 0 {
+            details.semantic = Some("not run: the deterministic checks failed".to_owned());
+            let message = format!(
+                "{} {errors} deterministic check(s)",
+                subject(&details.files, "fails", "fail")
+            );
+            return GateResult::new(KIND, Outcome::Failed, message, details);
+        }
+        let run_reviewer = match semantic.as_str() {
+            "false" => {
+                details.semantic = Some("not run (semantic: false)".to_owned());
+                false
+            }
+            "auto" => match approval::settings(self.root) {
+                Ok(settings) if settings.get(approval::ADR_TYPE).is_some_and(|t| t.enabled) => true,
+                Ok(_) => {
+                    details.semantic =
+                        Some("not run (semantic: auto, approvals.adr.enabled is false)".to_owned());
+                    false
+                }
+                Err(e) => return error(KIND, format!("{e:#}")),
+            },
+            _ => true,
+        };
+        if !run_reviewer {
+            let message = format!(
+                "{} the deterministic checks",
+                subject(&details.files, "passes", "pass")
+            );
+            return GateResult::new(KIND, Outcome::Passed, message, details);
+        }
+        details.semantic = Some("ran".to_owned());
+        self.review(KIND, &files, approval::ADR_TYPE, "approved", details)
+    }
+
+    /// The gate's own concept compared with the ADR at `file`; an unusable concept is a
+    /// finding, as when the front matter names it.
+    fn concept_diff(&self, engine: &Engine, file: &Path, concept: &str) -> Vec<Finding> {
+        let text = crate::engine::read_limited(file, engine.settings.adr.max_file_size)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .unwrap_or_default();
+        let adr = crate::adr::Adr::parse(&text);
+        let read = self.path(concept).and_then(|path| {
+            if !crate::fs::confine::inside(self.root, &path)
+                || crate::paths::relative_to(self.root, &path).is_none()
+            {
+                return Err("it leaves the repository; a concept must lie inside it".to_owned());
+            }
+            engine.read_concept(&path).map(|text| (path, text))
+        });
+        match read {
+            Ok((path, text)) => {
+                crate::rules::concept::compare(&adr, &text, &self.shown(&path), &engine.rules)
+            }
+            Err(why) => vec![
+                crate::rules::concept::UNREADABLE
+                    .finding(format!("cannot use the gate's concept `{concept}`: {why}"))
+                    .hint("correct `concept` in the gate (relative to its directory)"),
+            ],
+        }
+    }
+
+    /// Ask the reviewer (`approve`) and compare its verdict with `required`.
+    fn review(
+        &self,
+        kind: &str,
+        files: &[PathBuf],
+        approval_type: &str,
+        required: &str,
+        mut details: GateDetails,
+    ) -> GateResult {
+        let approval =
+            match approval::approve(self.root, files, approval_type, &ApproveOptions::default()) {
+                Ok(approval) => approval,
+                Err(e) => return GateResult::new(kind, Outcome::Error, format!("{e:#}"), details),
+            };
+        details.approval = serde_json::to_value(&approval.document).ok();
+        details.findings.extend(
+            approval
+                .findings()
+                .iter()
+                .filter(|f| !f.source.is_deterministic())
+                .cloned(),
+        );
+        let result = approval.verdict();
+        let message = format!(
+            "Approval {} (confidence: {:.0}%)",
+            result.as_str(),
+            approval.confidence() * 100.0
+        );
+        let outcome = if approval.failure.is_some() {
+            Outcome::Error
+        } else if accepts(required, result.as_str()) {
+            Outcome::Passed
+        } else {
+            Outcome::Failed
+        };
+        GateResult::new(kind, outcome, message, details)
+    }
+
+    fn approval(&self, gate: &Gate) -> GateResult {
+        const KIND: &str = "approval";
+        let approval_type = gate
+            .text("approval_type")
+            .unwrap_or_else(|| approval::ADR_TYPE.to_owned());
+        let required = gate
+            .text("required_result")
+            .unwrap_or_else(|| "approved".to_owned());
+        if !["approved", "needs_revision"].contains(&required.as_str()) {
+            return error(
+                KIND,
+                format!("required_result `{required}` is not approved or needs_revision"),
+            );
+        }
+        let files: Result<Vec<PathBuf>, String> =
+            gate.paths("files").iter().map(|f| self.path(f)).collect();
+        let files = match files {
+            Ok(files) if !files.is_empty() => files,
+            Ok(_) => return error(KIND, "the gate has no `files`".to_owned()),
+            Err(why) => return error(KIND, why),
+        };
+        let details = GateDetails {
+            files: files.iter().map(|f| self.shown(f)).collect(),
+            required_result: Some(required.clone()),
+            ..GateDetails::default()
+        };
+        self.review(KIND, &files, &approval_type, &required, details)
+    }
+
+    fn approval_passed(&self, gate: &Gate) -> GateResult {
+        const KIND: &str = "approval_passed";
+        let Some(rel) = gate.text("result_file") else {
+            return error(KIND, "the gate has no `result_file`".to_owned());
+        };
+        let required = gate
+            .text("required_result")
+            .unwrap_or_else(|| "approved".to_owned());
+        let path = match self.path(&rel) {
+            Ok(path) => path,
+            Err(why) => return error(KIND, why),
+        };
+        let shown = self.shown(&path);
+        let mut details = GateDetails {
+            files: vec![shown.clone()],
+            required_result: Some(required.clone()),
+            ..GateDetails::default()
+        };
+        if crate::engine::leaves_project(self.root, &path) {
+            let message =
+                format!("{shown} is a symbolic link that leads outside the project; not read");
+            return GateResult::new(KIND, Outcome::Error, message, details);
+        }
+        let document: serde_json::Value = match crate::engine::read_limited(&path, MAX_FILE)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
+        {
+            Ok(document) => document,
+            Err(why) => {
+                let message = format!(
+                    "cannot read the approval result {shown}: {why} (has the approval run?)"
+                );
+                return GateResult::new(KIND, Outcome::Error, message, details);
+            }
+        };
+        let Some(result) = document
+            .get("result")
+            .and_then(serde_json::Value::as_str)
+            .filter(|r| ["approved", "rejected", "needs_revision"].contains(r))
+            .map(str::to_owned)
+        else {
+            let message = format!(
+                "{shown} is no approval result: `result` is not approved, rejected or needs_revision"
+            );
+            return GateResult::new(KIND, Outcome::Error, message, details);
+        };
+        details.findings = seed_findings(&document);
+        let confidence = document
+            .get("confidence")
+            .and_then(serde_json::Value::as_f64);
+        let message = match confidence {
+            Some(c) => format!("Approval {result} (confidence: {:.0}%)", c * 100.0),
+            None => format!("Approval {result}"),
+        };
+        details.approval = Some(document);
+        let outcome = if accepts(&required, &result) {
+            Outcome::Passed
+        } else {
+            Outcome::Failed
+        };
+        GateResult::new(KIND, outcome, message, details)
+    }
+
+    fn files_exist(&self, gate: &Gate, outputs: &[String]) -> GateResult {
+        const KIND: &str = "files_exist";
+        let mut wanted = gate.paths("files");
+        if wanted.is_empty() {
+            wanted = outputs.to_vec();
+        }
+        let mut details = GateDetails::default();
+        for rel in &wanted {
+            match self.path(rel) {
+                Ok(path) => {
+                    details.files.push(self.shown(&path));
+                    if std::fs::symlink_metadata(&path).is_err() {
+                        details.findings.push(
+                            GATE_FILE_MISSING
+                                .finding(format!("{} does not exist", self.shown(&path)))
+                                .in_file(self.shown(&path)),
+                        );
+                    }
+                }
+                Err(why) => return error(KIND, why),
+            }
+        }
+        let missing = details.findings.len();
+        let (outcome, message) = if wanted.is_empty() {
+            (
+                Outcome::Passed,
+                "no files to check (the phase names no output files)".to_owned(),
+            )
+        } else if missing == 0 {
+            (Outcome::Passed, format!("{} file(s) exist", wanted.len()))
+        } else {
+            (
+                Outcome::Failed,
+                format!("{missing} of {} file(s) missing", wanted.len()),
+            )
+        };
+        GateResult::new(KIND, outcome, message, details)
+    }
+}
+
+/// `a.md fails` or `2 files fail`.
+fn subject(files: &[String], one: &str, many: &str) -> String {
+    match files {
+        [file] => format!("{file} {one}"),
+        _ => format!("{} files {many}", files.len()),
+    }
+}
+
+/// The seed's rule (001 section 5.4): the verdict must be `required`, and `needs_revision`
+/// also accepts `approved`.
+pub fn accepts(required: &str, result: &str) -> bool {
+    result == required
+        || (required == Verdict::NeedsRevision.as_str()
+            && (result == Verdict::Approved.as_str() || result == Verdict::NeedsRevision.as_str()))
+}
+
+/// The findings of a result document in the seed's form (`severity`, `check`, `message`,
+/// `location`) as the one Finding model, marked as the reviewer's.
+fn seed_findings(document: &serde_json::Value) -> Vec<Finding> {
+    let Some(list) = document
+        .get("findings")
+        .and_then(serde_json::Value::as_array)
+    else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|f| {
+            let text = |key: &str| f.get(key).and_then(serde_json::Value::as_str);
+            let severity = Severity::parse(text("severity")?)?;
+            let mut finding = Finding::new(
+                text("check").unwrap_or("reviewer"),
+                severity,
+                text("message").unwrap_or(""),
+            )
+            .from_source(Source::Reviewer);
+            if let Some(location) = text("location") {
+                finding = finding.in_file(location);
+            }
+            Some(finding)
+        })
+        .collect()
+}
+
+/// A gate given on the command line, as the plan would hold it.
+pub fn gate_from_fields(kind: &str, fields: &[(&str, Option<Value>)]) -> Gate {
+    let mut map = crate::yaml::Mapping::new();
+    map.insert(Value::from("type"), Value::from(kind));
+    for (key, value) in fields {
+        if let Some(value) = value {
+            map.insert(Value::from(*key), value.clone());
+        }
+    }
+    Gate {
+        kind: kind.to_owned(),
+        fields: map,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn needs_revision_accepts_approved_but_approved_accepts_only_approved() {
+        assert!(accepts("approved", "approved"));
+        assert!(!accepts("approved", "needs_revision"));
+        assert!(accepts("needs_revision", "approved"));
+        assert!(accepts("needs_revision", "needs_revision"));
+        assert!(!accepts("needs_revision", "rejected"));
+    }
+
+    #[test]
+    fn the_consultants_plan_is_relative_to_its_session_folder() {
+        assert_eq!(
+            plan_base(Path::new("/p/sessions/a/output/phases.yaml")),
+            Path::new("/p/sessions/a")
+        );
+        assert_eq!(
+            plan_base(Path::new("/p/plan/phases.yaml")),
+            Path::new("/p/plan")
+        );
+    }
+}

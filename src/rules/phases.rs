@@ -1,0 +1,610 @@
+//! The HELIX phase plan (`phases.yaml`, written by the consultant as `output/phases.yaml`):
+//! checked as a document of its own before any of its quality gates runs.
+//!
+//! The file is read through [`crate::yaml`] like every other YAML of the crate. Its schema
+//! is the seeds' (004: `id`, `name`, `type`, `input`/`output` with `files`, `quality_gate`;
+//! 001/002: the gate types `adr_complete`, `approval`, `approval_passed`); keys the seeds do
+//! not name are left alone, because the HELIX orchestrator reads this file too.
+//!
+//! The phase model ([`Plan`], [`Phase`], [`Gate`]) is read here once and used by the `gate`
+//! command, so the checks and the gate runner agree on what a phase says.
+
+use crate::diagnostic::Finding;
+use crate::yaml::{self, Mapping, Value};
+
+declare_rules! {
+    /// ## What it does
+    /// Requires a phase plan (`phases.yaml`) to be YAML with a top-level `phases:` list whose
+    /// entries are mappings, each with a non-empty `id`.
+    ///
+    /// ## Why
+    /// The HELIX orchestrator and `helix-gate gate` read the plan phase by phase; a plan they
+    /// cannot read stops the whole workflow after the consultant has finished.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// phases:
+    ///   - id: consultant
+    ///     type: consultant
+    ///     output:
+    ///       files: [output/ADR-feature.md]
+    /// ```
+    ///
+    /// ## Fix
+    /// Write `phases:` as a list of mappings, each with an `id`.
+    pub const INVALID {
+        id: "phases-invalid",
+        severity: Error,
+        category: Phases,
+        summary: "phases.yaml is not a readable phase plan (phases: list of mappings with ids)",
+    }
+
+    /// ## What it does
+    /// Reports a phase `id` that an earlier phase of the same plan already uses.
+    ///
+    /// ## Why
+    /// `depends_on`, `on_rejection.target_phase` and `helix-gate gate --phase` name phases by
+    /// id; a duplicate makes them ambiguous.
+    ///
+    /// ## Fix
+    /// Give every phase its own id (`01-analysis`, `02-implementation`, ...).
+    pub const ID_DUPLICATE {
+        id: "phase-id-duplicate",
+        severity: Error,
+        category: Phases,
+        summary: "two phases of phases.yaml share an id",
+    }
+
+    /// ## What it does
+    /// Reports a `depends_on` (a string or a list) or an `on_rejection.target_phase` that names
+    /// no phase of the plan, or the phase itself.
+    ///
+    /// ## Why
+    /// A phase that waits for a phase that does not exist never runs.
+    ///
+    /// ## Fix
+    /// Name an existing phase id, or remove the dependency.
+    pub const DEPENDS_ON_UNKNOWN {
+        id: "phase-depends-on-unknown",
+        severity: Error,
+        category: Phases,
+        summary: "depends_on or target_phase names no phase of phases.yaml",
+    }
+
+    /// ## What it does
+    /// Requires `quality_gate.type` (a gate given as a mapping, or each gate of a list) to be one
+    /// of `files_exist`, `python_syntax`, `tests_pass`, `adr_complete`, `approval` and
+    /// `approval_passed`, and the fields the type needs: `file` for `adr_complete` (with
+    /// `semantic` one of auto, true, false), `files` for `approval` (with `required_result` one of
+    /// approved, needs_revision), `result_file` for `approval_passed`.
+    ///
+    /// ## Why
+    /// A gate the orchestrator does not know is skipped or fails the phase at run time, after the
+    /// work was done; a typo here should be caught when the plan is written.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// quality_gate:
+    ///   type: adr_complete
+    ///   file: output/ADR-*.md
+    ///   concept: output/concept.md
+    ///   semantic: auto
+    /// ```
+    ///
+    /// ## Fix
+    /// Use one of the known types and give it its fields.
+    pub const GATE_INVALID {
+        id: "phase-gate-invalid",
+        severity: Error,
+        category: Phases,
+        summary: "a quality_gate of phases.yaml has an unknown type or lacks its fields",
+    }
+
+    /// ## What it does
+    /// Requires every path of the plan (`input`/`output` files, and a gate's `file`, `files`,
+    /// `concept` and `result_file`) to be relative, without `..` that climbs out of the project
+    /// directory.
+    ///
+    /// ## Why
+    /// The plan is run on other machines and in other folders; "absolute paths are a no-go"
+    /// (seed 004), and a path that leaves the project lets a phase read or write elsewhere.
+    ///
+    /// ## Fix
+    /// Write the path relative to the project directory (`phases/01-analysis/output/x.md`).
+    pub const PATH_UNSAFE {
+        id: "phase-path-unsafe",
+        severity: Error,
+        category: Phases,
+        summary: "a path in phases.yaml is absolute or leaves the project directory",
+    }
+
+    /// ## What it does
+    /// Reported by `helix-gate gate` when a file a quality gate expects is not there: a phase
+    /// output of a `files_exist` gate, or no file at all matching the `file` glob of an
+    /// `adr_complete` gate.
+    ///
+    /// ## Why
+    /// A phase whose promised output is missing has not finished, whatever it answered.
+    ///
+    /// ## Fix
+    /// Write the file where the plan says, or correct the path in `phases.yaml`.
+    pub const GATE_FILE_MISSING {
+        id: "gate-file-missing",
+        severity: Error,
+        category: Phases,
+        summary: "a file a quality gate expects does not exist",
+    }
+}
+
+/// The file name of a phase plan.
+pub const FILE_NAME: &str = "phases.yaml";
+
+/// The gate types of the seeds (004: `files_exist`, `python_syntax`, `tests_pass`;
+/// 001/002: `adr_complete`, `approval`, `approval_passed`).
+pub const GATE_TYPES: [&str; 6] = [
+    "files_exist",
+    "python_syntax",
+    "tests_pass",
+    "adr_complete",
+    "approval",
+    "approval_passed",
+];
+
+/// Whether `path` names a phase plan (its file name is `phases.yaml`).
+pub fn is_plan(path: &std::path::Path) -> bool {
+    path.file_name().is_some_and(|n| n == FILE_NAME)
+}
+
+/// A phase plan as far as helix-gate reads it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Plan {
+    pub phases: Vec<Phase>,
+}
+
+/// One phase.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Phase {
+    pub id: String,
+    pub output: Vec<String>,
+    pub gates: Vec<Gate>,
+}
+
+/// One quality gate as written (its keys, untyped: the runner reads what its type needs).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Gate {
+    pub kind: String,
+    pub fields: Mapping,
+}
+
+impl Gate {
+    /// A string field.
+    pub fn text(&self, key: &str) -> Option<String> {
+        self.fields.get(key).and_then(yaml::scalar_text)
+    }
+
+    /// A field that is one path or a list of paths.
+    pub fn paths(&self, key: &str) -> Vec<String> {
+        string_list(self.fields.get(key))
+    }
+}
+
+/// Check a phase plan's text; the plan is returned when it could be read at all.
+pub fn check(text: &str) -> (Option<Plan>, Vec<Finding>) {
+    let mut findings = Vec::new();
+    let value = match yaml::parse_value(text) {
+        Ok(value) => value,
+        Err(e) => {
+            let finding = INVALID.finding(format!("not valid YAML: {}", e.message));
+            return (None, vec![finding.at(e.line.unwrap_or(1))]);
+        }
+    };
+    let Some(list) = value
+        .as_mapping()
+        .and_then(|m| m.get("phases"))
+        .and_then(Value::as_sequence)
+    else {
+        let finding = INVALID
+            .finding("no top-level `phases:` list")
+            .at(1)
+            .hint("start the file with `phases:` and list the phases below it");
+        return (None, vec![finding]);
+    };
+    let lines = Lines(text);
+    let mut plan = Plan::default();
+    let mut depends: Vec<(String, String, &'static str)> = Vec::new();
+    for (index, entry) in list.iter().enumerate() {
+        let Some(map) = entry.as_mapping() else {
+            findings.push(
+                INVALID
+                    .finding(format!("phase {} is not a mapping", index + 1))
+                    .at(1),
+            );
+            continue;
+        };
+        let Some(id) = map
+            .get("id")
+            .and_then(yaml::scalar_text)
+            .filter(|s| !s.trim().is_empty())
+        else {
+            findings.push(
+                INVALID
+                    .finding(format!("phase {} has no `id`", index + 1))
+                    .at(1)
+                    .hint("give the phase an `id:` such as `01-analysis`"),
+            );
+            continue;
+        };
+        let line = lines.of_id(&id);
+        if plan.phases.iter().any(|p| p.id == id) {
+            findings.push(
+                ID_DUPLICATE
+                    .finding(format!("phase id `{id}` is used by an earlier phase"))
+                    .at(lines.of_id_nth(&id, 2).unwrap_or(line)),
+            );
+        }
+        for dep in string_list(map.get("depends_on")) {
+            depends.push((id.clone(), dep, "depends_on"));
+        }
+        if let Some(target) = map
+            .get("on_rejection")
+            .and_then(Value::as_mapping)
+            .and_then(|m| m.get("target_phase"))
+            .and_then(yaml::scalar_text)
+        {
+            depends.push((id.clone(), target, "on_rejection.target_phase"));
+        }
+        let input = files_of(map.get("input"));
+        let output = files_of(map.get("output"));
+        for path in input.iter().chain(&output) {
+            check_path(&lines, &id, path, &mut findings);
+        }
+        let gates = gates_of(map.get("quality_gate"));
+        for gate in &gates {
+            check_gate(&lines, &id, gate, &mut findings);
+        }
+        plan.phases.push(Phase {
+            id,
+            output,
+            gates: gates.into_iter().flatten().collect(),
+        });
+    }
+    check_depends(&lines, &plan, depends, &mut findings);
+    (Some(plan), findings)
+}
+
+/// `depends_on` and `on_rejection.target_phase` entries `(phase, named, field)` that name no
+/// other phase of `plan`.
+fn check_depends(
+    lines: &Lines<'_>,
+    plan: &Plan,
+    depends: Vec<(String, String, &'static str)>,
+    findings: &mut Vec<Finding>,
+) {
+    for (phase, dep, field) in depends {
+        let known = plan.phases.iter().any(|p| p.id == dep);
+        if !known || dep == phase {
+            let why = if known {
+                "the phase itself"
+            } else {
+                "no phase of this plan"
+            };
+            findings.push(
+                DEPENDS_ON_UNKNOWN
+                    .finding(format!("phase `{phase}`: {field} `{dep}` names {why}"))
+                    .at(lines.of_text(&dep).unwrap_or(1))
+                    .hint(format!(
+                        "name one of: {}",
+                        plan.phases
+                            .iter()
+                            .filter(|p| p.id != phase)
+                            .map(|p| p.id.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
+            );
+        }
+    }
+}
+
+/// A `quality_gate:` value: one mapping or a list of them. An entry that is not a mapping
+/// with a `type` is `Err` with what was found.
+fn gates_of(value: Option<&Value>) -> Vec<Result<Gate, String>> {
+    let one = |v: &Value| match v.as_mapping() {
+        Some(map) => match map.get("type").and_then(yaml::scalar_text) {
+            Some(kind) => Ok(Gate {
+                kind,
+                fields: map.clone(),
+            }),
+            None => Err("has no `type`".to_owned()),
+        },
+        None => Err("is not a mapping".to_owned()),
+    };
+    match value {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Sequence(list)) => list.iter().map(one).collect(),
+        Some(other) => vec![one(other)],
+    }
+}
+
+fn check_gate(lines: &Lines<'_>, phase: &str, gate: &Result<Gate, String>, out: &mut Vec<Finding>) {
+    let line = lines.of_text("quality_gate").unwrap_or(1);
+    let gate = match gate {
+        Ok(gate) => gate,
+        Err(why) => {
+            out.push(
+                GATE_INVALID
+                    .finding(format!("phase `{phase}`: quality_gate {why}"))
+                    .at(line)
+                    .hint(format!("give it a `type:` ({})", GATE_TYPES.join(", "))),
+            );
+            return;
+        }
+    };
+    let at = lines.of_text(&gate.kind).unwrap_or(line);
+    let mut problem = |message: String, hint: &str| {
+        out.push(
+            GATE_INVALID
+                .finding(format!("phase `{phase}`: {message}"))
+                .at(at)
+                .hint(hint.to_owned()),
+        );
+    };
+    match gate.kind.as_str() {
+        "adr_complete" => {
+            if gate.paths("file").is_empty() {
+                problem(
+                    "gate adr_complete has no `file`".to_owned(),
+                    "add `file: output/ADR-*.md`",
+                );
+            }
+            if let Some(semantic) = gate.text("semantic")
+                && !["auto", "true", "false"].contains(&semantic.as_str())
+            {
+                problem(
+                    format!("gate adr_complete: semantic `{semantic}` is not auto, true or false"),
+                    "write `semantic: auto`",
+                );
+            }
+        }
+        "approval" => {
+            if gate.paths("files").is_empty() {
+                problem(
+                    "gate approval has no `files`".to_owned(),
+                    "list the files under review: `files: [output/ADR-feature.md]`",
+                );
+            }
+            if let Some(required) = gate.text("required_result")
+                && !["approved", "needs_revision"].contains(&required.as_str())
+            {
+                problem(
+                    format!(
+                        "gate approval: required_result `{required}` is not approved or needs_revision"
+                    ),
+                    "write `required_result: approved`",
+                );
+            }
+        }
+        "approval_passed" => {
+            if gate.text("result_file").is_none() {
+                problem(
+                    "gate approval_passed has no `result_file`".to_owned(),
+                    "add `result_file: output/approval-result.json`",
+                );
+            }
+        }
+        known if GATE_TYPES.contains(&known) => {}
+        unknown => problem(
+            format!("unknown quality_gate type `{unknown}`"),
+            &format!("use one of: {}", GATE_TYPES.join(", ")),
+        ),
+    }
+    for key in ["file", "files", "concept", "result_file"] {
+        for path in gate.paths(key) {
+            check_path(lines, phase, &path, out);
+        }
+    }
+}
+
+/// Whether a relative path climbs above its start (`a/../../b`).
+pub fn escapes(path: &str) -> bool {
+    let mut depth: i64 = 0;
+    for part in path.split(['/', '\\']) {
+        match part {
+            ".." => depth -= 1,
+            "" | "." => {}
+            _ => depth += 1,
+        }
+        if depth < 0 {
+            return true;
+        }
+    }
+    false
+}
+
+fn check_path(lines: &Lines<'_>, phase: &str, path: &str, out: &mut Vec<Finding>) {
+    let absolute = path.starts_with('/') || path.starts_with('~') || path.get(1..3) == Some(":\\");
+    let why = if absolute {
+        "is absolute"
+    } else if escapes(path) {
+        "leaves the project directory (..)"
+    } else {
+        return;
+    };
+    out.push(
+        PATH_UNSAFE
+            .finding(format!("phase `{phase}`: path `{path}` {why}"))
+            .at(lines.of_text(path).unwrap_or(1))
+            .hint("write the path relative to the project directory"),
+    );
+}
+
+/// `input:`/`output:` as the seeds write them: a list of paths, or `{files: [...]}`.
+fn files_of(value: Option<&Value>) -> Vec<String> {
+    match value {
+        Some(Value::Mapping(map)) => string_list(map.get("files")),
+        other => string_list(other),
+    }
+}
+
+/// One string or a list of strings (other entries are ignored).
+fn string_list(value: Option<&Value>) -> Vec<String> {
+    match value {
+        Some(Value::Sequence(list)) => list.iter().filter_map(yaml::scalar_text).collect(),
+        Some(v) => yaml::scalar_text(v).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
+/// Finds the line of a value in the text (the YAML parser keeps no positions): good enough
+/// to point at a phase or a path, which are rarely repeated.
+struct Lines<'a>(&'a str);
+
+impl Lines<'_> {
+    /// The first line holding `needle` as a whole word (not inside a longer name).
+    fn of_text(&self, needle: &str) -> Option<usize> {
+        let is_word = |c: char| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | '*');
+        self.0
+            .lines()
+            .position(|line| {
+                line.match_indices(needle).any(|(i, _)| {
+                    !line[..i].chars().next_back().is_some_and(is_word)
+                        && !line[i + needle.len()..].chars().next().is_some_and(is_word)
+                })
+            })
+            .map(|i| i + 1)
+    }
+
+    fn of_id_nth(&self, id: &str, nth: usize) -> Option<usize> {
+        self.0
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| {
+                let line = line.trim_start().trim_start_matches("- ").trim_start();
+                line.strip_prefix("id:")
+                    .is_some_and(|rest| rest.trim().trim_matches(|c| c == '"' || c == '\'') == id)
+            })
+            .nth(nth - 1)
+            .map(|(i, _)| i + 1)
+    }
+
+    fn of_id(&self, id: &str) -> usize {
+        self.of_id_nth(id, 1).unwrap_or(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(text: &str) -> Vec<(String, usize)> {
+        check(text)
+            .1
+            .into_iter()
+            .map(|f| (f.rule, f.line.unwrap_or(0)))
+            .collect()
+    }
+
+    const GOOD: &str = "phases:
+  - id: consultant
+    type: consultant
+    output:
+      files:
+        - output/ADR-feature.md
+    quality_gate:
+      type: adr_complete
+      file: output/ADR-*.md
+      concept: output/concept.md
+      semantic: auto
+  - id: approval
+    type: approval
+    depends_on: consultant
+    input: [output/ADR-feature.md]
+    quality_gate:
+      type: approval_passed
+      result_file: output/approval-result.json
+    on_rejection:
+      action: retry_phase
+      target_phase: consultant
+  - id: 03-dev
+    depends_on: [approval]
+    quality_gate:
+      - type: approval
+        approval_type: adr
+        files: [output/ADR-feature.md]
+        required_result: needs_revision
+      - type: tests_pass
+";
+
+    #[test]
+    fn a_good_plan_has_no_findings_and_is_read() {
+        let (plan, findings) = check(GOOD);
+        assert!(findings.is_empty(), "{findings:#?}");
+        let plan = plan.unwrap();
+        assert_eq!(plan.phases.len(), 3);
+        assert_eq!(plan.phases[0].output, ["output/ADR-feature.md"]);
+        assert_eq!(plan.phases[0].gates[0].kind, "adr_complete");
+        assert_eq!(plan.phases[2].gates.len(), 2);
+        assert_eq!(
+            plan.phases[2].gates[0].text("required_result").as_deref(),
+            Some("needs_revision")
+        );
+    }
+
+    #[test]
+    fn unreadable_plans() {
+        assert_eq!(ids("phases: [\n"), [("phases-invalid".into(), 2)]);
+        assert_eq!(ids("steps: []\n"), [("phases-invalid".into(), 1)]);
+        assert_eq!(
+            ids("phases:\n  - 3\n  - name: x\n"),
+            [("phases-invalid".into(), 1), ("phases-invalid".into(), 1)]
+        );
+    }
+
+    #[test]
+    fn duplicate_ids_and_unknown_dependencies() {
+        let text = "phases:\n  - id: a\n  - id: b\n    depends_on: [a, c]\n  - id: a\n    depends_on: a\n    on_rejection: {target_phase: zz}\n";
+        assert_eq!(
+            ids(text),
+            [
+                ("phase-id-duplicate".into(), 5),
+                ("phase-depends-on-unknown".into(), 4),
+                ("phase-depends-on-unknown".into(), 2),
+                ("phase-depends-on-unknown".into(), 7),
+            ]
+        );
+    }
+
+    #[test]
+    fn gate_types_and_their_fields() {
+        let text = "phases:\n  - id: a\n    quality_gate:\n      type: adr_completed\n  - id: b\n    quality_gate: {type: adr_complete, semantic: maybe}\n  - id: c\n    quality_gate: {type: approval, required_result: rejected}\n  - id: d\n    quality_gate: {type: approval_passed}\n  - id: e\n    quality_gate: [files_exist]\n";
+        let found: Vec<String> = check(text).1.into_iter().map(|f| f.message).collect();
+        assert_eq!(
+            found,
+            [
+                "phase `a`: unknown quality_gate type `adr_completed`",
+                "phase `b`: gate adr_complete has no `file`",
+                "phase `b`: gate adr_complete: semantic `maybe` is not auto, true or false",
+                "phase `c`: gate approval has no `files`",
+                "phase `c`: gate approval: required_result `rejected` is not approved or needs_revision",
+                "phase `d`: gate approval_passed has no `result_file`",
+                "phase `e`: quality_gate is not a mapping",
+            ]
+        );
+    }
+
+    #[test]
+    fn paths_must_stay_relative_and_inside() {
+        let text = "phases:\n  - id: a\n    output:\n      files: [/home/x/out.md, ok/../fine.md]\n    input: [../secret.md]\n    quality_gate: {type: adr_complete, file: 'a/../../ADR-*.md'}\n";
+        let found: Vec<(String, usize)> = ids(text);
+        assert_eq!(
+            found,
+            [
+                ("phase-path-unsafe".into(), 5),
+                ("phase-path-unsafe".into(), 4),
+                ("phase-path-unsafe".into(), 6),
+            ]
+        );
+        assert!(!escapes("a/../b"));
+        assert!(escapes("a/../../b"));
+    }
+}

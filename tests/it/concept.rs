@@ -1,0 +1,262 @@
+//! The concept diff from the ADR's own front matter (`concept:`) in every entry point:
+//! `validate`, the hook, `pre-commit` on a real git repository, and `approve` (the reviewer
+//! gets the concept in its run folder and its prompt).
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::approval::{approve_json, approved, canned_result, configure, run_dir};
+use super::precommit::Repo;
+use crate::support::claude::ScratchRepo;
+use crate::support::cli::*;
+
+/// A concept with a migration plan (required by the rules, whatever `change_scope` says)
+/// and a section the rules do not require.
+pub(crate) const CONCEPT: &str =
+    "# Konzept\n## Kontext\nx\n## Migration\nPhase 1: 14 Tage Parallelbetrieb\n## Risiken\nkeine\n";
+
+/// The good (minor) ADR naming `concept` in its front matter.
+pub(crate) fn adr_with_concept(concept: &str) -> String {
+    good_adr().replacen(
+        "change_scope: minor\n",
+        &format!("change_scope: minor\nconcept: {concept}\n"),
+        1,
+    )
+}
+
+fn scratch() -> tempfile::TempDir {
+    let repo = scratch_repo();
+    write(repo.path(), "src/lib.rs", "");
+    write(
+        repo.path(),
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    repo
+}
+
+#[test]
+fn validate_compares_the_adr_with_the_concept_its_front_matter_names() {
+    let repo = scratch();
+    // Next to the ADR first ...
+    write(repo.path(), "adr/concept.md", CONCEPT);
+    write(repo.path(), "adr/001-x.md", adr_with_concept("concept.md"));
+    // ... then from the repository root.
+    write(repo.path(), "docs/c.md", CONCEPT);
+    write(
+        repo.path(),
+        "adr/002-y.md",
+        adr_with_concept("docs/c.md").replace("\"001\"", "\"002\""),
+    );
+    for (file, origin) in [
+        ("adr/001-x.md", "adr/concept.md"),
+        ("adr/002-y.md", "docs/c.md"),
+    ] {
+        let out = run(repo.path(), &["validate", file]);
+        let text = stdout(&out);
+        assert_eq!(code(&out), 1, "{text}");
+        assert!(
+            text.contains(&format!("error[concept-required-section-missing] section \"Migration\" of the concept {origin} (line 4) is missing from the ADR")),
+            "{text}"
+        );
+        assert!(
+            text.contains("warning[concept-section-missing] section \"Risiken\""),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "info[concept-coverage] concept coverage ({origin}): 1 of 3 sections (33%)"
+            )),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_named_concept_that_cannot_be_used_is_a_finding_not_a_crash() {
+    let repo = scratch();
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "c.md", CONCEPT);
+    let cases = [
+        ("missing.md", "no such file"),
+        (
+            "../../../../../../../../etc/passwd",
+            "leaves the repository",
+        ),
+        ("/etc/passwd", "an absolute path"),
+    ];
+    for (named, why) in cases {
+        write(
+            repo.path(),
+            "adr/001-x.md",
+            adr_with_concept(&format!("\"{named}\"")),
+        );
+        let out = run(
+            repo.path(),
+            &["validate", "adr/001-x.md", "--format", "json"],
+        );
+        assert_eq!(code(&out), 1, "{}", stdout(&out));
+        let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let finding = doc["files"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["rule"] == "concept-unreadable")
+            .unwrap_or_else(|| panic!("{named}: {doc:#}"));
+        assert_eq!(finding["line"], 9, "at the concept: line");
+        assert!(
+            finding["message"].as_str().unwrap().contains(why),
+            "{finding}"
+        );
+    }
+    // A symbolic link that leads out of the repository is not followed.
+    std::os::unix::fs::symlink(outside.path().join("c.md"), repo.path().join("adr/link.md"))
+        .unwrap();
+    write(repo.path(), "adr/001-x.md", adr_with_concept("link.md"));
+    let out = run(repo.path(), &["validate", "adr/001-x.md"]);
+    assert!(
+        stdout(&out).contains("leaves the repository"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn the_hook_blocks_an_adr_that_lost_a_section_of_its_concept() {
+    let repo = scratch();
+    write(repo.path(), "adr/concept.md", CONCEPT);
+    write(repo.path(), "adr/001-x.md", adr_with_concept("concept.md"));
+    let event = json!({"session_id": "s", "transcript_path": "t", "cwd": repo.path(),
+        "hook_event_name": "PostToolUse", "tool_name": "Write",
+        "tool_input": {"file_path": repo.path().join("adr/001-x.md"), "content": "…"},
+        "tool_response": {"type": "create"}, "tool_use_id": "toolu_1"});
+    let out = hook_once(repo.path(), &event);
+    let answer: Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(answer["decision"], "block", "{answer}");
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("concept-required-section-missing"),
+        "{reason}"
+    );
+    assert!(reason.contains("\"Migration\""), "{reason}");
+}
+
+fn hook_once(root: &Path, event: &Value) -> String {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new(bin())
+        .arg("hook")
+        .current_dir(root)
+        .env("CLAUDE_PROJECT_DIR", root)
+        .env_remove("HELIX_GATE_CHILD")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{event}\n").as_bytes());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    stdout(&out)
+}
+
+#[test]
+fn pre_commit_refuses_a_staged_adr_that_lost_a_section_of_its_concept() {
+    let repo = Repo::with_adr();
+    // Outside adr/: a concept is no ADR.
+    repo.write("docs/concept.md", CONCEPT);
+    repo.write(super::precommit::ADR, adr_with_concept("docs/concept.md"));
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(text.contains("concept-required-section-missing"), "{text}");
+    // With the section carried over, the commit passes.
+    let fixed = adr_with_concept("docs/concept.md")
+        .replacen("## Konsequenzen", "## Migration\n\nPhase 1: 14 Tage Parallelbetrieb, dann Umstellung in einem Schritt.\n\n## Konsequenzen", 1);
+    repo.write(super::precommit::ADR, fixed);
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+}
+
+#[test]
+fn the_reviewer_sees_the_concept_in_its_run_folder_and_prompt() {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "");
+    repo.write(
+        "docs/concept.md",
+        "# Konzept\n## Kontext\nx\n## Entscheidung\ny\n",
+    );
+    let adr = "adr/001-x.md";
+    repo.write(adr, adr_with_concept("docs/concept.md"));
+    let script = fake_reviewer(
+        repo.path(),
+        &canned_result(&approved(0.9)),
+        "printf '%s' \"$2\" > output/prompt.txt\ncp concept/docs/concept.md output/seen-concept.md\n",
+    );
+    configure(&repo, &script, 30);
+    let (exit, doc) = approve_json(repo.path(), None, &[adr]);
+    assert_eq!(exit, 0, "{doc:#}");
+    let dir = run_dir(repo.path(), &doc);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("output/seen-concept.md")).unwrap(),
+        "# Konzept\n## Kontext\nx\n## Entscheidung\ny\n"
+    );
+    let prompt = std::fs::read_to_string(dir.join("output/prompt.txt")).unwrap();
+    assert!(
+        prompt.contains(
+            r#"Concepts: [{"copy":"concept/docs/concept.md","repository_path":"docs/concept.md"}]"#
+        ),
+        "{prompt}"
+    );
+}
+
+#[test]
+fn finalize_rewrites_a_concept_next_to_the_draft_from_the_repository_root() {
+    let repo = scratch();
+    std::fs::create_dir(repo.path().join("adr")).unwrap();
+    let session = "projects/sessions/s1/output";
+    write(
+        repo.path(),
+        &format!("{session}/concept.md"),
+        "# Konzept\n## Kontext\nx\n## Entscheidung\ny\n",
+    );
+    let draft = adr_with_concept("concept.md   ");
+    write(repo.path(), &format!("{session}/ADR-cache.md"), &draft);
+    let out = run(
+        repo.path(),
+        &["finalize", &format!("{session}/ADR-cache.md")],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let moved = std::fs::read_to_string(
+        repo.path()
+            .join("adr/001-cache-parsed-rules-between-hook-calls.md"),
+    )
+    .unwrap();
+    assert_eq!(
+        moved,
+        draft.replace(
+            "concept: concept.md   \n",
+            &format!("concept: \"{session}/concept.md\"\n")
+        )
+    );
+    // The finalized ADR still finds its concept.
+    let out = run(
+        repo.path(),
+        &[
+            "validate",
+            "adr/001-cache-parsed-rules-between-hook-calls.md",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("2 of 2 sections (100%)"),
+        "{}",
+        stdout(&out)
+    );
+}

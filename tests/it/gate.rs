@@ -1,0 +1,413 @@
+//! `helix-gate gate`: each gate type with its exit codes (0 passed, 1 failed, 2 could not
+//! run) and JSON shape, one phase of a `phases.yaml`, and snapshots of the output.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::approval::{approved, canned_result, configure, state_dir};
+use super::concept::CONCEPT;
+use super::phases::BAD_PLAN;
+use crate::support::claude::ScratchRepo;
+use crate::support::cli::*;
+
+/// A repository laid out like HELIX: the consultant's session folder with its draft.
+const SESSION: &str = "projects/sessions/s1";
+
+fn helix_repo() -> ScratchRepo {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "");
+    repo.write(format!("{SESSION}/output/ADR-cache.md"), good_adr());
+    repo
+}
+
+fn reviewer_off(repo: &ScratchRepo) {
+    repo.write(
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+}
+
+/// A stub reviewer that answers `verdict`.
+fn reviewer(repo: &ScratchRepo, verdict: &Value) {
+    let script = fake_reviewer(repo.path(), &canned_result(verdict), "");
+    configure(repo, &script, 30);
+}
+
+/// `helix-gate gate <args>` in `cwd` of `repo`: (exit, the one JSON object on stdout).
+fn gate(repo: &ScratchRepo, cwd: &str, args: &[&str]) -> (i32, Value) {
+    let home = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(bin())
+        .arg("gate")
+        .args(args)
+        .current_dir(repo.path().join(cwd))
+        .env("HOME", home.path())
+        .env("HELIX_GATE_STATE_DIR", state_dir(repo.path()))
+        .env("NO_COLOR", "1")
+        .env_remove("HELIX_GATE_CHILD")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not one JSON object ({e}): {}\n{}",
+            stdout(&out),
+            stderr(&out)
+        )
+    });
+    (code(&out), doc)
+}
+
+fn rules(doc: &Value) -> Vec<String> {
+    doc["details"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn adr_complete_passes_fails_and_reports_a_missing_file() {
+    let repo = helix_repo();
+    reviewer_off(&repo);
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &["adr_complete", "--file", "output/ADR-*.md"],
+    );
+    assert_eq!(exit, 0, "{doc:#}");
+    assert_eq!(doc["passed"], true);
+    assert_eq!(doc["gate_type"], "adr_complete");
+    assert_eq!(
+        doc["details"]["files"],
+        json!([format!("{SESSION}/output/ADR-cache.md")])
+    );
+    assert_eq!(
+        doc["details"]["semantic"],
+        "not run (semantic: auto, approvals.adr.enabled is false)"
+    );
+    repo.write(
+        format!("{SESSION}/output/ADR-cache.md"),
+        good_adr().replace("## Dokumentation", "## Notizen"),
+    );
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &["adr_complete", "--file", "output/ADR-*.md"],
+    );
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["passed"], false);
+    assert!(
+        rules(&doc).contains(&"section-missing".to_owned()),
+        "{doc:#}"
+    );
+    assert_eq!(
+        doc["details"]["findings"][0]["path"],
+        format!("{SESSION}/output/ADR-cache.md")
+    );
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &["adr_complete", "--file", "output/ADR-none-*.md"],
+    );
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(rules(&doc), ["gate-file-missing"]);
+    // A glob that leaves the base directory cannot run.
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &["adr_complete", "--file", "../../../x/*.md"],
+    );
+    assert_eq!(exit, 2, "{doc:#}");
+}
+
+#[test]
+fn adr_complete_with_the_gates_concept_catches_the_lost_migration_plan() {
+    let repo = helix_repo();
+    reviewer_off(&repo);
+    repo.write(format!("{SESSION}/output/concept.md"), CONCEPT);
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &[
+            "adr_complete",
+            "--file",
+            "output/ADR-*.md",
+            "--concept",
+            "output/concept.md",
+        ],
+    );
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["details"]["concept"], "output/concept.md");
+    assert_eq!(
+        rules(&doc),
+        [
+            "concept-required-section-missing",
+            "concept-section-missing",
+            "concept-coverage"
+        ]
+    );
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &[
+            "adr_complete",
+            "--file",
+            "output/ADR-*.md",
+            "--concept",
+            "output/missing.md",
+        ],
+    );
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(rules(&doc), ["concept-unreadable"]);
+}
+
+#[test]
+fn adr_complete_runs_the_reviewer_only_as_semantic_says() {
+    let repo = helix_repo();
+    // The reviewer would reject: it must not run with semantic false.
+    let rejecting = json!({"result": "rejected", "confidence": 0.9, "findings": [
+        {"severity": "error", "check": "conflicts", "message": "contradicts ADR-007"}
+    ], "recommendations": []});
+    reviewer(&repo, &rejecting);
+    let args = ["adr_complete", "--file", "output/ADR-*.md"];
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &[&args[..], &["--semantic", "false"]].concat(),
+    );
+    assert_eq!(exit, 0, "{doc:#}");
+    assert!(doc["details"].get("approval").is_none());
+    // auto: enabled in approvals.yaml, the checks pass, so the reviewer runs.
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["details"]["semantic"], "ran");
+    assert_eq!(doc["details"]["approval"]["result"], "rejected");
+    assert!(rules(&doc).contains(&"conflicts".to_owned()), "{doc:#}");
+    assert_eq!(doc["message"], "Approval rejected (confidence: 90%)");
+    reviewer(&repo, &approved(0.95));
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &[&args[..], &["--semantic", "true"]].concat(),
+    );
+    assert_eq!(exit, 0, "{doc:#}");
+    assert_eq!(doc["details"]["approval"]["result"], "approved");
+}
+
+#[test]
+fn approval_gate_applies_required_result_and_reports_a_failed_reviewer_as_could_not_run() {
+    let repo = helix_repo();
+    let needs_revision = json!({"result": "needs_revision", "confidence": 0.9, "findings": [],
+        "recommendations": ["name the cache size"]});
+    reviewer(&repo, &needs_revision);
+    let files = [
+        "approval",
+        "--type",
+        "adr",
+        "--files",
+        "output/ADR-cache.md",
+    ];
+    let (exit, doc) = gate(&repo, SESSION, &files);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["details"]["required_result"], "approved");
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &[&files[..], &["--required-result", "needs_revision"]].concat(),
+    );
+    assert_eq!(exit, 0, "{doc:#}");
+    reviewer(&repo, &approved(0.95));
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &[&files[..], &["--required-result", "needs_revision"]].concat(),
+    );
+    assert_eq!(exit, 0, "needs_revision accepts approved: {doc:#}");
+    // A reviewer that prints garbage (for new content, so no cached approval answers):
+    // the gate could not decide.
+    repo.write(
+        format!("{SESSION}/output/ADR-cache.md"),
+        good_adr().replace("## Kontext\n", "## Kontext\n\nChanged.\n"),
+    );
+    let script = fake_reviewer(repo.path(), "not json", "");
+    configure(&repo, &script, 30);
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &[&files[..], &["--required-result", "needs_revision"]].concat(),
+    );
+    assert_eq!(exit, 2, "{doc:#}");
+    assert_eq!(doc["details"]["outcome"], "error");
+    // An unknown approval type cannot run either.
+    let (exit, _) = gate(
+        &repo,
+        SESSION,
+        &[
+            "approval",
+            "--type",
+            "nope",
+            "--files",
+            "output/ADR-cache.md",
+        ],
+    );
+    assert_eq!(exit, 2);
+}
+
+#[test]
+fn approval_passed_reads_the_result_file() {
+    let repo = helix_repo();
+    let result = |r: &str| {
+        json!({"approval_id": "x", "approval_type": "adr", "result": r,
+        "confidence": 0.9, "findings": [{"severity": "warning", "check": "style", "message": "long", "location": "ADR:3"}],
+        "recommendations": []}).to_string()
+    };
+    let args = [
+        "approval_passed",
+        "--result-file",
+        "output/approval-result.json",
+    ];
+    repo.write(
+        format!("{SESSION}/output/approval-result.json"),
+        result("approved"),
+    );
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 0, "{doc:#}");
+    assert_eq!(doc["details"]["findings"][0]["rule"], "style");
+    assert_eq!(doc["details"]["findings"][0]["source"], "reviewer");
+    repo.write(
+        format!("{SESSION}/output/approval-result.json"),
+        result("needs_revision"),
+    );
+    let (exit, _) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 1);
+    let (exit, _) = gate(
+        &repo,
+        SESSION,
+        &[&args[..], &["--required-result", "needs_revision"]].concat(),
+    );
+    assert_eq!(exit, 0);
+    repo.write(
+        format!("{SESSION}/output/approval-result.json"),
+        "{\"result\": \"maybe\"}",
+    );
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 2, "{doc:#}");
+    // A result file that a symbolic link leads out of the project is not read.
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("r.json"), result("approved")).unwrap();
+    let in_session = repo
+        .path()
+        .join(SESSION)
+        .join("output/approval-result.json");
+    std::fs::remove_file(&in_session).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("r.json"), &in_session).unwrap();
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 2, "{doc:#}");
+    assert!(doc["details"].get("approval").is_none(), "{doc:#}");
+    std::fs::remove_file(
+        repo.path()
+            .join(SESSION)
+            .join("output/approval-result.json"),
+    )
+    .unwrap();
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 2, "{doc:#}");
+    assert!(
+        doc["message"]
+            .as_str()
+            .unwrap()
+            .contains("has the approval run?")
+    );
+}
+
+const PLAN: &str = "phases:
+  - id: consultant
+    type: consultant
+    output:
+      files: [output/ADR-cache.md]
+    quality_gate:
+      type: adr_complete
+      file: output/ADR-*.md
+      semantic: false
+  - id: approval
+    depends_on: consultant
+    output: [output/approval-result.json]
+    quality_gate:
+      - type: files_exist
+      - type: approval_passed
+        result_file: output/approval-result.json
+  - id: tests
+    depends_on: approval
+    quality_gate:
+      type: tests_pass
+";
+
+#[test]
+fn a_phase_runs_its_gates_after_the_plan_is_checked() {
+    let repo = helix_repo();
+    reviewer_off(&repo);
+    let plan = format!("{SESSION}/output/phases.yaml");
+    repo.write(&plan, PLAN);
+    // From the repository root: paths are relative to the session folder above output/.
+    let (exit, doc) = gate(&repo, ".", &["--phases", &plan, "--phase", "consultant"]);
+    assert_eq!(exit, 0, "{doc:#}");
+    assert_eq!(doc["passed"], true);
+    assert_eq!(doc["gates"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["gates"][0]["gate_type"], "adr_complete");
+    // Two gates: one error (no result file yet) makes the phase "could not run".
+    let (exit, doc) = gate(&repo, ".", &["--phases", &plan, "--phase", "approval"]);
+    assert_eq!(exit, 2, "{doc:#}");
+    assert_eq!(doc["gates"][0]["details"]["outcome"], "failed");
+    assert_eq!(doc["gates"][1]["details"]["outcome"], "error");
+    let (exit, doc) = gate(&repo, ".", &["--phases", &plan, "--phase", "tests"]);
+    assert_eq!(exit, 2, "{doc:#}");
+    assert!(
+        doc["gates"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("HELIX orchestrator")
+    );
+    let (exit, doc) = gate(&repo, ".", &["--phases", &plan, "--phase", "nope"]);
+    assert_eq!(exit, 2, "{doc:#}");
+    // A bad plan: its findings, and no gate is run.
+    repo.write(&plan, BAD_PLAN);
+    let (exit, doc) = gate(&repo, ".", &["--phases", &plan, "--phase", "consultant"]);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["gates"], json!([]));
+    assert_eq!(doc["findings"].as_array().unwrap().len(), 4);
+    assert_eq!(doc["findings"][0]["path"], plan);
+}
+
+#[test]
+fn gate_output_snapshots() {
+    let repo = helix_repo();
+    reviewer_off(&repo);
+    repo.write(format!("{SESSION}/output/concept.md"), CONCEPT);
+    let plan = format!("{SESSION}/output/phases.yaml");
+    repo.write(
+        &plan,
+        PLAN.replace(
+            "semantic: false",
+            "semantic: auto\n      concept: output/concept.md",
+        ),
+    );
+    repo.write(
+        format!("{SESSION}/output/approval-result.json"),
+        json!({"result": "approved", "confidence": 0.93, "findings": [], "recommendations": []})
+            .to_string(),
+    );
+    super::snapshots::check_run(
+        "gate_phase_consultant",
+        repo.path(),
+        &["gate", "--phases", &plan, "--phase", "consultant"],
+    );
+    super::snapshots::check_run(
+        "gate_phase_approval",
+        repo.path(),
+        &["gate", "--phases", &plan, "--phase", "approval"],
+    );
+    assert!(Path::new(&repo.path().join(&plan)).exists());
+}
