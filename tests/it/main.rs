@@ -17,6 +17,7 @@ mod hostile_hook;
 mod hostile_input;
 mod hostile_precommit;
 mod hostile_terminal;
+mod language;
 mod precommit;
 mod snapshots;
 #[path = "../support/mod.rs"]
