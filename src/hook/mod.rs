@@ -1161,7 +1161,9 @@ fn session_context(
 - front matter between --- lines with adr_id, title, status ({}) and files: {{create, modify, docs}} lists\n\
 - files paths relative to the repository root (no /home/..., ~ or ..); every files.modify path must exist\n\
 - ## sections: {} (at least {} characters each)\n\
-- {}: at least {} checkbox items (- [ ] ...)\n",
+- {}: at least {} checkbox items (- [ ] ...)\n\
+- no template placeholder left: replace every <...> gap of the template, brackets included (template-placeholder)\n\
+- `helix-gate new \"<title>\"` writes a new ADR from the template that passes once its gaps are filled\n",
         settings.adr.globs.join(", "),
         crate::rules::front_matter::STATUSES.join("|"),
         rules.base.required_sections.join(", "),
@@ -1174,7 +1176,14 @@ fn session_context(
         .iter()
         .filter(|r| r.severity == Severity::Error)
     {
-        let _ = writeln!(text, "- {} ({})", rule.message, rule.id);
+        match &rule.hint {
+            Some(hint) => {
+                let _ = writeln!(text, "- {} ({}): {hint}", rule.message, rule.id);
+            }
+            None => {
+                let _ = writeln!(text, "- {} ({})", rule.message, rule.id);
+            }
+        }
     }
     if settings.step_marker.enabled {
         let _ = writeln!(

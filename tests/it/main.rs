@@ -18,6 +18,7 @@ mod hostile_input;
 mod hostile_precommit;
 mod hostile_terminal;
 mod language;
+mod new;
 mod precommit;
 mod snapshots;
 #[path = "../support/mod.rs"]
