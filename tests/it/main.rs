@@ -9,6 +9,7 @@
 
 mod adr_dir;
 mod approval;
+mod budget;
 mod corpus;
 mod hook;
 mod hostile_approval;

@@ -280,8 +280,8 @@ fn the_session_start_context_names_what_the_template_needs() {
     }
 }
 
-/// Run the hook in `root` with `event`; None for no output.
-fn hook(root: &Path, event: &Value) -> Option<Value> {
+/// Run the hook in `root` with `event` (as `CLAUDE_PROJECT_DIR`); None for no output.
+pub(crate) fn hook(root: &Path, event: &Value) -> Option<Value> {
     let mut child = Command::new(bin())
         .arg("hook")
         .current_dir(root)
