@@ -16,7 +16,9 @@ declare_rules! {
     /// `<src/pfad/zur/datei.py>`, in the front matter or the body. One finding per
     /// placeholder, with its line. HTML tags (`<br>`, `<details>`, `<a href="...">`),
     /// autolinks (`<https://...>`, `<a@b.org>`), HTML comments, code spans and code blocks,
-    /// and generics glued to a name (`Vec<T>`) do not count.
+    /// generics glued to a name (`Vec<T>`) and name patterns inside a path
+    /// (`output/ADR-<slug>.md`) do not count. A placeholder path in `files` is reported
+    /// here only, not also as a missing file.
     ///
     /// ## Why
     /// A half-filled template has every required section and enough characters, so the other

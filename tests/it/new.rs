@@ -302,3 +302,66 @@ pub(crate) fn hook(root: &Path, event: &Value) -> Option<Value> {
     let text = stdout(&out);
     (!text.is_empty()).then(|| serde_json::from_str(text.trim()).expect("one JSON object"))
 }
+
+mod e2e {
+    //! The real Claude Code client against the fake Messages API: a model that writes
+    //! `new`'s template as shipped is blocked with the placeholders, and the same
+    //! template filled in passes on its first complete save.
+
+    use serde_json::json;
+
+    use crate::support::claude::{ClaudeRun, ScratchRepo, hook_blocking_errors, require_claude};
+    use crate::support::cli::*;
+    use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+
+    #[test]
+    fn the_shipped_template_is_blocked_and_the_filled_one_passes_at_once() {
+        let Some(claude) = require_claude() else {
+            return;
+        };
+        let repo = ScratchRepo::new();
+        repo.write("src/existierende/datei.rs", "");
+        repo.write(
+            "config/approvals.yaml",
+            "approvals:\n  adr:\n    enabled: false\n",
+        );
+        assert_eq!(code(&run(repo.path(), &["install", "claude"])), 0);
+        let out = run(repo.path(), &["new", "Cache parsed rules"]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let rel = "adr/001-cache-parsed-rules.md";
+        let shipped = repo.read(rel).unwrap();
+        let filled = super::fill(&shipped, &super::first);
+        let api = FakeApi::start(move |_: &RecordedRequest, conv: &Conversation<'_>| {
+            let dir = conv.working_dir().expect("working dir");
+            let write = |content: &str| {
+                Turn::text("Writing the ADR.").with_tool(
+                    "Write",
+                    json!({"file_path": dir.join(rel), "content": content}),
+                )
+            };
+            match conv.request_index() {
+                0 => write(&shipped),
+                1 => write(&filled),
+                _ => Turn::text("ADR written."),
+            }
+        });
+        let outcome = ClaudeRun::new(&claude, &api, repo.path(), "Write the ADR").run();
+        outcome.assert_success();
+        let requests = api.main_requests();
+        assert_eq!(requests.len(), 3, "{}", outcome.describe());
+        // The SessionStart context told the model about the placeholders and `new`.
+        assert!(
+            requests[0].contains("template-placeholder"),
+            "the SessionStart context did not reach the model"
+        );
+        let blocks = hook_blocking_errors(&requests, "PostToolUse:Write");
+        assert_eq!(blocks.len(), 1, "{blocks:#?}");
+        assert!(
+            blocks[0].contains("[template-placeholder]"),
+            "{}",
+            blocks[0]
+        );
+        assert!(!blocks[0].contains("[section-missing]"), "{}", blocks[0]);
+        assert_eq!(outcome.result_text(), Some("ADR written."));
+    }
+}
