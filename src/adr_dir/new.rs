@@ -112,14 +112,18 @@ pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
             known.join(", ")
         );
     };
+    let base = (
+        engine.rules.base.min_section_length,
+        engine.rules.base.min_acceptance_criteria,
+    );
     let fill = |adr_id: &str| {
         render(
             text,
             &Fill {
                 title,
                 adr_id,
-                min_section_length: engine.rules.base.min_section_length,
-                min_acceptance_criteria: engine.rules.base.min_acceptance_criteria,
+                min_section_length: base.0,
+                min_acceptance_criteria: base.1,
             },
         )
     };
@@ -145,11 +149,19 @@ pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
         });
     }
     let dir = crate::paths::absolute(&root.join(&engine.settings.adr.directory));
+    if dir.exists() && !dir.is_dir() {
+        bail!(
+            "the ADR directory {} is not a directory (set adr.directory in config/helix-gate.yaml)",
+            show(&dir)
+        );
+    }
     if !dir.exists() {
         crate::fs::confine::create_dir_all(&root, &dir)
             .with_context(|| format!("cannot create the ADR directory {}", show(&dir)))?;
     }
-    let ws = Workspace::open(&root)?;
+    // The directory exists now, so this is `Workspace::open` without loading the
+    // settings and rules a second time.
+    let ws = Workspace { engine, dir };
     // The number is taken by the file itself, so it is picked and the file created
     // under the lock finalize holds while it numbers a draft.
     let _lock = Lock::acquire(&root, &ws.dir)?;
