@@ -4,6 +4,7 @@ pub mod catalog;
 pub mod front_matter;
 pub mod index_table;
 pub mod markdown;
+pub mod placeholder;
 
 use std::path::Path;
 

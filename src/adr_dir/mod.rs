@@ -13,6 +13,7 @@ pub mod doctor;
 pub mod finalize;
 pub mod index_table;
 pub mod lock;
+pub mod new;
 pub mod slug;
 
 use std::path::{Path, PathBuf};

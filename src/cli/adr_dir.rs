@@ -16,6 +16,44 @@ pub(super) fn next_number() -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
+/// `helix-gate new "<title>"`: exit 1 when the file exists already.
+pub(super) fn new(title: &str) -> anyhow::Result<ExitStatus> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    match adr_dir::new::run(&current_root(), &cwd, title)? {
+        adr_dir::new::Outcome::Exists { display } => {
+            print_stderr(&format!(
+                "helix-gate: error: {} already exists; nothing was written (edit it, or choose another title)\n",
+                escape_controls(&display)
+            ));
+            Ok(ExitStatus::Failure)
+        }
+        adr_dir::new::Outcome::Created {
+            display,
+            place,
+            template,
+            ..
+        } => {
+            let shown = escape_controls(&display);
+            let mut out = match place {
+                adr_dir::new::Place::Session(session) => format!(
+                    "created {shown} (draft in session {}, template {template}; no number yet: `helix-gate finalize {shown}` assigns it)\n",
+                    escape_controls(&session)
+                ),
+                adr_dir::new::Place::AdrDirectory(number) => format!(
+                    "created {shown} (ADR-{}, template {template})\n",
+                    catalog::format_number(number)
+                ),
+            };
+            let _ = writeln!(
+                out,
+                "next: replace every <...> placeholder, then `helix-gate validate {shown}`"
+            );
+            print(&out)?;
+            Ok(ExitStatus::Success)
+        }
+    }
+}
+
 /// `helix-gate finalize <draft> [--dry-run]`.
 pub(super) fn finalize(draft: &Path, dry_run: bool) -> anyhow::Result<ExitStatus> {
     let options = finalize::Options {

@@ -160,6 +160,12 @@ pub enum Command {
     },
     /// Print the next free ADR number (e.g. 039).
     NextNumber,
+    /// Write a new ADR from the shipped template: a draft output/ADR-<slug>.md inside a
+    /// consultant session, else adr/NNN-<slug>.md.
+    New {
+        /// The ADR's title.
+        title: String,
+    },
     /// Validate a draft, give it a number, move it to adr/NNN-slug.md and add it to adr/INDEX.md.
     Finalize {
         draft: PathBuf,
@@ -236,6 +242,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Log { tail } => log::show(tail),
         Command::Stats { format } => log::stats(format),
         Command::NextNumber => adr_dir::next_number(),
+        Command::New { title } => adr_dir::new(&title),
         Command::Finalize { draft, dry_run } => adr_dir::finalize(&draft, dry_run),
         Command::Index { check, write } => adr_dir::index(check, write),
         Command::Doctor { format } => adr_dir::doctor(format),

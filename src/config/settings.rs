@@ -22,6 +22,7 @@ pub struct Settings {
     pub adr: AdrSettings,
     pub hook: HookSettings,
     pub step_marker: StepMarkerSettings,
+    pub new: NewSettings,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
@@ -50,6 +51,25 @@ pub struct StepMarkerSettings {
     pub enabled: bool,
     pub steps: Vec<String>,
     pub fallback_file: String,
+}
+
+/// Where `helix-gate new` writes a draft, and from which template.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewSettings {
+    /// Globs (repository-relative) of consultant session folders.
+    pub sessions: Vec<String>,
+    /// The drafts folder inside a session.
+    pub drafts: String,
+    /// The shipped template's name.
+    pub template: String,
+}
+
+impl NewSettings {
+    /// The compiled session globs (their syntax was checked when the settings loaded).
+    pub fn session_globs(&self) -> Result<GlobSet, String> {
+        build_globs(&self.sessions, false)
+    }
 }
 
 /// A settings file that could not be used.
@@ -105,6 +125,11 @@ impl Settings {
                 steps: strings(&["what", "why", "constraints", "generate", "finalize", "done"]),
                 fallback_file: "output/response.md".to_owned(),
             },
+            new: NewSettings {
+                sessions: strings(&["projects/sessions/*"]),
+                drafts: "output".to_owned(),
+                template: "helix".to_owned(),
+            },
         }
     }
 
@@ -142,11 +167,28 @@ impl Settings {
 
     fn check(&self) -> Result<(), String> {
         // Syntax only: compiling the glob set is left to the first caller that needs it.
-        for pattern in self.adr.globs.iter().chain(&self.adr.exclude) {
+        for pattern in self
+            .adr
+            .globs
+            .iter()
+            .chain(&self.adr.exclude)
+            .chain(&self.new.sessions)
+        {
             GlobBuilder::new(pattern)
                 .literal_separator(true)
                 .build()
                 .map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
+        }
+        let drafts = Path::new(&self.new.drafts);
+        if drafts.is_absolute()
+            || drafts
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
+            return Err(format!(
+                "new.drafts must be a folder inside the session, got `{}`",
+                self.new.drafts
+            ));
         }
         if self.hook.budget == 0 {
             return Err("hook.budget must be at least 1".to_owned());

@@ -14,6 +14,7 @@
 //! (`PreToolUse` denies them; `PostToolUse` blocks where `PreToolUse` is not
 //! registered).
 
+pub mod budget;
 pub mod deadline;
 pub mod event;
 pub mod output;
@@ -556,15 +557,18 @@ fn post_tool_use(
         Err(e) => return Err(InfraError::new(e.to_string(), Some(&engine.settings))),
     };
     let errors = count(&report, Severity::Error);
-    let ((attempt, newly_escalated), note) =
-        count_write(root, session_id(event), &rel, errors, budget)
-            .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
+    let (charge, note) = count_write(root, session_id(event), &rel, errors, budget)
+        .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
     notes.extend(note.clone());
+    let budget_note = charge.as_ref().map(|c| budget::log_note(c, budget));
     let decision = Decision {
         target: rel.clone(),
         rules: rule_ids(&report),
-        attempt,
-        note,
+        attempt: charge.as_ref().map_or(0, |c| c.attempt),
+        note: match (note, budget_note) {
+            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        },
         ..Decision::default()
     };
     Ok(post_tool_use_answer(
@@ -572,26 +576,27 @@ fn post_tool_use(
         &report,
         decision,
         budget,
-        newly_escalated,
+        charge.as_ref(),
     ))
 }
 
 /// The one lock of a `PostToolUse`: the ADR joins the session's touched ADRs; a
-/// clean one starts its budget over (attempt 0), a failing one is charged.
+/// clean one starts its budget over (no charge), a failing one is charged.
 fn count_write(
     root: &Path,
     session: &str,
     rel: &str,
     errors: usize,
     budget: u32,
-) -> Result<((u32, bool), Option<String>), state::StateError> {
+) -> Result<(Option<state::Charge>, Option<String>), state::StateError> {
     state::update(root, session, |s| {
         s.touch(rel);
         if errors == 0 {
             s.reset(rel);
-            return (0, false);
+            return None;
         }
-        s.target(rel).charge(budget)
+        let failures = u32::try_from(errors).unwrap_or(u32::MAX);
+        Some(s.target(rel).charge(budget, failures))
     })
 }
 
@@ -602,26 +607,28 @@ fn post_tool_use_answer(
     report: &FileReport,
     mut decision: Decision,
     budget: u32,
-    newly_escalated: bool,
+    charge: Option<&state::Charge>,
 ) -> Ruling {
     let errors = count(report, Severity::Error);
     let warnings = count(report, Severity::Warning);
-    let attempt = decision.attempt;
-    let output = if errors > 0 && attempt <= budget {
+    let output = if let Some(charge) = charge.filter(|c| c.escalation.is_none()) {
         decision.verdict = Verdict::Block;
-        Some(HookOutput::block(feedback::adr_block(
-            report, attempt, budget,
+        Some(HookOutput::block(format!(
+            "{}{}",
+            feedback::adr_block(report, charge.attempt, budget),
+            budget::explain(charge, budget)
         )))
-    } else if errors > 0 {
+    } else if let Some(charge) = charge {
         decision.verdict = Verdict::Escalate;
+        let why = budget::escalation(charge, budget);
         let context = format!(
-            "helix-gate: the retry budget ({budget} attempts) for {rel} is spent; helix-gate no longer blocks, and a person will review it. It still fails:\n{}",
+            "helix-gate: the retry budget for {rel} is spent ({why}); helix-gate no longer blocks, and a person will review it. It still fails:\n{}",
             feedback::describe(report)
         );
         let out = HookOutput::context("PostToolUse", &context);
-        Some(if newly_escalated {
+        Some(if charge.first_escalation {
             out.with_message(format!(
-                "helix-gate: {rel} still fails {errors} check(s) after {budget} attempts; escalated to you (run `helix-gate validate {rel}`)."
+                "helix-gate: {rel} still fails {errors} check(s); escalated to you ({why}; run `helix-gate validate {rel}`)."
             ))
         } else {
             out
@@ -649,10 +656,12 @@ struct Failing {
     target: String,
     text: String,
     rules: Vec<String>,
-    /// Filled in by [`charge`]: the attempt number (`budget + 1` once spent)
-    /// and whether this Stop spent the budget.
-    attempt: u32,
-    first_escalation: bool,
+    /// How many checks fail (1 for the STEP marker); a Stop with fewer than the
+    /// target's last failure does not use up an attempt.
+    failures: u32,
+    /// Filled in by [`charge`]: the attempt number (`budget + 1` once spent),
+    /// why it counted or not, and whether this Stop spent the budget.
+    charge: Option<state::Charge>,
 }
 
 impl Failing {
@@ -661,9 +670,14 @@ impl Failing {
             target,
             text,
             rules,
-            attempt: 0,
-            first_escalation: false,
+            failures: 1,
+            charge: None,
         }
+    }
+
+    fn with_failures(mut self, failures: usize) -> Self {
+        self.failures = u32::try_from(failures).unwrap_or(u32::MAX);
+        self
     }
 }
 
@@ -837,11 +851,14 @@ fn check_touched(
             continue;
         }
         match engine.check_file(&path) {
-            Ok(checked) if checked.report.has_errors() => failing.push(Failing::new(
-                rel.clone(),
-                format!("{}:\n{}", rel, feedback::describe(&checked.report)),
-                rule_ids(&checked.report),
-            )),
+            Ok(checked) if checked.report.has_errors() => failing.push(
+                Failing::new(
+                    rel.clone(),
+                    format!("{}:\n{}", rel, feedback::describe(&checked.report)),
+                    rule_ids(&checked.report),
+                )
+                .with_failures(count(&checked.report, Severity::Error)),
+            ),
             Ok(_) => passing.push(rel.clone()),
             Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => {
                 passing.push(rel.clone());
@@ -858,7 +875,7 @@ fn charge(state: &mut SessionState, passing: &[String], failing: &mut [Failing],
         state.reset(key);
     }
     for f in failing {
-        (f.attempt, f.first_escalation) = state.target(&f.target).charge(budget);
+        f.charge = Some(state.target(&f.target).charge(budget, f.failures));
     }
 }
 
@@ -877,13 +894,23 @@ fn budget_decision(
     let mut block_text = Vec::new();
     let mut escalated_text = Vec::new();
     for f in failing {
-        let attempt = f.attempt;
-        let verdict = if attempt <= budget {
-            block_text.push(format!("[attempt {attempt}/{budget}] {}", f.text));
+        let Some(charge) = f.charge else { continue };
+        let attempt = charge.attempt;
+        let verdict = if charge.escalation.is_none() {
+            let gap = if f.text.ends_with('\n') { "" } else { "\n" };
+            block_text.push(format!(
+                "[attempt {attempt}/{budget}] {}{gap}{}",
+                f.text,
+                budget::explain(&charge, budget)
+            ));
             Verdict::Block
         } else {
-            if f.first_escalation {
-                escalated_text.push(f.target.clone());
+            if charge.first_escalation {
+                escalated_text.push(format!(
+                    "{} ({})",
+                    f.target,
+                    budget::escalation(&charge, budget)
+                ));
                 if f.target == STEP_TARGET {
                     let applied = step_fallback(root, &settings.step_marker.fallback_file, last);
                     decisions.push(Decision {
@@ -901,6 +928,7 @@ fn budget_decision(
             verdict,
             rules: f.rules.clone(),
             attempt,
+            note: Some(budget::log_note(&charge, budget)),
             ..Decision::default()
         });
     }
@@ -1165,7 +1193,9 @@ fn session_context(
 - front matter between --- lines with adr_id, title, status ({}) and files: {{create, modify, docs}} lists\n\
 - files paths relative to the repository root (no /home/..., ~ or ..); every files.modify path must exist\n\
 - ## sections: {} (at least {} characters each)\n\
-- {}: at least {} checkbox items (- [ ] ...)\n",
+- {}: at least {} checkbox items (- [ ] ...)\n\
+- no template placeholder left: replace every <...> gap of the template, brackets included (template-placeholder)\n\
+- `helix-gate new \"<title>\"` writes a new ADR from the template that passes once its gaps are filled\n",
         settings.adr.globs.join(", "),
         crate::rules::front_matter::STATUSES.join("|"),
         rules.base.required_sections.join(", "),
@@ -1178,7 +1208,14 @@ fn session_context(
         .iter()
         .filter(|r| r.severity == Severity::Error)
     {
-        let _ = writeln!(text, "- {} ({})", rule.message, rule.id);
+        match &rule.hint {
+            Some(hint) => {
+                let _ = writeln!(text, "- {} ({}): {hint}", rule.message, rule.id);
+            }
+            None => {
+                let _ = writeln!(text, "- {} ({})", rule.message, rule.id);
+            }
+        }
     }
     if settings.step_marker.enabled {
         let _ = writeln!(

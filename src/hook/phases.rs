@@ -44,20 +44,25 @@ pub(super) fn post_tool_use(
         Err(e) => return Err(InfraError::new(e.to_string(), Some(&engine.settings))),
     };
     let errors = count(&report, Severity::Error);
-    let ((attempt, newly_escalated), note) = state::update(root, session_id(event), |s| {
+    let (charge, note) = state::update(root, session_id(event), |s| {
         if errors == 0 {
             s.reset(&rel);
-            return (0, false);
+            return None;
         }
-        s.target(&rel).charge(budget)
+        let failures = u32::try_from(errors).unwrap_or(u32::MAX);
+        Some(s.target(&rel).charge(budget, failures))
     })
     .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
     notes.extend(note.clone());
+    let budget_note = charge.as_ref().map(|c| super::budget::log_note(c, budget));
     let decision = Decision {
         target: rel.clone(),
         rules: rule_ids(&report),
-        attempt,
-        note,
+        attempt: charge.as_ref().map_or(0, |c| c.attempt),
+        note: match (note, budget_note) {
+            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        },
         ..Decision::default()
     };
     Ok(post_tool_use_answer(
@@ -65,6 +70,6 @@ pub(super) fn post_tool_use(
         &report,
         decision,
         budget,
-        newly_escalated,
+        charge.as_ref(),
     ))
 }

@@ -28,23 +28,94 @@ pub fn approval_key(rel: &str) -> String {
 /// Attempts for one target (an ADR path, `step-marker` or an [`approval_key`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Target {
-    /// Blocks so far since the target last passed.
+    /// Blocks so far since the target last passed that used up the budget.
     pub attempts: u32,
     /// The budget was spent and the escalation recorded.
     pub escalated: bool,
+    /// Failing saves since the target last passed, counted or not: the hard cap
+    /// (twice the budget) bounds them, so even a loop that keeps improving ends.
+    #[serde(default)]
+    pub tries: u32,
+    /// How many checks failed at the last failing save; a save that lowers it is free.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_failures: Option<u32>,
+}
+
+/// Why a failing save did or did not use up an attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// The target's first failure since it last passed.
+    First,
+    /// Fewer checks fail than at the previous failing save: not counted.
+    Improved { from: u32, to: u32 },
+    /// As many or more checks fail than before: counted.
+    NotImproved { from: u32, to: u32 },
+}
+
+/// Why the target escalated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Escalation {
+    /// `budget` attempts were used without the failures going down.
+    BudgetSpent,
+    /// More than twice the budget of failing saves, improving or not.
+    HardCap,
+}
+
+/// What one failing save cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Charge {
+    /// Attempts used up so far (`budget + 1` once escalated).
+    pub attempt: u32,
+    /// Failing saves since the target last passed, this one included.
+    pub tries: u32,
+    /// Whether this save used up an attempt.
+    pub counted: bool,
+    pub why: Why,
+    /// Set once the target no longer blocks.
+    pub escalation: Option<Escalation>,
+    /// This save spent the budget (tell the user once).
+    pub first_escalation: bool,
 }
 
 impl Target {
-    /// Count one more failure against `budget`: the attempt number (`budget + 1`
-    /// once the budget is spent) and whether this call spent it (escalate once).
-    pub fn charge(&mut self, budget: u32) -> (u32, bool) {
-        if self.attempts < budget {
-            self.attempts += 1;
-            (self.attempts, false)
+    /// Count one failing save with `failures` failing checks against `budget`: a save
+    /// that lowers the number of failing checks does not use up an attempt, but no
+    /// target fails more than `2 * budget` times before it escalates.
+    pub fn charge(&mut self, budget: u32, failures: u32) -> Charge {
+        let previous = self.last_failures.replace(failures);
+        self.tries = self.tries.saturating_add(1);
+        let why = match previous {
+            None => Why::First,
+            Some(from) if failures < from => Why::Improved { from, to: failures },
+            Some(from) => Why::NotImproved { from, to: failures },
+        };
+        let hard_cap = self.tries > budget.saturating_mul(2);
+        let counted = !matches!(why, Why::Improved { .. });
+        let escalation = if hard_cap {
+            Some(Escalation::HardCap)
+        } else if self.escalated || (counted && self.attempts >= budget) {
+            Some(Escalation::BudgetSpent)
         } else {
-            let first = !self.escalated;
+            None
+        };
+        if escalation.is_none() && counted {
+            self.attempts += 1;
+        }
+        let first_escalation = escalation.is_some() && !self.escalated;
+        if escalation.is_some() {
             self.escalated = true;
-            (budget + 1, first)
+        }
+        Charge {
+            attempt: if escalation.is_some() {
+                budget + 1
+            } else {
+                self.attempts
+            },
+            tries: self.tries,
+            counted: counted && escalation.is_none(),
+            why,
+            escalation,
+            first_escalation,
         }
     }
 }
@@ -261,11 +332,60 @@ mod tests {
         other.join().unwrap();
     }
 
+    fn short(c: Charge) -> (u32, bool, bool) {
+        (c.attempt, c.counted, c.first_escalation)
+    }
+
     #[test]
     fn charge_counts_to_the_budget_then_escalates_once() {
         let mut t = Target::default();
-        assert_eq!((t.charge(2), t.charge(2)), ((1, false), (2, false)));
-        assert_eq!((t.charge(2), t.charge(2)), ((3, true), (3, false)));
+        assert_eq!(
+            (short(t.charge(2, 1)), short(t.charge(2, 1))),
+            ((1, true, false), (2, true, false))
+        );
+        let spent = t.charge(2, 1);
+        assert_eq!(
+            (short(spent), spent.escalation),
+            ((3, false, true), Some(Escalation::BudgetSpent))
+        );
+        assert_eq!(short(t.charge(2, 1)), (3, false, false));
+    }
+
+    #[test]
+    fn fewer_failures_are_free_until_the_hard_cap() {
+        let mut t = Target::default();
+        let first = t.charge(3, 9);
+        assert_eq!(
+            (first.attempt, first.counted, first.why),
+            (1, true, Why::First)
+        );
+        for (failures, tries) in [(8, 2), (7, 3), (6, 4), (5, 5), (4, 6)] {
+            let c = t.charge(3, failures);
+            assert_eq!(
+                (c.attempt, c.counted, c.tries, c.escalation),
+                (1, false, tries, None)
+            );
+            assert_eq!(
+                c.why,
+                Why::Improved {
+                    from: failures + 1,
+                    to: failures
+                }
+            );
+        }
+        let capped = t.charge(3, 3);
+        assert_eq!(
+            (capped.attempt, capped.first_escalation, capped.escalation),
+            (4, true, Some(Escalation::HardCap))
+        );
+        // More failures than before count again.
+        let mut t = Target::default();
+        t.charge(3, 2);
+        let worse = t.charge(3, 5);
+        assert_eq!(
+            (worse.attempt, worse.counted, worse.why),
+            (2, true, Why::NotImproved { from: 2, to: 5 })
+        );
     }
 
     #[test]

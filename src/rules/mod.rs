@@ -72,6 +72,7 @@ pub mod input;
 pub mod numbering;
 pub mod phases;
 pub mod sections;
+pub mod template;
 
 use std::fmt;
 use std::path::Path;
@@ -188,6 +189,7 @@ pub fn registry() -> Vec<&'static RuleMeta> {
         input::RULES,
         front_matter::RULES,
         sections::RULES,
+        template::RULES,
         file_refs::RULES,
         across::RULES,
         concept::RULES,
@@ -260,6 +262,7 @@ pub fn check(adr: &Adr, ctx: &Context<'_>) -> Vec<Finding> {
     let mut findings = Vec::new();
     front_matter::check(adr, ctx, &mut findings);
     sections::check(adr, ctx, &mut findings);
+    template::check(adr, ctx, &mut findings);
     contextual::check(adr, ctx, &mut findings);
     file_refs::check(adr, ctx, &mut findings);
     findings

@@ -45,3 +45,29 @@ fn public_adr_corpus_is_processed_without_crash() {
     assert_eq!(doc["summary"]["files"], expected);
     assert!(expected > 50, "corpus unexpectedly small: {expected}");
 }
+
+/// Real ADRs (public ones and the preset corpus) are never taken for half-filled
+/// templates: angle brackets in them are HTML, links, generics or name patterns.
+#[test]
+fn no_real_adr_has_a_template_placeholder() {
+    let corpus = manifest_dir().join("../shared/corpus");
+    if !corpus.is_dir() {
+        eprintln!("skipped: {} does not exist", corpus.display());
+        return;
+    }
+    let out = run(
+        &manifest_dir(),
+        &["validate", corpus.to_str().unwrap(), "--format", "json"],
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let mut hits = Vec::new();
+    for file in doc["files"].as_array().unwrap() {
+        for finding in file["findings"].as_array().unwrap() {
+            if finding["rule"] == "template-placeholder" {
+                hits.push(format!("{} {}", file["path"], finding["message"]));
+            }
+        }
+    }
+    assert!(doc["summary"]["files"].as_u64().unwrap() > 50);
+    assert!(hits.is_empty(), "{hits:#?}");
+}

@@ -9,6 +9,7 @@
 
 mod adr_dir;
 mod approval;
+mod budget;
 mod ci_recipes;
 mod completions;
 mod concept;
@@ -22,7 +23,9 @@ mod hostile_hook;
 mod hostile_input;
 mod hostile_precommit;
 mod hostile_terminal;
+mod language;
 mod marketplace;
+mod new;
 mod phases;
 mod precommit;
 mod schemas;

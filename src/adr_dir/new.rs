@@ -1,0 +1,252 @@
+//! `helix-gate new "<title>"`: a new ADR from a shipped template, where the project
+//! keeps it.
+//!
+//! Inside a consultant session (the current directory is in a folder matching
+//! `new.sessions`, default `projects/sessions/*`) the draft goes to
+//! `<session>/output/ADR-<slug>.md` with `adr_id: "XXX"`: the seed's consultant writes
+//! drafts without a number and `finalize` assigns one under the ADR directory's lock
+//! when the draft is done. Reserving a number at `new` would leave gaps for every
+//! abandoned draft and could not stop two sessions from picking the same one.
+//!
+//! Anywhere else the ADR goes straight into the ADR directory as `NNN-<slug>.md` with
+//! the next free number, like `adr new` of adr-tools: there is no later finalize step
+//! for it, and creating the file under the directory's lock is what reserves the
+//! number (`next-number` and `finalize` count file names).
+//!
+//! Templates are `templates/<name>.md`, embedded in the binary; a second one is one
+//! more file and one more line in [`TEMPLATES`]. Their `<...>` gaps are what the
+//! `template-placeholder` rule reports until they are filled in.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+
+use super::catalog::{Catalog, format_number};
+use super::lock::Lock;
+use super::{Workspace, slug};
+use crate::engine::Engine;
+
+/// The shipped templates by name.
+pub const TEMPLATES: &[(&str, &str)] = &[("helix", include_str!("../../templates/helix.md"))];
+
+/// The `adr_id` of a draft that has no number yet (finalize assigns one).
+pub const DRAFT_ID: &str = "XXX";
+
+/// The text of the shipped template `name`.
+pub fn template(name: &str) -> Option<&'static str> {
+    TEMPLATES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
+}
+
+/// What a template's `{{...}}` fields are filled with.
+#[derive(Debug, Clone)]
+pub struct Fill<'a> {
+    pub title: &'a str,
+    pub adr_id: &'a str,
+    pub min_section_length: usize,
+    pub min_acceptance_criteria: usize,
+}
+
+/// The template with its fields filled in. The title is written once into a
+/// double-quoted YAML string (escaped) and once as the heading.
+pub fn render(template: &str, fill: &Fill<'_>) -> String {
+    let quoted = fill.title.replace('\\', "\\\\").replace('"', "\\\"");
+    template
+        .replace("title: \"{{title}}\"", &format!("title: \"{quoted}\""))
+        .replace("{{title}}", fill.title)
+        .replace("{{adr_id}}", fill.adr_id)
+        .replace(
+            "{{min_section_length}}",
+            &fill.min_section_length.to_string(),
+        )
+        .replace(
+            "{{min_acceptance_criteria}}",
+            &fill.min_acceptance_criteria.to_string(),
+        )
+}
+
+/// Where the new ADR went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// A draft in a consultant session (this folder, repository-relative); no number yet.
+    Session(String),
+    /// Straight into the ADR directory with this number.
+    AdrDirectory(u32),
+}
+
+/// What `new` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Created {
+        /// Absolute path of the new file.
+        path: PathBuf,
+        /// The path as the user should type it: relative to the current directory when
+        /// the file is below it, else to the repository root.
+        display: String,
+        place: Place,
+        template: String,
+    },
+    /// The file exists already; nothing was written.
+    Exists { display: String },
+}
+
+/// Create an ADR titled `title` in the repository at `root`, seen from `cwd`.
+pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
+    let title = title.trim();
+    if title.is_empty() {
+        bail!("the title is empty; give the ADR a title: helix-gate new \"<title>\"");
+    }
+    if title.chars().any(char::is_control) {
+        bail!("the title contains a line break or another control character; use one line");
+    }
+    let root = crate::paths::absolute(root);
+    let cwd = crate::paths::absolute(cwd);
+    let engine = Engine::load(&root, None)?;
+    let name = engine.settings.new.template.clone();
+    let Some(text) = template(&name) else {
+        let known: Vec<&str> = TEMPLATES.iter().map(|(n, _)| *n).collect();
+        bail!(
+            "unknown template `{name}` (new.template in config/helix-gate.yaml); shipped templates: {}",
+            known.join(", ")
+        );
+    };
+    let base = (
+        engine.rules.base.min_section_length,
+        engine.rules.base.min_acceptance_criteria,
+    );
+    let fill = |adr_id: &str| {
+        render(
+            text,
+            &Fill {
+                title,
+                adr_id,
+                min_section_length: base.0,
+                min_acceptance_criteria: base.1,
+            },
+        )
+    };
+    let show = |path: &Path| {
+        crate::paths::relative_to(&cwd, path).unwrap_or_else(|| crate::paths::display(&root, path))
+    };
+    let slug = slug::slug(title);
+    if let Some(session) = session_of(&root, &cwd, &engine)? {
+        let dir = session.join(&engine.settings.new.drafts);
+        crate::fs::confine::create_dir_all(&root, &dir)
+            .with_context(|| format!("cannot create {}", show(&dir)))?;
+        let path = dir.join(format!("ADR-{slug}.md"));
+        return create(&root, &path, &fill(DRAFT_ID), show(&path)).map(|created| {
+            created.map_or_else(
+                |display| Outcome::Exists { display },
+                |display| Outcome::Created {
+                    path: path.clone(),
+                    display,
+                    place: Place::Session(crate::paths::display(&root, &session)),
+                    template: name.clone(),
+                },
+            )
+        });
+    }
+    let dir = crate::paths::absolute(&root.join(&engine.settings.adr.directory));
+    if dir.exists() && !dir.is_dir() {
+        bail!(
+            "the ADR directory {} is not a directory (set adr.directory in config/helix-gate.yaml)",
+            show(&dir)
+        );
+    }
+    if !dir.exists() {
+        crate::fs::confine::create_dir_all(&root, &dir)
+            .with_context(|| format!("cannot create the ADR directory {}", show(&dir)))?;
+    }
+    // The directory exists now, so this is `Workspace::open` without loading the
+    // settings and rules a second time.
+    let ws = Workspace { engine, dir };
+    // The number is taken by the file itself, so it is picked and the file created
+    // under the lock finalize holds while it numbers a draft.
+    let _lock = Lock::acquire(&root, &ws.dir)?;
+    let number = Catalog::load(&ws.engine, &ws.dir)?.next_number()?;
+    let id = format_number(number);
+    let path = ws.dir.join(format!("{id}-{slug}.md"));
+    let created = create(&root, &path, &fill(&id), show(&path))?;
+    Ok(created.map_or_else(
+        |display| Outcome::Exists { display },
+        |display| Outcome::Created {
+            path: path.clone(),
+            display,
+            place: Place::AdrDirectory(number),
+            template: name,
+        },
+    ))
+}
+
+/// Create `path` with `text`, never over an existing file: `Ok(Ok(display))` when
+/// written, `Ok(Err(display))` when the file exists.
+fn create(
+    root: &Path,
+    path: &Path,
+    text: &str,
+    display: String,
+) -> anyhow::Result<Result<String, String>> {
+    match crate::fs::atomic::create_new(root, path, text.as_bytes()) {
+        Ok(()) => Ok(Ok(display)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(Err(display)),
+        Err(e) => Err(e).with_context(|| format!("cannot write {display}")),
+    }
+}
+
+/// The consultant session folder `cwd` is in: the nearest folder from `cwd` up to
+/// (not including) the repository root that matches `new.sessions`.
+fn session_of(root: &Path, cwd: &Path, engine: &Engine) -> anyhow::Result<Option<PathBuf>> {
+    let globs = engine
+        .settings
+        .new
+        .session_globs()
+        .map_err(|e| anyhow::anyhow!("new.sessions in config/helix-gate.yaml: {e}"))?;
+    for dir in cwd.ancestors() {
+        if dir == root {
+            break;
+        }
+        match crate::paths::relative_to(root, dir) {
+            Some(rel) if globs.is_match(&rel) => return Ok(Some(dir.to_path_buf())),
+            Some(_) => {}
+            // Outside the repository: never a session of it.
+            None => break,
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shipped_template_is_found_by_name() {
+        for (name, text) in TEMPLATES {
+            assert_eq!(template(name), Some(*text));
+            assert!(
+                text.contains("{{title}}") && text.contains("{{adr_id}}"),
+                "{name}"
+            );
+        }
+        assert_eq!(template("nope"), None);
+    }
+
+    #[test]
+    fn the_title_is_escaped_in_the_front_matter_only() {
+        let text = render(
+            "title: \"{{title}}\"\n# ADR-{{adr_id}}: {{title}}\n",
+            &Fill {
+                title: r#"Say "hi" \ bye"#,
+                adr_id: DRAFT_ID,
+                min_section_length: 50,
+                min_acceptance_criteria: 3,
+            },
+        );
+        assert_eq!(
+            text,
+            "title: \"Say \\\"hi\\\" \\\\ bye\"\n# ADR-XXX: Say \"hi\" \\ bye\n"
+        );
+    }
+}

@@ -1,0 +1,367 @@
+//! `helix-gate new`: where the ADR goes, its number, no overwrite, and the template,
+//! the `SessionStart` context and the rules agreeing: the template as shipped fails only
+//! with placeholder findings, and filled in mechanically it passes `validate`, the
+//! hook's first save and `finalize`.
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::support::cli::*;
+
+/// A repository laid out like HELIX: `adr/` with one ADR, a consultant session folder.
+fn helix_repo() -> tempfile::TempDir {
+    let repo = scratch_repo();
+    write(
+        repo.path(),
+        "adr/007-older.md",
+        good_adr().replace("\"001\"", "\"007\""),
+    );
+    write(repo.path(), "src/lib.rs", "");
+    std::fs::create_dir_all(repo.path().join("projects/sessions/s1")).unwrap();
+    repo
+}
+
+/// The rule ids `validate` reports for one file, and the exit code.
+fn findings(cwd: &Path, file: &str) -> (i32, Vec<(String, String)>) {
+    let out = run(cwd, &["validate", file, "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let list = doc["files"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_owned(),
+                f["severity"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    (code(&out), list)
+}
+
+/// Picks one of a placeholder's alternatives (`<a|b|c>`).
+type Choose = dyn Fn(&[&str]) -> String;
+
+/// Fill every `<...>` gap of a template the way a model following it would, but
+/// mechanically: `<a|b|c>` takes the alternative `choose` picks, a path keeps its
+/// text, anything else becomes its own words plus a sentence (so sections get long
+/// enough). HTML comments (`<!--`) are left alone.
+fn fill(template: &str, choose: &Choose) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(i) = rest.find('<') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let close = after.find(['>', '\n']);
+        let starts_with_letter = after.chars().next().is_some_and(char::is_alphabetic);
+        match close {
+            Some(c) if starts_with_letter && after[c..].starts_with('>') => {
+                let inner = &after[..c];
+                let alternatives: Vec<&str> = inner.split('|').collect();
+                if alternatives.len() > 1 && !inner.contains(' ') {
+                    out.push_str(&choose(&alternatives));
+                } else if inner.contains('/') && !inner.contains(' ') {
+                    out.push_str(inner);
+                } else {
+                    out.push_str(inner.trim_end_matches(['.', '?']));
+                    out.push_str(
+                        ". Dieser Satz steht für den Inhalt, den das Modell hier schreibt.",
+                    );
+                }
+                rest = &after[c + 1..];
+            }
+            _ => {
+                out.push('<');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn first(alternatives: &[&str]) -> String {
+    alternatives[0].to_owned()
+}
+
+#[test]
+fn in_a_session_new_writes_an_unnumbered_draft_and_never_overwrites() {
+    let repo = helix_repo();
+    let session = repo.path().join("projects/sessions/s1");
+    let out = run(&session, &["new", "Größere Caches für \"Regeln\""]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let draft = "output/ADR-groessere-caches-fuer-regeln.md";
+    assert!(
+        stdout(&out).starts_with(&format!(
+            "created {draft} (draft in session projects/sessions/s1, template helix; no number yet"
+        )),
+        "{}",
+        stdout(&out)
+    );
+    let text = std::fs::read_to_string(session.join(draft)).unwrap();
+    assert!(
+        text.starts_with("---\nadr_id: \"XXX\"\ntitle: \"Größere Caches für \\\"Regeln\\\"\"\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n# ADR-XXX: Größere Caches für \"Regeln\"\n"),
+        "{text}"
+    );
+    assert!(!text.contains("{{"), "{text}");
+    // Nothing was numbered or put into adr/.
+    assert_eq!(
+        std::fs::read_dir(repo.path().join("adr")).unwrap().count(),
+        1
+    );
+
+    std::fs::write(session.join(draft), "mine").unwrap();
+    let again = run(&session, &["new", "Größere Caches für \"Regeln\""]);
+    assert_eq!(code(&again), 1);
+    assert!(
+        stderr(&again).contains(&format!("{draft} already exists; nothing was written")),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(
+        std::fs::read_to_string(session.join(draft)).unwrap(),
+        "mine"
+    );
+
+    // A subfolder of the session still belongs to it.
+    std::fs::create_dir_all(session.join("notes")).unwrap();
+    let out = run(&session.join("notes"), &["new", "Zweiter Entwurf"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(session.join("output/ADR-zweiter-entwurf.md").is_file());
+}
+
+#[test]
+fn outside_a_session_new_takes_the_next_number_in_the_adr_directory() {
+    let repo = helix_repo();
+    let out = run(repo.path(), &["new", "Lazy rule loading"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).lines().next(),
+        Some("created adr/008-lazy-rule-loading.md (ADR-008, template helix)")
+    );
+    let text = std::fs::read_to_string(repo.path().join("adr/008-lazy-rule-loading.md")).unwrap();
+    assert!(text.starts_with("---\nadr_id: \"008\"\n"), "{text}");
+    assert!(text.contains("\n# ADR-008: Lazy rule loading\n"));
+    // The file reserves its number.
+    let next = run(repo.path(), &["next-number"]);
+    assert_eq!(stdout(&next), "009\n");
+    // A repository without an ADR directory gets one.
+    let empty = scratch_repo();
+    let out = run(empty.path(), &["new", "First"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(empty.path().join("adr/001-first.md").is_file());
+    // Bad titles are usage errors and write nothing.
+    for title in ["  ", "two\nlines"] {
+        let out = run(empty.path(), &["new", title]);
+        assert_eq!(code(&out), 2, "{title:?}");
+    }
+    assert_eq!(
+        std::fs::read_dir(empty.path().join("adr")).unwrap().count(),
+        1
+    );
+}
+
+#[test]
+fn the_template_as_shipped_fails_only_with_placeholder_findings() {
+    let repo = helix_repo();
+    let session = repo.path().join("projects/sessions/s1");
+    assert_eq!(code(&run(&session, &["new", "Cache"])), 0);
+    let (exit, list) = findings(&session, "output/ADR-cache.md");
+    assert_eq!(exit, 1);
+    assert!(list.len() > 10, "{list:?}");
+    assert!(
+        list.iter()
+            .all(|(rule, severity)| rule == "template-placeholder" && severity == "error"),
+        "{list:?}"
+    );
+}
+
+#[test]
+fn the_template_filled_in_mechanically_passes_validate_the_hook_and_finalize() {
+    // Every choice of change_scope and classification the template offers.
+    let choices: [&Choose; 3] = [
+        &first,
+        &|alts: &[&str]| {
+            if alts.contains(&"major") {
+                "major".to_owned()
+            } else {
+                alts[0].to_owned()
+            }
+        },
+        &|alts: &[&str]| alts[alts.len() - 1].to_owned(),
+    ];
+    for (i, choose) in choices.iter().enumerate() {
+        let repo = helix_repo();
+        write(
+            repo.path(),
+            "config/approvals.yaml",
+            "approvals:\n  adr:\n    enabled: false\n",
+        );
+        let session = repo.path().join("projects/sessions/s1");
+        assert_eq!(code(&run(&session, &["new", "Cache parsed rules"])), 0);
+        let draft = session.join("output/ADR-cache-parsed-rules.md");
+        let filled = fill(&std::fs::read_to_string(&draft).unwrap(), choose);
+        assert!(!filled.contains("XXX>"), "{filled}");
+        std::fs::write(&draft, &filled).unwrap();
+        // The one file it says it modifies exists, as it would in a real project.
+        write(repo.path(), "src/existierende/datei.rs", "");
+
+        let (exit, list) = findings(&session, "output/ADR-cache-parsed-rules.md");
+        assert_eq!(exit, 0, "choice {i}: {list:?}\n{filled}");
+        assert!(
+            list.iter().all(|(_, severity)| severity != "error"),
+            "choice {i}: {list:?}"
+        );
+
+        // The hook's first save of it: no block.
+        let rel = "projects/sessions/s1/output/ADR-cache-parsed-rules.md";
+        let answer = hook(
+            repo.path(),
+            &json!({"session_id": "s", "cwd": session, "hook_event_name": "PostToolUse",
+                    "tool_name": "Write", "tool_input": {"file_path": repo.path().join(rel)},
+                    "tool_response": {}, "tool_use_id": "t1"}),
+        );
+        assert!(
+            answer.as_ref().is_none_or(|a| a.get("decision").is_none()),
+            "choice {i}: {answer:?}"
+        );
+
+        // finalize takes it into adr/ with the next number.
+        let out = run(&session, &["finalize", "output/ADR-cache-parsed-rules.md"]);
+        assert_eq!(
+            code(&out),
+            0,
+            "choice {i}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        assert!(repo.path().join("adr/008-cache-parsed-rules.md").is_file());
+    }
+}
+
+#[test]
+fn the_session_start_context_names_what_the_template_needs() {
+    let repo = helix_repo();
+    let answer = hook(
+        repo.path(),
+        &json!({"session_id": "s", "hook_event_name": "SessionStart", "source": "startup"}),
+    )
+    .unwrap();
+    let text = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    for needed in [
+        "Kontext, Entscheidung, Implementation, Dokumentation, Akzeptanzkriterien, Konsequenzen",
+        "(template-placeholder)",
+        "helix-gate new \"<title>\"",
+        "(major-needs-migration): add \"## Migration\" with the phases and steps (Phase, Schritt/Step) and a rollback plan, and an acceptance criterion",
+    ] {
+        assert!(text.contains(needed), "{needed}\n{text}");
+    }
+    // Every section the rules require is one of the template's headings.
+    let template = std::fs::read_to_string(manifest_dir().join("templates/helix.md")).unwrap();
+    for section in [
+        "Kontext",
+        "Entscheidung",
+        "Implementation",
+        "Dokumentation",
+        "Akzeptanzkriterien",
+        "Konsequenzen",
+        "Migration",
+    ] {
+        assert!(template.contains(&format!("\n## {section}\n")), "{section}");
+    }
+}
+
+/// Run the hook in `root` with `event` (as `CLAUDE_PROJECT_DIR`); None for no output.
+pub(crate) fn hook(root: &Path, event: &Value) -> Option<Value> {
+    let mut child = Command::new(bin())
+        .arg("hook")
+        .current_dir(root)
+        .env("CLAUDE_PROJECT_DIR", root)
+        .env_remove("HELIX_GATE_CHILD")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn hook");
+    let _ = child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{event}\n").as_bytes());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    (!text.is_empty()).then(|| serde_json::from_str(text.trim()).expect("one JSON object"))
+}
+
+mod e2e {
+    //! The real Claude Code client against the fake Messages API: a model that writes
+    //! `new`'s template as shipped is blocked with the placeholders, and the same
+    //! template filled in passes on its first complete save.
+
+    use serde_json::json;
+
+    use crate::support::claude::{ClaudeRun, ScratchRepo, hook_blocking_errors, require_claude};
+    use crate::support::cli::*;
+    use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+
+    #[test]
+    fn the_shipped_template_is_blocked_and_the_filled_one_passes_at_once() {
+        let Some(claude) = require_claude() else {
+            return;
+        };
+        let repo = ScratchRepo::new();
+        repo.write("src/existierende/datei.rs", "");
+        repo.write(
+            "config/approvals.yaml",
+            "approvals:\n  adr:\n    enabled: false\n",
+        );
+        assert_eq!(code(&run(repo.path(), &["install", "claude"])), 0);
+        let out = run(repo.path(), &["new", "Cache parsed rules"]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let rel = "adr/001-cache-parsed-rules.md";
+        let shipped = repo.read(rel).unwrap();
+        let filled = super::fill(&shipped, &super::first);
+        let api = FakeApi::start(move |_: &RecordedRequest, conv: &Conversation<'_>| {
+            let dir = conv.working_dir().expect("working dir");
+            let write = |content: &str| {
+                Turn::text("Writing the ADR.").with_tool(
+                    "Write",
+                    json!({"file_path": dir.join(rel), "content": content}),
+                )
+            };
+            match conv.request_index() {
+                0 => write(&shipped),
+                1 => write(&filled),
+                _ => Turn::text("ADR written."),
+            }
+        });
+        let outcome = ClaudeRun::new(&claude, &api, repo.path(), "Write the ADR").run();
+        outcome.assert_success();
+        let requests = api.main_requests();
+        assert_eq!(requests.len(), 3, "{}", outcome.describe());
+        // The SessionStart context told the model about the placeholders and `new`.
+        assert!(
+            requests[0].contains("template-placeholder"),
+            "the SessionStart context did not reach the model"
+        );
+        let blocks = hook_blocking_errors(&requests, "PostToolUse:Write");
+        assert_eq!(blocks.len(), 1, "{blocks:#?}");
+        assert!(
+            blocks[0].contains("[template-placeholder]"),
+            "{}",
+            blocks[0]
+        );
+        assert!(!blocks[0].contains("[section-missing]"), "{}", blocks[0]);
+        assert_eq!(outcome.result_text(), Some("ADR written."));
+    }
+}
