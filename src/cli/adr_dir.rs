@@ -125,6 +125,18 @@ pub(super) fn index(_check: bool, write: bool) -> anyhow::Result<ExitStatus> {
 
 /// `helix-gate doctor [--format human|json]`.
 pub(super) fn doctor(format: Format) -> anyhow::Result<ExitStatus> {
-    let (reports, read_errors) = adr_dir::doctor(&current_root())?;
+    let root = current_root();
+    // The approvals config too, so that doctor reproduces the configuration error
+    // pre-commit and the Stop gate stop on (exit 2), and names the seed keys that
+    // are accepted but do nothing here.
+    let approvals = crate::approval::settings(&root)?;
+    if !approvals.orchestrator_keys.is_empty() {
+        print_stderr(&format!(
+            "helix-gate: note: {} has keys that only the HELIX orchestrator uses; accepted, no effect here: {}\n",
+            escape_controls(&approvals.origin),
+            escape_controls(&approvals.orchestrator_keys.join(", "))
+        ));
+    }
+    let (reports, read_errors) = adr_dir::doctor(&root)?;
     super::validate::finish(&reports, &read_errors, format)
 }

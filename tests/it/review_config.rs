@@ -1,0 +1,235 @@
+//! The seeds' `config/approvals.yaml` as written, the `docs` approval type, and
+//! a configuration error that the command named in pre-commit's hint
+//! reproduces. Reviewers are counting stub executables; the repositories are
+//! real git repositories.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::json;
+
+use crate::approval::canned_result;
+use crate::precommit::{ADR, Repo, bounded, isolated};
+use crate::support::cli::{code, manifest_dir, stderr, stdout, write};
+
+/// A stub `claude` in `<dir>/claude` that counts its runs in `<dir>/runs` and
+/// prints `result`; with `fail_first`, its first run crashes (exit 3, no
+/// output). Returns the directory (to put first on PATH).
+pub(crate) fn counting_reviewer(dir: &Path, result: &str, fail_first: bool) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt as _;
+    let result_path = write(dir, "result.json", result);
+    let runs = dir.join("runs");
+    let script = write(
+        dir,
+        "claude",
+        format!(
+            "#!/bin/sh\nn=$(cat '{runs}' 2>/dev/null || echo 0)\nn=$((n + 1))\necho $n > '{runs}'\n{fail}cat '{result}'\n",
+            runs = runs.display(),
+            result = result_path.display(),
+            fail = if fail_first {
+                "if [ $n -eq 1 ]; then echo crashed >&2; exit 3; fi\n"
+            } else {
+                ""
+            },
+        ),
+    );
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir.to_path_buf()
+}
+
+/// How often the stub in `dir` ran.
+pub(crate) fn reviewer_runs(dir: &Path) -> u32 {
+    std::fs::read_to_string(dir.join("runs")).map_or(0, |t| t.trim().parse().unwrap())
+}
+
+/// `helix-gate <args>` in `repo` with the stub directory first on PATH (the
+/// seeds' files name no command, so the default `claude` is looked up there).
+pub(crate) fn helix_with_stub(repo: &Repo, stub: &Path, args: &[&str]) -> Output {
+    let path = std::env::join_paths(std::iter::once(stub.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    bounded(
+        isolated(crate::support::cli::bin(), &repo.root)
+            .env("PATH", path)
+            .args(args),
+    )
+}
+
+fn approved() -> String {
+    canned_result(
+        &json!({"result": "approved", "confidence": 0.95, "findings": [], "recommendations": []}),
+    )
+}
+
+fn seed(name: &str) -> String {
+    std::fs::read_to_string(manifest_dir().join("tests/fixtures/seeds").join(name)).unwrap()
+}
+
+#[test]
+fn the_seeds_approvals_files_work_as_written() {
+    for name in [
+        "approvals-freigabe-konzept.yaml",
+        "approvals-adr-015.yaml",
+        "approvals-on-rejection.yaml",
+    ] {
+        let repo = Repo::with_adr();
+        repo.write("config/approvals.yaml", seed(name));
+        let stub = counting_reviewer(&repo.base().join("stub"), &approved(), true);
+
+        assert_eq!(code(&repo.helix(&["index", "--write"])), 0);
+        let doctor = helix_with_stub(&repo, &stub, &["doctor"]);
+        assert_eq!(
+            code(&doctor),
+            0,
+            "{name}: {}{}",
+            stdout(&doctor),
+            stderr(&doctor)
+        );
+        let note = "has keys that only the HELIX orchestrator uses; accepted, no effect here: on_rejection.target_phase: consultant\n";
+        assert_eq!(
+            stderr(&doctor).contains(note),
+            name == "approvals-on-rejection.yaml",
+            "{name}: {}",
+            stderr(&doctor)
+        );
+
+        // `retry_on_failure: true`: the first run crashes, the second decides.
+        let out = helix_with_stub(&repo, &stub, &["approve", "--format", "json", ADR]);
+        assert_eq!(code(&out), 0, "{name}: {}{}", stdout(&out), stderr(&out));
+        assert_eq!(reviewer_runs(&stub), 2, "{name}");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(doc["result"], "approved");
+        assert!(
+            (doc["agent_context"]["cost"].as_f64().unwrap() - 0.01).abs() < 1e-9,
+            "the crashed run reported no cost: {doc}"
+        );
+
+        // `docs: enabled: false`, as in the seeds.
+        repo.write("docs/guide.md", "# Guide\n");
+        let out = helix_with_stub(
+            &repo,
+            &stub,
+            &["approve", "--type", "docs", "docs/guide.md"],
+        );
+        assert_eq!(code(&out), 2, "{name}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("approval type `docs` is disabled"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn without_retry_on_failure_a_crashed_reviewer_runs_once() {
+    let repo = Repo::with_adr();
+    let stub = counting_reviewer(&repo.base().join("stub"), &approved(), true);
+    let out = helix_with_stub(&repo, &stub, &["approve", ADR]);
+    assert_eq!(code(&out), 2, "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(reviewer_runs(&stub), 1);
+}
+
+#[test]
+fn a_timeout_is_not_retried() {
+    let repo = Repo::with_adr();
+    repo.write(
+        "config/approvals.yaml",
+        "defaults: {timeout: 1, retry_on_failure: true}\n",
+    );
+    let stub = counting_reviewer(&repo.base().join("stub"), &approved(), false);
+    // Sleep before answering: `exec` so the sleep is the process that is killed.
+    let script = std::fs::read_to_string(stub.join("claude")).unwrap();
+    write(
+        &stub,
+        "claude",
+        script.replace("\ncat '", "\nexec sleep 30; cat '"),
+    );
+    let out = helix_with_stub(&repo, &stub, &["approve", ADR]);
+    assert_eq!(code(&out), 2, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("timeout") || stderr(&out).contains("timed out"),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(reviewer_runs(&stub), 1);
+}
+
+#[test]
+fn the_docs_type_reviews_with_its_own_instructions() {
+    let repo = Repo::with_adr();
+    repo.write(
+        "config/approvals.yaml",
+        "approvals:\n  docs:\n    enabled: true\n",
+    );
+    repo.write("docs/guide.md", "# Guide\n\nRun `helix-gate validate`.\n");
+    let stub = counting_reviewer(&repo.base().join("stub"), &approved(), false);
+    let out = helix_with_stub(
+        &repo,
+        &stub,
+        &[
+            "approve",
+            "--type",
+            "docs",
+            "--format",
+            "json",
+            "docs/guide.md",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(reviewer_runs(&stub), 1);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["approval_type"], "docs");
+    assert_eq!(doc["files"], json!(["docs/guide.md"]));
+    // The run folder holds the docs instructions and every docs check.
+    let run = repo
+        .root
+        .join(".helix-gate/approvals")
+        .join(doc["approval_id"].as_str().unwrap());
+    let claude_md = std::fs::read_to_string(run.join("CLAUDE.md")).unwrap();
+    assert!(
+        claude_md.starts_with("# Approval: documentation review"),
+        "{claude_md}"
+    );
+    let mut checks: Vec<String> = std::fs::read_dir(run.join("checks"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    checks.sort();
+    assert_eq!(checks, ["completeness.md", "consistency.md", "examples.md"]);
+    // The same content again: the cache answers, no second run.
+    let out = helix_with_stub(
+        &repo,
+        &stub,
+        &["approve", "--type", "docs", "docs/guide.md"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(reviewer_runs(&stub), 1);
+}
+
+#[test]
+fn a_broken_approvals_config_is_reproduced_by_the_command_the_hint_names() {
+    let repo = Repo::with_adr();
+    repo.write(
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    retry_on_failur: true\n",
+    );
+    repo.write(ADR, crate::support::cli::good_adr() + "\nMore.\n");
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("unknown field `retry_on_failur`"), "{err}");
+    assert!(
+        err.contains("(`helix-gate doctor` shows the same error)"),
+        "{err}"
+    );
+    let doctor = repo.helix(&["doctor"]);
+    assert_eq!(code(&doctor), 2, "{}", stderr(&doctor));
+    assert!(
+        stderr(&doctor).contains("unknown field `retry_on_failur`"),
+        "{}",
+        stderr(&doctor)
+    );
+}
