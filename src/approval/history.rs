@@ -67,6 +67,30 @@ pub enum Record {
         tokens_used: u64,
         errors: usize,
         warnings: usize,
+        /// SHA-256 (hex) of each file's judged bytes, in the order of `files`
+        /// (absent in lines of earlier versions).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        contents: Vec<String>,
+        /// The Claude Code session that asked (`CLAUDE_CODE_SESSION_ID`), when any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session: Option<String>,
+    },
+    /// A person's judgement of the latest verdict of one file's content
+    /// (`helix-gate approve --override`), the ground truth for the reviewer's
+    /// false positives and false negatives in `stats`.
+    Judgement {
+        timestamp: String,
+        approval_type: String,
+        file: String,
+        /// SHA-256 (hex) of the judged content.
+        content: String,
+        /// The approval whose verdict is judged.
+        approval_id: String,
+        /// That approval's verdict.
+        verdict: Verdict,
+        /// The person's: `approved` or `rejected`.
+        judgement: Verdict,
+        reason: String,
     },
     Escalation {
         timestamp: String,
@@ -165,11 +189,68 @@ pub fn next_runs(root: &Path, paths: &[String]) -> (Vec<u32>, usize) {
                     }
                 }
             }
-            Ok(Record::Escalation { .. }) => {}
+            Ok(Record::Escalation { .. } | Record::Judgement { .. }) => {}
             Err(_) => skipped += 1,
         }
     }
     (runs, skipped)
+}
+
+/// The latest verdict recorded for one content of one approval type, and a
+/// person's judgement of it when there is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LatestVerdict {
+    pub approval_id: String,
+    pub timestamp: String,
+    /// The path the content was reviewed under.
+    pub file: String,
+    pub result: Verdict,
+    pub stage: Stage,
+    /// `helix-gate approve --override` on this approval (the last one wins).
+    pub judgement: Option<Verdict>,
+}
+
+/// The latest verdict of type `kind` whose judged files include the content
+/// with SHA-256 `content` (hex), whatever its path was. Lines of earlier
+/// versions carry no content hash and are never matched.
+pub fn latest_verdict(history: &History, kind: &str, content: &str) -> Option<LatestVerdict> {
+    let mut latest: Option<LatestVerdict> = None;
+    for record in &history.records {
+        match record {
+            Record::Approval {
+                approval_id,
+                timestamp,
+                approval_type,
+                files,
+                result,
+                stage,
+                contents,
+                ..
+            } if approval_type == kind => {
+                if let Some(i) = contents.iter().position(|c| c == content) {
+                    latest = Some(LatestVerdict {
+                        approval_id: approval_id.clone(),
+                        timestamp: timestamp.clone(),
+                        file: files.get(i).map(|f| f.path.clone()).unwrap_or_default(),
+                        result: *result,
+                        stage: *stage,
+                        judgement: None,
+                    });
+                }
+            }
+            Record::Judgement {
+                approval_id,
+                judgement,
+                ..
+            } => {
+                if let Some(latest) = latest.as_mut().filter(|l| &l.approval_id == approval_id) {
+                    latest.judgement = Some(*judgement);
+                }
+            }
+            _ => {}
+        }
+    }
+    latest
 }
 
 /// Counts over the approval history (for `helix-gate stats`).
@@ -250,6 +331,7 @@ pub fn summarize(history: &History) -> HistorySummary {
                 }
             }
             Record::Escalation { .. } => s.escalations += 1,
+            Record::Judgement { .. } => {}
         }
     }
     #[expect(
@@ -304,6 +386,8 @@ mod tests {
             tokens_used: 0,
             errors: 0,
             warnings: 0,
+            contents: Vec::new(),
+            session: None,
         }
     }
 

@@ -27,6 +27,7 @@
 
 pub mod cache;
 pub mod claude;
+pub mod finalize;
 pub mod history;
 pub mod instructions;
 pub mod run_dir;
@@ -962,6 +963,12 @@ impl Request<'_> {
             },
             errors: count(Severity::Error),
             warnings: count(Severity::Warning),
+            contents: self
+                .files
+                .iter()
+                .map(|f| cache::hex(&cache::content_digest(&f.bytes)))
+                .collect(),
+            session: env::var(env::CLAUDE_CODE_SESSION_ID),
         }
     }
 }

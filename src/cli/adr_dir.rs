@@ -16,13 +16,17 @@ pub(super) fn next_number() -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-/// `helix-gate finalize <draft> [--dry-run]`.
-pub(super) fn finalize(draft: &Path, dry_run: bool) -> anyhow::Result<ExitStatus> {
+/// `helix-gate finalize <draft> [--dry-run] [--force]`.
+pub(super) fn finalize(draft: &Path, dry_run: bool, force: bool) -> anyhow::Result<ExitStatus> {
     let options = finalize::Options {
         dry_run,
         fault: None,
     };
-    match finalize::run_in(&current_root(), draft, options)? {
+    let done = crate::approval::finalize::run(&current_root(), draft, options, force)?;
+    for note in &done.notes {
+        print_stderr(&format!("helix-gate: note: {}\n", escape_controls(note)));
+    }
+    match done.finalization {
         finalize::Finalization::Refused { report, reason } => {
             if let Some(report) = report {
                 print(&render::human(&[report], use_color()))?;

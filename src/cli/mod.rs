@@ -140,6 +140,10 @@ pub enum Command {
         /// Print what would happen, change nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Finalize even when the latest review of the draft's content is
+        /// `rejected` or `needs_revision`.
+        #[arg(long)]
+        force: bool,
     },
     /// Check or rewrite the table of adr/INDEX.md.
     Index {
@@ -196,7 +200,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Log { tail } => log::show(tail),
         Command::Stats { format } => log::stats(format),
         Command::NextNumber => adr_dir::next_number(),
-        Command::Finalize { draft, dry_run } => adr_dir::finalize(&draft, dry_run),
+        Command::Finalize {
+            draft,
+            dry_run,
+            force,
+        } => adr_dir::finalize(&draft, dry_run, force),
         Command::Index { check, write } => adr_dir::index(check, write),
         Command::Doctor { format } => adr_dir::doctor(format),
     }

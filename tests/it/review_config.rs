@@ -233,3 +233,145 @@ fn a_broken_approvals_config_is_reproduced_by_the_command_the_hint_names() {
         stderr(&doctor)
     );
 }
+
+// ------------------------------------------------------------------ finalize and approval
+
+/// A repository whose commits need an approved review (`required_on_commit`),
+/// with the git hook installed, INDEX.md in step, and a draft in `output/`.
+fn repo_with_draft(stub_result: &str) -> (Repo, PathBuf) {
+    let repo = Repo::with_adr();
+    repo.write(
+        "config/approvals.yaml",
+        "commit:\n  required_on_commit: true\n",
+    );
+    assert_eq!(code(&repo.helix(&["index", "--write"])), 0);
+    let out = repo.helix(&["install", "git"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "--no-verify", "-m", "setup"]);
+    let draft = crate::support::cli::good_adr()
+        .replace(
+            "title: \"Cache parsed rules between hook calls\"",
+            "title: \"Second decision\"",
+        )
+        .replace("adr_id: \"001\"", "adr_id: \"001\"  # from the template");
+    repo.write("output/ADR-second.md", draft);
+    let stub = counting_reviewer(&repo.base().join("stub"), stub_result, false);
+    (repo, stub)
+}
+
+#[test]
+fn a_finalized_approved_draft_commits_without_a_new_review() {
+    let (repo, stub) = repo_with_draft(&approved());
+    let out = helix_with_stub(&repo, &stub, &["approve", "output/ADR-second.md"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(reviewer_runs(&stub), 1);
+
+    let out = helix_with_stub(&repo, &stub, &["finalize", "output/ADR-second.md"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out)
+            .contains("ADR-002 finalized: output/ADR-second.md -> adr/002-second-decision.md"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("of the draft carried over to adr/002-second-decision.md (finalize changed only adr_id, the file name and INDEX.md)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        repo.read("adr/002-second-decision.md")
+            .contains("adr_id: \"002\"")
+    );
+
+    // A real commit through the installed hook: the finalized content counts as
+    // approved, and nobody started a reviewer for it.
+    repo.git(&["add", "-A"]);
+    let commit = repo.git_out(&["commit", "-q", "-m", "ADR-002"]);
+    assert!(
+        commit.status.success(),
+        "{}{}",
+        stdout(&commit),
+        stderr(&commit)
+    );
+    assert_eq!(reviewer_runs(&stub), 1);
+
+    // Control: a hand edit of adr_id is not finalize's and needs a review.
+    repo.write(
+        "adr/002-second-decision.md",
+        repo.read("adr/002-second-decision.md")
+            .replace("adr_id: \"002\"", "adr_id: \"003\""),
+    );
+    repo.git(&[
+        "mv",
+        "adr/002-second-decision.md",
+        "adr/003-second-decision.md",
+    ]);
+    assert_eq!(code(&repo.helix(&["index", "--write"])), 0);
+    repo.git(&["add", "-A"]);
+    let commit = repo.git_out(&["commit", "-q", "-m", "renumbered by hand"]);
+    assert!(!commit.status.success());
+    assert!(
+        stderr(&commit).contains("lacks an approved review of the staged content"),
+        "{}",
+        stderr(&commit)
+    );
+}
+
+#[test]
+fn a_rejected_draft_is_not_finalized_unless_forced() {
+    let rejected = canned_result(&json!({"result": "rejected", "confidence": 0.9,
+        "findings": [{"severity": "error", "check": "migration", "message": "no rollback"}],
+        "recommendations": ["Add a rollback plan."]}));
+    let (repo, stub) = repo_with_draft(&rejected);
+    let out = helix_with_stub(&repo, &stub, &["approve", "output/ADR-second.md"]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+
+    for args in [
+        &["finalize", "output/ADR-second.md"][..],
+        &["finalize", "--dry-run", "output/ADR-second.md"],
+    ] {
+        let out = helix_with_stub(&repo, &stub, args);
+        assert_eq!(code(&out), 1, "{args:?}: {}{}", stdout(&out), stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("helix-gate: error: finalize refused: the latest review of this content of output/ADR-second.md is rejected (approval "),
+            "{err}"
+        );
+        assert!(
+            err.ends_with("; nothing was moved. Fix the findings and run `helix-gate approve output/ADR-second.md` again, or finalize anyway with --force\n"),
+            "{err}"
+        );
+        assert!(repo.root.join("output/ADR-second.md").is_file());
+    }
+
+    // A changed draft has no verdict yet: finalize is not refused for the old one.
+    let draft = repo.read("output/ADR-second.md");
+    repo.write(
+        "output/ADR-second.md",
+        draft.clone() + "\nRollback: revert the commit.\n",
+    );
+    let out = helix_with_stub(
+        &repo,
+        &stub,
+        &["finalize", "--dry-run", "output/ADR-second.md"],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    repo.write("output/ADR-second.md", draft);
+
+    let out = helix_with_stub(
+        &repo,
+        &stub,
+        &["finalize", "--force", "output/ADR-second.md"],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains("helix-gate: note: finalizing although the latest review of this content of output/ADR-second.md is rejected (approval "),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("carried over"), "{}", stderr(&out));
+    assert!(repo.root.join("adr/002-second-decision.md").is_file());
+    assert_eq!(reviewer_runs(&stub), 1);
+}
