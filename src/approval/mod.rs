@@ -30,6 +30,8 @@ pub mod claude;
 pub mod finalize;
 pub mod history;
 pub mod instructions;
+pub mod judgement;
+pub mod numbers;
 pub mod run_dir;
 pub mod runner;
 pub mod settings;
@@ -432,6 +434,13 @@ pub fn reviewer_check(root: &Path, name: &str) -> Option<(String, String)> {
 /// damaged lines are skipped and counted in `skipped_lines`).
 pub fn history_summary(root: &Path) -> HistorySummary {
     history::summarize(&history::read(root))
+}
+
+/// The reviewer's numbers over `.helix-gate/approvals.jsonl`: per file and
+/// session, latency, cost, and false positives/negatives against people's
+/// judgements ([`numbers`]).
+pub fn reviewer_numbers(root: &Path) -> numbers::Numbers {
+    numbers::numbers(&history::read(root))
 }
 
 /// Record that the Stop gate escalated `files` to a human after `attempts`

@@ -110,7 +110,7 @@ pub enum Command {
     },
     /// Ask an independent reviewer (claude -p) for approval, after the deterministic checks pass.
     Approve {
-        #[arg(required = true)]
+        #[arg(required_unless_present = "override_")]
         files: Vec<PathBuf>,
         /// Approval type (a folder under approvals/).
         #[arg(long = "type", default_value = crate::approval::ADR_TYPE)]
@@ -120,6 +120,19 @@ pub enum Command {
         no_cache: bool,
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// Record a person's judgement (approved or rejected) of the latest verdict of
+        /// FILE's current content, for the false positives and negatives in `stats`.
+        #[arg(
+            long = "override",
+            num_args = 2,
+            value_names = ["FILE", "JUDGEMENT"],
+            conflicts_with_all = ["files", "no_cache"],
+            requires = "reason"
+        )]
+        override_: Option<Vec<String>>,
+        /// Why the verdict is right or wrong (with --override).
+        #[arg(long, requires = "override_")]
+        reason: Option<String>,
     },
     /// Show the hook's decision log (.helix-gate/log.jsonl).
     Log {
@@ -192,10 +205,23 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Install { target, scope } => install::install(target, scope),
         Command::Uninstall { target, scope } => install::uninstall(target, scope),
         Command::Approve {
+            kind,
+            format,
+            override_: Some(judged),
+            reason,
+            ..
+        } => approve::judge(
+            &judged,
+            &kind,
+            reason.as_deref().unwrap_or_default(),
+            format,
+        ),
+        Command::Approve {
             files,
             kind,
             no_cache,
             format,
+            ..
         } => approve::run(&files, &kind, no_cache, format),
         Command::Log { tail } => log::show(tail),
         Command::Stats { format } => log::stats(format),

@@ -375,3 +375,138 @@ fn a_rejected_draft_is_not_finalized_unless_forced() {
     assert!(repo.root.join("adr/002-second-decision.md").is_file());
     assert_eq!(reviewer_runs(&stub), 1);
 }
+
+// ------------------------------------------------------------------ numbers: stats and --override
+
+fn stub_env(repo: &Repo, stub: &Path, session: Option<&str>, args: &[&str]) -> Output {
+    let path = std::env::join_paths(std::iter::once(stub.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let mut cmd = isolated(crate::support::cli::bin(), &repo.root);
+    cmd.env("PATH", path).args(args);
+    if let Some(session) = session {
+        cmd.env("CLAUDE_CODE_SESSION_ID", session);
+    }
+    bounded(&mut cmd)
+}
+
+fn stats_json(repo: &Repo) -> serde_json::Value {
+    let out = repo.helix(&["stats", "--format", "json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn override_records_a_judgement_that_stats_counts_and_finalize_respects() {
+    let rejected = canned_result(&json!({"result": "rejected", "confidence": 0.9,
+        "findings": [{"severity": "error", "check": "conflicts", "message": "contradicts ADR-000"}],
+        "recommendations": []}));
+    let (repo, stub) = repo_with_draft(&rejected);
+    let draft = "output/ADR-second.md";
+
+    // Nothing reviewed yet: nothing to judge.
+    let out = repo.helix(&[
+        "approve",
+        "--override",
+        draft,
+        "approved",
+        "--reason",
+        "fine",
+    ]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no verdict of type `adr` is recorded for the current content of output/ADR-second.md; run `helix-gate approve output/ADR-second.md` first"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = stub_env(&repo, &stub, Some("session-a"), &["approve", draft]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    let stats = stats_json(&repo);
+    let reviewer = &stats["reviewer"];
+    assert_eq!(reviewer["sessions"][0]["name"], "session-a", "{stats:#}");
+    assert_eq!(reviewer["sessions"][0]["reviews"], 1);
+    assert_eq!(reviewer["sessions"][0]["rejected"], 1);
+    assert_eq!(reviewer["files"][0]["name"], draft);
+    assert_eq!(reviewer["judgements"]["judged"], 0);
+
+    // Usage: a judgement needs a reason, and is approved or rejected.
+    let out = repo.helix(&["approve", "--override", draft, "approved"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("--reason"), "{}", stderr(&out));
+    let out = repo.helix(&["approve", "--override", draft, "maybe", "--reason", "x"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`approved` or `rejected`, not `maybe`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = repo.helix(&["approve", "--override", draft, "approved", "--reason", "  "]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+
+    // A person approves what the reviewer rejected: a false positive.
+    let out = repo.helix(&[
+        "approve",
+        "--override",
+        draft,
+        "approved",
+        "--reason",
+        "ADR-000 was superseded last week",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("recorded: a person judged approved for output/ADR-second.md (approval "),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(" said rejected): false positive; see `helix-gate stats`\n"),
+        "{text}"
+    );
+    let judgements = &stats_json(&repo)["reviewer"]["judgements"];
+    assert_eq!(judgements["false_positives"], 1, "{judgements:#}");
+    assert_eq!(judgements["judged_rejections"], 1);
+    assert_eq!(judgements["false_positive_rate"], 1.0);
+    assert_eq!(judgements["false_negative_rate"], serde_json::Value::Null);
+    let human = stdout(&repo.helix(&["stats"]));
+    assert!(
+        human.contains("  false positives (the reviewer did not approve, a person did): 1 of 1 judged rejections (100.0%, target < 5%: missed)\n"),
+        "{human}"
+    );
+
+    // The person's judgement counts for finalize, without a new review.
+    let out = stub_env(&repo, &stub, None, &["finalize", draft]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(reviewer_runs(&stub), 1);
+}
+
+/// An approvals history with lines of every shape, one of them written before
+/// content hashes and sessions were recorded.
+const HISTORY: &str = r#"{"event":"approval","approval_id":"a1","timestamp":"2026-11-01T10:00:00Z","approval_type":"adr","files":[{"path":"adr/001-a.md","run":1}],"result":"rejected","confidence":0.9,"stage":"reviewer","duration_seconds":42.0,"cost_usd":0.12,"tokens_used":900,"errors":1,"warnings":0}
+{"event":"approval","approval_id":"a2","timestamp":"2026-11-01T10:05:00Z","approval_type":"adr","files":[{"path":"adr/001-a.md","run":2}],"result":"approved","confidence":0.95,"stage":"reviewer","duration_seconds":20.5,"cost_usd":0.08,"tokens_used":700,"errors":0,"warnings":0,"contents":["aa"],"session":"0b6f2a4e-session-one"}
+{"event":"approval","approval_id":"a2","timestamp":"2026-11-01T10:06:00Z","approval_type":"adr","files":[{"path":"adr/001-a.md","run":3}],"result":"approved","confidence":0.95,"stage":"cache","duration_seconds":0.01,"cost_usd":0.0,"tokens_used":0,"errors":0,"warnings":0,"contents":["aa"],"session":"0b6f2a4e-session-one"}
+{"event":"approval","approval_id":"a3","timestamp":"2026-11-01T11:00:00Z","approval_type":"adr","files":[{"path":"adr/002-b.md","run":1}],"result":"needs_revision","confidence":0.6,"stage":"reviewer","duration_seconds":75.0,"cost_usd":0.41,"tokens_used":2000,"errors":1,"warnings":2,"contents":["bb"],"session":"77c1d9e0-session-two"}
+{"event":"approval","approval_id":"a4","timestamp":"2026-11-01T11:01:00Z","approval_type":"adr","files":[{"path":"adr/003-c.md","run":1}],"result":"rejected","confidence":1.0,"stage":"deterministic","duration_seconds":0.002,"cost_usd":0.0,"tokens_used":0,"errors":2,"warnings":0,"contents":["cc"],"session":"77c1d9e0-session-two"}
+{"event":"escalation","timestamp":"2026-11-01T11:30:00Z","approval_type":"adr","files":["adr/002-b.md"],"attempts":3}
+{"event":"judgement","timestamp":"2026-11-02T09:00:00Z","approval_type":"adr","file":"adr/002-b.md","content":"bb","approval_id":"a3","verdict":"needs_revision","judgement":"approved","reason":"the migration is in ADR-004"}
+{"event":"judgement","timestamp":"2026-11-02T09:10:00Z","approval_type":"adr","file":"adr/001-a.md","content":"aa","approval_id":"a2","verdict":"approved","judgement":"approved","reason":"right"}
+"#;
+
+#[test]
+fn stats_shows_numbers_per_file_and_session_beside_the_targets() {
+    let repo = Repo::empty();
+    repo.write(".helix-gate/approvals.jsonl", HISTORY);
+    for (name, args) in [
+        ("stats_reviewer_numbers_human", &["stats"][..]),
+        (
+            "stats_reviewer_numbers_json",
+            &["stats", "--format", "json"],
+        ),
+    ] {
+        let out = repo.helix(args);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert_eq!(stderr(&out), "");
+        insta::assert_snapshot!(name, stdout(&out));
+    }
+}
