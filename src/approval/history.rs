@@ -463,6 +463,64 @@ mod tests {
     }
 
     #[test]
+    fn latest_verdict_follows_the_content_and_the_last_judgement() {
+        let with = |id: &str, path: &str, result: Verdict, content: &str| {
+            let mut record = approval(path, result, Stage::Reviewer, 1.0, 0.1);
+            if let Record::Approval {
+                approval_id,
+                contents,
+                ..
+            } = &mut record
+            {
+                *approval_id = id.into();
+                if !content.is_empty() {
+                    contents.push(content.into());
+                }
+            }
+            record
+        };
+        let judge = |id: &str, judgement: Verdict| Record::Judgement {
+            timestamp: "t".into(),
+            approval_type: "adr".into(),
+            file: "x".into(),
+            content: "aa".into(),
+            approval_id: id.into(),
+            verdict: Verdict::Rejected,
+            judgement,
+            reason: "r".into(),
+        };
+        let history = History {
+            records: vec![
+                // Written before content hashes: never matched.
+                with("0", "adr/a.md", Verdict::Approved, ""),
+                with("1", "output/draft.md", Verdict::Approved, "aa"),
+                with("2", "output/draft.md", Verdict::Rejected, "aa"),
+                judge("1", Verdict::Rejected),
+                judge("2", Verdict::Rejected),
+                judge("2", Verdict::Approved),
+                with("3", "adr/b.md", Verdict::Rejected, "bb"),
+            ],
+            skipped: 0,
+        };
+        let latest = latest_verdict(&history, "adr", "aa").unwrap();
+        assert_eq!(latest.approval_id, "2");
+        assert_eq!(latest.file, "output/draft.md");
+        assert_eq!(latest.result, Verdict::Rejected);
+        assert_eq!(latest.judgement, Some(Verdict::Approved));
+        assert_eq!(
+            latest_verdict(&history, "adr", "bb").unwrap().judgement,
+            None
+        );
+        assert_eq!(latest_verdict(&history, "code", "aa"), None);
+        assert_eq!(latest_verdict(&history, "adr", "cc"), None);
+        // An old line parses, without content hashes or a session.
+        let old: Record = serde_json::from_str(r#"{"event":"approval","approval_id":"a","timestamp":"t","approval_type":"adr","files":[{"path":"adr/a.md","run":1}],"result":"approved","confidence":0.9,"stage":"reviewer","duration_seconds":1.0,"cost_usd":0.1,"tokens_used":1,"errors":0,"warnings":0}"#).unwrap();
+        assert!(
+            matches!(old, Record::Approval { contents, session: None, .. } if contents.is_empty())
+        );
+    }
+
+    #[test]
     fn damaged_lines_are_skipped_and_counted_never_hiding_the_others() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();

@@ -510,3 +510,54 @@ fn stats_shows_numbers_per_file_and_session_beside_the_targets() {
         insta::assert_snapshot!(name, stdout(&out));
     }
 }
+
+/// The same with the real Claude Code client as the reviewer, against the fake
+/// Messages API: the fake server sees the one review of the draft, and no
+/// request for the finalized file, which commits with `required_on_commit`.
+#[test]
+fn e2e_a_finalized_draft_approved_by_claude_commits_without_a_new_request() {
+    use crate::support::claude::require_claude;
+    use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+    let Some(claude) = require_claude() else {
+        return;
+    };
+    let repo = crate::approval::project();
+    let command = serde_json::to_string(&claude.to_string_lossy()).unwrap();
+    repo.write(
+        "config/approvals.yaml",
+        format!(
+            "defaults:\n  command: {command}\n  timeout: 120\ncommit:\n  required_on_commit: true\n"
+        ),
+    );
+    let git = |args: &[&str]| crate::support::claude::git(repo.path(), args);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "--no-verify", "-m", "ADR-001"]);
+    let draft = crate::support::cli::good_adr().replace(
+        "title: \"Cache parsed rules between hook calls\"",
+        "title: \"Second decision\"",
+    );
+    repo.write("output/ADR-second.md", draft);
+    let api = FakeApi::start(|_: &RecordedRequest, _: &Conversation| {
+        Turn::structured_output(crate::approval::approved(0.93))
+    });
+    let (status, doc) =
+        crate::approval::approve_json(repo.path(), Some(&api), &["output/ADR-second.md"]);
+    assert_eq!(status, 0, "{doc:#}");
+    let requests = api.requests().len();
+    assert!(requests >= 1);
+
+    let helix =
+        |args: &[&str]| bounded(isolated(crate::support::cli::bin(), repo.path()).args(args));
+    assert_eq!(code(&helix(&["index", "--write"])), 0);
+    let out = helix(&["finalize", "output/ADR-second.md"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains("carried over to adr/002-second-decision.md"),
+        "{}",
+        stderr(&out)
+    );
+    git(&["add", "-A"]);
+    let out = helix(&["pre-commit"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(api.requests().len(), requests, "no new review");
+}
