@@ -22,8 +22,10 @@
 //!
 //! Entry points: `helix-gate approve` ([`approve`]), the Claude Code hook's Stop
 //! gate ([`approve`], [`settings()`], [`Approval::feedback`],
-//! [`record_escalation`]), the git pre-commit hook ([`ApprovalLookup`]) and
-//! `helix-gate stats` ([`history_summary`]).
+//! [`record_escalation`]), the git pre-commit hook ([`ApprovalLookup`]),
+//! `helix-gate finalize` ([`finalize`]), `helix-gate approve --override`
+//! ([`judgement`]) and `helix-gate stats` ([`history_summary`],
+//! [`reviewer_numbers`]).
 
 pub mod cache;
 pub mod claude;
