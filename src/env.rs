@@ -6,6 +6,9 @@ pub const NO_COLOR: &str = "NO_COLOR";
 pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
 /// Set to `1` by Claude Code in hooks and in the model's Bash commands.
 pub const CLAUDECODE: &str = "CLAUDECODE";
+/// The Claude Code session a hook or a model's Bash command runs in (same as
+/// the hook payload's `session_id`); approvals record it for `stats`.
+pub const CLAUDE_CODE_SESSION_ID: &str = "CLAUDE_CODE_SESSION_ID";
 /// Set by helix-gate for its reviewer child: `helix-gate hook` is then a no-op,
 /// so a reviewer can never trigger another review.
 pub const HELIX_GATE_CHILD: &str = "HELIX_GATE_CHILD";

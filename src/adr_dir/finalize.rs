@@ -72,6 +72,19 @@ pub struct Plan {
     original: Vec<u8>,
 }
 
+impl Plan {
+    /// The draft's bytes as read.
+    pub fn original(&self) -> &[u8] {
+        &self.original
+    }
+
+    /// The ADR as finalize writes it: the draft with its `adr_id` line set,
+    /// nothing else changed.
+    pub fn content(&self) -> &str {
+        &self.content
+    }
+}
+
 /// How a finalize ended.
 #[derive(Debug, Clone)]
 pub enum Finalization {

@@ -67,6 +67,30 @@ pub enum Record {
         tokens_used: u64,
         errors: usize,
         warnings: usize,
+        /// SHA-256 (hex) of each file's judged bytes, in the order of `files`
+        /// (absent in lines of earlier versions).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        contents: Vec<String>,
+        /// The Claude Code session that asked (`CLAUDE_CODE_SESSION_ID`), when any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session: Option<String>,
+    },
+    /// A person's judgement of the latest verdict of one file's content
+    /// (`helix-gate approve --override`), the ground truth for the reviewer's
+    /// false positives and false negatives in `stats`.
+    Judgement {
+        timestamp: String,
+        approval_type: String,
+        file: String,
+        /// SHA-256 (hex) of the judged content.
+        content: String,
+        /// The approval whose verdict is judged.
+        approval_id: String,
+        /// That approval's verdict.
+        verdict: Verdict,
+        /// The person's: `approved` or `rejected`.
+        judgement: Verdict,
+        reason: String,
     },
     Escalation {
         timestamp: String,
@@ -165,11 +189,68 @@ pub fn next_runs(root: &Path, paths: &[String]) -> (Vec<u32>, usize) {
                     }
                 }
             }
-            Ok(Record::Escalation { .. }) => {}
+            Ok(Record::Escalation { .. } | Record::Judgement { .. }) => {}
             Err(_) => skipped += 1,
         }
     }
     (runs, skipped)
+}
+
+/// The latest verdict recorded for one content of one approval type, and a
+/// person's judgement of it when there is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LatestVerdict {
+    pub approval_id: String,
+    pub timestamp: String,
+    /// The path the content was reviewed under.
+    pub file: String,
+    pub result: Verdict,
+    pub stage: Stage,
+    /// `helix-gate approve --override` on this approval (the last one wins).
+    pub judgement: Option<Verdict>,
+}
+
+/// The latest verdict of type `kind` whose judged files include the content
+/// with SHA-256 `content` (hex), whatever its path was. Lines of earlier
+/// versions carry no content hash and are never matched.
+pub fn latest_verdict(history: &History, kind: &str, content: &str) -> Option<LatestVerdict> {
+    let mut latest: Option<LatestVerdict> = None;
+    for record in &history.records {
+        match record {
+            Record::Approval {
+                approval_id,
+                timestamp,
+                approval_type,
+                files,
+                result,
+                stage,
+                contents,
+                ..
+            } if approval_type == kind => {
+                if let Some(i) = contents.iter().position(|c| c == content) {
+                    latest = Some(LatestVerdict {
+                        approval_id: approval_id.clone(),
+                        timestamp: timestamp.clone(),
+                        file: files.get(i).map(|f| f.path.clone()).unwrap_or_default(),
+                        result: *result,
+                        stage: *stage,
+                        judgement: None,
+                    });
+                }
+            }
+            Record::Judgement {
+                approval_id,
+                judgement,
+                ..
+            } => {
+                if let Some(latest) = latest.as_mut().filter(|l| &l.approval_id == approval_id) {
+                    latest.judgement = Some(*judgement);
+                }
+            }
+            _ => {}
+        }
+    }
+    latest
 }
 
 /// Counts over the approval history (for `helix-gate stats`).
@@ -250,6 +331,7 @@ pub fn summarize(history: &History) -> HistorySummary {
                 }
             }
             Record::Escalation { .. } => s.escalations += 1,
+            Record::Judgement { .. } => {}
         }
     }
     #[expect(
@@ -304,6 +386,8 @@ mod tests {
             tokens_used: 0,
             errors: 0,
             warnings: 0,
+            contents: Vec::new(),
+            session: None,
         }
     }
 
@@ -376,6 +460,64 @@ mod tests {
         assert!((s.total_cost_usd - 0.3).abs() < 1e-9);
         assert!((s.mean_cost_usd.unwrap() - 0.15).abs() < 1e-9);
         assert_eq!(s.escalations, 1);
+    }
+
+    #[test]
+    fn latest_verdict_follows_the_content_and_the_last_judgement() {
+        let with = |id: &str, path: &str, result: Verdict, content: &str| {
+            let mut record = approval(path, result, Stage::Reviewer, 1.0, 0.1);
+            if let Record::Approval {
+                approval_id,
+                contents,
+                ..
+            } = &mut record
+            {
+                *approval_id = id.into();
+                if !content.is_empty() {
+                    contents.push(content.into());
+                }
+            }
+            record
+        };
+        let judge = |id: &str, judgement: Verdict| Record::Judgement {
+            timestamp: "t".into(),
+            approval_type: "adr".into(),
+            file: "x".into(),
+            content: "aa".into(),
+            approval_id: id.into(),
+            verdict: Verdict::Rejected,
+            judgement,
+            reason: "r".into(),
+        };
+        let history = History {
+            records: vec![
+                // Written before content hashes: never matched.
+                with("0", "adr/a.md", Verdict::Approved, ""),
+                with("1", "output/draft.md", Verdict::Approved, "aa"),
+                with("2", "output/draft.md", Verdict::Rejected, "aa"),
+                judge("1", Verdict::Rejected),
+                judge("2", Verdict::Rejected),
+                judge("2", Verdict::Approved),
+                with("3", "adr/b.md", Verdict::Rejected, "bb"),
+            ],
+            skipped: 0,
+        };
+        let latest = latest_verdict(&history, "adr", "aa").unwrap();
+        assert_eq!(latest.approval_id, "2");
+        assert_eq!(latest.file, "output/draft.md");
+        assert_eq!(latest.result, Verdict::Rejected);
+        assert_eq!(latest.judgement, Some(Verdict::Approved));
+        assert_eq!(
+            latest_verdict(&history, "adr", "bb").unwrap().judgement,
+            None
+        );
+        assert_eq!(latest_verdict(&history, "code", "aa"), None);
+        assert_eq!(latest_verdict(&history, "adr", "cc"), None);
+        // An old line parses, without content hashes or a session.
+        let old: Record = serde_json::from_str(r#"{"event":"approval","approval_id":"a","timestamp":"t","approval_type":"adr","files":[{"path":"adr/a.md","run":1}],"result":"approved","confidence":0.9,"stage":"reviewer","duration_seconds":1.0,"cost_usd":0.1,"tokens_used":1,"errors":0,"warnings":0}"#).unwrap();
+        assert!(
+            matches!(old, Record::Approval { contents, session: None, .. } if contents.is_empty())
+        );
     }
 
     #[test]

@@ -54,6 +54,24 @@ const BUILT_IN: &[BuiltIn] = &[
             ),
         ],
     ),
+    (
+        "docs",
+        include_str!("../../approvals/docs/CLAUDE.md"),
+        &[
+            (
+                "completeness",
+                include_str!("../../approvals/docs/checks/completeness.md"),
+            ),
+            (
+                "consistency",
+                include_str!("../../approvals/docs/checks/consistency.md"),
+            ),
+            (
+                "examples",
+                include_str!("../../approvals/docs/checks/examples.md"),
+            ),
+        ],
+    ),
 ];
 
 /// Where the instructions of a type came from.
@@ -78,7 +96,7 @@ pub struct Instructions {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InstructionsError {
     #[error(
-        "approval type `{kind}` has no instructions: neither approvals/{kind}/ in the repository nor a built-in type (built-in: adr, code)"
+        "approval type `{kind}` has no instructions: neither approvals/{kind}/ in the repository nor a built-in type (built-in: adr, code, docs)"
     )]
     NoFolder { kind: String },
     #[error("cannot read {path}: {message}")]
@@ -109,8 +127,12 @@ pub fn load(root: &Path, settings: &TypeSettings) -> Result<Instructions, Instru
                 })
         };
         let claude_md = read(&folder.join("CLAUDE.md"))?;
-        let mut checks = Vec::with_capacity(settings.checks.len());
-        for check in &settings.checks {
+        let names = match &settings.checks {
+            Some(names) => names.clone(),
+            None => folder_checks(root, &folder)?,
+        };
+        let mut checks = Vec::with_capacity(names.len());
+        for check in &names {
             let path = folder.join("checks").join(format!("{check}.md"));
             if !path.is_file() {
                 return Err(InstructionsError::MissingCheck {
@@ -133,8 +155,16 @@ pub fn load(root: &Path, settings: &TypeSettings) -> Result<Instructions, Instru
             kind: kind.to_owned(),
         });
     };
-    let mut checks = Vec::with_capacity(settings.checks.len());
-    for check in &settings.checks {
+    let names: Vec<String> = match &settings.checks {
+        Some(names) => names.clone(),
+        // The built-in order, which is the order the built-in config listed.
+        None => built_in_checks
+            .iter()
+            .map(|(name, _)| (*name).to_owned())
+            .collect(),
+    };
+    let mut checks = Vec::with_capacity(names.len());
+    for check in &names {
         let Some((_, text)) = built_in_checks.iter().find(|(name, _)| name == check) else {
             return Err(InstructionsError::MissingCheck {
                 kind: kind.to_owned(),
@@ -149,6 +179,34 @@ pub fn load(root: &Path, settings: &TypeSettings) -> Result<Instructions, Instru
         checks,
         origin: Origin::BuiltIn,
     })
+}
+
+/// The stems of every `checks/*.md` in a repository's type folder, sorted, for
+/// a type whose `checks` are not listed. Names that could not be listed in
+/// `checks` either (see [`super::settings::is_simple_name`]) are left out.
+fn folder_checks(root: &Path, folder: &Path) -> Result<Vec<String>, InstructionsError> {
+    let dir = folder.join("checks");
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(InstructionsError::Read {
+                path: crate::paths::display(root, &dir),
+                message: e.to_string(),
+            });
+        }
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let stem = name.strip_suffix(".md")?;
+            super::settings::is_simple_name(stem).then(|| stem.to_owned())
+        })
+        .collect();
+    names.sort();
+    Ok(names)
 }
 
 /// The verdict schema as one compact JSON line (the `--json-schema` argument).
@@ -173,12 +231,19 @@ mod tests {
     fn built_in_types_have_every_default_check() {
         let settings = settings::from_layers(None, "none").unwrap();
         let dir = tempfile::tempdir().unwrap();
-        for kind in ["adr", "code"] {
+        for (kind, count) in [("adr", 4), ("code", 2), ("docs", 3)] {
             let i = load(dir.path(), settings.get(kind).unwrap()).unwrap();
             assert_eq!(i.origin, Origin::BuiltIn);
             assert!(i.claude_md.contains("StructuredOutput"));
-            assert_eq!(i.checks.len(), settings.get(kind).unwrap().checks.len());
+            assert_eq!(i.checks.len(), count, "{kind}");
         }
+        let adr = load(dir.path(), settings.get("adr").unwrap()).unwrap();
+        let names: Vec<&str> = adr.checks.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            ["completeness", "migration", "acceptance", "conflicts"],
+            "unlisted built-in checks keep the order the config used to list"
+        );
     }
 
     #[test]
@@ -188,7 +253,20 @@ mod tests {
         let folder = dir.path().join("approvals/adr");
         std::fs::create_dir_all(folder.join("checks")).unwrap();
         std::fs::write(folder.join("CLAUDE.md"), "own").unwrap();
-        let err = load(dir.path(), settings.get("adr").unwrap()).unwrap_err();
+        // Without a `checks` list: every checks/*.md of the folder, sorted.
+        std::fs::write(folder.join("checks/zeta.md"), "z").unwrap();
+        std::fs::write(folder.join("checks/Bad Name.md"), "x").unwrap();
+        std::fs::write(folder.join("checks/notes.txt"), "x").unwrap();
+        let i = load(dir.path(), settings.get("adr").unwrap()).unwrap();
+        assert_eq!(i.checks, [("zeta".to_owned(), "z".to_owned())]);
+        std::fs::remove_file(folder.join("checks/zeta.md")).unwrap();
+        let mut listed = settings.get("adr").unwrap().clone();
+        listed.checks = Some(
+            ["completeness", "migration", "acceptance", "conflicts"]
+                .map(str::to_owned)
+                .to_vec(),
+        );
+        let err = load(dir.path(), &listed).unwrap_err();
         assert!(
             matches!(err, InstructionsError::MissingCheck { .. }),
             "{err}"
@@ -196,7 +274,7 @@ mod tests {
         for check in ["completeness", "migration", "acceptance", "conflicts"] {
             std::fs::write(folder.join(format!("checks/{check}.md")), check).unwrap();
         }
-        let i = load(dir.path(), settings.get("adr").unwrap()).unwrap();
+        let i = load(dir.path(), &listed).unwrap();
         assert_eq!(i.claude_md, "own");
         assert_eq!(
             i.checks[1],

@@ -22,13 +22,18 @@
 //!
 //! Entry points: `helix-gate approve` ([`approve`]), the Claude Code hook's Stop
 //! gate ([`approve`], [`settings()`], [`Approval::feedback`],
-//! [`record_escalation`]), the git pre-commit hook ([`ApprovalLookup`]) and
-//! `helix-gate stats` ([`history_summary`]).
+//! [`record_escalation`]), the git pre-commit hook ([`ApprovalLookup`]),
+//! `helix-gate finalize` ([`finalize`]), `helix-gate approve --override`
+//! ([`judgement`]) and `helix-gate stats` ([`history_summary`],
+//! [`reviewer_numbers`]).
 
 pub mod cache;
 pub mod claude;
+pub mod finalize;
 pub mod history;
 pub mod instructions;
+pub mod judgement;
+pub mod numbers;
 pub mod run_dir;
 pub mod runner;
 pub mod settings;
@@ -229,6 +234,14 @@ impl Approval {
                 .collect::<Vec<_>>()
                 .join("\n")
         };
+        let (blocking, other): (Vec<Finding>, Vec<Finding>) = self
+            .document
+            .findings
+            .iter()
+            .cloned()
+            .partition(|f| f.severity == Severity::Error);
+        let blocking_issues = crate::render::feedback::approval_findings(&blocking);
+        let suggestions = seed_suggestions(&self.document.recommendations, &other);
         render_template(
             &self.on_rejection.feedback_template,
             &[
@@ -239,6 +252,8 @@ impl Approval {
                 ("recommendations", recommendations),
                 ("attempt", attempt.to_string()),
                 ("max_attempts", self.on_rejection.max_retries.to_string()),
+                ("blocking_issues", blocking_issues),
+                ("suggestions", suggestions),
             ],
         )
     }
@@ -275,13 +290,45 @@ impl Approval {
     }
 }
 
-/// Replace `{name}` placeholders in one pass (values are not scanned again).
+/// The seeds' `{{suggestions}}`: the recommendations, then the findings
+/// that do not block (warnings, infos), one line each; "- none" if empty.
+fn seed_suggestions(recommendations: &[String], other: &[Finding]) -> String {
+    let mut lines: Vec<String> = recommendations
+        .iter()
+        .map(|r| format!("- {}", crate::text::truncate(r, 500)))
+        .collect();
+    if !other.is_empty() {
+        lines.push(crate::render::feedback::approval_findings(other));
+    }
+    if lines.is_empty() {
+        "- none".to_owned()
+    } else {
+        lines.join("\n")
+    }
+}
+
+/// Replace `{name}` and the seeds' `{{name}}` placeholders in one pass
+/// (values are not scanned again).
 fn render_template(template: &str, values: &[(&str, String)]) -> String {
     let mut out = String::with_capacity(template.len() + 256);
     let mut rest = template;
     while let Some(start) = rest.find('{') {
         out.push_str(&rest[..start]);
         let after = &rest[start + 1..];
+        // `{{name}}` first, so that its outer braces do not stay in the text.
+        let doubled = after.strip_prefix('{').and_then(|inner| {
+            let end = inner.find("}}")?;
+            let name = &inner[..end];
+            values
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| (v, &inner[end + 2..]))
+        });
+        if let Some((value, tail)) = doubled {
+            out.push_str(value);
+            rest = tail;
+            continue;
+        }
         let replaced = after.find('}').and_then(|end| {
             let name = &after[..end];
             values
@@ -391,6 +438,13 @@ pub fn history_summary(root: &Path) -> HistorySummary {
     history::summarize(&history::read(root))
 }
 
+/// The reviewer's numbers over `.helix-gate/approvals.jsonl`: per file and
+/// session, latency, cost, and false positives/negatives against people's
+/// judgements ([`numbers`]).
+pub fn reviewer_numbers(root: &Path) -> numbers::Numbers {
+    numbers::numbers(&history::read(root))
+}
+
 /// Record that the Stop gate escalated `files` to a human after `attempts`
 /// failed reviews (counted by [`history_summary`]).
 pub fn record_escalation(
@@ -463,6 +517,8 @@ pub fn approve(
     run_dir::add_concepts(root, &mut run, &concepts)
         .with_context(|| format!("cannot copy the concepts into {}", run.path.display()))?;
     let outcome = request.run_reviewer(&run, options.progress);
+    let (run, outcome) =
+        request.retry_on_failure(root, &instructions, run, outcome, options.progress)?;
 
     // 4. Verdict and confidence gate. Only warnings and infos of the
     // deterministic stage are left here; they stay in the result.
@@ -688,6 +744,42 @@ impl Request<'_> {
         outcome
     }
 
+    /// `retry_on_failure`: one more run in a fresh folder when the first ended
+    /// without a verdict for a reason a second run may not share. The second
+    /// run decides; the first run's cost, tokens and time are added to it, so
+    /// the record shows what the approval really spent.
+    fn retry_on_failure(
+        &self,
+        root: &Path,
+        instructions: &instructions::Instructions,
+        run: run_dir::RunDir,
+        first: runner::RunOutcome,
+        progress: bool,
+    ) -> anyhow::Result<(run_dir::RunDir, runner::RunOutcome)> {
+        let retryable = match &first.verdict {
+            Ok(_) => false,
+            Err(failure) => !matches!(
+                failure,
+                RunnerError::Timeout { .. }
+                    | RunnerError::Budget { .. }
+                    | RunnerError::NotFound { .. }
+            ),
+        };
+        if !(self.type_settings.retry_on_failure && retryable) {
+            return Ok((run, first));
+        }
+        let again = run_dir::create(root, instructions, &self.files, SystemTime::now())
+            .with_context(|| format!("cannot create a run folder under {}", data_dir::RUNS_DIR))?;
+        let mut second = self.run_reviewer(&again, progress);
+        second.metering.cost_usd += first.metering.cost_usd;
+        second.metering.tokens_used = second
+            .metering
+            .tokens_used
+            .saturating_add(first.metering.tokens_used);
+        second.duration += first.duration;
+        Ok((again, second))
+    }
+
     /// The result of a reviewer run: its verdict through the confidence gate,
     /// or a rejection that names the infrastructure failure. `findings` are
     /// the deterministic stage's (no errors) and come first.
@@ -885,6 +977,12 @@ impl Request<'_> {
             },
             errors: count(Severity::Error),
             warnings: count(Severity::Warning),
+            contents: self
+                .files
+                .iter()
+                .map(|f| cache::hex(&cache::content_digest(&f.bytes)))
+                .collect(),
+            session: env::var(env::CLAUDE_CODE_SESSION_ID),
         }
     }
 }
@@ -1107,10 +1205,10 @@ plan above all) is a finding.\n\nConcepts: {}",
                 json(&serde_json::Value::from(listing))
             )
         },
-        checks = if type_settings.checks.is_empty() {
-            "none".to_owned()
-        } else {
-            type_settings.checks.join(", ")
+        checks = match &type_settings.checks {
+            Some(names) if names.is_empty() => "none".to_owned(),
+            Some(names) => names.join(", "),
+            None => "every file there".to_owned(),
         },
         files = json(&serde_json::Value::from(listing)),
         root = json(&serde_json::Value::from(root.display().to_string())),
@@ -1292,5 +1390,49 @@ pub(crate) mod tests {
             &[("a", "{b}".to_owned()), ("b", "B".to_owned())],
         );
         assert_eq!(out, "{b} B {unknown} {");
+        let out = render_template(
+            "{{a}}|{{b}} {{unknown}} {{a}",
+            &[("a", "{{b}}".to_owned()), ("b", "B".to_owned())],
+        );
+        assert_eq!(out, "{{b}}|B {{unknown}} {{{b}}");
+    }
+
+    /// The seed's `feedback_template` (Freigabe-Konzept 4.3) as the block
+    /// reason: `{{blocking_issues}}` = the errors, `{{suggestions}}` = the
+    /// recommendations and then the findings that do not block.
+    #[test]
+    fn the_seeds_feedback_template_is_filled_from_the_findings() {
+        let mut a = approval(
+            vec![
+                Finding::new("acceptance", Severity::Warning, "criterion 2 is vague")
+                    .from_source(Source::Reviewer),
+                Finding::new("migration", Severity::Error, "no rollback")
+                    .in_file("adr/001-x.md#Migration")
+                    .from_source(Source::Reviewer),
+            ],
+            vec!["Add a rollback plan.".into()],
+        );
+        let seed = settings::from_layers(
+            Some(include_str!(
+                "../../tests/fixtures/seeds/approvals-on-rejection.yaml"
+            )),
+            "seed",
+        )
+        .unwrap();
+        a.on_rejection = seed.get("adr").unwrap().on_rejection.clone();
+        assert_eq!(
+            a.feedback(),
+            "## Freigabe nicht erteilt\n\n### Blocking Issues:\n- [error] migration: no rollback (adr/001-x.md#Migration)\n\n### Bitte überarbeiten:\n- Add a rollback plan.\n- [warning] acceptance: criterion 2 is vague\n"
+        );
+        let none = Approval {
+            on_rejection: a.on_rejection.clone(),
+            ..approval(vec![], vec![])
+        };
+        assert!(
+            none.feedback()
+                .ends_with("Issues:\n- none\n\n### Bitte überarbeiten:\n- none\n"),
+            "{}",
+            none.feedback()
+        );
     }
 }

@@ -19,8 +19,10 @@ pub const DEFAULT_APPROVALS: &str = include_str!("../../config/approvals.yaml");
 /// Repository-relative location of a repository's own approvals config.
 pub const APPROVALS_PATH: &str = "config/approvals.yaml";
 
-/// Placeholders `on_rejection.feedback_template` may use.
-pub const TEMPLATE_PLACEHOLDERS: [&str; 7] = [
+/// Placeholders `on_rejection.feedback_template` may use, as `{name}` or as
+/// the seeds' `{{name}}`. `blocking_issues` and `suggestions` are the seeds'
+/// names (the error findings; the recommendations and the other findings).
+pub const TEMPLATE_PLACEHOLDERS: [&str; 9] = [
     "file",
     "result",
     "confidence",
@@ -28,6 +30,8 @@ pub const TEMPLATE_PLACEHOLDERS: [&str; 7] = [
     "recommendations",
     "attempt",
     "max_attempts",
+    "blocking_issues",
+    "suggestions",
 ];
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -47,6 +51,10 @@ struct RawDefaults {
     required_confidence: f64,
     max_budget_usd: f64,
     command: String,
+    /// The seeds' key: start the reviewer once more when a run ends without a
+    /// verdict for a reason a second run may not share (see [`TypeSettings`]).
+    #[serde(default)]
+    retry_on_failure: bool,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -55,7 +63,11 @@ struct RawType {
     enabled: bool,
     #[serde(default)]
     description: String,
-    checks: Vec<String>,
+    /// Absent (the seeds' `adr` and `docs` entries): every `checks/*.md` of the type.
+    #[serde(default)]
+    checks: Option<Vec<String>>,
+    #[serde(default)]
+    retry_on_failure: Option<bool>,
     #[serde(default)]
     model: Option<String>,
     #[serde(default)]
@@ -76,6 +88,10 @@ struct RawOnRejection {
     action: RejectionAction,
     max_retries: u32,
     feedback_template: String,
+    /// The seeds' HELIX phase that gets the feedback. A Claude Code session
+    /// has one author, so it is accepted, has no effect, and `doctor` says so.
+    #[serde(default)]
+    target_phase: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -87,6 +103,8 @@ struct RawOnRejectionOverride {
     max_retries: Option<u32>,
     #[serde(default)]
     feedback_template: Option<String>,
+    #[serde(default)]
+    target_phase: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -102,7 +120,10 @@ struct RawCommit {
 #[serde(rename_all = "lowercase")]
 pub enum RejectionAction {
     /// Feed the verdict back to the author and review again, up to
-    /// `max_retries` failed reviews; then escalate to a human.
+    /// `max_retries` failed reviews; then escalate to a human. The seeds'
+    /// `retry_phase` means the same here: the phase that wrote the file is the
+    /// Claude Code session, and the feedback goes back to it.
+    #[serde(alias = "retry_phase")]
     Retry,
     /// No feedback loop: hand the verdict to a human at once (allow the stop,
     /// loud message, escalation record).
@@ -163,8 +184,14 @@ pub struct TypeSettings {
     pub name: String,
     pub enabled: bool,
     pub description: String,
-    /// Check file stems, in order (`checks/<name>.md`).
-    pub checks: Vec<String>,
+    /// Check file stems, in order (`checks/<name>.md`); `None`: every
+    /// `checks/*.md` of the type's folder.
+    pub checks: Option<Vec<String>>,
+    /// Start the reviewer a second time when the first run ends without a
+    /// verdict because it crashed, exited non-zero or answered unusably. Not
+    /// for a timeout or the cost cap (a second run would double the time or the
+    /// money), nor a missing command.
+    pub retry_on_failure: bool,
     /// Passed to `--model`.
     pub model: String,
     /// Wall-clock limit of one reviewer run.
@@ -189,6 +216,9 @@ pub struct ApprovalSettings {
     pub required_on_commit: bool,
     /// Where the repository layer came from (for messages).
     pub origin: String,
+    /// Keys that were accepted but mean nothing outside the HELIX
+    /// orchestrator, as `path: value` (for `helix-gate doctor`).
+    pub orchestrator_keys: Vec<String>,
 }
 
 impl ApprovalSettings {
@@ -264,6 +294,10 @@ fn resolve(raw: RawFile, origin: &str) -> Result<ApprovalSettings, String> {
         "on_rejection.feedback_template",
         &raw.on_rejection.feedback_template,
     )?;
+    let mut orchestrator_keys = Vec::new();
+    if let Some(phase) = &raw.on_rejection.target_phase {
+        orchestrator_keys.push(format!("on_rejection.target_phase: {phase}"));
+    }
     let mut types = BTreeMap::new();
     for (name, t) in raw.approvals {
         if !is_simple_name(&name) {
@@ -272,7 +306,7 @@ fn resolve(raw: RawFile, origin: &str) -> Result<ApprovalSettings, String> {
             ));
         }
         let at = |field: &str| format!("approvals.{name}.{field}");
-        for check in &t.checks {
+        for check in t.checks.iter().flatten() {
             if !is_simple_name(check) {
                 return Err(format!(
                     "{}: check name `{check}` must use only a-z, 0-9, `-` and `_` (it names checks/<name>.md)",
@@ -297,7 +331,11 @@ fn resolve(raw: RawFile, origin: &str) -> Result<ApprovalSettings, String> {
             action: None,
             max_retries: None,
             feedback_template: None,
+            target_phase: None,
         });
+        if let Some(phase) = &over.target_phase {
+            orchestrator_keys.push(format!("{}: {phase}", at("on_rejection.target_phase")));
+        }
         if let Some(template) = &over.feedback_template {
             check_template(&at("on_rejection.feedback_template"), template)?;
         }
@@ -315,6 +353,7 @@ fn resolve(raw: RawFile, origin: &str) -> Result<ApprovalSettings, String> {
                 enabled: t.enabled,
                 description: t.description,
                 checks: t.checks,
+                retry_on_failure: t.retry_on_failure.unwrap_or(d.retry_on_failure),
                 model,
                 timeout: Duration::from_secs(timeout),
                 required_confidence,
@@ -328,6 +367,7 @@ fn resolve(raw: RawFile, origin: &str) -> Result<ApprovalSettings, String> {
         types,
         required_on_commit: raw.commit.required_on_commit,
         origin: origin.to_owned(),
+        orchestrator_keys,
     })
 }
 
@@ -415,10 +455,12 @@ mod tests {
         let s = from_layers(None, "none").unwrap();
         let adr = s.get("adr").unwrap();
         assert!(adr.enabled);
-        assert_eq!(
-            adr.checks,
-            ["completeness", "migration", "acceptance", "conflicts"]
-        );
+        assert_eq!(adr.checks, None, "adr uses every check of its folder");
+        assert!(!adr.retry_on_failure);
+        let docs = s.get("docs").unwrap();
+        assert!(!docs.enabled, "docs is off by default, as in the seeds");
+        assert_eq!(docs.checks, None);
+        assert!(s.orchestrator_keys.is_empty());
         assert_eq!(adr.command, "claude");
         assert_eq!(adr.timeout, Duration::from_secs(300));
         assert!((adr.max_budget_usd - 0.30).abs() < 1e-9);
@@ -447,10 +489,13 @@ mod tests {
         assert_eq!(adr.command, "./fake.sh");
         assert_eq!(adr.on_rejection.action, RejectionAction::Fail);
         assert_eq!(adr.on_rejection.max_retries, 3);
-        assert_eq!(adr.checks.len(), 4, "untouched keys keep their default");
+        assert_eq!(adr.checks, None, "untouched keys keep their default");
         let docs = s.get("docs").unwrap();
         assert_eq!(docs.model, "sonnet");
-        assert_eq!(docs.checks, ["consistency"]);
+        assert_eq!(
+            docs.checks.as_deref(),
+            Some(&["consistency".to_owned()][..])
+        );
 
         let err = from_layers(Some("defaults: {timout: 5}\n"), "x").unwrap_err();
         assert!(err.message.contains("timout"), "{err}");
@@ -478,6 +523,79 @@ mod tests {
         assert!(from_layers(Some("defaults: {model: '--evil'}\n"), "x").is_err());
         assert!(from_layers(Some("- a\n"), "x").is_err());
         assert!(from_layers(Some(""), "x").is_ok());
+    }
+
+    /// The `config/approvals.yaml` of the Freigabe-Konzept (seed 001, 4.4) and
+    /// of ADR-015 (seed 002, section 10), verbatim.
+    #[test]
+    fn the_seeds_approvals_files_load_as_written() {
+        for (name, text, adr_model) in [
+            (
+                "freigabe-konzept",
+                include_str!("../../tests/fixtures/seeds/approvals-freigabe-konzept.yaml"),
+                "claude-opus-4-5",
+            ),
+            (
+                "adr-015",
+                include_str!("../../tests/fixtures/seeds/approvals-adr-015.yaml"),
+                "claude-sonnet-4-20250514",
+            ),
+        ] {
+            let s = from_layers(Some(text), name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let adr = s.get("adr").unwrap();
+            assert!(adr.enabled);
+            assert_eq!(adr.model, adr_model, "{name}");
+            assert!(adr.retry_on_failure, "{name}");
+            assert_eq!(adr.checks, None, "{name}: no list = every check file");
+            let code = s.get("code").unwrap();
+            assert!(code.enabled, "{name}");
+            assert_eq!(code.timeout, Duration::from_secs(600));
+            assert!(code.retry_on_failure, "{name}: inherited from defaults");
+            assert_eq!(
+                code.checks.as_deref(),
+                Some(&["security".to_owned(), "tests".to_owned()][..])
+            );
+            let docs = s.get("docs").unwrap();
+            assert!(!docs.enabled);
+            assert_eq!(docs.model, "claude-sonnet-4-20250514");
+            assert!(s.orchestrator_keys.is_empty());
+        }
+    }
+
+    /// The seed's `on_rejection` handler (Freigabe-Konzept 4.3), globally and
+    /// per type: `retry_phase` is `retry`, `target_phase` is accepted and
+    /// listed, `{{blocking_issues}}`/`{{suggestions}}` are known placeholders.
+    #[test]
+    fn the_seeds_on_rejection_handler_loads() {
+        let text = include_str!("../../tests/fixtures/seeds/approvals-on-rejection.yaml");
+        let s = from_layers(Some(text), "seed").unwrap();
+        let adr = s.get("adr").unwrap();
+        assert_eq!(adr.on_rejection.action, RejectionAction::Retry);
+        assert_eq!(adr.on_rejection.max_retries, 2);
+        assert!(
+            adr.on_rejection
+                .feedback_template
+                .contains("{{blocking_issues}}")
+        );
+        assert_eq!(
+            s.orchestrator_keys,
+            ["on_rejection.target_phase: consultant"]
+        );
+        let s = from_layers(
+            Some("approvals:\n  adr:\n    on_rejection:\n      action: retry_phase\n      target_phase: consultant\n      feedback_template: '{{suggestions}} {file}'\n"),
+            "x",
+        )
+        .unwrap();
+        assert_eq!(
+            s.orchestrator_keys,
+            ["approvals.adr.on_rejection.target_phase: consultant"]
+        );
+        let err = from_layers(
+            Some("on_rejection: {feedback_template: '{{blocker}}'}\n"),
+            "x",
+        )
+        .unwrap_err();
+        assert!(err.message.contains("{blocker}"), "{err}");
     }
 
     #[test]

@@ -54,13 +54,17 @@ pub(super) fn new(title: &str) -> anyhow::Result<ExitStatus> {
     }
 }
 
-/// `helix-gate finalize <draft> [--dry-run]`.
-pub(super) fn finalize(draft: &Path, dry_run: bool) -> anyhow::Result<ExitStatus> {
+/// `helix-gate finalize <draft> [--dry-run] [--force]`.
+pub(super) fn finalize(draft: &Path, dry_run: bool, force: bool) -> anyhow::Result<ExitStatus> {
     let options = finalize::Options {
         dry_run,
         fault: None,
     };
-    match finalize::run_in(&current_root(), draft, options)? {
+    let done = crate::approval::finalize::run(&current_root(), draft, options, force)?;
+    for note in &done.notes {
+        print_stderr(&format!("helix-gate: note: {}\n", escape_controls(note)));
+    }
+    match done.finalization {
         finalize::Finalization::Refused { report, reason } => {
             if let Some(report) = report {
                 print(&render::human(&[report], use_color()))?;
@@ -164,6 +168,17 @@ pub(super) fn index(_check: bool, write: bool) -> anyhow::Result<ExitStatus> {
 /// `helix-gate doctor [--format FORMAT]`.
 pub(super) fn doctor(format: ReportFormat) -> anyhow::Result<ExitStatus> {
     let root = current_root();
+    // The approvals config too, so that doctor reproduces the configuration error
+    // pre-commit and the Stop gate stop on (exit 2), and names the seed keys that
+    // are accepted but do nothing here.
+    let approvals = crate::approval::settings(&root)?;
+    if !approvals.orchestrator_keys.is_empty() {
+        print_stderr(&format!(
+            "helix-gate: note: {} has keys that only the HELIX orchestrator uses; accepted, no effect here: {}\n",
+            escape_controls(&approvals.origin),
+            escape_controls(&approvals.orchestrator_keys.join(", "))
+        ));
+    }
     let (reports, read_errors) = adr_dir::doctor(&root)?;
     // Only SARIF documents rules; the rules file was already read by doctor itself.
     let rules = (format == ReportFormat::Sarif)

@@ -33,6 +33,52 @@ struct JsonOutput<'a> {
     exit_code: u8,
 }
 
+/// `helix-gate approve --override FILE approved|rejected --reason TEXT [--type T]`.
+pub(super) fn judge(
+    judged: &[String],
+    kind: &str,
+    reason: &str,
+    format: Format,
+) -> anyhow::Result<ExitStatus> {
+    let [file, judgement] = judged else {
+        anyhow::bail!("--override takes a FILE and a judgement (approved or rejected)");
+    };
+    let judgement = match judgement.as_str() {
+        "approved" => Verdict::Approved,
+        "rejected" => Verdict::Rejected,
+        other => anyhow::bail!(
+            "a judgement is `approved` or `rejected`, not `{}`",
+            escape_controls(other)
+        ),
+    };
+    let root = current_root();
+    let recorded =
+        crate::approval::judgement::record(&root, kind, Path::new(file), judgement, reason)?;
+    let text = match format {
+        Format::Json => {
+            serde_json::to_string_pretty(&serde_json::json!({
+                "schema": "helix-gate/judgement",
+                "version": 1,
+                "file": recorded.file,
+                "approval_id": recorded.verdict.approval_id,
+                "verdict": recorded.verdict.result,
+                "judgement": recorded.judgement,
+                "kind": recorded.kind(),
+            }))? + "\n"
+        }
+        Format::Human => format!(
+            "recorded: a person judged {} for {} (approval {} said {}): {}; see `helix-gate stats`\n",
+            recorded.judgement.as_str(),
+            escape_controls(&recorded.file),
+            escape_controls(&recorded.verdict.approval_id),
+            recorded.verdict.result.as_str(),
+            recorded.kind(),
+        ),
+    };
+    print(&text)?;
+    Ok(ExitStatus::Success)
+}
+
 /// `helix-gate approve FILE... [--type T] [--no-cache] [--format F]`.
 pub(super) fn run(
     files: &[PathBuf],

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::terminal::{current_root, print};
 use super::{ExitStatus, Format};
+use crate::approval::numbers::{self, Numbers};
 use crate::decision_log;
 use crate::text::escape_controls;
 
@@ -58,7 +59,9 @@ pub(super) fn stats(format: Format) -> anyhow::Result<ExitStatus> {
     let approvals = approval_stats_json(&root);
     match format {
         Format::Json => {
-            let doc = serde_json::json!({"hook": hook, "approvals": approvals});
+            let reviewer = serde_json::to_value(crate::approval::reviewer_numbers(&root)).ok();
+            let doc =
+                serde_json::json!({"hook": hook, "approvals": approvals, "reviewer": reviewer});
             print(&(serde_json::to_string_pretty(&doc)? + "\n"))?;
         }
         Format::Human => {
@@ -95,6 +98,7 @@ pub(super) fn stats(format: Format) -> anyhow::Result<ExitStatus> {
             }
             if let Some(text) = approval_stats_text(&root) {
                 out.push_str(&text);
+                out.push_str(&reviewer_text(&crate::approval::reviewer_numbers(&root)));
             }
             print(&out)?;
         }
@@ -139,4 +143,109 @@ fn approval_stats_text(root: &Path) -> Option<String> {
         );
     }
     Some(text)
+}
+
+/// The reviewer against the seeds' targets, then its figures per file and per
+/// session (only after the first approval).
+fn reviewer_text(n: &Numbers) -> String {
+    let t = numbers::TARGETS;
+    let seconds = |d: Option<f64>| d.map_or("-".to_owned(), |d| format!("{d:.1} s"));
+    let met = |ok: bool| if ok { "met" } else { "missed" };
+    let mut out = String::from("reviewer against the seeds' targets:\n");
+    let _ = writeln!(
+        out,
+        "  latency per review: p50 {}, p95 {} (target < {:.0} s{})",
+        seconds(n.p50_duration_seconds),
+        seconds(n.p95_duration_seconds),
+        t.latency_seconds,
+        n.p95_duration_seconds.map_or(String::new(), |p95| format!(
+            ": {}",
+            met(p95 < t.latency_seconds)
+        ))
+    );
+    let _ = writeln!(
+        out,
+        "  cost per review: mean {}, max {} (target < ${:.2}{})",
+        n.mean_cost_usd
+            .map_or("-".to_owned(), |c| format!("${c:.4}")),
+        n.max_cost_usd
+            .map_or("-".to_owned(), |c| format!("${c:.4}")),
+        t.cost_usd,
+        n.max_cost_usd
+            .map_or(String::new(), |c| format!(": {}", met(c < t.cost_usd)))
+    );
+    let j = &n.judgements;
+    let rate = |part: usize, whole: usize, rate: Option<f64>, target: f64, what: &str| match rate {
+        None => format!("no judged {what} yet"),
+        Some(r) => format!(
+            "{part} of {whole} judged {what} ({:.1}%, target < {:.0}%: {})",
+            r * 100.0,
+            target * 100.0,
+            met(r < target)
+        ),
+    };
+    let _ = writeln!(
+        out,
+        "  false positives (the reviewer did not approve, a person did): {}",
+        rate(
+            j.false_positives,
+            j.judged_rejections,
+            j.false_positive_rate,
+            t.false_positive_rate,
+            "rejections"
+        )
+    );
+    let _ = writeln!(
+        out,
+        "  false negatives (the reviewer approved, a person rejected): {}",
+        rate(
+            j.false_negatives,
+            j.judged_approvals,
+            j.false_negative_rate,
+            t.false_negative_rate,
+            "approvals"
+        )
+    );
+    if j.judged == 0 {
+        out.push_str(
+            "  (record a judgement with `helix-gate approve --override FILE approved|rejected --reason TEXT`)\n",
+        );
+    }
+    out.push_str(&table("file", &n.files));
+    out.push_str(&table("session", &n.sessions));
+    out
+}
+
+/// One row per file or session: reviews, cache hits, verdicts, cost, latency.
+fn table(what: &str, rows: &[numbers::Row]) -> String {
+    let seconds = |d: Option<f64>| d.map_or("-".to_owned(), |d| format!("{d:.1} s"));
+    // Names come from the history in the work tree: escaped.
+    let names: Vec<String> = rows
+        .iter()
+        .map(|r| escape_controls(&r.name).into_owned())
+        .collect();
+    let width = names
+        .iter()
+        .map(|n| n.chars().count())
+        .chain(std::iter::once(what.len()))
+        .max()
+        .unwrap_or(0);
+    let mut out = format!(
+        "per {what}:\n  {what:<width$}  reviews  cache hits  approved  rejected  needs_revision      cost      p50      p95\n"
+    );
+    for (row, name) in rows.iter().zip(&names) {
+        let _ = writeln!(
+            out,
+            "  {name:<width$}  {:>7}  {:>10}  {:>8}  {:>8}  {:>14}  {:>8}  {:>7}  {:>7}",
+            row.reviews,
+            row.cache_hits,
+            row.approved,
+            row.rejected,
+            row.needs_revision,
+            format!("${:.4}", row.cost_usd),
+            seconds(row.p50_duration_seconds),
+            seconds(row.p95_duration_seconds),
+        );
+    }
+    out
 }

@@ -134,7 +134,7 @@ pub enum Command {
     },
     /// Ask an independent reviewer (claude -p) for approval, after the deterministic checks pass.
     Approve {
-        #[arg(required = true)]
+        #[arg(required_unless_present = "override_")]
         files: Vec<PathBuf>,
         /// Approval type (a folder under approvals/).
         #[arg(long = "type", default_value = crate::approval::ADR_TYPE)]
@@ -144,6 +144,19 @@ pub enum Command {
         no_cache: bool,
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// Record a person's judgement (approved or rejected) of the latest verdict of
+        /// FILE's current content, for the false positives and negatives in `stats`.
+        #[arg(
+            long = "override",
+            num_args = 2,
+            value_names = ["FILE", "JUDGEMENT"],
+            conflicts_with_all = ["files", "no_cache"],
+            requires = "reason"
+        )]
+        override_: Option<Vec<String>>,
+        /// Why the verdict is right or wrong (with --override).
+        #[arg(long, requires = "override_")]
+        reason: Option<String>,
     },
     /// Run HELIX quality gates: one phase of a phases.yaml, or one gate; prints the result as JSON.
     Gate(gate::GateArgs),
@@ -172,6 +185,10 @@ pub enum Command {
         /// Print what would happen, change nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Finalize even when the latest review of the draft's content is
+        /// `rejected` or `needs_revision`.
+        #[arg(long)]
+        force: bool,
     },
     /// Check or rewrite the table of adr/INDEX.md.
     Index {
@@ -233,17 +250,34 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Install { target, scope } => install::install(target, scope),
         Command::Uninstall { target, scope } => install::uninstall(target, scope),
         Command::Approve {
+            kind,
+            format,
+            override_: Some(judged),
+            reason,
+            ..
+        } => approve::judge(
+            &judged,
+            &kind,
+            reason.as_deref().unwrap_or_default(),
+            format,
+        ),
+        Command::Approve {
             files,
             kind,
             no_cache,
             format,
+            ..
         } => approve::run(&files, &kind, no_cache, format),
         Command::Gate(args) => gate::run(args),
         Command::Log { tail } => log::show(tail),
         Command::Stats { format } => log::stats(format),
         Command::NextNumber => adr_dir::next_number(),
         Command::New { title } => adr_dir::new(&title),
-        Command::Finalize { draft, dry_run } => adr_dir::finalize(&draft, dry_run),
+        Command::Finalize {
+            draft,
+            dry_run,
+            force,
+        } => adr_dir::finalize(&draft, dry_run, force),
         Command::Index { check, write } => adr_dir::index(check, write),
         Command::Doctor { format } => adr_dir::doctor(format),
         Command::Schema { name } => schema::run(name),

@@ -151,9 +151,14 @@ fn failure_message(err: &PreCommitError, claude: bool) -> String {
             "run it inside a work tree (or a linked worktree) of the repository",
             false,
         ),
-        PreCommitError::Config(_) | PreCommitError::Approvals(_) => (
+        PreCommitError::Config(_) => (
             err.to_string(),
             "fix the configuration (`helix-gate validate` shows the same error), then commit again",
+            true,
+        ),
+        PreCommitError::Approvals(_) => (
+            err.to_string(),
+            "fix config/approvals.yaml (`helix-gate doctor` shows the same error), then commit again",
             true,
         ),
         PreCommitError::Git(_) => (

@@ -892,10 +892,10 @@ fn hanging_fake_reviewer_and_its_children_are_killed() {
 fn usage_errors_exit_2_without_a_verdict() {
     let repo = project();
     configure(&repo, Path::new("/nonexistent/claude"), 30);
-    let out = approve(repo.path(), None, &["--type", "docs", ADR]);
+    let out = approve(repo.path(), None, &["--type", "specs", ADR]);
     assert_eq!(code(&out), 2);
     assert!(
-        stderr(&out).contains("unknown approval type `docs`"),
+        stderr(&out).contains("unknown approval type `specs`"),
         "{}",
         stderr(&out)
     );

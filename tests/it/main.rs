@@ -28,6 +28,7 @@ mod marketplace;
 mod new;
 mod phases;
 mod precommit;
+mod review_config;
 mod schemas;
 mod snapshots;
 #[path = "../support/mod.rs"]

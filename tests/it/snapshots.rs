@@ -95,7 +95,7 @@ fn settings(root: &Path) -> insta::Settings {
         r#""$1": "[DURATION]""#,
     );
     settings.add_filter(
-        r#""(duration_seconds|median_duration_seconds)": ?[0-9][0-9.eE+-]*"#,
+        r#""(duration_seconds|median_duration_seconds|p50_duration_seconds|p95_duration_seconds)": ?[0-9][0-9.eE+-]*"#,
         r#""$1": "[DURATION]""#,
     );
     settings.add_filter(r"p(50|95) \d+\.\d\d ms", "p$1 [DURATION] ms");

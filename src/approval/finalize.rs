@@ -1,0 +1,132 @@
+//! `finalize` with the approval in mind: a draft whose latest verdict is
+//! `rejected` or `needs_revision` is not finalized (unless forced), and an
+//! approval of the draft is carried over to the finalized file.
+//!
+//! Why carry the verdict over instead of keying the cache on the content with
+//! `adr_id` normalised: the cache key stays "exactly these bytes were judged",
+//! with no normalisation rule that a hand edit could exploit (an `adr_id`
+//! changed by hand still needs a review, and the number matters to the
+//! reviewer's conflicts check). Only finalize knows that the single line it
+//! rewrote is the only difference (its [`Plan::content`] is the draft with the
+//! `adr_id` line set), and it has just validated the result deterministically,
+//! so it, and only it, signs a cache entry for the new content with the draft's
+//! verdict. File name and INDEX.md are not part of the key at all. Existing
+//! cache entries keep their keys.
+
+use std::path::Path;
+
+use super::{ADR_TYPE, cache, history, instructions, settings, signing};
+use crate::adr_dir::finalize::{self, Finalization, Plan};
+use crate::fs::read::{self, Links};
+
+use super::verdict::Verdict;
+
+/// What happened around the finalize.
+#[derive(Debug)]
+pub struct Finalized {
+    pub finalization: Finalization,
+    /// For the person: a forced finalize, a carried-over approval, or why none
+    /// was carried over.
+    pub notes: Vec<String>,
+}
+
+/// Largest draft read for the verdict check (finalize enforces its own limit).
+const DRAFT_LIMIT: u64 = 16 * 1024 * 1024;
+
+/// Finalize `draft` in the repository at `root`; `force` finalizes a draft
+/// whose latest verdict is `rejected` or `needs_revision`.
+pub fn run(
+    root: &Path,
+    draft: &Path,
+    options: finalize::Options,
+    force: bool,
+) -> anyhow::Result<Finalized> {
+    let mut notes = Vec::new();
+    let path = crate::paths::absolute(draft);
+    // An unreadable draft is finalize's to report.
+    if let Ok(bytes) = read::regular(&path, DRAFT_LIMIT, Links::Follow) {
+        let content = cache::hex(&cache::content_digest(&bytes));
+        let latest = history::latest_verdict(&history::read(root), ADR_TYPE, &content);
+        if let Some(latest) = latest {
+            let verdict = latest.judgement.unwrap_or(latest.result);
+            if verdict != Verdict::Approved {
+                let display = crate::paths::display(root, &path);
+                let why = format!(
+                    "the latest review of this content of {display} is {}{} (approval {}, {})",
+                    latest.result.as_str(),
+                    if latest.judgement.is_some() {
+                        ", confirmed by a person (approve --override)"
+                    } else {
+                        ""
+                    },
+                    latest.approval_id,
+                    latest.timestamp
+                );
+                if !force {
+                    return Ok(Finalized {
+                        finalization: Finalization::Refused {
+                            report: None,
+                            reason: format!(
+                                "{why}; nothing was moved. Fix the findings and run `helix-gate approve {display}` again, or finalize anyway with --force"
+                            ),
+                        },
+                        notes,
+                    });
+                }
+                notes.push(format!("finalizing although {why} (--force)"));
+            }
+        }
+    }
+    let finalization = finalize::run_in(root, draft, options)?;
+    if let Finalization::Finalized(plan) = &finalization {
+        notes.extend(carry_over(root, plan));
+    }
+    Ok(Finalized {
+        finalization,
+        notes,
+    })
+}
+
+/// Sign the draft's cached `approved` verdict for the finalized content. Any
+/// problem only means there is nothing to carry over (the file then needs a
+/// review like any other); a note says so when an approval was lost.
+fn carry_over(root: &Path, plan: &Plan) -> Option<String> {
+    let settings = settings::load(root).ok()?;
+    let type_settings = settings.get(ADR_TYPE)?;
+    let instructions = instructions::load(root, type_settings).ok()?;
+    let signing = signing::load().ok()??;
+    let key_of = |bytes: &[u8]| {
+        cache::key(
+            ADR_TYPE,
+            &type_settings.model,
+            &instructions,
+            &[cache::content_digest(bytes)],
+        )
+    };
+    let cache::Lookup::Hit(document) = cache::lookup(
+        root,
+        &key_of(plan.original()),
+        type_settings.required_confidence,
+        Some(&signing),
+    ) else {
+        return None;
+    };
+    let target = &plan.target_display;
+    Some(
+        match cache::store(
+            root,
+            &key_of(plan.content().as_bytes()),
+            &document,
+            &signing,
+        ) {
+            Ok(()) => format!(
+                "approval {} of the draft carried over to {target} (finalize changed only adr_id, the file name and INDEX.md)",
+                document.approval_id
+            ),
+            Err(e) => format!(
+                "the draft's approval {} could not be carried over to {target} ({e}); run `helix-gate approve {target}`",
+                document.approval_id
+            ),
+        },
+    )
+}
