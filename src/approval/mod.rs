@@ -6,9 +6,10 @@
 //! 1. **Deterministic checks** of the files (the same rules as `validate` for
 //!    ADRs; size and binary checks for other files). Any error → verdict
 //!    `rejected` with those findings; no reviewer process is started.
-//! 2. **Cache**: an `approved` verdict for the same content, type,
-//!    instructions and model is reused ([`cache`]) when its entry carries a
-//!    valid HMAC made with this user's key ([`signing`]); `no_cache` skips it.
+//! 2. **Cache**: the verdict (approved, rejected or `needs_revision`) for the
+//!    same content, type, instructions and model is reused ([`cache`]) when
+//!    its entry carries a valid HMAC made with this user's key ([`signing`]):
+//!    one content is reviewed once. `no_cache` skips it.
 //! 3. **Reviewer**: one `claude -p` child in its own run folder
 //!    `.helix-gate/approvals/<id>/` ([`run_dir`], [`runner`]), read-only
 //!    tools, the verdict through `--json-schema`. A timeout, a crash, a
@@ -18,7 +19,8 @@
 //!    `needs_revision` ([`verdict::gate`]).
 //! 5. **Records**: `output/approval-result.json` in the run folder, one line in
 //!    `.helix-gate/approvals.jsonl` ([`history`], for run numbers and `stats`;
-//!    it never grants an approval), and the signed cache entry when approved.
+//!    it never grants an approval), and the signed cache entry of every
+//!    reviewer verdict (never of an infrastructure failure).
 //!
 //! Entry points: `helix-gate approve` ([`approve`]), the Claude Code hook's Stop
 //! gate ([`approve`], [`settings()`], [`Approval::feedback`],
@@ -258,8 +260,8 @@ impl Approval {
                 "helix-gate approval {files}: rejected by the deterministic checks, no reviewer started"
             ),
             Stage::Cache => format!(
-                "helix-gate approval {files}: approved (cached, confidence {:.2}, approval {})",
-                d.confidence, d.approval_id
+                "helix-gate approval {files}: {} (cached, confidence {:.2}, approval {})",
+                d.result, d.confidence, d.approval_id
             ),
             Stage::Reviewer => match &self.failure {
                 Some(failure) => format!(
@@ -350,7 +352,8 @@ impl ApprovalLookup {
     }
 
     /// Whether a signed `approved` verdict (at or above the type's current
-    /// `required_confidence`) is cached for exactly `bytes`.
+    /// `required_confidence`) is cached for exactly `bytes` (a cached
+    /// rejection is not).
     pub fn is_approved(&self, bytes: &[u8]) -> bool {
         let key = cache::key(
             &self.kind,
@@ -365,7 +368,7 @@ impl ApprovalLookup {
                 self.required_confidence,
                 Some(&self.signing)
             ),
-            cache::Lookup::Hit(_)
+            cache::Lookup::Hit(document) if document.result == Verdict::Approved
         )
     }
 }
@@ -624,8 +627,7 @@ impl Request<'_> {
         }
     }
 
-    /// A cached, signed `approved` result for these files, shown as this
-    /// approval's. An entry that is there but not signed with this user's key
+    /// A cached, signed verdict for these files, shown as this approval's. An entry that is there but not signed with this user's key
     /// is ignored, with a note.
     fn cached(&self, keys: &CacheKeys, notes: &mut Vec<String>) -> Option<ResultDocument> {
         let required = self.type_settings.required_confidence;
@@ -753,7 +755,10 @@ impl Request<'_> {
     }
 
     /// Write `output/approval-result.json` into `run` (after pruning old run
-    /// folders) and, when approved, the cache entries; returns the result path.
+    /// folders) and the cache entries of a reviewer's verdict; returns the
+    /// result path. An approval is kept under the key of all files and of each
+    /// one (pre-commit asks per file); any other verdict only under the key of
+    /// all files, since it does not say which file it is about.
     fn store(
         &self,
         run: &run_dir::RunDir,
@@ -773,12 +778,17 @@ impl Request<'_> {
             crate::fs::atomic::Options::FAST,
         )
         .with_context(|| format!("cannot write {}", result_path.display()))?;
-        if document.result == Verdict::Approved {
+        if cache::cacheable(document) {
             // Without a key the verdict still stands; it is only not cached
             // (and pre-commit's `required_on_commit` will not find it).
+            let each: &[String] = if document.result == Verdict::Approved {
+                &keys.each
+            } else {
+                &[]
+            };
             match signing::load_or_create() {
                 Ok(signing) => {
-                    for key in std::iter::once(&keys.all).chain(&keys.each) {
+                    for key in std::iter::once(&keys.all).chain(each) {
                         cache::store(self.root, key, document, &signing).with_context(|| {
                             format!("cannot write the cache in {}", data_dir::CACHE_DIR)
                         })?;

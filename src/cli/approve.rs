@@ -130,7 +130,12 @@ fn human(root: &Path, approval: &Approval, color: bool) -> String {
         (Stage::Cache, _) => {
             let _ = writeln!(
                 out,
-                "  approved earlier for this exact content (approval {}, {}); no reviewer was started (--no-cache forces one)",
+                "  {} earlier for this exact content (approval {}, {}); no reviewer was started (--no-cache forces one)",
+                if d.result == Verdict::Approved {
+                    "approved"
+                } else {
+                    "reviewed with this verdict"
+                },
                 escape_controls(&d.approval_id),
                 escape_controls(&d.timestamp)
             );
