@@ -70,6 +70,10 @@ pub struct ApproveOptions {
     /// Show a progress line (elapsed seconds) on stderr while the reviewer
     /// runs. Callers set this only when stderr is a terminal.
     pub progress: bool,
+    /// The reviewer must have ended by then (the Stop hook's deadline): its
+    /// timeout is shortened to it, and a reviewer stopped by it fails with
+    /// [`RunnerError::Deadline`].
+    pub deadline: Option<Instant>,
 }
 
 /// Why [`approve`] could not produce a verdict at all (usage or setup
@@ -462,7 +466,7 @@ pub fn approve(
     // 3. Reviewer, in a run folder of its own.
     let run = run_dir::create(root, &instructions, &request.files, SystemTime::now())
         .with_context(|| format!("cannot create a run folder under {}", data_dir::RUNS_DIR))?;
-    let outcome = request.run_reviewer(&run, options.progress);
+    let outcome = request.run_reviewer(&run, options);
 
     // 4. Verdict and confidence gate. Only warnings and infos of the
     // deterministic stage are left here; they stay in the result.
@@ -657,8 +661,15 @@ impl Request<'_> {
 
     /// Start the reviewer in `run` and wait for it; its raw output is kept in
     /// the run folder whatever it is.
-    fn run_reviewer(&self, run: &run_dir::RunDir, progress: bool) -> runner::RunOutcome {
+    fn run_reviewer(&self, run: &run_dir::RunDir, options: &ApproveOptions) -> runner::RunOutcome {
         let type_settings = self.type_settings;
+        let left = options
+            .deadline
+            .map(|deadline| deadline.saturating_duration_since(Instant::now()));
+        let (timeout, cut_by_deadline) = match left {
+            Some(left) if left < type_settings.timeout => (left, true),
+            _ => (type_settings.timeout, false),
+        };
         let prompt = prompt(self.root, self.kind, type_settings, run, &self.files);
         let schema = instructions::compact_schema();
         let invocation = runner::Invocation {
@@ -671,10 +682,11 @@ impl Request<'_> {
                 repo_root: self.root,
             }),
             cwd: run.path.clone(),
-            timeout: type_settings.timeout,
+            timeout,
+            cut_by_deadline,
             budget: type_settings.max_budget_usd,
         };
-        let mut progress = Progress::new(progress, &self.displays, self.kind);
+        let mut progress = Progress::new(options.progress, &self.displays, self.kind);
         let outcome = runner::run(&invocation, &mut |elapsed| progress.tick(elapsed));
         progress.clear();
         // Best effort: the raw output helps a human, the verdict does not need it.
@@ -1030,6 +1042,9 @@ fn infrastructure_recommendation(failure: &RunnerError) -> String {
         }
         RunnerError::Timeout { .. } => {
             "Run the approval again; if it keeps timing out, raise `timeout` for this type in config/approvals.yaml.".to_owned()
+        }
+        RunnerError::Deadline { .. } => {
+            "The Stop hook must answer before Claude Code's timeout for it, so this review was stopped: run `helix-gate approve` on the file yourself, or run `helix-gate install claude` again so that the Stop timeout follows config/approvals.yaml.".to_owned()
         }
         RunnerError::Budget { .. } => {
             "Run the approval again; if the cost cap keeps being hit, raise `max_budget_usd` in config/approvals.yaml.".to_owned()

@@ -45,6 +45,7 @@ pub(super) fn run(
     let options = ApproveOptions {
         no_cache,
         progress: std::io::stderr().is_terminal(),
+        deadline: None,
     };
     let approval = approve(&root, &files, kind, &options)?;
     let status = exit_status(&approval);

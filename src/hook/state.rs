@@ -30,8 +30,15 @@ pub fn approval_key(rel: &str) -> String {
 pub struct Target {
     /// Blocks so far since the target last passed.
     pub attempts: u32,
-    /// The budget was spent and the escalation recorded.
+    /// The budget was spent and the escalation recorded. For an
+    /// [`approval_key`]: the Stop gate starts no further review of the file
+    /// in this session.
     pub escalated: bool,
+    /// For an [`approval_key`]: the approval id of the last verdict counted.
+    /// The same verdict again (the unchanged file, answered from the cache)
+    /// is not a new attempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
 }
 
 impl Target {
