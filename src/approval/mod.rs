@@ -35,6 +35,7 @@ pub mod run_dir;
 pub mod runner;
 pub mod settings;
 pub mod signing;
+pub mod stop_timeout;
 pub mod verdict;
 mod wire;
 

@@ -125,6 +125,8 @@ pub(super) fn index(_check: bool, write: bool) -> anyhow::Result<ExitStatus> {
 
 /// `helix-gate doctor [--format human|json]`.
 pub(super) fn doctor(format: Format) -> anyhow::Result<ExitStatus> {
-    let (reports, read_errors) = adr_dir::doctor(&current_root())?;
+    let root = current_root();
+    let (mut reports, read_errors) = adr_dir::doctor(&root)?;
+    reports.extend(crate::approval::stop_timeout::doctor_reports(&root));
     super::validate::finish(&reports, &read_errors, format)
 }
