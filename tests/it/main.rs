@@ -10,6 +10,7 @@
 mod adr_dir;
 mod approval;
 mod corpus;
+mod economy;
 mod hook;
 mod hostile_approval;
 mod hostile_fs;
