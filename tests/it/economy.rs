@@ -372,3 +372,121 @@ fn install_claude_sets_the_stop_timeout_from_the_config_and_doctor_checks_it() {
     let out = run(repo.path(), &["install", "claude"]);
     assert!(stdout(&out).contains("Stop timeout: 90 s (no approval type is enabled"));
 }
+
+mod e2e {
+    //! A real Claude Code session (2.1.329, hooks registered by `helix-gate
+    //! install claude`) against the fake Messages API, the reviewer the real
+    //! client too: six Stops, reviewer requests counted by the fake server.
+
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use serde_json::{Value, json};
+
+    use crate::approval::{ADR, project};
+    use crate::support::claude::{ClaudeRun, require_claude, stop_hook_feedback};
+    use crate::support::cli::*;
+    use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+
+    fn version(n: u32) -> String {
+        good_adr().replace(
+            "## Konsequenzen",
+            &format!("## Risiken\n\nVersion {n} of the risks.\n\n## Konsequenzen"),
+        )
+    }
+
+    #[test]
+    fn a_session_of_six_stops_pays_one_review_per_distinct_content() {
+        let Some(claude) = require_claude() else {
+            return;
+        };
+        let repo = project();
+        let command = serde_json::to_string(&claude.to_string_lossy()).unwrap();
+        repo.write(
+            "config/approvals.yaml",
+            format!(
+                "defaults:\n  command: {command}\n  timeout: 120\non_rejection:\n  max_retries: 2\n"
+            ),
+        );
+        let out = run(repo.path(), &["install", "claude"]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let file = repo.join(ADR);
+        let main = AtomicUsize::new(0);
+        let api = FakeApi::start(move |_: &RecordedRequest, conv: &Conversation<'_>| {
+            if conv.is_structured_output() {
+                return Turn::structured_output(json!({"result": "rejected", "confidence": 0.9,
+                    "findings": [{"severity": "error", "check": "migration", "message": "REVIEWER: no rollback"}],
+                    "recommendations": ["Describe the rollback."]}));
+            }
+            let write = |n: u32| {
+                Turn::text("Revising the ADR.")
+                    .with_tool("Write", json!({"file_path": file, "content": version(n)}))
+            };
+            match main.fetch_add(1, Ordering::SeqCst) {
+                0 => write(1),
+                3 => write(2),
+                5 => write(3),
+                7 => write(4),
+                _ => Turn::text("Done."),
+            }
+        });
+        let reviews = || {
+            api.requests()
+                .iter()
+                .filter(|r| r.is_structured_output())
+                .count()
+        };
+        let home = tempfile::tempdir().unwrap();
+        // Stops 1-4: rejected (review 1), unchanged (same verdict, no review),
+        // changed (review 2), changed (review 3: retries spent, escalated).
+        let first = ClaudeRun::new(&claude, &api, repo.path(), "Write the ADR")
+            .home(home.path())
+            .run();
+        first.assert_success();
+        let feedback = stop_hook_feedback(&api.main_requests());
+        assert_eq!(feedback.len(), 3, "{}", first.describe());
+        assert!(
+            feedback[1].contains("is unchanged since review 1 of 2"),
+            "{}",
+            feedback[1]
+        );
+        assert_eq!(reviews(), 3, "v1, v2, v3: {}", first.describe());
+        let session = first.session_id().unwrap().to_owned();
+
+        // Stops 5 (file changed again) and 6 (unchanged) in the same session:
+        // escalated, so no review at all.
+        for prompt in ["Revise it once more", "Anything else?"] {
+            let more = ClaudeRun::new(&claude, &api, repo.path(), prompt)
+                .home(home.path())
+                .args(["--resume", session.as_str()])
+                .run();
+            more.assert_success();
+        }
+        assert_eq!(reviews(), 3, "flat after the escalation");
+        let log: Vec<Value> = repo
+            .read(".helix-gate/log.jsonl")
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let stops: Vec<(&str, &str)> = log
+            .iter()
+            .filter(|l| l["event"] == "Stop" && l["target"] == ADR && l["verdict"] != "pass")
+            .map(|l| {
+                (
+                    l["session"].as_str().unwrap(),
+                    l["verdict"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        let verdicts: Vec<&str> = stops.iter().map(|(_, v)| *v).collect();
+        assert_eq!(
+            verdicts,
+            ["block", "block", "block", "escalate", "skip", "skip"],
+            "{stops:?}"
+        );
+        assert!(
+            stops.iter().all(|(s, _)| *s == session),
+            "one session: {stops:?}"
+        );
+    }
+}
