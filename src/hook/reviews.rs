@@ -5,8 +5,9 @@
 //! without a word: the stop goes through unreviewed and nobody is told. So at
 //! Stop the hook's deadline is that timeout (our entry's in
 //! `.claude/settings.json`, `.claude/settings.local.json` or
-//! `~/.claude/settings.json`, the smallest when there are several; else the
-//! one `install claude` derives from `config/approvals.yaml`) minus a reserve
+//! `~/.claude/settings.json`, or in the plugin's `hooks/hooks.json` when it
+//! runs as a plugin hook; the smallest when there are several; else the one
+//! `install claude` derives from `config/approvals.yaml`) minus a reserve
 //! for the answer. Every reviewer gets at most the time that is left
 //! ([`approval::ApproveOptions::deadline`]); one still running then is killed
 //! and fails as [`approval::RunnerError::Deadline`], which the gate reports
@@ -43,9 +44,11 @@ pub struct StopWindow {
 impl StopWindow {
     /// The timeout of our installed Stop hook, else the derived one.
     pub fn find(root: &Path, settings: &ApprovalSettings) -> StopWindow {
-        let found = installed::installed_stop_timeouts(root)
-            .into_iter()
-            .min_by_key(|(_, seconds)| *seconds);
+        let mut found = installed::installed_stop_timeouts(root);
+        if let Some(plugin) = crate::env::var(crate::env::CLAUDE_PLUGIN_ROOT) {
+            found.extend(installed::plugin_stop_timeouts(Path::new(&plugin)));
+        }
+        let found = found.into_iter().min_by_key(|(_, seconds)| *seconds);
         match found {
             Some((file, seconds)) => StopWindow {
                 timeout: Duration::from_secs(seconds),

@@ -48,22 +48,36 @@ pub fn stop_timeout_s(longest_review: Option<Duration>) -> u64 {
 pub fn installed_stop_timeouts(root: &Path) -> Vec<(PathBuf, u64)> {
     let mut found = Vec::new();
     for scope in [Scope::Project, Scope::Local, Scope::User] {
-        let Ok(path) = settings_path(root, scope) else {
-            continue;
-        };
-        let Ok(settings) = read_settings(&path) else {
-            continue;
-        };
-        let groups = settings
-            .get("hooks")
-            .and_then(|h| h.get("Stop"))
-            .and_then(Value::as_array);
-        for group in groups.into_iter().flatten() {
-            let hooks = group.get("hooks").and_then(Value::as_array);
-            for hook in hooks.into_iter().flatten().filter(|h| is_ours(h)) {
-                if let Some(timeout) = hook.get("timeout").and_then(Value::as_u64) {
-                    found.push((path.clone(), timeout));
-                }
+        if let Ok(path) = settings_path(root, scope) {
+            found.extend(stop_timeouts_in(&path, is_ours));
+        }
+    }
+    found
+}
+
+/// The Stop hooks' `timeout`s in a plugin's `hooks/hooks.json` (every Stop
+/// entry there: the plugin folder is helix-gate's own when the hook runs as
+/// its plugin hook), as (file, seconds).
+pub fn plugin_stop_timeouts(plugin_root: &Path) -> Vec<(PathBuf, u64)> {
+    stop_timeouts_in(&plugin_root.join("hooks/hooks.json"), |_| true)
+}
+
+/// The `timeout`s of the Stop hook entries in the settings file `path` that
+/// `pick` accepts.
+fn stop_timeouts_in(path: &Path, pick: fn(&Value) -> bool) -> Vec<(PathBuf, u64)> {
+    let Ok(settings) = read_settings(path) else {
+        return Vec::new();
+    };
+    let groups = settings
+        .get("hooks")
+        .and_then(|h| h.get("Stop"))
+        .and_then(Value::as_array);
+    let mut found = Vec::new();
+    for group in groups.into_iter().flatten() {
+        let hooks = group.get("hooks").and_then(Value::as_array);
+        for hook in hooks.into_iter().flatten().filter(|h| pick(h)) {
+            if let Some(timeout) = hook.get("timeout").and_then(Value::as_u64) {
+                found.push((path.to_path_buf(), timeout));
             }
         }
     }
@@ -403,6 +417,12 @@ mod tests {
             .filter(|(p, _)| p.starts_with(dir.path()))
             .collect();
         assert_eq!(found, [(path, 960)], "only our entry counts");
+        // The plugin form: this repository's own hooks/hooks.json.
+        let plugin = Path::new(env!("CARGO_MANIFEST_DIR"));
+        assert_eq!(
+            plugin_stop_timeouts(plugin),
+            [(plugin.join("hooks/hooks.json"), 360)]
+        );
     }
 
     #[test]
