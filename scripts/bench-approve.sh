@@ -47,3 +47,65 @@ start = median["process start (helix-gate --version)"]
 print(f"  cache hit:                                   median {hit:8.2f} ms  (goal <= 5 ms: {'ok' if hit <= 5 else 'MISSED'}; {hit - start:.2f} ms beyond process start)")
 PY
 echo "  peak RSS approve (stub reviewer): $(cd "$approve_repo" && peak_rss "$approve_bin" approve --no-cache adr/001-cache-rules.md) KB"
+
+# The Stop gate (issue 11): N clean ADRs touched in one session, a stub
+# reviewer with a fixed latency of 1 s, defaults.max_parallel 4. The Stop hook's
+# wall time is compared with one review's latency (goal: <= 1.3x for 3 ADRs),
+# and the reviewer runs are counted per distinct content (goal: exactly 1; the
+# second Stop answers every file from the cache).
+echo "== approve: Stop gate (stub reviewer, 1 s per review, max_parallel 4)"
+stop_repo="$work/stop"
+mkdir -p "$stop_repo/.git" "$stop_repo/adr" "$stop_repo/src" "$stop_repo/config" "$stop_repo/stub" "$work/stop-home"
+echo 'pub fn rules() {}' > "$stop_repo/src/lib.rs"
+cat > "$stop_repo/stub/reviewer.sh" <<SH
+#!/bin/sh
+echo run >> "$stop_repo/stub/runs"
+sleep 1
+exec cat "$approve_repo/stub/result.json"
+SH
+chmod +x "$stop_repo/stub/reviewer.sh"
+printf 'defaults:\n  command: stub/reviewer.sh\n  max_parallel: 4\n' > "$stop_repo/config/approvals.yaml"
+printf '{"session_id":"bench","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"done","background_tasks":[]}\n' > "$work/stop.json"
+# The hook's environment: this repository, its own per-user state and HOME
+# (no ~/.claude of the machine decides the Stop timeout), not inside a reviewer.
+stop_env=(env -u HELIX_GATE_CHILD CLAUDE_PROJECT_DIR="$stop_repo" HELIX_GATE_STATE_DIR="$work/stop-state" HOME="$work/stop-home")
+# A fresh session that touched adr/1..N (distinct contents), with an empty cache.
+cat > "$work/stop-prepare.sh" <<SH
+#!/bin/sh
+set -e
+rm -rf "$stop_repo/.helix-gate" "$stop_repo/adr"
+mkdir -p "$stop_repo/adr"
+i=1
+while [ "\$i" -le "\$1" ]; do
+  f="$stop_repo/adr/\$(printf '%03d' "\$i")-bench.md"
+  sed -e "s/adr_id: \"001\"/adr_id: \"\$(printf '%03d' "\$i")\"/" -e "s/# ADR-001:/# ADR-\$(printf '%03d' "\$i"):/" "$root/tests/fixtures/good/001-minimal-valid.md" > "\$f"
+  printf '{"session_id":"bench","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"%s","content":"x"}}\n' "$stop_repo" "\$f" \
+    | ${stop_env[*]} "$approve_bin" hook >/dev/null
+  i=\$((i + 1))
+done
+SH
+chmod +x "$work/stop-prepare.sh"
+for n in 1 3 8; do
+  (cd "$stop_repo" && hyperfine --warmup 1 --runs 5 --style basic \
+    --prepare "$work/stop-prepare.sh $n" \
+    -n "Stop hook, $n clean ADR(s)" "${stop_env[*]} $approve_bin hook < $work/stop.json" \
+    -i --export-json "$work/stop-$n.json" >/dev/null)
+  # Reviewer runs per distinct content: one Stop after a fresh session, then a second Stop.
+  "$work/stop-prepare.sh" "$n"
+  rm -f "$stop_repo/stub/runs"
+  "${stop_env[@]}" "$approve_bin" hook < "$work/stop.json" >/dev/null
+  first=$(wc -l < "$stop_repo/stub/runs")
+  "${stop_env[@]}" "$approve_bin" hook < "$work/stop.json" >/dev/null
+  second=$(wc -l < "$stop_repo/stub/runs")
+  python3 - "$work/stop-$n.json" "$n" "$first" "$second" <<'PY'
+import json, sys
+result = json.load(open(sys.argv[1]))["results"][0]
+n, first, second = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+median = result["median"]
+ratio = median / 1.0
+goal = f" (goal for 3 ADRs <= 1.3x: {'ok' if ratio <= 1.3 else 'MISSED'})" if n == 3 else ""
+print(f"  Stop hook, {n} clean ADR(s): median {median:6.2f} s = {ratio:.2f}x one review (1 s){goal}")
+per = first / n
+print(f"    reviewer runs: {first} for {n} distinct content(s) = {per:.2f} per content; a second Stop: {second - first} more (goal: exactly 1, then 0: {'ok' if first == n and second == first else 'MISSED'})")
+PY
+done

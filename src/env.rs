@@ -4,6 +4,9 @@
 pub const NO_COLOR: &str = "NO_COLOR";
 /// Project root given to hooks by Claude Code (does not follow the model's `cd`).
 pub const CLAUDE_PROJECT_DIR: &str = "CLAUDE_PROJECT_DIR";
+/// The plugin's folder, given by Claude Code to a plugin's hooks only (the
+/// Stop hook reads its `hooks/hooks.json` for the timeout it runs under).
+pub const CLAUDE_PLUGIN_ROOT: &str = "CLAUDE_PLUGIN_ROOT";
 /// Set to `1` by Claude Code in hooks and in the model's Bash commands.
 pub const CLAUDECODE: &str = "CLAUDECODE";
 /// The Claude Code session a hook or a model's Bash command runs in (same as

@@ -1,4 +1,4 @@
-//! Cache of `approved` verdicts: `.helix-gate/approval-cache/<key>.json`.
+//! Cache of reviewer verdicts: `.helix-gate/approval-cache/<key>.json`.
 //!
 //! The key is a SHA-256 over everything a verdict depends on: the content of
 //! the reviewed file(s), the approval type, the text of its `CLAUDE.md` and
@@ -6,8 +6,14 @@
 //! the old verdict no longer applies. The file path is not part of the key: a
 //! file that moves without changing keeps its approval.
 //!
-//! Only `approved` verdicts are stored, and a hit is re-checked against the
-//! current `required_confidence` when it is read.
+//! Every verdict a reviewer gave (approved, rejected, `needs_revision`) is
+//! stored, so one content is reviewed once: the same content under the same
+//! instructions and model gets the same verdict again without a reviewer run.
+//! Infrastructure failures (timeout, budget, crash, no verdict) and
+//! deterministic rejections are not verdicts of a reviewer and are never
+//! stored. A hit is re-checked against the current `required_confidence` when
+//! it is read ([`still_holds`]): an approval below it, or a confidence
+//! downgrade above it, is a miss and the reviewer decides again.
 //!
 //! The key is public (anyone can compute it), and the folder is in the work
 //! tree, where a cloned repository or a session can put files. So an entry is
@@ -116,10 +122,11 @@ fn signed_fields<'a>(key: &'a str, document_json: &'a [u8]) -> [&'a [u8]; 3] {
 /// What [`lookup`] found under a key.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Lookup {
-    /// A signed `approved` result at or above the required confidence.
+    /// A signed verdict that still holds under the required confidence
+    /// ([`still_holds`]); its `result` may be any verdict.
     Hit(Box<ResultDocument>),
-    /// Nothing usable: no entry, an unreadable one, another key's, or one
-    /// below the required confidence.
+    /// Nothing usable: no entry, an unreadable one, another key's, or one the
+    /// required confidence no longer agrees with.
     Miss,
     /// An entry for this key whose HMAC is missing or does not verify with
     /// this user's key (or there is no key yet): not written by helix-gate for
@@ -127,8 +134,8 @@ pub enum Lookup {
     Untrusted(PathBuf),
 }
 
-/// The stored result for `key`, when it is signed with `signing` and
-/// `approved` at or above `required_confidence`. Without a signing key no
+/// The stored result for `key`, when it is signed with `signing` and its
+/// verdict still holds under `required_confidence`. Without a signing key no
 /// entry is trusted.
 pub fn lookup(
     root: &Path,
@@ -155,24 +162,40 @@ pub fn lookup(
     if !verified {
         return Lookup::Untrusted(path);
     }
-    if entry.document.result == Verdict::Approved
-        && entry.document.confidence >= required_confidence
-    {
+    if still_holds(&entry.document, required_confidence) {
         Lookup::Hit(Box::new(entry.document))
     } else {
         Lookup::Miss
     }
 }
 
-/// Store an approved result under `key`, signed with `signing` (atomically:
-/// temp file + rename).
+/// Whether a stored verdict is what the confidence gate would decide today:
+/// an approval needs `required_confidence`; an approval the gate turned into
+/// `needs_revision` holds while its confidence stays below it; a verdict the
+/// reviewer itself gave as rejected or `needs_revision` always holds.
+pub fn still_holds(document: &ResultDocument, required_confidence: f64) -> bool {
+    match (document.result, document.reviewer_result) {
+        (Verdict::Approved, _) => document.confidence >= required_confidence,
+        (_, Some(Verdict::Approved)) => document.confidence < required_confidence,
+        _ => true,
+    }
+}
+
+/// Whether `document` is a reviewer's verdict worth keeping: not an
+/// infrastructure failure, not a deterministic rejection, not itself a hit.
+pub fn cacheable(document: &ResultDocument) -> bool {
+    document.stage == super::Stage::Reviewer && document.infrastructure_failure.is_none()
+}
+
+/// Store a reviewer's verdict under `key`, signed with `signing` (atomically:
+/// temp file + rename). Anything that is not [`cacheable`] is not stored.
 pub fn store(
     root: &Path,
     key: &str,
     document: &ResultDocument,
     signing: &SigningKey,
 ) -> std::io::Result<()> {
-    if document.result != Verdict::Approved {
+    if !cacheable(document) {
         return Ok(());
     }
     data_dir::ensure_dir(root, CACHE_DIR)?;
@@ -425,6 +448,81 @@ mod tests {
             lookup(root, "k2", 0.8, Some(&signing(1))),
             Lookup::Untrusted(moved)
         );
+    }
+
+    fn verdict_document(
+        result: Verdict,
+        reviewer: Option<Verdict>,
+        confidence: f64,
+    ) -> ResultDocument {
+        let mut document: ResultDocument = serde_json::from_value(
+            serde_json::from_str::<serde_json::Value>(EARLIER_ENTRY).unwrap()["document"].clone(),
+        )
+        .unwrap();
+        document.result = result;
+        document.reviewer_result = reviewer;
+        document.confidence = confidence;
+        document
+    }
+
+    #[test]
+    fn rejected_and_needs_revision_verdicts_are_kept_and_signed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let rejected = verdict_document(Verdict::Rejected, None, 0.9);
+        store(root, "r", &rejected, &signing(1)).unwrap();
+        assert_eq!(
+            lookup(root, "r", 0.8, Some(&signing(1))),
+            Lookup::Hit(Box::new(rejected.clone()))
+        );
+        // A rejection holds whatever the threshold.
+        assert!(matches!(
+            lookup(root, "r", 0.99, Some(&signing(1))),
+            Lookup::Hit(_)
+        ));
+        assert!(matches!(
+            lookup(root, "r", 0.1, Some(&signing(1))),
+            Lookup::Hit(_)
+        ));
+        // Still signed: another key does not trust it.
+        assert_eq!(
+            lookup(root, "r", 0.8, Some(&signing(2))),
+            Lookup::Untrusted(entry_path(root, "r"))
+        );
+
+        let revise = verdict_document(Verdict::NeedsRevision, None, 0.4);
+        store(root, "n", &revise, &signing(1)).unwrap();
+        assert!(matches!(
+            lookup(root, "n", 0.8, Some(&signing(1))),
+            Lookup::Hit(_)
+        ));
+
+        // An approval the confidence gate downgraded holds while the threshold
+        // stays above its confidence; a lower threshold asks the reviewer again.
+        let gated = verdict_document(Verdict::NeedsRevision, Some(Verdict::Approved), 0.6);
+        store(root, "g", &gated, &signing(1)).unwrap();
+        assert!(matches!(
+            lookup(root, "g", 0.8, Some(&signing(1))),
+            Lookup::Hit(_)
+        ));
+        assert_eq!(lookup(root, "g", 0.5, Some(&signing(1))), Lookup::Miss);
+    }
+
+    #[test]
+    fn infrastructure_failures_and_deterministic_rejections_are_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let mut timeout = verdict_document(Verdict::Rejected, None, 0.0);
+        timeout.infrastructure_failure = Some("timeout".into());
+        store(root, "t", &timeout, &signing(1)).unwrap();
+        assert!(!entry_path(root, "t").exists());
+        let mut deterministic = verdict_document(Verdict::Rejected, None, 1.0);
+        deterministic.stage = super::super::Stage::Deterministic;
+        store(root, "d", &deterministic, &signing(1)).unwrap();
+        assert!(!entry_path(root, "d").exists());
+        let mut hit = verdict_document(Verdict::Approved, None, 0.9);
+        hit.stage = super::super::Stage::Cache;
+        assert!(!cacheable(&hit));
     }
 
     #[test]

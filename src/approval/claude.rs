@@ -39,6 +39,12 @@ pub enum RunnerError {
     Spawn { command: String, message: String },
     #[error("reviewer timed out after {seconds} s; its process group was killed")]
     Timeout { seconds: u64 },
+    /// Stopped by the caller's deadline before its own timeout (the Stop hook
+    /// must answer before Claude Code's hook timeout).
+    #[error(
+        "reviewer stopped after {seconds} s at the Stop hook's deadline, before its own timeout; its process group was killed"
+    )]
+    Deadline { seconds: u64 },
     #[error("reviewer exited with {status}{detail}")]
     Exit { status: String, detail: String },
     #[error("reviewer output is not a result JSON object: {message}")]
@@ -60,6 +66,7 @@ impl RunnerError {
             RunnerError::NotFound { .. } => "missing-command",
             RunnerError::Spawn { .. } => "spawn",
             RunnerError::Timeout { .. } => "timeout",
+            RunnerError::Deadline { .. } => "deadline",
             RunnerError::Exit { .. } => "exit-status",
             RunnerError::InvalidJson { .. } => "invalid-json",
             RunnerError::Budget { .. } => "budget",

@@ -111,6 +111,12 @@ fn carry_over(root: &Path, plan: &Plan) -> Option<String> {
     ) else {
         return None;
     };
+    // The cache keeps every verdict; only an approval is carried over (a forced
+    // finalize of a rejected draft must not look approved, nor be re-reviewed
+    // for free as if it were).
+    if document.result != Verdict::Approved {
+        return None;
+    }
     let target = &plan.target_display;
     Some(
         match cache::store(

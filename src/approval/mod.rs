@@ -6,9 +6,10 @@
 //! 1. **Deterministic checks** of the files (the same rules as `validate` for
 //!    ADRs; size and binary checks for other files). Any error → verdict
 //!    `rejected` with those findings; no reviewer process is started.
-//! 2. **Cache**: an `approved` verdict for the same content, type,
-//!    instructions and model is reused ([`cache`]) when its entry carries a
-//!    valid HMAC made with this user's key ([`signing`]); `no_cache` skips it.
+//! 2. **Cache**: the verdict (approved, rejected or `needs_revision`) for the
+//!    same content, type, instructions and model is reused ([`cache`]) when
+//!    its entry carries a valid HMAC made with this user's key ([`signing`]):
+//!    one content is reviewed once. `no_cache` skips it.
 //! 3. **Reviewer**: one `claude -p` child in its own run folder
 //!    `.helix-gate/approvals/<id>/` ([`run_dir`], [`runner`]), read-only
 //!    tools, the verdict through `--json-schema`. A timeout, a crash, a
@@ -18,7 +19,8 @@
 //!    `needs_revision` ([`verdict::gate`]).
 //! 5. **Records**: `output/approval-result.json` in the run folder, one line in
 //!    `.helix-gate/approvals.jsonl` ([`history`], for run numbers and `stats`;
-//!    it never grants an approval), and the signed cache entry when approved.
+//!    it never grants an approval), and the signed cache entry of every
+//!    reviewer verdict (never of an infrastructure failure).
 //!
 //! Entry points: `helix-gate approve` ([`approve`]), the Claude Code hook's Stop
 //! gate ([`approve`], [`settings()`], [`Approval::feedback`],
@@ -38,6 +40,7 @@ pub mod run_dir;
 pub mod runner;
 pub mod settings;
 pub mod signing;
+pub mod stop_timeout;
 pub mod verdict;
 mod wire;
 
@@ -73,6 +76,10 @@ pub struct ApproveOptions {
     /// Show a progress line (elapsed seconds) on stderr while the reviewer
     /// runs. Callers set this only when stderr is a terminal.
     pub progress: bool,
+    /// The reviewer must have ended by then (the Stop hook's deadline): its
+    /// timeout is shortened to it, and a reviewer stopped by it fails with
+    /// [`RunnerError::Deadline`].
+    pub deadline: Option<Instant>,
 }
 
 /// Why [`approve`] could not produce a verdict at all (usage or setup
@@ -273,8 +280,8 @@ impl Approval {
                 "helix-gate approval {files}: rejected by the deterministic checks, no reviewer started"
             ),
             Stage::Cache => format!(
-                "helix-gate approval {files}: approved (cached, confidence {:.2}, approval {})",
-                d.confidence, d.approval_id
+                "helix-gate approval {files}: {} (cached, confidence {:.2}, approval {})",
+                d.result, d.confidence, d.approval_id
             ),
             Stage::Reviewer => match &self.failure {
                 Some(failure) => format!(
@@ -397,7 +404,8 @@ impl ApprovalLookup {
     }
 
     /// Whether a signed `approved` verdict (at or above the type's current
-    /// `required_confidence`) is cached for exactly `bytes`.
+    /// `required_confidence`) is cached for exactly `bytes` (a cached
+    /// rejection is not).
     pub fn is_approved(&self, bytes: &[u8]) -> bool {
         let key = cache::key(
             &self.kind,
@@ -412,7 +420,7 @@ impl ApprovalLookup {
                 self.required_confidence,
                 Some(&self.signing)
             ),
-            cache::Lookup::Hit(_)
+            cache::Lookup::Hit(document) if document.result == Verdict::Approved
         )
     }
 }
@@ -516,9 +524,9 @@ pub fn approve(
     let concepts = concepts(&engine, kind, &request.files);
     run_dir::add_concepts(root, &mut run, &concepts)
         .with_context(|| format!("cannot copy the concepts into {}", run.path.display()))?;
-    let outcome = request.run_reviewer(&run, options.progress);
+    let outcome = request.run_reviewer(&run, options);
     let (run, outcome) =
-        request.retry_on_failure(root, &instructions, run, outcome, options.progress)?;
+        request.retry_on_failure(root, &instructions, &concepts, run, outcome, options)?;
 
     // 4. Verdict and confidence gate. Only warnings and infos of the
     // deterministic stage are left here; they stay in the result.
@@ -683,8 +691,7 @@ impl Request<'_> {
         }
     }
 
-    /// A cached, signed `approved` result for these files, shown as this
-    /// approval's. An entry that is there but not signed with this user's key
+    /// A cached, signed verdict for these files, shown as this approval's. An entry that is there but not signed with this user's key
     /// is ignored, with a note.
     fn cached(&self, keys: &CacheKeys, notes: &mut Vec<String>) -> Option<ResultDocument> {
         let required = self.type_settings.required_confidence;
@@ -714,8 +721,15 @@ impl Request<'_> {
 
     /// Start the reviewer in `run` and wait for it; its raw output is kept in
     /// the run folder whatever it is.
-    fn run_reviewer(&self, run: &run_dir::RunDir, progress: bool) -> runner::RunOutcome {
+    fn run_reviewer(&self, run: &run_dir::RunDir, options: &ApproveOptions) -> runner::RunOutcome {
         let type_settings = self.type_settings;
+        let left = options
+            .deadline
+            .map(|deadline| deadline.saturating_duration_since(Instant::now()));
+        let (timeout, cut_by_deadline) = match left {
+            Some(left) if left < type_settings.timeout => (left, true),
+            _ => (type_settings.timeout, false),
+        };
         let prompt = prompt(self.root, self.kind, type_settings, run, &self.files);
         let schema = instructions::compact_schema();
         let invocation = runner::Invocation {
@@ -728,10 +742,11 @@ impl Request<'_> {
                 repo_root: self.root,
             }),
             cwd: run.path.clone(),
-            timeout: type_settings.timeout,
+            timeout,
+            cut_by_deadline,
             budget: type_settings.max_budget_usd,
         };
-        let mut progress = Progress::new(progress, &self.displays, self.kind);
+        let mut progress = Progress::new(options.progress, &self.displays, self.kind);
         let outcome = runner::run(&invocation, &mut |elapsed| progress.tick(elapsed));
         progress.clear();
         // Best effort: the raw output helps a human, the verdict does not need it.
@@ -752,15 +767,17 @@ impl Request<'_> {
         &self,
         root: &Path,
         instructions: &instructions::Instructions,
+        concepts: &[run_dir::ReviewedFile],
         run: run_dir::RunDir,
         first: runner::RunOutcome,
-        progress: bool,
+        options: &ApproveOptions,
     ) -> anyhow::Result<(run_dir::RunDir, runner::RunOutcome)> {
         let retryable = match &first.verdict {
             Ok(_) => false,
             Err(failure) => !matches!(
                 failure,
                 RunnerError::Timeout { .. }
+                    | RunnerError::Deadline { .. }
                     | RunnerError::Budget { .. }
                     | RunnerError::NotFound { .. }
             ),
@@ -768,9 +785,11 @@ impl Request<'_> {
         if !(self.type_settings.retry_on_failure && retryable) {
             return Ok((run, first));
         }
-        let again = run_dir::create(root, instructions, &self.files, SystemTime::now())
+        let mut again = run_dir::create(root, instructions, &self.files, SystemTime::now())
             .with_context(|| format!("cannot create a run folder under {}", data_dir::RUNS_DIR))?;
-        let mut second = self.run_reviewer(&again, progress);
+        run_dir::add_concepts(root, &mut again, concepts)
+            .with_context(|| format!("cannot copy the concepts into {}", again.path.display()))?;
+        let mut second = self.run_reviewer(&again, options);
         second.metering.cost_usd += first.metering.cost_usd;
         second.metering.tokens_used = second
             .metering
@@ -848,7 +867,10 @@ impl Request<'_> {
     }
 
     /// Write `output/approval-result.json` into `run` (after pruning old run
-    /// folders) and, when approved, the cache entries; returns the result path.
+    /// folders) and the cache entries of a reviewer's verdict; returns the
+    /// result path. An approval is kept under the key of all files and of each
+    /// one (pre-commit asks per file); any other verdict only under the key of
+    /// all files, since it does not say which file it is about.
     fn store(
         &self,
         run: &run_dir::RunDir,
@@ -868,12 +890,17 @@ impl Request<'_> {
             crate::fs::atomic::Options::FAST,
         )
         .with_context(|| format!("cannot write {}", result_path.display()))?;
-        if document.result == Verdict::Approved {
+        if cache::cacheable(document) {
             // Without a key the verdict still stands; it is only not cached
             // (and pre-commit's `required_on_commit` will not find it).
+            let each: &[String] = if document.result == Verdict::Approved {
+                &keys.each
+            } else {
+                &[]
+            };
             match signing::load_or_create() {
                 Ok(signing) => {
-                    for key in std::iter::once(&keys.all).chain(&keys.each) {
+                    for key in std::iter::once(&keys.all).chain(each) {
                         cache::store(self.root, key, document, &signing).with_context(|| {
                             format!("cannot write the cache in {}", data_dir::CACHE_DIR)
                         })?;
@@ -1151,6 +1178,9 @@ fn infrastructure_recommendation(failure: &RunnerError) -> String {
         }
         RunnerError::Timeout { .. } => {
             "Run the approval again; if it keeps timing out, raise `timeout` for this type in config/approvals.yaml.".to_owned()
+        }
+        RunnerError::Deadline { .. } => {
+            "The Stop hook must answer before Claude Code's timeout for it, so this review was stopped: run `helix-gate approve` on the file yourself, or run `helix-gate install claude` again so that the Stop timeout follows config/approvals.yaml.".to_owned()
         }
         RunnerError::Budget { .. } => {
             "Run the approval again; if the cost cap keeps being hit, raise `max_budget_usd` in config/approvals.yaml.".to_owned()

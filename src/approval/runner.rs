@@ -20,6 +20,9 @@ pub struct Invocation {
     pub args: Vec<OsString>,
     pub cwd: PathBuf,
     pub timeout: Duration,
+    /// `timeout` was shortened to meet the caller's deadline: running out of
+    /// it is [`RunnerError::Deadline`], not the configured timeout.
+    pub cut_by_deadline: bool,
     /// `max_budget_usd`, for the message when the cap is hit.
     pub budget: f64,
 }
@@ -81,9 +84,12 @@ pub fn run(invocation: &Invocation, tick: &mut dyn FnMut(Duration)) -> RunOutcom
     let (verdict, metering) = if done.timed_out {
         // Whatever the reviewer reported before the kill still says what it cost.
         let parsed = claude::parse_result(&done.stdout).ok();
+        let seconds = invocation.timeout.as_secs();
         (
-            Err(RunnerError::Timeout {
-                seconds: invocation.timeout.as_secs(),
+            Err(if invocation.cut_by_deadline {
+                RunnerError::Deadline { seconds }
+            } else {
+                RunnerError::Timeout { seconds }
             }),
             parsed.as_ref().map(claude::metering).unwrap_or_default(),
         )

@@ -55,6 +55,15 @@ struct RawDefaults {
     /// verdict for a reason a second run may not share (see [`TypeSettings`]).
     #[serde(default)]
     retry_on_failure: bool,
+    #[serde(default = "default_max_parallel")]
+    max_parallel: usize,
+}
+
+/// Reviews the Stop gate runs at once when `defaults.max_parallel` is not set.
+pub const DEFAULT_MAX_PARALLEL: usize = 4;
+
+fn default_max_parallel() -> usize {
+    DEFAULT_MAX_PARALLEL
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -214,6 +223,8 @@ pub struct ApprovalSettings {
     /// `commit.required_on_commit`: pre-commit requires an approved cache entry
     /// for every staged ADR.
     pub required_on_commit: bool,
+    /// `defaults.max_parallel`: reviews the Stop gate runs at once.
+    pub max_parallel: usize,
     /// Where the repository layer came from (for messages).
     pub origin: String,
     /// Keys that were accepted but mean nothing outside the HELIX
@@ -230,6 +241,17 @@ impl ApprovalSettings {
     /// Configured type names, sorted.
     pub fn type_names(&self) -> Vec<&str> {
         self.types.keys().map(String::as_str).collect()
+    }
+
+    /// The largest `timeout` of the enabled types (`None` when none is
+    /// enabled): the longest one review may take, which the Stop hook's
+    /// installed timeout must cover.
+    pub fn longest_enabled_timeout(&self) -> Option<Duration> {
+        self.types
+            .values()
+            .filter(|t| t.enabled)
+            .map(|t| t.timeout)
+            .max()
     }
 }
 
@@ -290,6 +312,12 @@ fn resolve(raw: RawFile, origin: &str) -> Result<ApprovalSettings, String> {
     )?;
     check_text("defaults.model", &d.model)?;
     check_text("defaults.command", &d.command)?;
+    if !(1..=32).contains(&d.max_parallel) {
+        return Err(format!(
+            "defaults.max_parallel must be between 1 and 32, got {}",
+            d.max_parallel
+        ));
+    }
     check_template(
         "on_rejection.feedback_template",
         &raw.on_rejection.feedback_template,
@@ -366,6 +394,7 @@ fn resolve(raw: RawFile, origin: &str) -> Result<ApprovalSettings, String> {
     Ok(ApprovalSettings {
         types,
         required_on_commit: raw.commit.required_on_commit,
+        max_parallel: raw.defaults.max_parallel,
         origin: origin.to_owned(),
         orchestrator_keys,
     })
@@ -475,6 +504,26 @@ mod tests {
                 .contains("Freigabe nicht erteilt")
         );
         assert!(!s.required_on_commit);
+        assert_eq!(s.max_parallel, 4);
+        assert_eq!(s.longest_enabled_timeout(), Some(Duration::from_secs(300)));
+    }
+
+    #[test]
+    fn max_parallel_and_the_longest_enabled_timeout() {
+        let s = from_layers(
+            Some("defaults: {max_parallel: 2}\napprovals:\n  adr: {timeout: 900}\n  code: {enabled: false, timeout: 2000}\n"),
+            "x",
+        )
+        .unwrap();
+        assert_eq!(s.max_parallel, 2);
+        assert_eq!(s.longest_enabled_timeout(), Some(Duration::from_secs(900)));
+        let s = from_layers(Some("approvals: {adr: {enabled: false}}\n"), "x").unwrap();
+        assert_eq!(s.longest_enabled_timeout(), None);
+        for bad in ["0", "33"] {
+            let err = from_layers(Some(&format!("defaults: {{max_parallel: {bad}}}\n")), "x")
+                .unwrap_err();
+            assert!(err.message.contains("max_parallel"), "{err}");
+        }
     }
 
     #[test]

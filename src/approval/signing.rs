@@ -132,6 +132,9 @@ fn read_key(path: &Path) -> Result<Option<SigningKey>, KeyError> {
     Ok(Some(SigningKey { secret }))
 }
 
+/// Numbers the temporary files of [`create`] within one process.
+static TEMP: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
 /// Write a new random key to `path`, complete or not at all: a private
 /// temporary file (0600), synced, then hard-linked to its name, which fails
 /// when another process made the key first (that key is kept).
@@ -150,7 +153,13 @@ fn create(path: &Path) -> Result<(), KeyError> {
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut secret))
         .map_err(create_error)?;
-    let temp = dir.join(format!(".{KEY_FILE}.{}.tmp", std::process::id()));
+    // Unique per thread too: the Stop gate runs several approvals at once, and
+    // two of them may make the first key together.
+    let temp = dir.join(format!(
+        ".{KEY_FILE}.{}.{}.tmp",
+        std::process::id(),
+        TEMP.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
     let written = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

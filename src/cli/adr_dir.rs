@@ -179,7 +179,8 @@ pub(super) fn doctor(format: ReportFormat) -> anyhow::Result<ExitStatus> {
             escape_controls(&approvals.orchestrator_keys.join(", "))
         ));
     }
-    let (reports, read_errors) = adr_dir::doctor(&root)?;
+    let (mut reports, read_errors) = adr_dir::doctor(&root)?;
+    reports.extend(crate::approval::stop_timeout::doctor_reports(&root));
     // Only SARIF documents rules; the rules file was already read by doctor itself.
     let rules = (format == ReportFormat::Sarif)
         .then(|| crate::config::load_rules(&root, None).ok())

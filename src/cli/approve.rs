@@ -91,6 +91,7 @@ pub(super) fn run(
     let options = ApproveOptions {
         no_cache,
         progress: std::io::stderr().is_terminal(),
+        deadline: None,
     };
     let approval = approve(&root, &files, kind, &options)?;
     let status = exit_status(&approval);
@@ -176,7 +177,12 @@ fn human(root: &Path, approval: &Approval, color: bool) -> String {
         (Stage::Cache, _) => {
             let _ = writeln!(
                 out,
-                "  approved earlier for this exact content (approval {}, {}); no reviewer was started (--no-cache forces one)",
+                "  {} earlier for this exact content (approval {}, {}); no reviewer was started (--no-cache forces one)",
+                if d.result == Verdict::Approved {
+                    "approved"
+                } else {
+                    "reviewed with this verdict"
+                },
                 escape_controls(&d.approval_id),
                 escape_controls(&d.timestamp)
             );

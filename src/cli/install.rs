@@ -17,9 +17,23 @@ fn scope(scope: Scope) -> claude::Scope {
 pub(super) fn install(target: InstallTarget, s: Scope) -> anyhow::Result<ExitStatus> {
     match target {
         InstallTarget::Claude => {
-            let path = claude::install(&current_root(), scope(s))?;
+            let root = current_root();
+            // The Stop hook runs the reviewers: its timeout follows config/approvals.yaml.
+            let longest = crate::approval::settings(&root)?.longest_enabled_timeout();
+            let stop_timeout = claude::stop_timeout_s(longest);
+            let path = claude::install(&root, scope(s), stop_timeout)?;
+            let why = longest.map_or_else(
+                || "no approval type is enabled".to_owned(),
+                |t| {
+                    format!(
+                        "the longest enabled approval timeout, {} s, plus {} s",
+                        t.as_secs(),
+                        claude::STOP_TIMEOUT_MARGIN_S
+                    )
+                },
+            );
             print(&format!(
-                "helix-gate hook registered in {} (PreToolUse and PostToolUse on Write|Edit|MultiEdit, Stop, SessionStart)\n",
+                "helix-gate hook registered in {} (PreToolUse and PostToolUse on Write|Edit|MultiEdit, Stop, SessionStart)\nStop timeout: {stop_timeout} s ({why}, from config/approvals.yaml)\n",
                 path.display()
             ))?;
         }

@@ -5,8 +5,8 @@
 //! timeout and answers on time with a labelled decision under the failure
 //! policy. The deadline runs from the hook's start (reading stdin included); it
 //! starts at [`DEFAULT`], is set from `hook.deadline_ms` once the settings are
-//! read, and at Stop grows by the reviewer's timeout while a review may run
-//! (`install claude` gives Stop the reviewer's timeout plus 60 s).
+//! read, and at Stop, when reviews may run, becomes the Stop hook's installed
+//! timeout minus a reserve (`super::reviews::StopWindow`).
 //!
 //! The decision is made on a worker thread and the main thread watches the
 //! clock: whatever blocks the worker (a held lock, a slow disk, a file that
@@ -32,8 +32,8 @@ pub struct Deadline {
 struct State {
     /// From `started`.
     limit: Duration,
-    /// Added for a reviewer run at Stop.
-    extra: Duration,
+    /// Set for the reviews at Stop: replaces `limit`.
+    reviews: Option<Duration>,
     /// The failure policy that applies when the deadline passes (unknown, so
     /// open, until the settings are read).
     fail_closed: bool,
@@ -45,7 +45,7 @@ impl Deadline {
             started,
             state: Mutex::new(State {
                 limit: DEFAULT,
-                extra: Duration::ZERO,
+                reviews: None,
                 fail_closed: false,
             }),
         }
@@ -71,21 +71,27 @@ impl Deadline {
         });
     }
 
-    /// Room for a reviewer run (its own timeout kills it before this passes).
-    pub fn allow_reviewer(&self, timeout: Duration) {
-        self.change(|s| s.extra = timeout);
+    /// The one deadline of a Stop that runs reviews: `limit` from the hook's
+    /// start, whatever `hook.deadline_ms` says (longer for the reviews, or
+    /// shorter when Claude Code's timeout for the hook is shorter).
+    pub fn for_reviews(&self, limit: Duration) {
+        self.change(|s| s.reviews = Some(limit));
     }
 
     /// When the answer is due.
     pub fn expires(&self) -> Instant {
-        let s = self.state();
-        self.started + s.limit + s.extra
+        self.started + self.limit()
     }
 
-    /// The configured limit, for the message.
+    /// The limit in force, for the message.
     pub fn limit(&self) -> Duration {
         let s = self.state();
-        s.limit + s.extra
+        s.reviews.unwrap_or(s.limit)
+    }
+
+    /// Whether the limit is the reviews' one (for the message).
+    pub fn reviewing(&self) -> bool {
+        self.state().reviews.is_some()
     }
 
     pub fn fail_closed(&self) -> bool {
@@ -98,7 +104,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn settings_set_the_limit_and_a_reviewer_extends_it() {
+    fn settings_set_the_limit_and_reviews_replace_it() {
         let start = Instant::now();
         let d = Deadline::new(start);
         assert_eq!(d.expires(), start + DEFAULT);
@@ -108,7 +114,9 @@ mod tests {
         d.apply(&settings);
         assert_eq!(d.expires(), start + Duration::from_millis(500));
         assert!(d.fail_closed());
-        d.allow_reviewer(Duration::from_secs(300));
-        assert_eq!(d.limit(), Duration::from_millis(300_500));
+        d.for_reviews(Duration::from_secs(355));
+        assert_eq!(d.limit(), Duration::from_secs(355));
+        d.for_reviews(Duration::from_millis(300));
+        assert_eq!(d.expires(), start + Duration::from_millis(300));
     }
 }

@@ -19,6 +19,7 @@ pub mod deadline;
 pub mod event;
 pub mod output;
 mod phases;
+pub mod reviews;
 pub mod state;
 pub mod step_marker;
 
@@ -27,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use crate::approval::{self, Approval, ApproveOptions, NextStep, OnRejection};
+use crate::approval::{self, Approval, NextStep, OnRejection};
 use crate::config::Settings;
 use crate::decision_log::{self, Decision, Verdict};
 use crate::diagnostic::{FileReport, Severity};
@@ -175,9 +176,14 @@ fn too_late(
     deadline: &Deadline,
     notes: &mut Vec<String>,
 ) -> Option<HookOutput> {
+    let what = if deadline.reviewing() {
+        "at Stop with reviews: the Stop hook's installed timeout minus a reserve"
+    } else {
+        "hook.deadline_ms"
+    };
     let err = InfraError {
         message: format!(
-            "no decision within the hook's deadline of {} ms (hook.deadline_ms, plus the reviewer's timeout at Stop); something it waited for (a file, the session lock, the reviewer) did not answer in time",
+            "no decision within the hook's deadline of {} ms ({what}); something it waited for (a file, the session lock, the reviewer) did not answer in time",
             deadline.limit().as_millis()
         ),
         fail_closed: deadline.fail_closed(),
@@ -689,6 +695,9 @@ struct StopChecks {
     passing: Vec<String>,
     /// Targets that fail now, charged against their budgets.
     failing: Vec<Failing>,
+    /// Touched ADRs whose review was escalated earlier in this session: the
+    /// Stop gate starts no further review of them.
+    escalated_reviews: Vec<String>,
 }
 
 /// Stop: every ADR this session touched must pass as it is on disk now, and the
@@ -751,6 +760,21 @@ fn stop(
         .touched
         .iter()
         .filter(|rel| checks.passing.contains(rel) && root.join(rel.as_str()).is_file())
+        .filter(|rel| {
+            let escalated = checks.escalated_reviews.contains(rel);
+            if escalated {
+                decisions.push(Decision {
+                    target: (*rel).clone(),
+                    verdict: Verdict::Skip,
+                    note: Some(
+                        "review escalated to the user earlier in this session; no further review"
+                            .to_owned(),
+                    ),
+                    ..Decision::default()
+                });
+            }
+            !escalated
+        })
         .cloned()
         .collect();
     if !reviewable.is_empty()
@@ -793,6 +817,17 @@ fn deterministic_gate(
     let mut session = state::lock(root, session_id(event)).map_err(state_error)?;
     notes.extend(session.note.take());
     let touched = session.state.touched.clone();
+    let escalated_reviews = touched
+        .iter()
+        .filter(|rel| {
+            session
+                .state
+                .targets
+                .get(&state::approval_key(rel))
+                .is_some_and(|t| t.escalated)
+        })
+        .cloned()
+        .collect();
     let (mut failing, mut passing) = check_touched(root, settings, &touched, notes)?;
     let marker = &settings.step_marker;
     // Without a readable last answer the marker is neither passed nor charged.
@@ -817,6 +852,7 @@ fn deterministic_gate(
         touched,
         passing,
         failing,
+        escalated_reviews,
     })
 }
 
@@ -960,7 +996,8 @@ struct Review {
     result: Approval,
 }
 
-/// Run the reviewer (cache first) on ADRs that passed every deterministic check.
+/// Run the reviewers (cache first) on ADRs that passed every deterministic
+/// check, several at once, within the Stop hook's one deadline ([`reviews`]).
 /// `None` lets the stop proceed without a message of its own.
 fn approval_gate(
     event: &HookEvent,
@@ -978,22 +1015,32 @@ fn approval_gate(
     let Some(kind) = settings.get(APPROVAL_TYPE).filter(|t| t.enabled) else {
         return Ok(None);
     };
-    // The reviewer's own timeout kills it before the hook's deadline passes.
-    deadline.allow_reviewer(kind.timeout);
-    // The reviews run without the session lock; a broken reviewer stops the
-    // round, but the verdicts before it are still counted and acted on.
-    let (reviews, broken) = run_reviews(root, files, &infra);
-    let failed_reviews =
-        count_reviews(root, session_id(event), &reviews).map_err(|e| infra(e.to_string()))?;
-    let (messages, feedback) = act_on_reviews(
-        root,
-        &kind.on_rejection,
-        &reviews,
-        &failed_reviews,
-        decisions,
-    );
+    // One deadline for the whole Stop: Claude Code's timeout for this hook
+    // minus a reserve; every reviewer must end before it.
+    let window = reviews::StopWindow::find(root, &settings);
+    deadline.for_reviews(window.limit());
+    let until = deadline
+        .expires()
+        .checked_sub(reviews::ANSWER_SLACK)
+        .unwrap_or_else(Instant::now);
+    // The reviews run without the session lock; a broken review does not stop
+    // the others, and the verdicts that did arrive are counted and acted on.
+    let (reviews, broken) = run_reviews(root, files, settings.max_parallel, until, &window, &infra);
+    let counted = count_reviews(root, session_id(event), &reviews, &kind.on_rejection)
+        .map_err(|e| infra(e.to_string()))?;
+    let (mut messages, mut feedback) =
+        act_on_reviews(root, &kind.on_rejection, &reviews, &counted, decisions);
     if let Some(err) = broken {
-        return Err(err);
+        if feedback.is_empty() {
+            return Err(err);
+        }
+        // Real findings on other files still reach the model; the failure is
+        // named as what it is, for the model and for the user.
+        feedback.push(format!(
+            "Also: helix-gate infrastructure error (not a problem in your files): {}",
+            err.message
+        ));
+        messages.push(format!("helix-gate: infrastructure error: {}", err.message));
     }
     if !feedback.is_empty() {
         let mut output = HookOutput::block(feedback.join("\n\n"));
@@ -1015,51 +1062,69 @@ fn approval_gate(
     }))
 }
 
-/// Review `files` one by one, up to the first that cannot be reviewed (a setup
-/// problem, or a reviewer that broke: timeout, crash, no verdict), which is an
-/// infrastructure error, never the model's fault.
+/// Review `files` ([`reviews::run_parallel`]): the reviews that gave a
+/// verdict, and one infrastructure error naming every review that could not
+/// (a setup problem, or a reviewer that broke: timeout, crash, no verdict, the
+/// Stop deadline), never the model's fault.
 fn run_reviews(
     root: &Path,
     files: &[String],
+    max_parallel: usize,
+    until: Instant,
+    window: &reviews::StopWindow,
     infra: &impl Fn(String) -> InfraError,
 ) -> (Vec<Review>, Option<InfraError>) {
-    let options = ApproveOptions {
-        no_cache: false,
-        progress: false,
-    };
-    let mut reviews = Vec::new();
-    for rel in files {
-        let result = match approval::approve(root, &[root.join(rel)], APPROVAL_TYPE, &options) {
-            Ok(result) => result,
-            // Escaped: a file name may carry line breaks meant for the model.
-            Err(e) => {
-                let rel = rel.escape_debug();
-                return (reviews, Some(infra(format!("approval of {rel}: {e:#}"))));
-            }
-        };
-        if let Some(failure) = &result.failure {
-            let err = infra(format!(
-                "the reviewer for {rel} failed ({}): {failure}",
-                failure.kind()
-            ));
-            return (reviews, Some(err));
+    let results = reviews::run_parallel(root, files, APPROVAL_TYPE, max_parallel, until);
+    let mut done = Vec::new();
+    let mut problems = Vec::new();
+    for (rel, result) in files.iter().zip(results) {
+        // Escaped: a file name may carry line breaks meant for the model.
+        let shown = rel.escape_debug();
+        match result {
+            Err(e) => problems.push(format!("approval of {shown}: {e}")),
+            Ok(result) => match &result.failure {
+                Some(failure @ approval::RunnerError::Deadline { .. }) => problems.push(format!(
+                    "the reviewer for {shown} could not finish within the Stop hook's deadline ({}) and was stopped ({failure}); no verdict, so it is not approved",
+                    window.describe(root)
+                )),
+                Some(failure) => problems.push(format!(
+                    "the reviewer for {shown} failed ({}): {failure}",
+                    failure.kind()
+                )),
+                None => done.push(Review {
+                    rel: rel.clone(),
+                    result,
+                }),
+            },
         }
-        reviews.push(Review {
-            rel: rel.clone(),
-            result,
-        });
     }
-    (reviews, None)
+    let broken = (!problems.is_empty()).then(|| infra(problems.join("; ")));
+    (done, broken)
+}
+
+/// How the second lock of a Stop counted one verdict.
+struct Counted {
+    /// Failed reviews of the file in this session (0 for an approval).
+    failures: u32,
+    /// The same verdict as the one counted last (the unchanged file, from the
+    /// cache): not a new attempt.
+    repeated: bool,
+    /// What to do about a verdict that is not `approved`.
+    step: NextStep,
 }
 
 /// The second and last lock of a Stop: an approved ADR's failed reviews start
-/// over, a rejected one counts one more. Returns the count per review (0 for an
-/// approval); takes no lock when nothing was reviewed.
+/// over; a rejected one counts one more, unless it is the very verdict counted
+/// last (same approval id: the unchanged file answered from the cache), which
+/// is not a new attempt. A file whose retries are spent is marked escalated,
+/// and no further review of it starts in this session. Takes no lock when
+/// nothing was reviewed.
 fn count_reviews(
     root: &Path,
     session: &str,
     reviews: &[Review],
-) -> Result<Vec<u32>, state::StateError> {
+    on_rejection: &OnRejection,
+) -> Result<Vec<Counted>, state::StateError> {
     if reviews.is_empty() {
         return Ok(Vec::new());
     }
@@ -1070,11 +1135,27 @@ fn count_reviews(
                 let key = state::approval_key(&review.rel);
                 if review.result.is_approved() {
                     s.reset(&key);
-                    0
-                } else {
-                    let target = s.target(&key);
+                    return Counted {
+                        failures: 0,
+                        repeated: false,
+                        step: NextStep::Feedback,
+                    };
+                }
+                let id = &review.result.document.approval_id;
+                let target = s.target(&key);
+                let repeated = target.attempts > 0 && target.verdict.as_ref() == Some(id);
+                if !repeated {
                     target.attempts += 1;
-                    target.attempts
+                    target.verdict = Some(id.clone());
+                }
+                let step = on_rejection.next_step(target.attempts - 1);
+                if step == NextStep::Escalate {
+                    target.escalated = true;
+                }
+                Counted {
+                    failures: target.attempts,
+                    repeated,
+                    step,
                 }
             })
             .collect()
@@ -1084,17 +1165,17 @@ fn count_reviews(
 
 /// What the verdicts lead to, by `on_rejection`: the user messages and the
 /// feedback for the model (which blocks). An escalation is recorded in the
-/// approval history.
+/// approval history, and its message says that no further review starts.
 fn act_on_reviews(
     root: &Path,
     on_rejection: &OnRejection,
     reviews: &[Review],
-    failed_reviews: &[u32],
+    counted: &[Counted],
     decisions: &mut Vec<Decision>,
 ) -> (Vec<String>, Vec<String>) {
     let mut messages = Vec::new();
     let mut feedback = Vec::new();
-    for (Review { rel, result }, &failures) in reviews.iter().zip(failed_reviews) {
+    for (Review { rel, result }, counted) in reviews.iter().zip(counted) {
         if result.is_approved() {
             messages.push(result.one_line());
             decisions.push(Decision {
@@ -1105,16 +1186,29 @@ fn act_on_reviews(
             });
             continue;
         }
+        let failures = counted.failures;
         let rules: Vec<String> = result.findings().iter().map(|f| f.rule.clone()).collect();
-        match on_rejection.next_step(failures - 1) {
+        match counted.step {
             NextStep::Feedback | NextStep::Block => {
-                feedback.push(result.feedback_for_attempt(failures));
+                let text = result.feedback_for_attempt(failures);
+                feedback.push(if counted.repeated {
+                    format!(
+                        "helix-gate: {rel} is unchanged since review {failures} of {}; the same verdict applies (no new review):\n\n{text}",
+                        on_rejection.max_retries
+                    )
+                } else {
+                    text
+                });
                 decisions.push(Decision {
                     target: rel.clone(),
                     verdict: Verdict::Block,
                     rules,
                     attempt: failures,
-                    note: Some(result.one_line()),
+                    note: Some(if counted.repeated {
+                        format!("unchanged, same verdict again; {}", result.one_line())
+                    } else {
+                        result.one_line()
+                    }),
                     ..Decision::default()
                 });
             }
@@ -1129,7 +1223,7 @@ fn act_on_reviews(
                     Some(&result.document.approval_id),
                 );
                 messages.push(format!(
-                    "helix-gate: approval of {rel} still {} after {failures} review(s); escalated to you ({})",
+                    "helix-gate: approval of {rel} still {} after {failures} review(s); escalated to you ({}). The Stop gate starts no further review of {rel} in this session; run `helix-gate approve {rel}` when it is ready.",
                     result.verdict().as_str(),
                     result.one_line()
                 ));

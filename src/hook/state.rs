@@ -30,7 +30,9 @@ pub fn approval_key(rel: &str) -> String {
 pub struct Target {
     /// Blocks so far since the target last passed that used up the budget.
     pub attempts: u32,
-    /// The budget was spent and the escalation recorded.
+    /// The budget was spent and the escalation recorded. For an
+    /// [`approval_key`]: the Stop gate starts no further review of the file
+    /// in this session.
     pub escalated: bool,
     /// Failing saves since the target last passed, counted or not: the hard cap
     /// (twice the budget) bounds them, so even a loop that keeps improving ends.
@@ -39,6 +41,11 @@ pub struct Target {
     /// How many checks failed at the last failing save; a save that lowers it is free.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_failures: Option<u32>,
+    /// For an [`approval_key`]: the approval id of the last verdict counted.
+    /// The same verdict again (the unchanged file, answered from the cache)
+    /// is not a new attempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
 }
 
 /// Why a failing save did or did not use up an attempt.

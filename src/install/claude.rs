@@ -19,13 +19,70 @@
 //! refused, with the reason.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use serde_json::{Map, Value, json};
 
-/// Stop must outlive a reviewer run (approval timeout, default 300 s) plus the checks.
+/// Stop must outlive the longest reviewer run (the largest enabled approval
+/// timeout, default 300 s) plus the deterministic checks before it, the
+/// session lock after it and the answer: this much on top.
 pub const STOP_TIMEOUT_MARGIN_S: u64 = 60;
-const DEFAULT_APPROVAL_TIMEOUT_S: u64 = 300;
+/// The Stop timeout when no approval type is enabled: the deterministic
+/// checks only (`hook.deadline_ms` is at most 60 s) plus room to answer.
+pub const NO_REVIEW_STOP_TIMEOUT_S: u64 = 90;
+
+/// The Stop timeout (seconds) `install claude` registers when the longest
+/// enabled review may take `longest_review` (`None`: no type enabled). The
+/// Stop hook keeps its own deadline below the timeout it finds installed.
+pub fn stop_timeout_s(longest_review: Option<Duration>) -> u64 {
+    longest_review.map_or(NO_REVIEW_STOP_TIMEOUT_S, |t| {
+        t.as_secs() + STOP_TIMEOUT_MARGIN_S
+    })
+}
+
+/// Our Stop hooks' `timeout`s in the project, local and user settings files,
+/// as (file, seconds). Files that cannot be read and entries without a
+/// timeout are left out: this is for the hook's deadline and for `doctor`,
+/// never a reason to fail.
+pub fn installed_stop_timeouts(root: &Path) -> Vec<(PathBuf, u64)> {
+    let mut found = Vec::new();
+    for scope in [Scope::Project, Scope::Local, Scope::User] {
+        if let Ok(path) = settings_path(root, scope) {
+            found.extend(stop_timeouts_in(&path, is_ours));
+        }
+    }
+    found
+}
+
+/// The Stop hooks' `timeout`s in a plugin's `hooks/hooks.json` (every Stop
+/// entry there: the plugin folder is helix-gate's own when the hook runs as
+/// its plugin hook), as (file, seconds).
+pub fn plugin_stop_timeouts(plugin_root: &Path) -> Vec<(PathBuf, u64)> {
+    stop_timeouts_in(&plugin_root.join("hooks/hooks.json"), |_| true)
+}
+
+/// The `timeout`s of the Stop hook entries in the settings file `path` that
+/// `pick` accepts.
+fn stop_timeouts_in(path: &Path, pick: fn(&Value) -> bool) -> Vec<(PathBuf, u64)> {
+    let Ok(settings) = read_settings(path) else {
+        return Vec::new();
+    };
+    let groups = settings
+        .get("hooks")
+        .and_then(|h| h.get("Stop"))
+        .and_then(Value::as_array);
+    let mut found = Vec::new();
+    for group in groups.into_iter().flatten() {
+        let hooks = group.get("hooks").and_then(Value::as_array);
+        for hook in hooks.into_iter().flatten().filter(|h| pick(h)) {
+            if let Some(timeout) = hook.get("timeout").and_then(Value::as_u64) {
+                found.push((path.to_path_buf(), timeout));
+            }
+        }
+    }
+    found
+}
 
 /// The settings file for a scope.
 /// Which Claude Code settings file: project (.claude/settings.json), local
@@ -210,7 +267,7 @@ fn remove_ours(hooks: &mut Map<String, Value>) -> usize {
 pub fn our_hooks(
     command: &str,
     prompt_context: bool,
-    approval_timeout_s: u64,
+    stop_timeout_s: u64,
 ) -> Vec<(&'static str, Value)> {
     let hook = |timeout: u64| json!({"type": "command", "command": command, "timeout": timeout, "statusMessage": STATUS_MARKER});
     let mut entries = vec![
@@ -223,10 +280,7 @@ pub fn our_hooks(
             "PostToolUse",
             json!({"matcher": "Write|Edit|MultiEdit", "hooks": [hook(30)]}),
         ),
-        (
-            "Stop",
-            json!({"hooks": [hook(approval_timeout_s + STOP_TIMEOUT_MARGIN_S)]}),
-        ),
+        ("Stop", json!({"hooks": [hook(stop_timeout_s)]})),
         ("SessionStart", json!({"hooks": [hook(10)]})),
     ];
     if prompt_context {
@@ -242,7 +296,7 @@ pub fn install_into(
     path: &Path,
     command: &str,
     prompt_context: bool,
-    approval_timeout_s: u64,
+    stop_timeout_s: u64,
 ) -> anyhow::Result<()> {
     // Before reading: a link out of the area is refused for what it is.
     area.check(path, crate::fs::confine::resolve(&area.dir, path))?;
@@ -257,7 +311,7 @@ pub fn install_into(
         );
     };
     remove_ours(hooks);
-    for (event, entry) in our_hooks(command, prompt_context, approval_timeout_s) {
+    for (event, entry) in our_hooks(command, prompt_context, stop_timeout_s) {
         let groups = hooks
             .entry(event)
             .or_insert_with(|| Value::Array(Vec::new()));
@@ -293,8 +347,9 @@ pub fn uninstall_from(area: &Area, path: &Path) -> anyhow::Result<usize> {
     Ok(removed)
 }
 
-/// Register the hook in the settings file of `scope`; returns that file.
-pub fn install(root: &Path, scope: Scope) -> anyhow::Result<PathBuf> {
+/// Register the hook in the settings file of `scope`, Stop with a timeout of
+/// `stop_timeout_s` ([`stop_timeout_s`]); returns that file.
+pub fn install(root: &Path, scope: Scope, stop_timeout_s: u64) -> anyhow::Result<PathBuf> {
     let settings = crate::config::Settings::load(root)?;
     let path = settings_path(root, scope)?;
     install_into(
@@ -302,7 +357,7 @@ pub fn install(root: &Path, scope: Scope) -> anyhow::Result<PathBuf> {
         &path,
         &hook_command(),
         settings.hook.prompt_context,
-        DEFAULT_APPROVAL_TIMEOUT_S,
+        stop_timeout_s,
     )?;
     Ok(path)
 }
@@ -325,8 +380,8 @@ mod tests {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         let original = r#"{"model": "opus", "permissions": {"allow": ["Bash(ls)"]}, "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./lint.sh"}]}]}}"#;
         std::fs::write(&path, original).unwrap();
-        install_into(&area(dir.path()), &path, "helix-gate hook", false, 300).unwrap();
-        install_into(&area(dir.path()), &path, "helix-gate hook", false, 300).unwrap();
+        install_into(&area(dir.path()), &path, "helix-gate hook", false, 360).unwrap();
+        install_into(&area(dir.path()), &path, "helix-gate hook", false, 360).unwrap();
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["model", "permissions", "hooks"]);
@@ -342,6 +397,32 @@ mod tests {
         assert_eq!(uninstall_from(&area(dir.path()), &path).unwrap(), 4);
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(v, serde_json::from_str::<Value>(original).unwrap());
+    }
+
+    #[test]
+    fn stop_timeout_follows_the_longest_review_and_is_found_again() {
+        assert_eq!(stop_timeout_s(Some(Duration::from_secs(900))), 960);
+        assert_eq!(stop_timeout_s(None), NO_REVIEW_STOP_TIMEOUT_S);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".claude/settings.local.json");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(
+            &path,
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./mine.sh", "timeout": 5}]}]}}"#,
+        )
+        .unwrap();
+        install_into(&area(dir.path()), &path, "helix-gate hook", false, 960).unwrap();
+        let found: Vec<_> = installed_stop_timeouts(dir.path())
+            .into_iter()
+            .filter(|(p, _)| p.starts_with(dir.path()))
+            .collect();
+        assert_eq!(found, [(path, 960)], "only our entry counts");
+        // The plugin form: this repository's own hooks/hooks.json.
+        let plugin = Path::new(env!("CARGO_MANIFEST_DIR"));
+        assert_eq!(
+            plugin_stop_timeouts(plugin),
+            [(plugin.join("hooks/hooks.json"), 360)]
+        );
     }
 
     #[test]

@@ -95,4 +95,29 @@ declare_rules! {
         category: Gate,
         summary: "the reviewer approved with a confidence below required_confidence",
     }
+
+    /// ## What it does
+    /// `helix-gate doctor` warns when helix-gate's Stop hook in `.claude/settings.json`,
+    /// `.claude/settings.local.json` or `~/.claude/settings.json` has a `timeout` below what
+    /// config/approvals.yaml needs: the largest `timeout` of an enabled approval type plus 60 s
+    /// (90 s when no type is enabled).
+    ///
+    /// ## Why
+    /// Claude Code cancels a hook at its timeout without a word, and the stop goes through
+    /// unreviewed. The Stop hook keeps its deadline below the installed timeout and stops a
+    /// review that cannot finish in time, so a too short timeout means reviews that never end
+    /// with a verdict.
+    ///
+    /// ## Example
+    /// `approvals.adr.timeout: 900` with a Stop hook registered with `"timeout": 360`.
+    ///
+    /// ## Fix
+    /// Run `helix-gate install claude` again (with the same `--scope`): it sets the Stop
+    /// timeout from config/approvals.yaml.
+    pub const STOP_TIMEOUT {
+        id: "stop-timeout",
+        severity: Warning,
+        category: Gate,
+        summary: "the installed Stop hook timeout is shorter than a review may take",
+    }
 }

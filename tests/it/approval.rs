@@ -311,8 +311,28 @@ fn rejected_verdict_with_findings_fails_with_exit_1() {
         "{text}"
     );
     assert!(text.contains("  - Supersede ADR-000 explicitly."), "{text}");
-    // Nothing is cached for a rejection.
-    assert!(!repo.join(".helix-gate/approval-cache").exists());
+    assert_eq!(
+        api.requests().len(),
+        2,
+        "--no-cache asked the reviewer again"
+    );
+    // The rejection is kept: the unchanged file gets the same findings again,
+    // without a reviewer run, and still fails (exit 1).
+    let (code, cached) = approve_json(repo.path(), Some(&api), &[ADR]);
+    assert_eq!(code, 1, "{cached:#}");
+    assert_eq!(cached["stage"], "cache");
+    assert_eq!(cached["result"], "rejected");
+    assert_eq!(cached["cost_usd"], 0.0);
+    assert_eq!(checks_of(&cached), ["conflicts", "acceptance"]);
+    assert_eq!(api.requests().len(), 2, "a cached rejection sends nothing");
+    let text = stdout(&approve(repo.path(), Some(&api), &[ADR]));
+    assert!(
+        text.contains("reviewed with this verdict earlier for this exact content"),
+        "{text}"
+    );
+    // A cached rejection never counts as an approval for pre-commit.
+    let bytes = std::fs::read(repo.join(ADR)).unwrap();
+    assert!(!is_approved(repo.path(), &bytes, "adr"));
 }
 
 fn code_of(out: &Output) -> i32 {
@@ -336,9 +356,24 @@ fn approved_below_required_confidence_becomes_needs_revision() {
         checks_of(&doc).contains(&"confidence".to_owned()),
         "{doc:#}"
     );
-    // Not approved, so not cached: the next run asks again.
+    // Kept like every verdict: the next run gets it without a reviewer...
     let (_, again) = approve_json(repo.path(), Some(&api), &[ADR]);
-    assert_eq!(again["stage"], "reviewer");
+    assert_eq!(again["stage"], "cache");
+    assert_eq!(again["result"], "needs_revision");
+    assert_eq!(api.requests().len(), 1);
+    // ...until a threshold the confidence meets asks the reviewer again.
+    let config = repo.read("config/approvals.yaml").unwrap();
+    repo.write(
+        "config/approvals.yaml",
+        format!("{config}  required_confidence: 0.5\n"),
+    );
+    let (code, third) = approve_json(repo.path(), Some(&api), &[ADR]);
+    assert_eq!(
+        (code, &third["stage"]),
+        (0, &json!("reviewer")),
+        "{third:#}"
+    );
+    assert_eq!(api.requests().len(), 2);
 }
 
 #[test]

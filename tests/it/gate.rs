@@ -187,7 +187,13 @@ fn adr_complete_runs_the_reviewer_only_as_semantic_says() {
     assert_eq!(doc["details"]["approval"]["result"], "rejected");
     assert!(rules(&doc).contains(&"conflicts".to_owned()), "{doc:#}");
     assert_eq!(doc["message"], "Approval rejected (confidence: 90%)");
+    // The rejection is kept for this content (one paid review per content), so
+    // the revised ADR is what the approving reviewer sees.
     reviewer(&repo, &approved(0.95));
+    repo.write(
+        format!("{SESSION}/output/ADR-cache.md"),
+        good_adr() + "\nRevised after the review: no conflict with ADR-007.\n",
+    );
     let (exit, doc) = gate(
         &repo,
         SESSION,

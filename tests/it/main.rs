@@ -14,6 +14,7 @@ mod ci_recipes;
 mod completions;
 mod concept;
 mod corpus;
+mod economy;
 mod formats;
 mod gate;
 mod hook;

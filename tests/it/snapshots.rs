@@ -906,7 +906,8 @@ fn approve_rejected_human_and_json() {
     let out = approve(
         &repo,
         "approve_rejected_json",
-        &["--format", "json", APPROVE_ADR],
+        // The rejection above is cached now; this snapshot is of a reviewer run.
+        &["--no-cache", "--format", "json", APPROVE_ADR],
     );
     assert_eq!(code(&out), 1);
 }

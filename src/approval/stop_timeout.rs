@@ -1,0 +1,94 @@
+//! What the Stop hook's timeout must be for the approval settings, and
+//! `doctor`'s check of the timeouts actually installed.
+//!
+//! `install claude` registers the Stop hook with [`needed_s`]; the hook keeps
+//! its one deadline below the timeout it finds installed (`hook::reviews`).
+//! A timeout installed before `timeout` was raised in config/approvals.yaml
+//! leaves reviews too little time: [`doctor_reports`] says so.
+
+use std::path::Path;
+
+use crate::diagnostic::{FileReport, Finding, Severity};
+use crate::install::claude as installed;
+
+use super::settings;
+
+/// The Stop timeout (seconds) the approval settings of `root` need; `None`
+/// when they cannot be read (the configuration error is reported elsewhere).
+pub fn needed_s(root: &Path) -> Option<u64> {
+    let settings = settings::load(root).ok()?;
+    Some(installed::stop_timeout_s(
+        settings.longest_enabled_timeout(),
+    ))
+}
+
+/// One report per settings file whose helix-gate Stop hook has a timeout
+/// below [`needed_s`] (warnings, rule `stop-timeout`).
+pub fn doctor_reports(root: &Path) -> Vec<FileReport> {
+    let Some(needed) = needed_s(root) else {
+        return Vec::new();
+    };
+    installed::installed_stop_timeouts(root)
+        .into_iter()
+        .filter(|(_, seconds)| *seconds < needed)
+        .map(|(file, seconds)| {
+            let path = crate::paths::display(root, &file);
+            FileReport {
+                path: path.clone(),
+                findings: vec![
+                    Finding::new(
+                        crate::rules::gate::STOP_TIMEOUT.id,
+                        Severity::Warning,
+                        format!(
+                            "helix-gate's Stop hook has a timeout of {seconds} s, but config/approvals.yaml needs {needed} s (the longest enabled approval timeout plus {} s); reviews that need longer are stopped at the hook's deadline",
+                            installed::STOP_TIMEOUT_MARGIN_S
+                        ),
+                    )
+                    .in_file(path)
+                    .hint("run `helix-gate install claude` again (same --scope) to set the Stop timeout from config/approvals.yaml"),
+                ],
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timeout_below_the_config_is_reported_once_per_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("config")).unwrap();
+        std::fs::write(
+            root.join("config/approvals.yaml"),
+            "approvals: {adr: {timeout: 900}}\n",
+        )
+        .unwrap();
+        assert_eq!(needed_s(root), Some(960));
+        let marker = installed::STATUS_MARKER;
+        std::fs::create_dir_all(root.join(".claude")).unwrap();
+        std::fs::write(
+            root.join(".claude/settings.json"),
+            format!(r#"{{"hooks": {{"Stop": [{{"hooks": [{{"type": "command", "command": "helix-gate hook", "timeout": 360, "statusMessage": "{marker}"}}]}}]}}}}"#),
+        )
+        .unwrap();
+        let reports: Vec<_> = doctor_reports(root)
+            .into_iter()
+            .filter(|r| r.path.starts_with(".claude/"))
+            .collect();
+        assert_eq!(reports.len(), 1, "{reports:?}");
+        assert_eq!(reports[0].path, ".claude/settings.json");
+        let finding = &reports[0].findings[0];
+        assert_eq!(finding.rule, "stop-timeout");
+        assert!(finding.message.contains("360 s") && finding.message.contains("960 s"));
+        std::fs::write(root.join("config/approvals.yaml"), "").unwrap();
+        assert!(
+            doctor_reports(root)
+                .iter()
+                .all(|r| !r.path.starts_with(".claude/")),
+            "360 s is enough for the default 300 s"
+        );
+    }
+}
