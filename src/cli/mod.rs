@@ -48,6 +48,27 @@ impl From<ExitStatus> for std::process::ExitCode {
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// ADR format, instead of `preset:` in config/helix-gate.yaml.
+    #[arg(long, global = true, value_enum, value_name = "PRESET")]
+    pub preset: Option<PresetArg>,
+}
+
+/// The values of `--preset` (see `crate::config::Preset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PresetArg {
+    Helix,
+    Madr,
+    Nygard,
+}
+
+impl From<PresetArg> for crate::config::Preset {
+    fn from(arg: PresetArg) -> Self {
+        match arg {
+            PresetArg::Helix => crate::config::Preset::Helix,
+            PresetArg::Madr => crate::config::Preset::Madr,
+            PresetArg::Nygard => crate::config::Preset::Nygard,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -174,6 +195,9 @@ pub enum Scope {
 
 /// Parse arguments and run the command.
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
+    if let Some(preset) = cli.preset {
+        crate::config::preset::set_cli_override(preset.into());
+    }
     match cli.command {
         Command::Validate {
             paths,

@@ -8,6 +8,7 @@ use std::path::Path;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
+use super::Preset;
 use crate::yaml;
 
 /// The settings file shipped with helix-gate and embedded in the binary.
@@ -19,6 +20,8 @@ pub const SETTINGS_PATH: &str = "config/helix-gate.yaml";
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
+    /// The ADR format: selects the rules file and the defaults of `adr`.
+    pub preset: Preset,
     pub adr: AdrSettings,
     pub hook: HookSettings,
     pub step_marker: StepMarkerSettings,
@@ -86,6 +89,7 @@ impl Settings {
     pub fn builtin() -> Settings {
         let strings = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect();
         Settings {
+            preset: Preset::Helix,
             adr: AdrSettings {
                 globs: strings(&["adr/**/*.md", "**/ADR-*.md"]),
                 exclude: strings(&["**/INDEX.md", "**/README.md", "**/*template*.md"]),
@@ -108,18 +112,29 @@ impl Settings {
         }
     }
 
-    /// Defaults merged with `overlay` (the text of a settings file named `origin`).
+    /// Defaults merged with `overlay` (the text of a settings file named `origin`) and
+    /// the `--preset` flag.
     pub fn from_layers(overlay: Option<&str>, origin: &str) -> Result<Settings, SettingsError> {
-        let Some(overlay) = overlay else {
+        Settings::from_layers_with(overlay, origin, super::preset::cli_override())
+    }
+
+    /// Layers, lowest first: the built-in settings, the preset's settings, `overlay`;
+    /// `preset` (the `--preset` flag) wins over the overlay's `preset:` key.
+    pub fn from_layers_with(
+        overlay: Option<&str>,
+        origin: &str,
+        preset: Option<Preset>,
+    ) -> Result<Settings, SettingsError> {
+        if overlay.is_none() && preset.is_none_or(|p| p == Preset::Helix) {
             return Ok(Settings::builtin());
-        };
-        let overlay = Some(overlay);
+        }
         let err = |origin: &str, e: yaml::YamlError| SettingsError {
             origin: origin.to_owned(),
             message: e.to_string(),
         };
         let mut base =
             yaml::parse_value(DEFAULT_SETTINGS).map_err(|e| err("built-in settings", e))?;
+        let mut own = None;
         if let Some(text) = overlay {
             let value = yaml::parse_value(text).map_err(|e| err(origin, e))?;
             if !value.is_null() {
@@ -129,8 +144,30 @@ impl Settings {
                         message: "expected a map of settings".to_owned(),
                     });
                 }
-                yaml::merge(&mut base, value);
+                own = Some(value);
             }
+        }
+        // An unknown `preset:` value falls through to strict deserialization below,
+        // which names it.
+        let chosen = preset.or_else(|| {
+            own.as_ref()
+                .and_then(|v| v.get("preset"))
+                .and_then(yaml::Value::as_str)
+                .and_then(Preset::parse)
+        });
+        if let Some(text) = chosen.and_then(Preset::settings_text) {
+            let layer = yaml::parse_value(text).map_err(|e| err("built-in preset settings", e))?;
+            yaml::merge(&mut base, layer);
+        }
+        if let Some(value) = own {
+            yaml::merge(&mut base, value);
+        }
+        if let Some(preset) = preset {
+            yaml::merge(
+                &mut base,
+                yaml::parse_value(&format!("preset: {preset}\n"))
+                    .map_err(|e| err("--preset", e))?,
+            );
         }
         let settings: Settings = yaml::from_value(base).map_err(|e| err(origin, e))?;
         settings.check().map_err(|message| SettingsError {

@@ -64,6 +64,7 @@ pub mod across;
 pub mod commit;
 pub mod concept;
 pub mod contextual;
+pub mod document;
 pub mod file_refs;
 pub mod front_matter;
 pub mod gate;
@@ -183,6 +184,7 @@ pub fn registry() -> Vec<&'static RuleMeta> {
     [
         input::RULES,
         front_matter::RULES,
+        document::RULES,
         sections::RULES,
         file_refs::RULES,
         across::RULES,
@@ -254,6 +256,7 @@ pub struct Context<'a> {
 pub fn check(adr: &Adr, ctx: &Context<'_>) -> Vec<Finding> {
     let mut findings = Vec::new();
     front_matter::check(adr, ctx, &mut findings);
+    document::check(adr, ctx, &mut findings);
     sections::check(adr, ctx, &mut findings);
     contextual::check(adr, ctx, &mut findings);
     file_refs::check(adr, ctx, &mut findings);
