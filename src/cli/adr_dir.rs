@@ -5,14 +5,13 @@ use std::path::Path;
 
 use super::terminal::{current_root, print, print_stderr, use_color};
 use super::{ExitStatus, Format};
-use crate::adr_dir::{self, IndexChange, catalog, finalize};
+use crate::adr_dir::{self, IndexChange, finalize};
 use crate::render;
 use crate::text::{escape_controls, plural};
 
 /// `helix-gate next-number`: print the next free ADR number.
 pub(super) fn next_number() -> anyhow::Result<ExitStatus> {
-    let number = adr_dir::next_number(&current_root())?;
-    print(&format!("{}\n", catalog::format_number(number)))?;
+    print(&format!("{}\n", adr_dir::next_number_id(&current_root())?))?;
     Ok(ExitStatus::Success)
 }
 
@@ -59,7 +58,7 @@ fn describe(plan: &finalize::Plan, dry_run: bool) -> String {
             use_color(),
         ));
     }
-    let id = catalog::format_number(plan.number);
+    let id = &plan.id;
     if dry_run {
         out.push_str("dry run: nothing was changed\n");
         if let Some(note) = &note {
@@ -71,7 +70,9 @@ fn describe(plan: &finalize::Plan, dry_run: bool) -> String {
         } else {
             "would add to"
         };
-        let _ = writeln!(out, "{action} {index}: {row}");
+        if plan.index_kept {
+            let _ = writeln!(out, "{action} {index}: {row}");
+        }
     } else {
         if let Some(note) = &note {
             let _ = writeln!(out, "number: {note}");
@@ -86,7 +87,9 @@ fn describe(plan: &finalize::Plan, dry_run: bool) -> String {
         } else {
             "added to"
         };
-        let _ = writeln!(out, "{action} {index}: {row}");
+        if plan.index_kept {
+            let _ = writeln!(out, "{action} {index}: {row}");
+        }
     }
     out
 }

@@ -54,21 +54,12 @@ impl Preset {
             Preset::Helix => None,
             // MADR's own default folder; `docs/adr` is the other common one.
             Preset::Madr => Some(
-                "adr:\n  directory: docs/decisions\n  globs: [\"docs/decisions/**/*.md\", \"docs/adr/**/*.md\"]\n  exclude: [\"**/INDEX.md\", \"**/index.md\", \"**/README.md\", \"**/*template*.md\"]\n",
+                "adr:\n  directory: docs/decisions\n  number_width: 4\n  index: false\n  globs: [\"docs/decisions/**/*.md\", \"docs/adr/**/*.md\"]\n  exclude: [\"**/INDEX.md\", \"**/index.md\", \"**/README.md\", \"**/*template*.md\"]\n",
             ),
             // adr-tools' default folder (`adr init` without an argument).
             Preset::Nygard => Some(
-                "adr:\n  directory: doc/adr\n  globs: [\"doc/adr/**/*.md\", \"docs/adr/**/*.md\", \"docs/architecture/decisions/**/*.md\"]\n  exclude: [\"**/INDEX.md\", \"**/README.md\", \"**/*template*.md\"]\n",
+                "adr:\n  directory: doc/adr\n  number_width: 4\n  index: false\n  globs: [\"doc/adr/**/*.md\", \"docs/adr/**/*.md\", \"docs/architecture/decisions/**/*.md\"]\n  exclude: [\"**/INDEX.md\", \"**/README.md\", \"**/*template*.md\"]\n",
             ),
-        }
-    }
-
-    /// Digits of a finalized file's number: HELIX `NNN-slug.md`, MADR and
-    /// adr-tools `NNNN-title-with-dashes.md`.
-    pub fn number_width(self) -> usize {
-        match self {
-            Preset::Helix => 3,
-            Preset::Madr | Preset::Nygard => 4,
         }
     }
 }

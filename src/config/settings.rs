@@ -34,6 +34,11 @@ pub struct AdrSettings {
     pub exclude: Vec<String>,
     pub directory: String,
     pub max_file_size: u64,
+    /// Digits of a finalized file's number (`NNN-slug.md` with 3).
+    pub number_width: usize,
+    /// Whether `<directory>/INDEX.md` is kept: finalize creates it and doctor requires
+    /// it. When false, an INDEX.md that exists is still kept in step.
+    pub index: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -95,6 +100,8 @@ impl Settings {
                 exclude: strings(&["**/INDEX.md", "**/README.md", "**/*template*.md"]),
                 directory: "adr".to_owned(),
                 max_file_size: 5 * 1024 * 1024,
+                number_width: 3,
+                index: true,
             },
             hook: HookSettings {
                 budget: 3,
@@ -199,6 +206,12 @@ impl Settings {
             return Err(format!(
                 "adr.max_file_size must be between 1 and {MAX_FILE_SIZE_LIMIT} bytes (1 GiB), got {}",
                 self.adr.max_file_size
+            ));
+        }
+        if !(1..=9).contains(&self.adr.number_width) {
+            return Err(format!(
+                "adr.number_width must be between 1 and 9, got {}",
+                self.adr.number_width
             ));
         }
         Ok(())

@@ -244,3 +244,65 @@ fn unknown_preset_is_a_configuration_error() {
     let out = run(repo.path(), &["--preset", "arc42", "next-number"]);
     assert_eq!(code(&out), 2);
 }
+
+const NYGARD_ADR: &str = "# 1. Record architecture decisions\n\nDate: 2017-06-30\n\n## Status\n\nAccepted\n\n## Context\n\nWe need to record the architectural decisions made on this project.\n\n## Decision\n\nWe will use Architecture Decision Records, as described by Michael Nygard.\n\n## Consequences\n\nSee Michael Nygard's article, linked above.\n";
+
+#[test]
+fn madr_directory_commands_use_four_digits_and_no_index() {
+    let repo = scratch_repo();
+    write(repo.path(), "config/helix-gate.yaml", "preset: madr\n");
+    write(
+        repo.path(),
+        "docs/decisions/0001-use-postgresql.md",
+        MADR_ADR,
+    );
+    let out = run(repo.path(), &["next-number"]);
+    assert_eq!(stdout(&out), "0002\n", "{}", stderr(&out));
+    let draft = write(
+        repo.path(),
+        "drafts/cache.md",
+        MADR_ADR.replace("# Use PostgreSQL", "# Cache sessions in Redis"),
+    );
+    let out = run(repo.path(), &["finalize", draft.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let finalized = repo
+        .path()
+        .join("docs/decisions/0002-cache-sessions-in-redis.md");
+    let text = std::fs::read_to_string(&finalized).unwrap();
+    // MADR keeps the number in the file name only: no adr_id is added.
+    assert!(!text.contains("adr_id"), "{text}");
+    assert!(!draft.exists());
+    assert!(!repo.path().join("docs/decisions/INDEX.md").exists());
+    assert!(!stdout(&out).contains("INDEX.md"), "{}", stdout(&out));
+    // Doctor does not ask for an INDEX.md that the format does not have.
+    let out = run(repo.path(), &["doctor"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    // An INDEX.md that exists is still kept in step.
+    let out = run(repo.path(), &["index", "--write"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let index = std::fs::read_to_string(repo.path().join("docs/decisions/INDEX.md")).unwrap();
+    assert!(index.contains("0002-cache-sessions-in-redis.md"), "{index}");
+}
+
+#[test]
+fn nygard_finalize_numbers_the_title_and_the_file() {
+    let repo = scratch_repo();
+    write(repo.path(), "config/helix-gate.yaml", "preset: nygard\n");
+    write(
+        repo.path(),
+        "doc/adr/0001-record-architecture-decisions.md",
+        NYGARD_ADR,
+    );
+    let draft = write(
+        repo.path(),
+        "notes/queue.md",
+        NYGARD_ADR.replace("1. Record architecture decisions", "9. Use a message queue"),
+    );
+    let out = run(repo.path(), &["finalize", draft.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let text =
+        std::fs::read_to_string(repo.path().join("doc/adr/0002-use-a-message-queue.md")).unwrap();
+    assert!(text.starts_with("# 2. Use a message queue\n"), "{text}");
+    let out = run(repo.path(), &["validate"]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+}
