@@ -9,6 +9,7 @@ mod hook;
 mod install;
 mod log;
 mod precommit;
+mod report;
 mod terminal;
 mod validate;
 
@@ -153,6 +154,12 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Write one self-contained HTML page of the decision log and the approval history.
+    Report {
+        /// Where to write the page (default .helix-gate/report.html; `-`: standard output).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Print the next free ADR number (e.g. 039).
     NextNumber,
     /// Validate a draft, give it a number, move it to adr/NNN-slug.md and add it to adr/INDEX.md.
@@ -219,6 +226,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         } => approve::run(&files, &kind, no_cache, format),
         Command::Log { tail } => log::show(tail),
         Command::Stats { format } => log::stats(format),
+        Command::Report { out } => report::run(out.as_deref()),
         Command::NextNumber => adr_dir::next_number(),
         Command::Finalize { draft, dry_run } => adr_dir::finalize(&draft, dry_run),
         Command::Index { check, write } => adr_dir::index(check, write),

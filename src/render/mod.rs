@@ -10,6 +10,7 @@ pub mod compact;
 pub mod feedback;
 pub mod human;
 pub mod json;
+pub mod report;
 #[cfg(test)]
 mod snapshots;
 

@@ -19,6 +19,7 @@ mod hostile_precommit;
 mod hostile_terminal;
 mod precommit;
 mod presets;
+mod report;
 mod snapshots;
 #[path = "../support/mod.rs"]
 mod support;
