@@ -1,8 +1,11 @@
 //! The parts of an ADR outside its sections and front matter that a format
 //! prescribes: the title heading and metadata lines (`document:` in the rules file).
 
+use std::fmt::Write as _;
+
 use super::Context;
 use crate::adr::Adr;
+use crate::config::RuleSet;
 use crate::diagnostic::Finding;
 
 declare_rules! {
@@ -41,6 +44,56 @@ declare_rules! {
         category: FrontMatter,
         summary: "a metadata line required by document.metadata_lines (e.g. Date:) is missing",
     }
+}
+
+/// The lines of the hook's rules summary (`SessionStart`) about everything but the
+/// sections: front matter, status, title and metadata lines; each line starts with `- ` and ends with a newline.
+pub fn brief(rules: &RuleSet) -> String {
+    let document = &rules.document;
+    let statuses = document.statuses.join("|");
+    let mut text = String::new();
+    if document.front_matter_required && document.files_required {
+        let _ = writeln!(
+            text,
+            "- front matter between --- lines with {}, status ({statuses}) and files: {{create, modify, docs}} lists",
+            document
+                .required_fields
+                .iter()
+                .filter(|f| f.as_str() != "status")
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        text.push_str("- files paths relative to the repository root (no /home/..., ~ or ..); every files.modify path must exist\n");
+    } else {
+        let _ = writeln!(
+            text,
+            "- status ({statuses}) in front matter{}",
+            if document.status_in_body {
+                ", a `Status:` line or a ## Status section"
+            } else {
+                ""
+            }
+        );
+    }
+    if let Some(title) = &document.title {
+        let _ = writeln!(text, "- a # title heading matching `{}`", title.source());
+    }
+    for name in &document.metadata_lines {
+        let _ = writeln!(text, "- a `{name}:` line under the title");
+    }
+    text
+}
+
+/// The summary's line about acceptance criteria; empty when the format has none.
+pub fn criteria_brief(rules: &RuleSet) -> String {
+    if rules.base.acceptance_section.is_empty() {
+        return String::new();
+    }
+    format!(
+        "- {}: at least {} checkbox items (- [ ] ...)\n",
+        rules.base.acceptance_section, rules.base.min_acceptance_criteria
+    )
 }
 
 pub fn check(adr: &Adr, ctx: &Context<'_>, out: &mut Vec<Finding>) {
@@ -123,6 +176,22 @@ mod tests {
             &NYGARD.replace("## Decision\n", "## Proposal\n"),
         );
         assert_eq!(ids(&f), ["section-missing"]);
+    }
+
+    #[test]
+    fn hook_summary_follows_the_preset() {
+        let madr = RuleSet::parse(Preset::Madr.rules_text().unwrap(), "t").unwrap();
+        let text = super::brief(&madr) + &super::criteria_brief(&madr);
+        assert!(text.contains("status (proposed|"), "{text}");
+        assert!(
+            !text.contains("files") && !text.contains("checkbox"),
+            "{text}"
+        );
+        let nygard = RuleSet::parse(Preset::Nygard.rules_text().unwrap(), "t").unwrap();
+        assert!(super::brief(&nygard).contains("a `Date:` line"));
+        let helix = RuleSet::builtin().unwrap();
+        assert!(super::brief(&helix).contains("adr_id, title, status (Proposed|"));
+        assert!(super::criteria_brief(&helix).starts_with("- Akzeptanzkriterien: at least 3"));
     }
 
     #[test]
