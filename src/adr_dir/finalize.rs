@@ -155,6 +155,16 @@ fn target_exists(target: &str) -> String {
     )
 }
 
+/// Whether the rules require `adr_id` (HELIX): then finalize writes the number there.
+fn wants_adr_id(ws: &Workspace) -> bool {
+    ws.engine
+        .rules
+        .document
+        .required_fields
+        .iter()
+        .any(|f| f == "adr_id")
+}
+
 /// The draft's title: HELIX keeps it in the front matter; MADR and Nygard in the `# `
 /// heading, Nygard's after its number (`# 12. Title`).
 fn draft_title(adr: &Adr) -> String {
@@ -213,7 +223,7 @@ fn plan(
     let root = &ws.engine.root;
     let draft_display = crate::paths::display(root, draft);
     let adr = Adr::parse(text);
-    let (number, number_note) = choose_number(&adr, catalog, root)?;
+    let (number, number_note) = choose_number(ws, &adr, catalog)?;
     let settings = &ws.engine.settings.adr;
     let id = catalog::format_number_width(number, settings.number_width);
     let title = draft_title(&adr);
@@ -351,39 +361,53 @@ fn check_as_written(
     (report, checked.adr)
 }
 
-/// The draft's own number when it is free, else the next one, with the reason.
+/// The draft's own number when it is free, else the next one, with the reason. The own
+/// number is its `adr_id` when the rules require one (HELIX), else the number of its
+/// title (`# 12. Title`, Nygard); MADR drafts carry none.
 fn choose_number(
+    ws: &Workspace,
     adr: &Adr,
     catalog: &Catalog,
-    root: &Path,
 ) -> anyhow::Result<(u32, Option<String>)> {
+    let root = &ws.engine.root;
+    let width = ws.engine.settings.adr.number_width;
     let next = catalog.next_number()?;
-    let id_field = adr.front_matter().map(|fm| &fm.adr_id);
+    let (field, id_field) = if wants_adr_id(ws) {
+        ("adr_id", adr.front_matter().map(|fm| fm.adr_id.clone()))
+    } else {
+        let number = adr.title_heading().and_then(|h| {
+            let title = h.value.trim();
+            (strip_title_number(title) != title)
+                .then(|| title.split('.').next().unwrap_or_default().to_owned())
+        });
+        ("the title number", number.map(Field::Valid))
+    };
     let reason = match id_field {
-        Some(Field::Valid(id)) => match adr::number_in_id(id) {
-            Some(0) => format!("adr_id `{id}` is the template's placeholder"),
+        Some(Field::Valid(id)) => match adr::number_in_id(&id) {
+            Some(0) => format!("{field} `{id}` is the template's placeholder"),
             Some(n) if n > catalog::MAX_NUMBER => format!(
-                "adr_id `{id}` is above the largest ADR number {}",
+                "{field} `{id}` is above the largest ADR number {}",
                 catalog::MAX_NUMBER
             ),
             Some(n) => match catalog.holder(n) {
                 None => return Ok((n, None)),
                 Some(holder) => format!(
-                    "adr_id {} is taken by {}",
-                    catalog::format_number(n),
+                    "{field} {} is taken by {}",
+                    catalog::format_number_width(n, width),
                     crate::paths::display(root, &holder.path)
                 ),
             },
-            None => format!("adr_id `{id}` is not a number"),
+            None => format!("{field} `{id}` is not a number"),
         },
-        Some(Field::Invalid(_)) => "adr_id is not a single value".to_owned(),
-        Some(Field::Missing) | None => "the draft has no adr_id".to_owned(),
+        Some(Field::Invalid(_)) => format!("{field} is not a single value"),
+        Some(Field::Missing) | None if field == "adr_id" => "the draft has no adr_id".to_owned(),
+        Some(Field::Missing) | None => "the draft has no number".to_owned(),
     };
     Ok((
         next,
         Some(format!(
             "{reason}; assigned {}",
-            catalog::format_number(next)
+            catalog::format_number_width(next, width)
         )),
     ))
 }

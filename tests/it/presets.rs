@@ -293,16 +293,31 @@ fn nygard_finalize_numbers_the_title_and_the_file() {
         "doc/adr/0001-record-architecture-decisions.md",
         NYGARD_ADR,
     );
+    // The title's number is taken: the next free one replaces it, in the name and the title.
     let draft = write(
         repo.path(),
         "notes/queue.md",
-        NYGARD_ADR.replace("1. Record architecture decisions", "9. Use a message queue"),
+        NYGARD_ADR.replace("Record architecture decisions", "Use a message queue"),
     );
     let out = run(repo.path(), &["finalize", draft.to_str().unwrap()]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("the title number 0001 is taken by doc/adr/0001-record-architecture-decisions.md; assigned 0002"),
+        "{}",
+        stdout(&out)
+    );
     let text =
         std::fs::read_to_string(repo.path().join("doc/adr/0002-use-a-message-queue.md")).unwrap();
     assert!(text.starts_with("# 2. Use a message queue\n"), "{text}");
+    // A free title number is kept.
+    let draft = write(
+        repo.path(),
+        "notes/cache.md",
+        NYGARD_ADR.replace("1. Record architecture decisions", "7. Cache sessions"),
+    );
+    let out = run(repo.path(), &["finalize", draft.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(repo.path().join("doc/adr/0007-cache-sessions.md").exists());
     let out = run(repo.path(), &["validate"]);
     assert_eq!(code(&out), 0, "{}", stdout(&out));
 }
