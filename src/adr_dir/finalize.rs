@@ -55,6 +55,8 @@ pub struct Plan {
     pub number: u32,
     /// `number` as written in the file name, padded to `adr.number_width`.
     pub id: String,
+    /// The number is also written as `adr_id` (the rules require that field).
+    pub adr_id_written: bool,
     /// Why the number differs from the draft's `adr_id`, when it does.
     pub number_note: Option<String>,
     pub target: PathBuf,
@@ -303,6 +305,7 @@ fn plan(
         draft_display,
         number,
         id,
+        adr_id_written: wants_adr_id(ws),
         number_note,
         target,
         target_display,

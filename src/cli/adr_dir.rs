@@ -64,7 +64,11 @@ fn describe(plan: &finalize::Plan, dry_run: bool) -> String {
         if let Some(note) = &note {
             let _ = writeln!(out, "would assign a number: {note}");
         }
-        let _ = writeln!(out, "would move {draft} -> {target} (adr_id: \"{id}\")");
+        if plan.adr_id_written {
+            let _ = writeln!(out, "would move {draft} -> {target} (adr_id: \"{id}\")");
+        } else {
+            let _ = writeln!(out, "would move {draft} -> {target}");
+        }
         let action = if plan.index_created {
             "would create"
         } else {

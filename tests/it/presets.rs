@@ -263,6 +263,17 @@ fn madr_directory_commands_use_four_digits_and_no_index() {
         "drafts/cache.md",
         MADR_ADR.replace("# Use PostgreSQL", "# Cache sessions in Redis"),
     );
+    let out = run(
+        repo.path(),
+        &["finalize", "--dry-run", draft.to_str().unwrap()],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("-> docs/decisions/0002-cache-sessions-in-redis.md\n")
+            && !stdout(&out).contains("adr_id"),
+        "{}",
+        stdout(&out)
+    );
     let out = run(repo.path(), &["finalize", draft.to_str().unwrap()]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     let finalized = repo
