@@ -17,6 +17,15 @@ if [ -f scripts/install-sarif-multitool.sh ]; then
   export HELIX_GATE_SARIF_MULTITOOL
 fi
 
+# Headless Chromium (Debian's package) renders the `helix-gate report` page (tests/it/report.rs).
+if ! command -v chromium > /dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get install -y chromium || { apt-get update && apt-get install -y chromium; }
+  else
+    sudo apt-get install -y chromium || { sudo apt-get update && sudo apt-get install -y chromium; }
+  fi
+fi
+
 cargo fmt --all -- --check
 cargo clippy --all-targets --quiet -- -D warnings
 cargo test --all-targets "$@"

@@ -57,7 +57,7 @@ impl Engine {
         settings: Settings,
         rules_override: Option<&Path>,
     ) -> anyhow::Result<Engine> {
-        let rules = config::load_rules(root, rules_override)?;
+        let rules = config::load_rules_for(root, rules_override, settings.preset)?;
         Ok(Engine {
             root: root.to_path_buf(),
             settings,

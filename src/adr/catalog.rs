@@ -104,6 +104,11 @@ pub fn format_number(number: u32) -> String {
     format!("{number:03}")
 }
 
+/// `number` padded to `width` digits (MADR and adr-tools name files `0038-...`).
+pub fn format_number_width(number: u32, width: usize) -> String {
+    format!("{number:0width$}")
+}
+
 /// Longest summary taken from the Kontext section, in characters.
 pub const SUMMARY_MAX: usize = 100;
 

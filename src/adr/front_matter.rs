@@ -134,7 +134,8 @@ fn kind_of(value: &Value) -> &'static str {
     }
 }
 
-fn text_field(map: &Mapping, key: &str) -> Field<String> {
+/// A front matter field that must be a single text or number value.
+pub fn text_field(map: &Mapping, key: &str) -> Field<String> {
     match map.get(key) {
         None | Some(Value::Null) => Field::Missing,
         Some(value @ (Value::String(_) | Value::Number(_))) => match yaml::scalar_text(value) {

@@ -1,5 +1,6 @@
 //! The ADR model: a document is parsed once, and every rule reads this model.
 
+pub mod body_meta;
 pub mod catalog;
 pub mod front_matter;
 pub mod index_table;
@@ -8,6 +9,7 @@ pub mod placeholder;
 
 use std::path::Path;
 
+pub use body_meta::BodyValue;
 pub use front_matter::{Field, Files, FrontMatter, FrontMatterError};
 pub use markdown::{Section, TaskItem, normalize_title};
 

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::adr::catalog::Entry;
-pub use crate::adr::catalog::{Catalog, MAX_NUMBER, format_number, summary};
+pub use crate::adr::catalog::{Catalog, MAX_NUMBER, format_number, format_number_width, summary};
 use crate::adr::{self, Adr};
 use crate::engine::{Engine, read_limited};
 use crate::rules;

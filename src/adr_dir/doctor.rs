@@ -54,6 +54,11 @@ pub fn run(ws: &Workspace) -> anyhow::Result<(Vec<FileReport>, Vec<ReadError>)> 
     }
     let index_path = ws.index_path();
     let index_text = super::read_optional(&index_path)?;
+    // Formats without an INDEX.md (madr, nygard: adr.index false) are checked only
+    // when one exists.
+    if index_text.is_none() && !ws.engine.settings.adr.index {
+        return Ok((reports, read_errors));
+    }
     let mut index = FileReport {
         path: crate::paths::display(&ws.engine.root, &index_path),
         findings: index::check(index_text.as_deref(), &catalog),

@@ -53,6 +53,10 @@ pub struct Plan {
     pub draft: PathBuf,
     pub draft_display: String,
     pub number: u32,
+    /// `number` as written in the file name, padded to `adr.number_width`.
+    pub id: String,
+    /// The number is also written as `adr_id` (the rules require that field).
+    pub adr_id_written: bool,
     /// Why the number differs from the draft's `adr_id`, when it does.
     pub number_note: Option<String>,
     pub target: PathBuf,
@@ -63,12 +67,15 @@ pub struct Plan {
     pub index_display: String,
     /// INDEX.md does not exist yet and will be created.
     pub index_created: bool,
+    /// INDEX.md is written: `adr.index` is true or the file exists already.
+    pub index_kept: bool,
     /// The row added to INDEX.md (without line ending).
     pub row: String,
     /// Validation findings of the draft (warnings only; errors refuse).
     pub report: FileReport,
     content: String,
-    index_content: String,
+    /// None when INDEX.md is not kept.
+    index_content: Option<String>,
     original: Vec<u8>,
 }
 
@@ -163,6 +170,63 @@ fn target_exists(target: &str) -> String {
     )
 }
 
+/// Whether the rules require `adr_id` (HELIX): then finalize writes the number there.
+fn wants_adr_id(ws: &Workspace) -> bool {
+    ws.engine
+        .rules
+        .document
+        .required_fields
+        .iter()
+        .any(|f| f == "adr_id")
+}
+
+/// The draft's title: HELIX keeps it in the front matter; MADR and Nygard in the `# `
+/// heading, Nygard's after its number (`# 12. Title`).
+fn draft_title(adr: &Adr) -> String {
+    adr.front_matter()
+        .and_then(|fm| fm.title.valid())
+        .map(|t| t.trim().to_owned())
+        .or_else(|| {
+            adr.title_heading()
+                .map(|h| strip_title_number(&h.value).trim().to_owned())
+        })
+        .unwrap_or_default()
+}
+
+/// The draft with its number written where the format keeps it: `adr_id` when the rules
+/// require that field, else a numbered title heading (Nygard), else only the file name
+/// (MADR); and the edit's line mapping.
+fn numbered(
+    ws: &Workspace,
+    adr: &Adr,
+    text: &str,
+    number: u32,
+    id: &str,
+) -> (String, Option<Edit>) {
+    let wants_adr_id = ws
+        .engine
+        .rules
+        .document
+        .required_fields
+        .iter()
+        .any(|f| f == "adr_id");
+    let edited = if wants_adr_id {
+        set_adr_id(text, id)
+    } else {
+        // Lines keep their places: an edit that maps every line to itself.
+        let same_lines = Edit {
+            line: 1,
+            removed: 0,
+            added: 0,
+        };
+        set_title_number(adr, text, number).map(|content| (content, same_lines))
+    };
+    match edited {
+        Some((content, edit)) => (content, Some(edit)),
+        None => (text.to_owned(), None),
+    }
+}
+
 /// The plan, or the refusal.
 fn plan(
     ws: &Workspace,
@@ -174,22 +238,16 @@ fn plan(
     let root = &ws.engine.root;
     let draft_display = crate::paths::display(root, draft);
     let adr = Adr::parse(text);
-    let (number, number_note) = choose_number(&adr, catalog, root)?;
-    let id = catalog::format_number(number);
-    let title = adr
-        .front_matter()
-        .and_then(|fm| fm.title.valid())
-        .map(|t| t.trim().to_owned())
-        .unwrap_or_default();
+    let (number, number_note) = choose_number(ws, &adr, catalog)?;
+    let settings = &ws.engine.settings.adr;
+    let id = catalog::format_number_width(number, settings.number_width);
+    let title = draft_title(&adr);
     let name = format!("{id}-{}.md", slug::slug(&title));
     let target = ws.dir.join(&name);
     let target_display = crate::paths::display(root, &target);
 
     // Validate the document exactly as it will be written, at its new path.
-    let (content, edit) = match set_adr_id(text, &id) {
-        Some((content, edit)) => (content, Some(edit)),
-        None => (text.to_owned(), None),
-    };
+    let (content, edit) = numbered(ws, &adr, text, number, &id);
     let content = super::concept_path::carry(&ws.engine, draft, &content);
     let (report, final_adr) =
         check_as_written(ws, catalog, &target, &content, edit, &draft_display, number);
@@ -252,6 +310,7 @@ fn plan(
             .unwrap_or_default(),
         summary: catalog::summary(&final_adr),
     };
+    let index_kept = settings.index || index_text.is_some();
     let index_content = index_table::add_row(index_text.as_deref(), &new_row);
     let columns = index_table::find(&index_content).map(|t| t.columns);
     let row = index_table::render_row(columns.as_deref().unwrap_or(&[]), &new_row, None, "");
@@ -259,6 +318,8 @@ fn plan(
         draft: draft.to_path_buf(),
         draft_display,
         number,
+        id,
+        adr_id_written: wants_adr_id(ws),
         number_note,
         target,
         target_display,
@@ -266,11 +327,12 @@ fn plan(
         status: new_row.status,
         index_display: crate::paths::display(root, &index_path),
         index_path,
-        index_created: index_text.is_none(),
+        index_created: index_text.is_none() && index_kept,
+        index_kept,
         row,
         report,
         content,
-        index_content,
+        index_content: index_kept.then_some(index_content),
         original,
     }))
 }
@@ -316,39 +378,53 @@ fn check_as_written(
     (report, checked.adr)
 }
 
-/// The draft's own number when it is free, else the next one, with the reason.
+/// The draft's own number when it is free, else the next one, with the reason. The own
+/// number is its `adr_id` when the rules require one (HELIX), else the number of its
+/// title (`# 12. Title`, Nygard); MADR drafts carry none.
 fn choose_number(
+    ws: &Workspace,
     adr: &Adr,
     catalog: &Catalog,
-    root: &Path,
 ) -> anyhow::Result<(u32, Option<String>)> {
+    let root = &ws.engine.root;
+    let width = ws.engine.settings.adr.number_width;
     let next = catalog.next_number()?;
-    let id_field = adr.front_matter().map(|fm| &fm.adr_id);
+    let (field, id_field) = if wants_adr_id(ws) {
+        ("adr_id", adr.front_matter().map(|fm| fm.adr_id.clone()))
+    } else {
+        let number = adr.title_heading().and_then(|h| {
+            let title = h.value.trim();
+            (strip_title_number(title) != title)
+                .then(|| title.split('.').next().unwrap_or_default().to_owned())
+        });
+        ("the title number", number.map(Field::Valid))
+    };
     let reason = match id_field {
-        Some(Field::Valid(id)) => match adr::number_in_id(id) {
-            Some(0) => format!("adr_id `{id}` is the template's placeholder"),
+        Some(Field::Valid(id)) => match adr::number_in_id(&id) {
+            Some(0) => format!("{field} `{id}` is the template's placeholder"),
             Some(n) if n > catalog::MAX_NUMBER => format!(
-                "adr_id `{id}` is above the largest ADR number {}",
+                "{field} `{id}` is above the largest ADR number {}",
                 catalog::MAX_NUMBER
             ),
             Some(n) => match catalog.holder(n) {
                 None => return Ok((n, None)),
                 Some(holder) => format!(
-                    "adr_id {} is taken by {}",
-                    catalog::format_number(n),
+                    "{field} {} is taken by {}",
+                    catalog::format_number_width(n, width),
                     crate::paths::display(root, &holder.path)
                 ),
             },
-            None => format!("adr_id `{id}` is not a number"),
+            None => format!("{field} `{id}` is not a number"),
         },
-        Some(Field::Invalid(_)) => "adr_id is not a single value".to_owned(),
-        Some(Field::Missing) | None => "the draft has no adr_id".to_owned(),
+        Some(Field::Invalid(_)) => format!("{field} is not a single value"),
+        Some(Field::Missing) | None if field == "adr_id" => "the draft has no adr_id".to_owned(),
+        Some(Field::Missing) | None => "the draft has no number".to_owned(),
     };
     Ok((
         next,
         Some(format!(
             "{reason}; assigned {}",
-            catalog::format_number(next)
+            catalog::format_number_width(next, width)
         )),
     ))
 }
@@ -405,6 +481,39 @@ impl Edit {
             line - self.added + self.removed
         }
     }
+}
+
+/// `title` without a leading `12. ` (Nygard's numbered title).
+fn strip_title_number(title: &str) -> &str {
+    let digits = title.len() - title.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    match title[digits..].strip_prefix('.') {
+        Some(rest) if digits > 0 && rest.starts_with(char::is_whitespace) => rest,
+        _ => title,
+    }
+}
+
+/// `text` with the number of a numbered title heading (`# 12. Title`) set to `number`;
+/// None when the title heading is not numbered. Only the number changes, so every line
+/// keeps its place.
+fn set_title_number(adr: &Adr, text: &str, number: u32) -> Option<String> {
+    let heading = adr.sections.iter().find(|s| s.level == 1)?;
+    let line_end = text[heading.heading_start..]
+        .find('\n')
+        .map_or(text.len(), |i| heading.heading_start + i);
+    let line = &text[heading.heading_start..line_end];
+    let hashes = line.len() - line.trim_start_matches('#').len();
+    let after = &line[hashes..];
+    let title = after.trim_start();
+    if hashes != 1 || strip_title_number(title) == title {
+        return None;
+    }
+    let start = heading.heading_start + hashes + (after.len() - title.len());
+    let digits = title.len() - title.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    Some(format!(
+        "{}{number}{}",
+        &text[..start],
+        &text[start + digits..]
+    ))
 }
 
 /// `text` with `adr_id: "<id>"`: the existing top-level `adr_id` line rewritten in
@@ -519,12 +628,15 @@ enum Applied {
 /// order and the rollback).
 fn apply(root: &Path, plan: &Plan, fault: Option<Fault>) -> anyhow::Result<Applied> {
     // Dropped without commit on every early return, which removes the temporary file.
-    let index = atomic::stage(
-        root,
-        &plan.index_path,
-        plan.index_content.as_bytes(),
-        atomic::Options::DURABLE,
-    )?;
+    let index = match &plan.index_content {
+        Some(content) => Some(atomic::stage(
+            root,
+            &plan.index_path,
+            content.as_bytes(),
+            atomic::Options::DURABLE,
+        )?),
+        None => None,
+    };
     match atomic::create_new(root, &plan.target, plan.content.as_bytes()) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -544,7 +656,7 @@ fn apply(root: &Path, plan: &Plan, fault: Option<Fault>) -> anyhow::Result<Appli
     // The ADR has moved. From here on a failure must move it back.
     let replaced = match fault {
         Some(Fault::AfterMove) => Err(std::io::Error::other("injected failure after the move")),
-        None => index.commit(),
+        None => index.map_or(Ok(()), atomic::Staged::commit),
     };
     if let Err(e) = replaced {
         // Back where it was, as a new file: never through a link put there meanwhile.

@@ -73,6 +73,16 @@ pub fn next_number(root: &Path) -> anyhow::Result<u32> {
     catalog.next_number()
 }
 
+/// The next free ADR number of the repository at `root`, padded to `adr.number_width`.
+pub fn next_number_id(root: &Path) -> anyhow::Result<String> {
+    let ws = Workspace::open(root)?;
+    let catalog = catalog::Catalog::load(&ws.engine, &ws.dir)?;
+    Ok(catalog::format_number_width(
+        catalog.next_number()?,
+        ws.engine.settings.adr.number_width,
+    ))
+}
+
 /// What `index --check` found.
 #[derive(Debug)]
 pub struct IndexCheck {

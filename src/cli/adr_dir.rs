@@ -11,8 +11,7 @@ use crate::text::{escape_controls, plural};
 
 /// `helix-gate next-number`: print the next free ADR number.
 pub(super) fn next_number() -> anyhow::Result<ExitStatus> {
-    let number = adr_dir::next_number(&current_root())?;
-    print(&format!("{}\n", catalog::format_number(number)))?;
+    print(&format!("{}\n", adr_dir::next_number_id(&current_root())?))?;
     Ok(ExitStatus::Success)
 }
 
@@ -101,19 +100,25 @@ fn describe(plan: &finalize::Plan, dry_run: bool) -> String {
             use_color(),
         ));
     }
-    let id = catalog::format_number(plan.number);
+    let id = &plan.id;
     if dry_run {
         out.push_str("dry run: nothing was changed\n");
         if let Some(note) = &note {
             let _ = writeln!(out, "would assign a number: {note}");
         }
-        let _ = writeln!(out, "would move {draft} -> {target} (adr_id: \"{id}\")");
+        if plan.adr_id_written {
+            let _ = writeln!(out, "would move {draft} -> {target} (adr_id: \"{id}\")");
+        } else {
+            let _ = writeln!(out, "would move {draft} -> {target}");
+        }
         let action = if plan.index_created {
             "would create"
         } else {
             "would add to"
         };
-        let _ = writeln!(out, "{action} {index}: {row}");
+        if plan.index_kept {
+            let _ = writeln!(out, "{action} {index}: {row}");
+        }
     } else {
         if let Some(note) = &note {
             let _ = writeln!(out, "number: {note}");
@@ -128,7 +133,9 @@ fn describe(plan: &finalize::Plan, dry_run: bool) -> String {
         } else {
             "added to"
         };
-        let _ = writeln!(out, "{action} {index}: {row}");
+        if plan.index_kept {
+            let _ = writeln!(out, "{action} {index}: {row}");
+        }
     }
     out
 }

@@ -11,6 +11,7 @@ mod hook;
 mod install;
 mod log;
 mod precommit;
+mod report;
 mod schema;
 mod terminal;
 mod validate;
@@ -51,6 +52,27 @@ impl From<ExitStatus> for std::process::ExitCode {
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// ADR format, instead of `preset:` in config/helix-gate.yaml.
+    #[arg(long, global = true, value_enum, value_name = "PRESET")]
+    pub preset: Option<PresetArg>,
+}
+
+/// The values of `--preset` (see `crate::config::Preset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PresetArg {
+    Helix,
+    Madr,
+    Nygard,
+}
+
+impl From<PresetArg> for crate::config::Preset {
+    fn from(arg: PresetArg) -> Self {
+        match arg {
+            PresetArg::Helix => crate::config::Preset::Helix,
+            PresetArg::Madr => crate::config::Preset::Madr,
+            PresetArg::Nygard => crate::config::Preset::Nygard,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -171,6 +193,12 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Write one self-contained HTML page of the decision log and the approval history.
+    Report {
+        /// Where to write the page (default .helix-gate/report.html; `-`: standard output).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Print the next free ADR number (e.g. 039).
     NextNumber,
     /// Write a new ADR from the shipped template: a draft output/ADR-<slug>.md inside a
@@ -236,6 +264,9 @@ pub enum Scope {
 
 /// Parse arguments and run the command.
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
+    if let Some(preset) = cli.preset {
+        crate::config::preset::set_cli_override(preset.into());
+    }
     match cli.command {
         Command::Validate {
             paths,
@@ -271,6 +302,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Gate(args) => gate::run(args),
         Command::Log { tail } => log::show(tail),
         Command::Stats { format } => log::stats(format),
+        Command::Report { out } => report::run(out.as_deref()),
         Command::NextNumber => adr_dir::next_number(),
         Command::New { title } => adr_dir::new(&title),
         Command::Finalize {

@@ -36,7 +36,81 @@ struct RawFile {
     #[serde(default)]
     #[schemars(with = "Vec<RawRule>")]
     contextual_rules: Vec<Value>,
+    #[serde(default)]
+    document: RawDocument,
 }
+
+/// `document:`, the shape of an ADR outside its sections. Every default is HELIX's,
+/// so a rules file written before presets existed keeps its meaning.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct RawDocument {
+    #[serde(default = "yes")]
+    front_matter_required: bool,
+    #[serde(default = "helix_fields")]
+    required_fields: Vec<String>,
+    #[serde(default = "yes")]
+    files_required: bool,
+    #[serde(default)]
+    status: RawStatus,
+    #[serde(default)]
+    title_pattern: Option<String>,
+    #[serde(default)]
+    metadata_lines: Vec<String>,
+}
+
+impl Default for RawDocument {
+    fn default() -> Self {
+        RawDocument {
+            front_matter_required: true,
+            required_fields: helix_fields(),
+            files_required: true,
+            status: RawStatus::default(),
+            title_pattern: None,
+            metadata_lines: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct RawStatus {
+    #[serde(default = "helix_statuses")]
+    values: Vec<String>,
+    #[serde(default)]
+    prefix: bool,
+    #[serde(default)]
+    in_body: bool,
+}
+
+impl Default for RawStatus {
+    fn default() -> Self {
+        RawStatus {
+            values: helix_statuses(),
+            prefix: false,
+            in_body: false,
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+fn helix_fields() -> Vec<String> {
+    ["adr_id", "title", "status"].map(str::to_owned).to_vec()
+}
+fn helix_statuses() -> Vec<String> {
+    HELIX_STATUSES.map(str::to_owned).to_vec()
+}
+
+/// HELIX's values of `status`, the default of `document.status.values`.
+pub const HELIX_STATUSES: [&str; 5] = [
+    "Proposed",
+    "Accepted",
+    "Implemented",
+    "Superseded",
+    "Rejected",
+];
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -131,6 +205,50 @@ pub struct BaseRules {
     pub min_section_length: usize,
     /// Name of the section that holds the checkbox criteria.
     pub acceptance_section: String,
+}
+
+/// `document:` compiled: what an ADR must have outside its sections.
+#[derive(Debug, Clone)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each bool is one independent yes/no key of the rules file"
+)]
+pub struct DocumentRules {
+    /// A document without `---` front matter is an error (HELIX); otherwise it is optional.
+    pub front_matter_required: bool,
+    /// Front matter fields that must be present (HELIX: `adr_id`, title, status).
+    pub required_fields: Vec<String>,
+    /// The `files:` block with create/modify/docs lists is required (HELIX).
+    pub files_required: bool,
+    /// Valid statuses, compared case-insensitively.
+    pub statuses: Vec<String>,
+    /// A status is valid when it starts with a value followed by a non-letter
+    /// (`superseded by ADR-0005`); otherwise it must equal one.
+    pub status_prefix: bool,
+    /// Without a front matter `status`, read it from the body: a `Status: x` line (or
+    /// bullet) before the first section, else the first line of a `## Status` section.
+    pub status_in_body: bool,
+    /// The first level-1 heading must exist and match this (case-insensitive).
+    pub title: Option<Pattern>,
+    /// Lines `Name: value` that must appear before the first section (Nygard's `Date:`).
+    pub metadata_lines: Vec<String>,
+}
+
+impl DocumentRules {
+    /// Whether `status` is one of [`DocumentRules::statuses`].
+    pub fn status_is_valid(&self, status: &str) -> bool {
+        let status = status.trim();
+        self.statuses.iter().any(|value| {
+            if status.eq_ignore_ascii_case(value) {
+                return true;
+            }
+            self.status_prefix
+                && status
+                    .get(..value.len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case(value))
+                && !status[value.len()..].starts_with(char::is_alphanumeric)
+        })
+    }
 }
 
 /// Canonical section names and their aliases, normalised for matching.
@@ -239,6 +357,7 @@ pub struct RuleSet {
     pub base: BaseRules,
     pub names: SectionNames,
     pub contextual: Vec<ContextualRule>,
+    pub document: DocumentRules,
 }
 
 /// Every problem found in a rules file.
@@ -440,10 +559,32 @@ impl RuleSet {
                 contextual.push(rule);
             }
         }
+        let document = &raw.document;
+        let title = document
+            .title_pattern
+            .as_deref()
+            .and_then(|text| match Pattern::new(text) {
+                Ok(pattern) => Some(pattern),
+                Err(e) => {
+                    problems.push(format!("document.title_pattern: bad regex `{text}`: {e}"));
+                    None
+                }
+            });
         if !problems.is_empty() {
             return Err(fail(problems));
         }
+        let document = DocumentRules {
+            front_matter_required: document.front_matter_required,
+            required_fields: document.required_fields.clone(),
+            files_required: document.files_required,
+            statuses: document.status.values.clone(),
+            status_prefix: document.status.prefix,
+            status_in_body: document.status.in_body,
+            title,
+            metadata_lines: document.metadata_lines.clone(),
+        };
         Ok(RuleSet {
+            document,
             origin: origin.to_owned(),
             names: SectionNames::new(&raw.section_aliases),
             base: BaseRules {

@@ -8,6 +8,7 @@ use std::path::Path;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
+use super::Preset;
 use crate::yaml;
 
 /// The settings file shipped with helix-gate and embedded in the binary.
@@ -19,6 +20,8 @@ pub const SETTINGS_PATH: &str = "config/helix-gate.yaml";
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
+    /// The ADR format: selects the rules file and the defaults of `adr`.
+    pub preset: Preset,
     pub adr: AdrSettings,
     pub hook: HookSettings,
     pub step_marker: StepMarkerSettings,
@@ -32,6 +35,11 @@ pub struct AdrSettings {
     pub exclude: Vec<String>,
     pub directory: String,
     pub max_file_size: u64,
+    /// Digits of a finalized file's number (`NNN-slug.md` with 3).
+    pub number_width: usize,
+    /// Whether `<directory>/INDEX.md` is kept: finalize creates it and doctor requires
+    /// it. When false, an INDEX.md that exists is still kept in step.
+    pub index: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
@@ -106,11 +114,14 @@ impl Settings {
     pub fn builtin() -> Settings {
         let strings = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect();
         Settings {
+            preset: Preset::Helix,
             adr: AdrSettings {
                 globs: strings(&["adr/**/*.md", "**/ADR-*.md"]),
                 exclude: strings(&["**/INDEX.md", "**/README.md", "**/*template*.md"]),
                 directory: "adr".to_owned(),
                 max_file_size: 5 * 1024 * 1024,
+                number_width: 3,
+                index: true,
             },
             hook: HookSettings {
                 budget: 3,
@@ -133,18 +144,29 @@ impl Settings {
         }
     }
 
-    /// Defaults merged with `overlay` (the text of a settings file named `origin`).
+    /// Defaults merged with `overlay` (the text of a settings file named `origin`) and
+    /// the `--preset` flag.
     pub fn from_layers(overlay: Option<&str>, origin: &str) -> Result<Settings, SettingsError> {
-        let Some(overlay) = overlay else {
+        Settings::from_layers_with(overlay, origin, super::preset::cli_override())
+    }
+
+    /// Layers, lowest first: the built-in settings, the preset's settings, `overlay`;
+    /// `preset` (the `--preset` flag) wins over the overlay's `preset:` key.
+    pub fn from_layers_with(
+        overlay: Option<&str>,
+        origin: &str,
+        preset: Option<Preset>,
+    ) -> Result<Settings, SettingsError> {
+        if overlay.is_none() && preset.is_none_or(|p| p == Preset::Helix) {
             return Ok(Settings::builtin());
-        };
-        let overlay = Some(overlay);
+        }
         let err = |origin: &str, e: yaml::YamlError| SettingsError {
             origin: origin.to_owned(),
             message: e.to_string(),
         };
         let mut base =
             yaml::parse_value(DEFAULT_SETTINGS).map_err(|e| err("built-in settings", e))?;
+        let mut own = None;
         if let Some(text) = overlay {
             let value = yaml::parse_value(text).map_err(|e| err(origin, e))?;
             if !value.is_null() {
@@ -154,8 +176,30 @@ impl Settings {
                         message: "expected a map of settings".to_owned(),
                     });
                 }
-                yaml::merge(&mut base, value);
+                own = Some(value);
             }
+        }
+        // An unknown `preset:` value falls through to strict deserialization below,
+        // which names it.
+        let chosen = preset.or_else(|| {
+            own.as_ref()
+                .and_then(|v| v.get("preset"))
+                .and_then(yaml::Value::as_str)
+                .and_then(Preset::parse)
+        });
+        if let Some(text) = chosen.and_then(Preset::settings_text) {
+            let layer = yaml::parse_value(text).map_err(|e| err("built-in preset settings", e))?;
+            yaml::merge(&mut base, layer);
+        }
+        if let Some(value) = own {
+            yaml::merge(&mut base, value);
+        }
+        if let Some(preset) = preset {
+            yaml::merge(
+                &mut base,
+                yaml::parse_value(&format!("preset: {preset}\n"))
+                    .map_err(|e| err("--preset", e))?,
+            );
         }
         let settings: Settings = yaml::from_value(base).map_err(|e| err(origin, e))?;
         settings.check().map_err(|message| SettingsError {
@@ -204,6 +248,12 @@ impl Settings {
             return Err(format!(
                 "adr.max_file_size must be between 1 and {MAX_FILE_SIZE_LIMIT} bytes (1 GiB), got {}",
                 self.adr.max_file_size
+            ));
+        }
+        if !(1..=9).contains(&self.adr.number_width) {
+            return Err(format!(
+                "adr.number_width must be between 1 and 9, got {}",
+                self.adr.number_width
             ));
         }
         Ok(())

@@ -1282,20 +1282,17 @@ fn session_context(
     }
     let rules = crate::config::load_rules(root, None)
         .map_err(|e| InfraError::new(format!("{e:#}"), Some(&settings)))?;
+    // The preset's rules file decides what the summary names (rules::document::brief).
     let mut text = format!(
         "helix-gate checks every ADR you write ({}) when you save it and before you finish:\n\
-- front matter between --- lines with adr_id, title, status ({}) and files: {{create, modify, docs}} lists\n\
-- files paths relative to the repository root (no /home/..., ~ or ..); every files.modify path must exist\n\
-- ## sections: {} (at least {} characters each)\n\
-- {}: at least {} checkbox items (- [ ] ...)\n\
+{}- ## sections: {} (at least {} characters each)\n{}\
 - no template placeholder left: replace every <...> gap of the template, brackets included (template-placeholder)\n\
 - `helix-gate new \"<title>\"` writes a new ADR from the template that passes once its gaps are filled\n",
         settings.adr.globs.join(", "),
-        crate::rules::front_matter::STATUSES.join("|"),
+        crate::rules::document::brief(&rules),
         rules.base.required_sections.join(", "),
         rules.base.min_section_length,
-        rules.base.acceptance_section,
-        rules.base.min_acceptance_criteria,
+        crate::rules::document::criteria_brief(&rules),
     );
     for rule in rules
         .contextual

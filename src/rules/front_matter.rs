@@ -6,7 +6,9 @@ use crate::diagnostic::Finding;
 
 declare_rules! {
     /// ## What it does
-    /// Requires the file to start with a YAML front matter block between two `---` lines.
+    /// Requires the file to start with a YAML front matter block between two `---` lines
+    /// (unless the rules file sets `document.front_matter_required: false`, as the madr and
+    /// nygard presets do).
     ///
     /// ## Why
     /// adr_id, title, status and files live there; without it no other metadata check can run.
@@ -101,6 +103,10 @@ declare_rules! {
     /// ## Why
     /// Tools and people filter ADRs by status; a typo makes an ADR invisible.
     ///
+    /// The values are HELIX's; a rules file's `document.status.values` replaces them (the madr
+    /// and nygard presets use their formats' vocabularies and also read a `Status:` line or
+    /// the `## Status` section).
+    ///
     /// ## Fix
     /// Use one of the five values.
     pub const STATUS_INVALID {
@@ -149,14 +155,9 @@ declare_rules! {
     }
 }
 
-/// Valid values of `status` (compared case-insensitively).
-pub const STATUSES: [&str; 5] = [
-    "Proposed",
-    "Accepted",
-    "Implemented",
-    "Superseded",
-    "Rejected",
-];
+/// HELIX's values of `status` (compared case-insensitively); a rules file's
+/// `document.status.values` replaces them.
+pub const STATUSES: [&str; 5] = crate::config::rules_file::HELIX_STATUSES;
 
 /// The finding for front matter that cannot be read at all: no field check can run.
 fn unusable(error: &FrontMatterError) -> Finding {
@@ -182,19 +183,24 @@ fn unusable(error: &FrontMatterError) -> Finding {
 }
 
 pub fn check(adr: &Adr, ctx: &Context<'_>, out: &mut Vec<Finding>) {
+    let document = &ctx.rules.document;
     let fm = match &adr.front_matter {
-        Ok(fm) => fm,
+        Ok(fm) => Some(fm),
+        // MADR and Nygard ADRs may have no front matter at all.
+        Err(FrontMatterError::Missing) if !document.front_matter_required => None,
         Err(error) => {
             out.push(unusable(error));
             return;
         }
     };
-    let line_of = |key: &str| fm.key_lines.get(key).copied().unwrap_or(1);
-    for (key, field) in [
-        ("adr_id", &fm.adr_id),
-        ("title", &fm.title),
-        ("status", &fm.status),
-    ] {
+    let line_of = |key: &str| {
+        fm.and_then(|fm| fm.key_lines.get(key).copied())
+            .unwrap_or(1)
+    };
+    for key in &document.required_fields {
+        let field = fm.map_or(Field::Missing, |fm| {
+            adr::front_matter::text_field(&fm.map, key)
+        });
         match field {
             Field::Missing => out.push(
                 REQUIRED_FIELD
@@ -211,22 +217,30 @@ pub fn check(adr: &Adr, ctx: &Context<'_>, out: &mut Vec<Finding>) {
             Field::Valid(_) => {}
         }
     }
-    if let Field::Valid(status) = &fm.status
-        && !STATUSES
-            .iter()
-            .any(|s| s.eq_ignore_ascii_case(status.trim()))
+    let status = match fm.map(|fm| &fm.status) {
+        Some(Field::Valid(status)) => Some((status.clone(), line_of("status"))),
+        _ if document.status_in_body => adr.body_status().map(|found| (found.value, found.line)),
+        _ => None,
+    };
+    if let Some((status, line)) = status
+        && !document.status_is_valid(&status)
     {
         out.push(
             STATUS_INVALID
                 .finding(format!(
                     "status `{status}` is not one of {}",
-                    STATUSES.join(", ")
+                    document.statuses.join(", ")
                 ))
-                .at(line_of("status"))
-                .hint("use Proposed for a new ADR"),
+                .at(line)
+                .hint(format!(
+                    "use {} for a new ADR",
+                    document.statuses.first().map_or("Proposed", String::as_str)
+                )),
         );
     }
+    let Some(fm) = fm else { return };
     match &fm.files {
+        Field::Missing if !document.files_required => {}
         Field::Missing => out.push(
             FILES_INVALID
                 .finding("front matter field `files` is missing")

@@ -64,6 +64,7 @@ pub mod across;
 pub mod commit;
 pub mod concept;
 pub mod contextual;
+pub mod document;
 pub mod file_refs;
 pub mod front_matter;
 pub mod gate;
@@ -188,6 +189,7 @@ pub fn registry() -> Vec<&'static RuleMeta> {
     [
         input::RULES,
         front_matter::RULES,
+        document::RULES,
         sections::RULES,
         template::RULES,
         file_refs::RULES,
@@ -261,6 +263,7 @@ pub struct Context<'a> {
 pub fn check(adr: &Adr, ctx: &Context<'_>) -> Vec<Finding> {
     let mut findings = Vec::new();
     front_matter::check(adr, ctx, &mut findings);
+    document::check(adr, ctx, &mut findings);
     sections::check(adr, ctx, &mut findings);
     template::check(adr, ctx, &mut findings);
     contextual::check(adr, ctx, &mut findings);

@@ -129,6 +129,9 @@ pub fn check(adr: &Adr, ctx: &Context<'_>, out: &mut Vec<Finding>) {
             );
         }
     }
+    if base.acceptance_section.is_empty() {
+        return; // the format has no acceptance criteria (the madr and nygard presets)
+    }
     let Some(section) = adr.section(&ctx.rules.names.keys(&base.acceptance_section)) else {
         return; // reported above when required
     };

@@ -29,6 +29,8 @@ mod marketplace;
 mod new;
 mod phases;
 mod precommit;
+mod presets;
+mod report;
 mod review_config;
 mod schemas;
 mod snapshots;
