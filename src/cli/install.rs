@@ -22,6 +22,11 @@ pub(super) fn install(target: InstallTarget, s: Scope) -> anyhow::Result<ExitSta
                 "helix-gate hook registered in {} (PreToolUse and PostToolUse on Write|Edit|MultiEdit, Stop, SessionStart)\n",
                 path.display()
             ))?;
+            print_stderr(if s == Scope::User {
+                "helix-gate: note: registered for every Claude Code session on this machine; it checks only repositories that have config/helix-gate.yaml (an empty file is enough) and does nothing elsewhere\n"
+            } else {
+                "helix-gate: warning: Claude Code sessions started in a subdirectory of this repository (e.g. projects/sessions/<id>/) are their own project and do not load this file, so the hook will not run in them. To reach them: `helix-gate install claude --scope user` (every session; repositories opt in with config/helix-gate.yaml), a .claude/settings.json written into the session folder, or `claude --settings FILE`. See `helix-gate doctor`.\n"
+            });
         }
         InstallTarget::Git => {
             let (hook, done) = git::install()?;

@@ -90,6 +90,10 @@ pub enum Command {
             reason = "clap prints this doc as the argument's help; backticks would show there"
         )]
         event: Option<String>,
+        /// Where the hook is registered; `user` (as `install claude --scope user` writes it):
+        /// only repositories with config/helix-gate.yaml are checked, elsewhere it does nothing.
+        #[arg(long, value_enum, default_value_t = Scope::Project)]
+        scope: Scope,
     },
     /// git pre-commit hook: validate the ADRs staged for this commit.
     PreCommit,
@@ -183,7 +187,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         } => validate::validate(&paths, format, rules.as_deref(), concept.as_deref()),
         Command::Rules { rules } => validate::list_rules(rules.as_deref()),
         Command::Explain { id, rules } => validate::explain(&id, rules.as_deref()),
-        Command::Hook { .. } => Ok(hook::run()),
+        Command::Hook { scope, .. } => Ok(hook::run(scope == Scope::User)),
         Command::PreCommit => precommit::run(),
         Command::Install { target, scope } => install::install(target, scope),
         Command::Uninstall { target, scope } => install::uninstall(target, scope),

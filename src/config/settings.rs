@@ -22,6 +22,7 @@ pub struct Settings {
     pub adr: AdrSettings,
     pub hook: HookSettings,
     pub step_marker: StepMarkerSettings,
+    pub sessions: SessionsSettings,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -50,6 +51,19 @@ pub struct StepMarkerSettings {
     pub enabled: bool,
     pub steps: Vec<String>,
     pub fallback_file: String,
+    /// Globs of session working directories (relative to the repository) the
+    /// marker is required in; empty: every session (when enabled).
+    pub paths: Vec<String>,
+}
+
+/// Where Claude Code sessions of this repository run when they are started below
+/// its root (the HELIX consultant's `projects/sessions/<id>/`): `doctor` checks
+/// that the hook reaches them.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionsSettings {
+    /// Globs of session folders relative to the repository root.
+    pub paths: Vec<String>,
 }
 
 /// A settings file that could not be used.
@@ -104,7 +118,9 @@ impl Settings {
                 enabled: false,
                 steps: strings(&["what", "why", "constraints", "generate", "finalize", "done"]),
                 fallback_file: "output/response.md".to_owned(),
+                paths: Vec::new(),
             },
+            sessions: SessionsSettings { paths: Vec::new() },
         }
     }
 
@@ -142,7 +158,14 @@ impl Settings {
 
     fn check(&self) -> Result<(), String> {
         // Syntax only: compiling the glob set is left to the first caller that needs it.
-        for pattern in self.adr.globs.iter().chain(&self.adr.exclude) {
+        for pattern in self
+            .adr
+            .globs
+            .iter()
+            .chain(&self.adr.exclude)
+            .chain(&self.step_marker.paths)
+            .chain(&self.sessions.paths)
+        {
             GlobBuilder::new(pattern)
                 .literal_separator(true)
                 .build()

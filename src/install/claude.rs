@@ -293,14 +293,25 @@ pub fn uninstall_from(area: &Area, path: &Path) -> anyhow::Result<usize> {
     Ok(removed)
 }
 
+/// What the user-scope command line adds: the hook then works only in
+/// repositories that opted in (see `hook::project`).
+pub const USER_SCOPE_FLAG: &str = " --scope user";
+
 /// Register the hook in the settings file of `scope`; returns that file.
+/// At user scope the command carries [`USER_SCOPE_FLAG`]: registered for every
+/// session on the machine, the hook answers only in repositories with helix-gate's
+/// settings file.
 pub fn install(root: &Path, scope: Scope) -> anyhow::Result<PathBuf> {
     let settings = crate::config::Settings::load(root)?;
     let path = settings_path(root, scope)?;
+    let mut command = hook_command();
+    if scope == Scope::User {
+        command.push_str(USER_SCOPE_FLAG);
+    }
     install_into(
         &allowed_area(root, scope)?,
         &path,
-        &hook_command(),
+        &command,
         settings.hook.prompt_context,
         DEFAULT_APPROVAL_TIMEOUT_S,
     )?;
