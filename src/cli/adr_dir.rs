@@ -126,5 +126,10 @@ pub(super) fn index(_check: bool, write: bool) -> anyhow::Result<ExitStatus> {
 /// `helix-gate doctor [--format human|json]`.
 pub(super) fn doctor(format: Format) -> anyhow::Result<ExitStatus> {
     let (reports, read_errors) = adr_dir::doctor(&current_root())?;
-    super::validate::finish(&reports, &read_errors, format)
+    let status = super::validate::finish(&reports, &read_errors, format)?;
+    // Human output only: the JSON output stays the list of reports.
+    if format == Format::Human {
+        super::install::print_registrations(&current_root())?;
+    }
+    Ok(status)
 }

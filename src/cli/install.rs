@@ -1,6 +1,8 @@
 //! `install` and `uninstall`: register helix-gate as a Claude Code hook or a
 //! git pre-commit hook, and remove exactly that again.
 
+use std::fmt::Write as _;
+
 use super::terminal::{current_root, print, print_stderr};
 use super::{ExitStatus, InstallTarget, Scope};
 use crate::install::claude;
@@ -84,4 +86,25 @@ pub(super) fn uninstall(target: InstallTarget, s: Scope) -> anyhow::Result<ExitS
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// The part of `doctor` about reaching sessions: where the hook is registered and
+/// whether sessions started in the configured session folders load it.
+pub(super) fn print_registrations(root: &std::path::Path) -> anyhow::Result<()> {
+    use crate::install::registrations::{self, Level};
+    let settings = crate::config::Settings::load(root)?;
+    let opted_in = root.join(crate::config::settings::SETTINGS_PATH).is_file();
+    let mut text = String::from("\nClaude Code hook registrations:\n");
+    for line in registrations::report(root, &settings.sessions.paths, opted_in) {
+        let label = match line.level {
+            Level::Ok => "ok",
+            Level::Warning => "warning",
+        };
+        let _ = writeln!(
+            text,
+            "  {label}: {}",
+            crate::text::escape_controls(&line.text)
+        );
+    }
+    print(&text)
 }

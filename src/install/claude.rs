@@ -118,7 +118,7 @@ pub fn hook_command() -> String {
 
 /// Whether a hook entry is one of ours: it carries [`STATUS_MARKER`], or its
 /// command is exactly one an earlier version wrote.
-fn is_ours(hook: &Value) -> bool {
+pub fn is_ours(hook: &Value) -> bool {
     hook.get("statusMessage").and_then(Value::as_str) == Some(STATUS_MARKER)
         || hook
             .get("command")
