@@ -18,6 +18,7 @@ mod hostile_input;
 mod hostile_precommit;
 mod hostile_terminal;
 mod precommit;
+mod sessions;
 mod snapshots;
 #[path = "../support/mod.rs"]
 mod support;
