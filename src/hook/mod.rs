@@ -733,7 +733,7 @@ fn stop(
     let mut decisions = Vec::new();
     if let Some(output) = budget_decision(
         root,
-        &session,
+        &[session, project::project_dir(Some(event))],
         &settings,
         &checks.failing,
         last,
@@ -888,7 +888,7 @@ fn charge(state: &mut SessionState, passing: &[String], failing: &mut [Failing],
 /// on to the reviewer; `decisions` gets one record per target either way.
 fn budget_decision(
     root: &Path,
-    session: &Path,
+    session_folders: &[PathBuf],
     settings: &Settings,
     failing: &[Failing],
     last: &str,
@@ -908,7 +908,7 @@ fn budget_decision(
                 if f.target == STEP_TARGET {
                     let applied = step_marker::fallback(
                         root,
-                        session,
+                        session_folders,
                         &settings.step_marker.fallback_file,
                         last,
                     );

@@ -8,7 +8,7 @@
 //! relative to the repository root) limits it to those sessions, and the fallback
 //! file is the consultant's `output/response.md` in the session's folder.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use globset::{GlobBuilder, GlobSetBuilder};
@@ -136,10 +136,12 @@ pub fn required(settings: &StepMarkerSettings, root: &Path, session: &Path) -> b
 }
 
 /// The fallback once the marker's budget is spent: append the seed's heuristic
-/// marker to `fallback_file` (relative to the session folder `session`) when it
-/// exists inside the repository at `root`. Returns what was done and why, for
-/// the decision log.
-pub fn fallback(root: &Path, session: &Path, fallback_file: &str, last: &str) -> String {
+/// marker to `fallback_file`, relative to the session's working directory, when
+/// it exists inside the repository at `root`. `folders` are the session's working
+/// directory (the event's `cwd`) and then its project folder: the model's `cd`
+/// moves the first, so the file is looked for in each in turn. Returns what was
+/// done and why, for the decision log.
+pub fn fallback(root: &Path, folders: &[PathBuf], fallback_file: &str, last: &str) -> String {
     let (step, why) = heuristic(last);
     let chosen = format!("heuristic step `{step}` ({why})");
     let crate::rules::file_refs::PathCheck::Relative(rel) =
@@ -149,7 +151,14 @@ pub fn fallback(root: &Path, session: &Path, fallback_file: &str, last: &str) ->
             "{chosen}; fallback file `{fallback_file}` is not a relative path; marker not written"
         );
     };
-    let path = session.join(&rel);
+    let Some(first) = folders.first() else {
+        return format!("{chosen}; no session folder; marker not written");
+    };
+    let path = folders
+        .iter()
+        .map(|folder| folder.join(&rel))
+        .find(|path| path.is_file())
+        .unwrap_or_else(|| first.join(&rel));
     let shown =
         crate::paths::relative_to_real(root, &path).unwrap_or_else(|| path.display().to_string());
     if !path.is_file() {
@@ -236,10 +245,17 @@ mod tests {
         let session = root.join("projects/sessions/s1");
         std::fs::create_dir_all(session.join("output")).unwrap();
         // Not at the root: there it would be the wrong file.
-        let note = fallback(&root, &root, "output/response.md", "Was meinst du?");
+        let note = fallback(
+            &root,
+            std::slice::from_ref(&root),
+            "output/response.md",
+            "Was meinst du?",
+        );
         assert!(note.contains("no output/response.md"), "{note}");
         std::fs::write(session.join("output/response.md"), "Antwort").unwrap();
-        let note = fallback(&root, &session, "output/response.md", "Was meinst du?");
+        // After the model's `cd output` the working directory is one level down.
+        let folders = [session.join("output"), session.clone()];
+        let note = fallback(&root, &folders, "output/response.md", "Was meinst du?");
         assert_eq!(
             note,
             "heuristic step `what` (the answer's last 200 characters ask a question); appended <!-- STEP: what --> to projects/sessions/s1/output/response.md"
