@@ -303,3 +303,40 @@ fn without_opt_in_the_user_scope_hook_is_silent_even_on_broken_input() {
     assert_eq!(stdout(&out), "");
     assert_eq!(log(repo.path()).len(), 1);
 }
+
+#[test]
+fn user_scope_install_merges_is_idempotent_and_uninstalls_only_its_entries() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let original = r#"{"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./mine.sh"}]}]}}"#;
+    std::fs::write(&settings, original).unwrap();
+    for _ in 0..2 {
+        let out = run_home(
+            home.path(),
+            home.path(),
+            &["install", "claude", "--scope", "user"],
+        );
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert!(stderr(&out).contains("checks only repositories that have config/helix-gate.yaml"));
+    }
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(v["model"], "opus");
+    let stop = v["hooks"]["Stop"].as_array().unwrap();
+    assert_eq!(stop.len(), 2, "ours once, theirs kept: {stop:?}");
+    assert_eq!(stop[0]["hooks"][0]["command"], "./mine.sh");
+    assert!(
+        stop[1]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with(" hook --scope user")
+    );
+    let out = run_home(
+        home.path(),
+        home.path(),
+        &["uninstall", "claude", "--scope", "user"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(v, serde_json::from_str::<Value>(original).unwrap());
+}
