@@ -721,9 +721,9 @@ fn stop(
         });
     }
     let mut settings = load_settings(root, deadline)?;
-    let session = project::session_dir(event);
+    let session = project::session_folders(event);
     // From here on `enabled` means: required of this session (step_marker.paths).
-    settings.step_marker.enabled = step_marker::required(&settings.step_marker, root, &session);
+    settings.step_marker.enabled = step_marker::required_in(&settings.step_marker, root, &session);
     need_session(event, &settings)?;
     let broken_last = event
         .broken("last_assistant_message")
@@ -733,7 +733,7 @@ fn stop(
     let mut decisions = Vec::new();
     if let Some(output) = budget_decision(
         root,
-        &[session, project::project_dir(Some(event))],
+        &session,
         &settings,
         &checks.failing,
         last,
@@ -1152,8 +1152,11 @@ fn session_context(
     enabled: impl Fn(&Settings) -> bool,
 ) -> Result<Ruling, InfraError> {
     let mut settings = load_settings(root, deadline)?;
-    settings.step_marker.enabled =
-        step_marker::required(&settings.step_marker, root, &project::session_dir(event));
+    settings.step_marker.enabled = step_marker::required_in(
+        &settings.step_marker,
+        root,
+        &project::session_folders(event),
+    );
     if event.hook_event_name == "SessionStart" {
         state::prune(root, settings.hook.state_retention_days);
     }

@@ -57,6 +57,18 @@ pub fn session_dir(event: &HookEvent) -> PathBuf {
         .map_or_else(current_dir, |dir| crate::paths::absolute(Path::new(&dir)))
 }
 
+/// The session's folders, most specific first: its working directory
+/// ([`session_dir`]) and the folder it was started in ([`project_dir`]), once
+/// each. The model's `cd` moves the first; the second stays.
+pub fn session_folders(event: &HookEvent) -> Vec<PathBuf> {
+    let mut folders = vec![session_dir(event)];
+    let started = project_dir(Some(event));
+    if !folders.contains(&started) {
+        folders.push(started);
+    }
+    folders
+}
+
 fn current_dir() -> PathBuf {
     std::env::current_dir().unwrap_or_default()
 }

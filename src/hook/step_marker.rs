@@ -135,6 +135,15 @@ pub fn required(settings: &StepMarkerSettings, root: &Path, session: &Path) -> b
     }
 }
 
+/// [`required`] for a session with these `folders` (its working directory, the
+/// folder it was started in): required when either is in scope, so a `cd` out of
+/// the session folder does not drop the marker.
+pub fn required_in(settings: &StepMarkerSettings, root: &Path, folders: &[PathBuf]) -> bool {
+    folders
+        .iter()
+        .any(|folder| required(settings, root, folder))
+}
+
 /// The fallback once the marker's budget is spent: append the seed's heuristic
 /// marker to `fallback_file`, relative to the session's working directory, when
 /// it exists inside the repository at `root`. `folders` are the session's working
@@ -233,9 +242,14 @@ mod tests {
         assert!(!required(&direct, root, Path::new("/repo/projects")));
         let off = StepMarkerSettings {
             enabled: false,
-            ..scoped
+            ..scoped.clone()
         };
         assert!(!required(&off, root, s1));
+        // A `cd` from the session folder to the root keeps the marker: the
+        // folder the session was started in still matches.
+        let folders = [root.to_path_buf(), s1.to_path_buf()];
+        assert!(required_in(&scoped, root, &folders));
+        assert!(!required_in(&scoped, root, &folders[..1]));
     }
 
     #[test]
