@@ -16,6 +16,7 @@ export CLAUDE_PROJECT_DIR="$seed_repo"
   -n "minimal program reading stdin" "$baseline < $work/noop.json" \
   -n "hook PostToolUse non-ADR (no-op)" "$bin hook < $work/noop.json" \
   -n "hook PostToolUse seed ADR (51 KB)" "$bin hook < $work/adr.json" \
+  -n "hook --scope user, no config/ (no-op)" "$bin hook --scope user < $work/adr.json" \
   --export-json "$work/h.json" >/dev/null)
 python3 - "$work/h.json" <<'PY'
 import json, sys

@@ -6,10 +6,23 @@ fn main() -> ExitCode {
     // `helix-gate hook` runs on every matching tool call: skip building the whole
     // CLI definition for it (flags such as --help still go through clap).
     let mut args = std::env::args_os().skip(1);
-    if args.next().is_some_and(|a| a == "hook")
-        && args.all(|a| !a.to_string_lossy().starts_with('-'))
-    {
-        return helix_gate::cli::run_hook().into();
+    if args.next().is_some_and(|a| a == "hook") {
+        let mut rest: Vec<String> = args.map(|a| a.to_string_lossy().into_owned()).collect();
+        // `--scope user` is how `install claude --scope user` registers it.
+        let user_scope = match rest.as_slice() {
+            [.., flag, value] if flag == "--scope" && value == "user" => {
+                rest.truncate(rest.len() - 2);
+                true
+            }
+            [.., flag] if flag == "--scope=user" => {
+                rest.truncate(rest.len() - 1);
+                true
+            }
+            _ => false,
+        };
+        if rest.iter().all(|a| !a.starts_with('-')) {
+            return helix_gate::cli::run_hook(user_scope).into();
+        }
     }
     let cli = helix_gate::cli::Cli::parse();
     match helix_gate::cli::run(cli) {

@@ -14,18 +14,30 @@ use std::os::unix::fs::MetadataExt as _;
 use std::path::{Component, Path, PathBuf};
 
 /// The enclosing work tree of `start`, or `start` itself outside git.
+///
+/// The walk goes up the path as written first (a project reached through a
+/// symlinked path keeps that path as its root). Only when that finds no work
+/// tree is the real location tried: `start` may be a symlink into a repository
+/// (`/tmp/s1` -> `<repo>/projects/sessions/s1`), whose root then is the real one.
 pub fn find_root(start: &Path) -> PathBuf {
     let start = absolute(start);
-    let mut dir = start.as_path();
-    loop {
-        if dir.join(".git").exists() {
-            return dir.to_path_buf();
-        }
-        match dir.parent() {
-            Some(parent) => dir = parent,
-            None => return start,
-        }
+    if let Some(root) = enclosing_work_tree(&start) {
+        return root;
     }
+    std::fs::canonicalize(&start)
+        .ok()
+        .filter(|real| *real != start)
+        .and_then(|real| enclosing_work_tree(&real))
+        .unwrap_or(start)
+}
+
+/// The nearest ancestor of `start` (itself included) with a `.git` directory or
+/// file (a linked worktree or submodule has a file).
+fn enclosing_work_tree(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .map(Path::to_path_buf)
 }
 
 /// `path` made absolute against the current directory, with `.` and `..` removed
@@ -71,14 +83,29 @@ pub fn relative_to_real(root: &Path, path: &Path) -> Option<String> {
     }
     let root_meta = std::fs::metadata(root).ok()?;
     let path = absolute(path);
-    path.ancestors().find_map(|ancestor| {
-        let meta = std::fs::metadata(ancestor).ok()?;
-        if meta.dev() == root_meta.dev() && meta.ino() == root_meta.ino() {
-            relative_to(ancestor, &path)
-        } else {
-            None
-        }
-    })
+    path.ancestors()
+        .find_map(|ancestor| {
+            let meta = std::fs::metadata(ancestor).ok()?;
+            if meta.dev() == root_meta.dev() && meta.ino() == root_meta.ino() {
+                relative_to(ancestor, &path)
+            } else {
+                None
+            }
+        })
+        .or_else(|| relative_by_real_ancestor(root, &path))
+}
+
+/// `path` relative to `root` after resolving the symlinks of its nearest
+/// existing ancestor: a session folder reached through a link into the
+/// repository (`/tmp/s1` -> `<repo>/projects/sessions/s1`) has no ancestor that
+/// is the root itself, but its real location is inside it.
+fn relative_by_real_ancestor(root: &Path, path: &Path) -> Option<String> {
+    let real_root = std::fs::canonicalize(root).ok()?;
+    let (existing, rest) = path.ancestors().find_map(|ancestor| {
+        let real = std::fs::canonicalize(ancestor).ok()?;
+        Some((real, path.strip_prefix(ancestor).ok()?.to_path_buf()))
+    })?;
+    relative_to(&real_root, &existing.join(rest))
 }
 
 /// How to show `path` to the user: relative to `root` when inside it, else as given.

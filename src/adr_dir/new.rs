@@ -2,7 +2,7 @@
 //! keeps it.
 //!
 //! Inside a consultant session (the current directory is in a folder matching
-//! `new.sessions`, default `projects/sessions/*`) the draft goes to
+//! `sessions.paths`, default `projects/sessions/*`) the draft goes to
 //! `<session>/output/ADR-<slug>.md` with `adr_id: "XXX"`: the seed's consultant writes
 //! drafts without a number and `finalize` assigns one under the ADR directory's lock
 //! when the draft is done. Reserving a number at `new` would leave gaps for every
@@ -196,13 +196,13 @@ fn create(
 }
 
 /// The consultant session folder `cwd` is in: the nearest folder from `cwd` up to
-/// (not including) the repository root that matches `new.sessions`.
+/// (not including) the repository root that matches `sessions.paths`.
 fn session_of(root: &Path, cwd: &Path, engine: &Engine) -> anyhow::Result<Option<PathBuf>> {
     let globs = engine
         .settings
-        .new
-        .session_globs()
-        .map_err(|e| anyhow::anyhow!("new.sessions in config/helix-gate.yaml: {e}"))?;
+        .sessions
+        .globs()
+        .map_err(|e| anyhow::anyhow!("sessions.paths in config/helix-gate.yaml: {e}"))?;
     for dir in cwd.ancestors() {
         if dir == root {
             break;

@@ -192,5 +192,10 @@ pub(super) fn doctor(format: ReportFormat) -> anyhow::Result<ExitStatus> {
     let rules = (format == ReportFormat::Sarif)
         .then(|| crate::config::load_rules(&root, None).ok())
         .flatten();
-    super::validate::finish(&reports, &read_errors, format, rules.as_ref())
+    let status = super::validate::finish(&reports, &read_errors, format, rules.as_ref())?;
+    // Human output only: the machine formats stay the list of reports.
+    if format == ReportFormat::Human {
+        super::install::print_registrations(&root)?;
+    }
+    Ok(status)
 }

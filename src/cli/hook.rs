@@ -7,8 +7,13 @@ use super::ExitStatus;
 
 /// Run the hook and print its answer. Always exit 0: Claude Code reads the
 /// decision from stdout, and a non-zero exit would only mean "proceed".
-pub fn run() -> ExitStatus {
-    let answer = crate::hook::run();
+/// `user_scope`: registered for every session on the machine (`--scope user`).
+pub fn run(user_scope: bool) -> ExitStatus {
+    let answer = crate::hook::run_registered(if user_scope {
+        crate::hook::project::Registration::User
+    } else {
+        crate::hook::project::Registration::Repository
+    });
     {
         let mut stderr = std::io::stderr().lock();
         for note in &answer.notes {

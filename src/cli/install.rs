@@ -1,6 +1,8 @@
 //! `install` and `uninstall`: register helix-gate as a Claude Code hook or a
 //! git pre-commit hook, and remove exactly that again.
 
+use std::fmt::Write as _;
+
 use super::terminal::{current_root, print, print_stderr};
 use super::{ExitStatus, InstallTarget, Scope};
 use crate::install::claude;
@@ -36,6 +38,11 @@ pub(super) fn install(target: InstallTarget, s: Scope) -> anyhow::Result<ExitSta
                 "helix-gate hook registered in {} (PreToolUse and PostToolUse on Write|Edit|MultiEdit, Stop, SessionStart)\nStop timeout: {stop_timeout} s ({why}, from config/approvals.yaml)\n",
                 path.display()
             ))?;
+            print_stderr(if s == Scope::User {
+                "helix-gate: note: registered for every Claude Code session on this machine; it checks only repositories that have config/helix-gate.yaml (an empty file is enough) and does nothing elsewhere\n"
+            } else {
+                "helix-gate: warning: Claude Code sessions started in a subdirectory of this repository (e.g. projects/sessions/<id>/) are their own project and do not load this file, so the hook will not run in them. To reach them: `helix-gate install claude --scope user` (every session; repositories opt in with config/helix-gate.yaml), a .claude/settings.json written into the session folder, or `claude --settings FILE`. See `helix-gate doctor`.\n"
+            });
         }
         InstallTarget::Git => {
             let (hook, done) = git::install()?;
@@ -93,4 +100,25 @@ pub(super) fn uninstall(target: InstallTarget, s: Scope) -> anyhow::Result<ExitS
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// The part of `doctor` about reaching sessions: where the hook is registered and
+/// whether sessions started in the configured session folders load it.
+pub(super) fn print_registrations(root: &std::path::Path) -> anyhow::Result<()> {
+    use crate::install::registrations::{self, Level};
+    let settings = crate::config::Settings::load(root)?;
+    let opted_in = root.join(crate::config::settings::SETTINGS_PATH).is_file();
+    let mut text = String::from("\nClaude Code hook registrations:\n");
+    for line in registrations::report(root, &settings.sessions.paths, opted_in) {
+        let label = match line.level {
+            Level::Ok => "ok",
+            Level::Warning => "warning",
+        };
+        let _ = writeln!(
+            text,
+            "  {label}: {}",
+            crate::text::escape_controls(&line.text)
+        );
+    }
+    print(&text)
 }

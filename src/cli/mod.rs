@@ -131,6 +131,10 @@ pub enum Command {
             reason = "clap prints this doc as the argument's help; backticks would show there"
         )]
         event: Option<String>,
+        /// Where the hook is registered; `user` (as `install claude --scope user` writes it):
+        /// only repositories with config/helix-gate.yaml are checked, elsewhere it does nothing.
+        #[arg(long, value_enum, default_value_t = Scope::Project)]
+        scope: Scope,
     },
     /// git pre-commit hook: validate the ADRs staged for this commit.
     PreCommit {
@@ -276,7 +280,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         } => validate::validate(&paths, format, rules.as_deref(), concept.as_deref()),
         Command::Rules { rules } => validate::list_rules(rules.as_deref()),
         Command::Explain { id, rules } => validate::explain(&id, rules.as_deref()),
-        Command::Hook { .. } => Ok(hook::run()),
+        Command::Hook { scope, .. } => Ok(hook::run(scope == Scope::User)),
         Command::PreCommit { format } => precommit::run(format),
         Command::Install { target, scope } => install::install(target, scope),
         Command::Uninstall { target, scope } => install::uninstall(target, scope),

@@ -26,6 +26,7 @@ pub struct Settings {
     pub hook: HookSettings,
     pub step_marker: StepMarkerSettings,
     pub new: NewSettings,
+    pub sessions: SessionsSettings,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
@@ -59,25 +60,36 @@ pub struct StepMarkerSettings {
     pub enabled: bool,
     pub steps: Vec<String>,
     pub fallback_file: String,
+    /// Globs of session working directories (relative to the repository) the
+    /// marker is required in; empty: every session (when enabled).
+    pub paths: Vec<String>,
+}
+
+/// Where Claude Code sessions of this repository run when they are started below
+/// its root (the HELIX consultant's `projects/sessions/<id>/`): `new` writes its
+/// drafts there, and `doctor` checks that the hook reaches them.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionsSettings {
+    /// Globs of session folders relative to the repository root.
+    pub paths: Vec<String>,
+}
+
+impl SessionsSettings {
+    /// The compiled session globs (their syntax was checked when the settings loaded).
+    pub fn globs(&self) -> Result<GlobSet, String> {
+        build_globs(&self.paths, false)
+    }
 }
 
 /// Where `helix-gate new` writes a draft, and from which template.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewSettings {
-    /// Globs (repository-relative) of consultant session folders.
-    pub sessions: Vec<String>,
     /// The drafts folder inside a session.
     pub drafts: String,
     /// The shipped template's name.
     pub template: String,
-}
-
-impl NewSettings {
-    /// The compiled session globs (their syntax was checked when the settings loaded).
-    pub fn session_globs(&self) -> Result<GlobSet, String> {
-        build_globs(&self.sessions, false)
-    }
 }
 
 /// A settings file that could not be used.
@@ -132,14 +144,17 @@ impl Settings {
                 deadline_ms: 8_000,
             },
             step_marker: StepMarkerSettings {
-                enabled: false,
+                enabled: true,
                 steps: strings(&["what", "why", "constraints", "generate", "finalize", "done"]),
                 fallback_file: "output/response.md".to_owned(),
+                paths: strings(&["projects/sessions/**"]),
             },
             new: NewSettings {
-                sessions: strings(&["projects/sessions/*"]),
                 drafts: "output".to_owned(),
                 template: "helix".to_owned(),
+            },
+            sessions: SessionsSettings {
+                paths: strings(&["projects/sessions/*"]),
             },
         }
     }
@@ -216,7 +231,8 @@ impl Settings {
             .globs
             .iter()
             .chain(&self.adr.exclude)
-            .chain(&self.new.sessions)
+            .chain(&self.step_marker.paths)
+            .chain(&self.sessions.paths)
         {
             GlobBuilder::new(pattern)
                 .literal_separator(true)

@@ -19,6 +19,7 @@ pub mod deadline;
 pub mod event;
 pub mod output;
 mod phases;
+pub mod project;
 pub mod reviews;
 pub mod state;
 pub mod step_marker;
@@ -34,7 +35,6 @@ use crate::decision_log::{self, Decision, Verdict};
 use crate::diagnostic::{FileReport, Severity};
 use crate::engine::Engine;
 use crate::env;
-use crate::fs::append::Missing;
 use crate::fs::data_dir;
 use crate::paths;
 use crate::render::feedback;
@@ -102,6 +102,12 @@ enum Report {
 /// overruns its deadline: every failure becomes an explicit, labelled decision
 /// in the answer.
 pub fn run() -> Answer {
+    run_registered(project::Registration::Repository)
+}
+
+/// [`run`] for a hook registered as `registration`: registered for every
+/// session on the machine, it answers only in repositories that opted in.
+pub fn run_registered(registration: project::Registration) -> Answer {
     // Inside a reviewer started by helix-gate the hook does nothing, so a
     // review can never trigger another review.
     if env::is_set(env::HELIX_GATE_CHILD) {
@@ -111,6 +117,7 @@ pub fn run() -> Answer {
     let stdin_until = deadline.started() + event::STDIN_TIMEOUT;
     let event = match event::read_stdin(stdin_until).and_then(|bytes| event::decode(&bytes)) {
         Ok(event) => Arc::new(event),
+        Err(_) if silent(registration, None) => return Answer::default(),
         Err(err) => {
             // Without an event we cannot tell which decision would apply: fail open, loudly.
             return Answer {
@@ -129,6 +136,9 @@ pub fn run() -> Answer {
         .iter()
         .map(|b| format!("{b}; ignored unless a decision needs it"))
         .collect();
+    if silent(registration, Some(&event)) {
+        return Answer::default();
+    }
     let root = project_root(&event);
     let (tx, rx) = mpsc::channel();
     let spawned = {
@@ -277,16 +287,20 @@ fn log_decisions(
     notes
 }
 
-/// `CLAUDE_PROJECT_DIR` (constant for the session), else the repository around the payload's cwd.
+/// The repository around `CLAUDE_PROJECT_DIR` (constant for the session), else
+/// around the payload's cwd: a session started below the root still finds it.
 fn project_root(event: &HookEvent) -> PathBuf {
-    if let Some(dir) = env::var(env::CLAUDE_PROJECT_DIR) {
-        return crate::paths::absolute(Path::new(&dir));
+    project::repository_root(&project::project_dir(Some(event)))
+}
+
+/// Whether the hook has nothing to do here at all (see [`project::stays_silent`]):
+/// no answer, no note, no state and no log.
+fn silent(registration: project::Registration, event: Option<&HookEvent>) -> bool {
+    if registration == project::Registration::Repository {
+        return false;
     }
-    let cwd = event.cwd.as_deref().map_or_else(
-        || std::env::current_dir().unwrap_or_default(),
-        PathBuf::from,
-    );
-    crate::paths::find_root(&cwd)
+    let dir = project::project_dir(event);
+    project::stays_silent(registration, &project::repository_root(&dir), &dir)
 }
 
 /// Apply the failure policy to an internal error.
@@ -733,7 +747,10 @@ fn stop(
             }],
         });
     }
-    let settings = load_settings(root, deadline)?;
+    let mut settings = load_settings(root, deadline)?;
+    let session = project::session_folders(event);
+    // From here on `enabled` means: required of this session (step_marker.paths).
+    settings.step_marker.enabled = step_marker::required_in(&settings.step_marker, root, &session);
     need_session(event, &settings)?;
     let broken_last = event
         .broken("last_assistant_message")
@@ -741,7 +758,14 @@ fn stop(
     let last = event.last_assistant_message.as_deref().unwrap_or("");
     let checks = deterministic_gate(event, root, &settings, last, broken_last, notes)?;
     let mut decisions = Vec::new();
-    if let Some(output) = budget_decision(root, &settings, &checks.failing, last, &mut decisions) {
+    if let Some(output) = budget_decision(
+        root,
+        &session,
+        &settings,
+        &checks.failing,
+        last,
+        &mut decisions,
+    ) {
         return Ok(Ruling {
             output: Some(output),
             decisions,
@@ -921,6 +945,7 @@ fn charge(state: &mut SessionState, passing: &[String], failing: &mut [Failing],
 /// on to the reviewer; `decisions` gets one record per target either way.
 fn budget_decision(
     root: &Path,
+    session_folders: &[PathBuf],
     settings: &Settings,
     failing: &[Failing],
     last: &str,
@@ -948,7 +973,12 @@ fn budget_decision(
                     budget::escalation(&charge, budget)
                 ));
                 if f.target == STEP_TARGET {
-                    let applied = step_fallback(root, &settings.step_marker.fallback_file, last);
+                    let applied = step_marker::fallback(
+                        root,
+                        session_folders,
+                        &settings.step_marker.fallback_file,
+                        last,
+                    );
                     decisions.push(Decision {
                         target: STEP_TARGET.into(),
                         verdict: Verdict::Fallback,
@@ -1240,32 +1270,6 @@ fn act_on_reviews(
     (messages, feedback)
 }
 
-/// The STEP marker fallback: append the seed's heuristic marker to the response
-/// file when it exists. Returns what was done, for the log.
-fn step_fallback(root: &Path, fallback_file: &str, last: &str) -> String {
-    let step = step_marker::heuristic_step(last);
-    let crate::rules::file_refs::PathCheck::Relative(rel) =
-        crate::rules::file_refs::classify(fallback_file)
-    else {
-        return format!("fallback file `{fallback_file}` is not a path inside the project");
-    };
-    let path = root.join(&rel);
-    if !path.is_file() {
-        return format!("no {rel}; marker <!-- STEP: {step} --> not written");
-    }
-    if !crate::fs::confine::inside(root, &path) {
-        return format!(
-            "{rel} leads outside the project; marker <!-- STEP: {step} --> not written"
-        );
-    }
-    let marker = format!("\n\n<!-- STEP: {step} -->\n");
-    let result = crate::fs::append::append(root, &path, marker.as_bytes(), Missing::Fail);
-    match result {
-        Ok(()) => format!("appended <!-- STEP: {step} --> to {rel}"),
-        Err(e) => format!("cannot append to {rel}: {e}"),
-    }
-}
-
 /// `SessionStart` / `UserPromptSubmit`: a short summary of the rules, so fewer mistakes happen.
 fn session_context(
     event: &HookEvent,
@@ -1273,7 +1277,12 @@ fn session_context(
     deadline: &Deadline,
     enabled: impl Fn(&Settings) -> bool,
 ) -> Result<Ruling, InfraError> {
-    let settings = load_settings(root, deadline)?;
+    let mut settings = load_settings(root, deadline)?;
+    settings.step_marker.enabled = step_marker::required_in(
+        &settings.step_marker,
+        root,
+        &project::session_folders(event),
+    );
     if event.hook_event_name == "SessionStart" {
         state::prune(root, settings.hook.state_retention_days);
     }

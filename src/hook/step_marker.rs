@@ -2,10 +2,20 @@
 //!
 //! The seed sketch accepted a marker anywhere in the answer; the rule says "at
 //! the end", so only trailing whitespace may follow the marker here.
+//!
+//! The seed asks the marker of the consultant's answers, not of every session in
+//! the repository: `step_marker.paths` (globs of the session's working directory,
+//! relative to the repository root) limits it to those sessions, and the fallback
+//! file is the consultant's `output/response.md` in the session's folder.
 
+use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
+use globset::{GlobBuilder, GlobSetBuilder};
 use regex::Regex;
+
+use crate::config::settings::StepMarkerSettings;
+use crate::fs::append::Missing;
 
 static MARKER_AT_END: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"<!--\s*STEP:\s*([A-Za-z_-]+)\s*-->\s*\z").ok());
@@ -66,16 +76,112 @@ pub fn feedback(problem: &MarkerProblem, steps: &[String]) -> String {
 
 /// The seed's heuristic step for an answer that never got a marker.
 pub fn heuristic_step(message: &str) -> &'static str {
+    heuristic(message).0
+}
+
+/// [`heuristic_step`] and why it was chosen, for the decision log.
+fn heuristic(message: &str) -> (&'static str, &'static str) {
     let tail: String = {
         let chars: Vec<char> = message.chars().collect();
         chars[chars.len().saturating_sub(200)..].iter().collect()
     };
     if message.contains("ADR-") && message.to_lowercase().contains("erstellt") {
-        "generate"
+        (
+            "generate",
+            "the answer names an ADR- and says it was erstellt",
+        )
     } else if tail.contains('?') {
-        "what"
+        ("what", "the answer's last 200 characters ask a question")
     } else {
-        "done"
+        ("done", "neither an ADR creation nor a question")
+    }
+}
+
+/// Whether the marker is required of a session working in `session` (inside
+/// the repository at `root`): `enabled`, and `paths` empty (every session) or
+/// one of its globs matching the session folder or a folder above it inside the
+/// repository (so `projects/sessions/*` still holds after the model ran `cd output`).
+/// A session folder outside the repository matches no glob.
+pub fn required(settings: &StepMarkerSettings, root: &Path, session: &Path) -> bool {
+    if !settings.enabled {
+        return false;
+    }
+    if settings.paths.is_empty() {
+        return true;
+    }
+    let Some(rel) = crate::paths::relative_to_real(root, session) else {
+        return false;
+    };
+    let mut builder = GlobSetBuilder::new();
+    for pattern in &settings.paths {
+        // Syntax was checked when the settings were loaded.
+        if let Ok(glob) = GlobBuilder::new(pattern).literal_separator(true).build() {
+            builder.add(glob);
+        }
+    }
+    let Ok(globs) = builder.build() else {
+        return false;
+    };
+    let mut folder = rel.as_str();
+    loop {
+        if globs.is_match(folder) {
+            return true;
+        }
+        match folder.rfind('/') {
+            Some(at) => folder = &folder[..at],
+            None if folder.is_empty() => return false,
+            None => folder = "",
+        }
+    }
+}
+
+/// [`required`] for a session with these `folders` (its working directory, the
+/// folder it was started in): required when either is in scope, so a `cd` out of
+/// the session folder does not drop the marker.
+pub fn required_in(settings: &StepMarkerSettings, root: &Path, folders: &[PathBuf]) -> bool {
+    folders
+        .iter()
+        .any(|folder| required(settings, root, folder))
+}
+
+/// The fallback once the marker's budget is spent: append the seed's heuristic
+/// marker to `fallback_file`, relative to the session's working directory, when
+/// it exists inside the repository at `root`. `folders` are the session's working
+/// directory (the event's `cwd`) and then its project folder: the model's `cd`
+/// moves the first, so the file is looked for in each in turn. Returns what was
+/// done and why, for the decision log.
+pub fn fallback(root: &Path, folders: &[PathBuf], fallback_file: &str, last: &str) -> String {
+    let (step, why) = heuristic(last);
+    let chosen = format!("heuristic step `{step}` ({why})");
+    let crate::rules::file_refs::PathCheck::Relative(rel) =
+        crate::rules::file_refs::classify(fallback_file)
+    else {
+        return format!(
+            "{chosen}; fallback file `{fallback_file}` is not a relative path; marker not written"
+        );
+    };
+    let Some(first) = folders.first() else {
+        return format!("{chosen}; no session folder; marker not written");
+    };
+    let path = folders
+        .iter()
+        .map(|folder| folder.join(&rel))
+        .find(|path| path.is_file())
+        .unwrap_or_else(|| first.join(&rel));
+    let shown =
+        crate::paths::relative_to_real(root, &path).unwrap_or_else(|| path.display().to_string());
+    if !path.is_file() {
+        return format!("{chosen}; no {shown}; marker <!-- STEP: {step} --> not written");
+    }
+    if !crate::fs::confine::inside(root, &path) {
+        return format!(
+            "{chosen}; {shown} leads outside the project; marker <!-- STEP: {step} --> not written"
+        );
+    }
+    let marker = format!("\n\n<!-- STEP: {step} -->\n");
+    match crate::fs::append::append(root, &path, marker.as_bytes(), Missing::Fail) {
+        Ok(()) => format!("{chosen}; appended <!-- STEP: {step} --> to {shown}"),
+        Err(e) => format!("{chosen}; cannot append to {shown}: {e}"),
     }
 }
 
@@ -104,6 +210,73 @@ mod tests {
         assert_eq!(
             check("x\n<!-- STEP: discussing -->", &steps()),
             Err(MarkerProblem::UnknownStep("discussing".into()))
+        );
+    }
+
+    fn marker(paths: &[&str]) -> StepMarkerSettings {
+        StepMarkerSettings {
+            enabled: true,
+            steps: steps(),
+            fallback_file: "output/response.md".into(),
+            paths: paths.iter().map(|p| (*p).to_owned()).collect(),
+        }
+    }
+
+    #[test]
+    fn paths_limit_the_marker_to_matching_session_folders() {
+        let root = Path::new("/repo");
+        let s1 = Path::new("/repo/projects/sessions/s1");
+        // No paths: every session, the root included.
+        assert!(required(&marker(&[]), root, root));
+        assert!(required(&marker(&[]), root, s1));
+        let scoped = marker(&["projects/sessions/**"]);
+        assert!(required(&scoped, root, s1));
+        assert!(required(&scoped, root, &s1.join("output")));
+        assert!(!required(&scoped, root, root));
+        assert!(!required(&scoped, root, Path::new("/repo/src")));
+        assert!(!required(&scoped, root, Path::new("/elsewhere/s1")));
+        // One level only, yet a `cd` below the session folder keeps it.
+        let direct = marker(&["projects/sessions/*"]);
+        assert!(required(&direct, root, s1));
+        assert!(required(&direct, root, &s1.join("output")));
+        assert!(!required(&direct, root, Path::new("/repo/projects")));
+        let off = StepMarkerSettings {
+            enabled: false,
+            ..scoped.clone()
+        };
+        assert!(!required(&off, root, s1));
+        // A `cd` from the session folder to the root keeps the marker: the
+        // folder the session was started in still matches.
+        let folders = [root.to_path_buf(), s1.to_path_buf()];
+        assert!(required_in(&scoped, root, &folders));
+        assert!(!required_in(&scoped, root, &folders[..1]));
+    }
+
+    #[test]
+    fn the_fallback_file_is_found_in_the_session_folder_and_the_reason_logged() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let session = root.join("projects/sessions/s1");
+        std::fs::create_dir_all(session.join("output")).unwrap();
+        // Not at the root: there it would be the wrong file.
+        let note = fallback(
+            &root,
+            std::slice::from_ref(&root),
+            "output/response.md",
+            "Was meinst du?",
+        );
+        assert!(note.contains("no output/response.md"), "{note}");
+        std::fs::write(session.join("output/response.md"), "Antwort").unwrap();
+        // After the model's `cd output` the working directory is one level down.
+        let folders = [session.join("output"), session.clone()];
+        let note = fallback(&root, &folders, "output/response.md", "Was meinst du?");
+        assert_eq!(
+            note,
+            "heuristic step `what` (the answer's last 200 characters ask a question); appended <!-- STEP: what --> to projects/sessions/s1/output/response.md"
+        );
+        assert_eq!(
+            std::fs::read_to_string(session.join("output/response.md")).unwrap(),
+            "Antwort\n\n<!-- STEP: what -->\n"
         );
     }
 

@@ -175,7 +175,7 @@ pub fn hook_command() -> String {
 
 /// Whether a hook entry is one of ours: it carries [`STATUS_MARKER`], or its
 /// command is exactly one an earlier version wrote.
-fn is_ours(hook: &Value) -> bool {
+pub fn is_ours(hook: &Value) -> bool {
     hook.get("statusMessage").and_then(Value::as_str) == Some(STATUS_MARKER)
         || hook
             .get("command")
@@ -347,15 +347,26 @@ pub fn uninstall_from(area: &Area, path: &Path) -> anyhow::Result<usize> {
     Ok(removed)
 }
 
+/// What the user-scope command line adds: the hook then works only in
+/// repositories that opted in (see `hook::project`).
+pub const USER_SCOPE_FLAG: &str = " --scope user";
+
 /// Register the hook in the settings file of `scope`, Stop with a timeout of
 /// `stop_timeout_s` ([`stop_timeout_s`]); returns that file.
+/// At user scope the command carries [`USER_SCOPE_FLAG`]: registered for every
+/// session on the machine, the hook answers only in repositories with helix-gate's
+/// settings file.
 pub fn install(root: &Path, scope: Scope, stop_timeout_s: u64) -> anyhow::Result<PathBuf> {
     let settings = crate::config::Settings::load(root)?;
     let path = settings_path(root, scope)?;
+    let mut command = hook_command();
+    if scope == Scope::User {
+        command.push_str(USER_SCOPE_FLAG);
+    }
     install_into(
         &allowed_area(root, scope)?,
         &path,
-        &hook_command(),
+        &command,
         settings.hook.prompt_context,
         stop_timeout_s,
     )?;

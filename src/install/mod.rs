@@ -2,3 +2,4 @@
 
 pub mod claude;
 pub mod git;
+pub mod registrations;

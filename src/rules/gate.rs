@@ -10,7 +10,9 @@
 
 declare_rules! {
     /// ## What it does
-    /// At Stop, when `step_marker.enabled` is set in config/helix-gate.yaml, requires the
+    /// At Stop, when `step_marker.enabled` is set in config/helix-gate.yaml (and, when
+    /// `step_marker.paths` lists globs, only in sessions whose working directory matches one of
+    /// them, e.g. `projects/sessions/**`), requires the
     /// assistant's last answer to end with exactly one `<!-- STEP: <step> -->` line whose step is
     /// one of `step_marker.steps` (default: what, why, constraints, generate, finalize, done).
     /// Only whitespace may follow the marker. The hook blocks the Stop with the format and an
@@ -30,7 +32,8 @@ declare_rules! {
     /// ## Fix
     /// Repeat the answer unchanged and end it with one marker line. When the retry budget
     /// (`hook.budget`) is spent, helix-gate escalates to the user and appends a heuristic marker
-    /// to `step_marker.fallback_file` when that file exists.
+    /// to `step_marker.fallback_file` (relative to the session's working directory) when that file
+    /// exists; the decision log says which step and why.
     pub const STEP_MARKER {
         id: "step-marker",
         severity: Error,

@@ -250,7 +250,7 @@ fn step_marker_must_end_the_answer_then_falls_back() {
     write(
         root.path(),
         "config/helix-gate.yaml",
-        "step_marker: {enabled: true}\n",
+        "step_marker: {enabled: true, paths: []}\n",
     );
     write(root.path(), "output/response.md", "Antwort an den User.\n");
     assert_eq!(
@@ -717,7 +717,10 @@ mod e2e {
             return;
         };
         let repo = installed_repo();
-        repo.write("config/helix-gate.yaml", "step_marker: {enabled: true}\n");
+        repo.write(
+            "config/helix-gate.yaml",
+            "step_marker: {enabled: true, paths: []}\n",
+        );
         let api = FakeApi::start(|_: &RecordedRequest, conv: &Conversation<'_>| {
             match conv.request_index() {
                 0 => Turn::text("Was genau soll gebaut werden?"),

@@ -388,7 +388,7 @@ fn step_fallback_file_linked_to_a_script_outside_is_never_appended() {
     write(
         root.path(),
         "config/helix-gate.yaml",
-        "step_marker: {enabled: true}\n",
+        "step_marker: {enabled: true, paths: []}\n",
     );
     std::fs::create_dir(root.path().join("output")).unwrap();
     symlink(outside.script(), root.path().join("output/response.md")).unwrap();

@@ -278,7 +278,7 @@ fn a_broken_field_the_stop_marker_needs_follows_the_failure_policy() {
     write(
         root.path(),
         "config/helix-gate.yaml",
-        "step_marker: {enabled: true}\n",
+        "step_marker: {enabled: true, paths: []}\n",
     );
     let event = json!({"session_id": "s1", "hook_event_name": "Stop", "last_assistant_message": {"text": "x"}});
     assert_fails_open(
@@ -288,7 +288,7 @@ fn a_broken_field_the_stop_marker_needs_follows_the_failure_policy() {
     write(
         root.path(),
         "config/helix-gate.yaml",
-        "step_marker: {enabled: true}\nhook: {fail_closed: true}\n",
+        "step_marker: {enabled: true, paths: []}\nhook: {fail_closed: true}\n",
     );
     assert_fails_closed(
         &hook(root.path(), &event).answer().unwrap(),
@@ -461,7 +461,7 @@ fn the_step_fallback_file_is_not_appended_through_a_symlink_out_of_the_project()
     write(
         root.path(),
         "config/helix-gate.yaml",
-        "step_marker: {enabled: true}\nhook: {budget: 1}\n",
+        "step_marker: {enabled: true, paths: []}\nhook: {budget: 1}\n",
     );
     for _ in 0..2 {
         hook(root.path(), &stop("s1")).answer().unwrap();

@@ -33,6 +33,7 @@ mod presets;
 mod report;
 mod review_config;
 mod schemas;
+mod sessions;
 mod snapshots;
 #[path = "../support/mod.rs"]
 mod support;

@@ -115,6 +115,24 @@ pub(crate) fn check_run(name: &str, root: &Path, args: &[&str]) -> Output {
     out
 }
 
+/// [`check_run`] with an empty temporary HOME: `doctor` reports the hook's
+/// registration in `~/.claude/settings.json`, which must not be the developer's.
+fn check_run_home(name: &str, root: &Path, args: &[&str]) -> Output {
+    let home = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(bin())
+        .args(args)
+        .current_dir(root)
+        .env("NO_COLOR", "1")
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("HELIX_GATE_CHILD")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    check(name, root, &transcript(&out));
+    out
+}
+
 // ------------------------------------------------------------------ inputs
 
 /// The good fixture with its "Dokumentation" section renamed: one error.
@@ -430,7 +448,7 @@ fn doctor_human_and_json() {
     write(repo.path(), "adr/005-fifth.md", adr("005", "Fifth"));
     write(repo.path(), "adr/ADR-loose.md", adr("006", "Loose"));
     write(repo.path(), "adr/INDEX.md", INDEX);
-    let out = check_run("doctor_human", repo.path(), &["doctor"]);
+    let out = check_run_home("doctor_human", repo.path(), &["doctor"]);
     assert_eq!(code(&out), 1);
     let out = check_run("doctor_json", repo.path(), &["doctor", "--format", "json"]);
     assert_eq!(code(&out), 1);
@@ -442,7 +460,7 @@ fn doctor_healthy_human_and_json() {
     write(repo.path(), "adr/001-first.md", adr("001", "First"));
     write(repo.path(), "adr/002-second.md", adr("002", "Second"));
     assert_eq!(code(&run(repo.path(), &["index", "--write"])), 0);
-    check_run("doctor_healthy_human", repo.path(), &["doctor"]);
+    check_run_home("doctor_healthy_human", repo.path(), &["doctor"]);
     check_run(
         "doctor_healthy_json",
         repo.path(),
@@ -713,7 +731,7 @@ fn hook_stop_answers() {
     write(
         dir,
         "config/helix-gate.yaml",
-        "step_marker: {enabled: true}\n",
+        "step_marker: {enabled: true, paths: []}\n",
     );
     write(dir, "output/response.md", "Antwort an den User.\n");
     check_hook(

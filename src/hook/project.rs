@@ -1,0 +1,215 @@
+//! Where an event happens: the repository it belongs to and the session's folder.
+//!
+//! Claude Code makes the folder a session was started in its project: a session
+//! started in `<repo>/projects/sessions/s1` gets `CLAUDE_PROJECT_DIR` and `cwd`
+//! there, not at the repository root (claude-code-hooks.md, section 2.4). So the
+//! hook keeps two places apart:
+//! - the **repository root**, the enclosing git work tree of the project folder
+//!   (`CLAUDE_PROJECT_DIR`, else the event's `cwd`): configuration, ADR globs,
+//!   `files.*` paths, INDEX, `.helix-gate/` and confinement are relative to it.
+//!   Outside git the project folder itself is the root.
+//! - the **session folder**, the event's `cwd` (else `CLAUDE_PROJECT_DIR`):
+//!   STEP-marker scoping and its fallback file are relative to it.
+//!
+//! Registered in the user settings, the hook runs in every session on the
+//! machine; there it only works in repositories that opted in by having
+//! helix-gate's settings file, and is a silent no-op everywhere else. Finding
+//! that out costs a walk up the directory tree (`stat` per level) and one more
+//! `stat`: no configuration is parsed and no git library opened.
+
+use std::path::{Path, PathBuf};
+
+use super::event::HookEvent;
+use crate::env;
+
+/// Where the hook was registered, as its command line says
+/// (`helix-gate hook --scope user` for the user settings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Registration {
+    /// The repository's own settings (project or local), `--settings FILE`, a
+    /// plugin: the repository asked for the hook, the embedded defaults apply
+    /// when it has no settings file.
+    #[default]
+    Repository,
+    /// `~/.claude/settings.json`: only repositories that opted in are checked.
+    User,
+}
+
+/// The folder Claude Code made the session's project: `CLAUDE_PROJECT_DIR`
+/// (constant for the session), else the event's `cwd`, else the process's
+/// working directory (which Claude Code sets to the session's).
+pub fn project_dir(event: Option<&HookEvent>) -> PathBuf {
+    if let Some(dir) = env::var(env::CLAUDE_PROJECT_DIR) {
+        return crate::paths::absolute(Path::new(&dir));
+    }
+    event
+        .and_then(|e| e.cwd.as_deref())
+        .map_or_else(current_dir, |cwd| crate::paths::absolute(Path::new(cwd)))
+}
+
+/// The session's working directory: the event's `cwd`, else `CLAUDE_PROJECT_DIR`,
+/// else the process's working directory.
+pub fn session_dir(event: &HookEvent) -> PathBuf {
+    if let Some(cwd) = event.cwd.as_deref().filter(|c| !c.is_empty()) {
+        return crate::paths::absolute(Path::new(cwd));
+    }
+    env::var(env::CLAUDE_PROJECT_DIR)
+        .map_or_else(current_dir, |dir| crate::paths::absolute(Path::new(&dir)))
+}
+
+/// The session's folders, most specific first: its working directory
+/// ([`session_dir`]) and the folder it was started in ([`project_dir`]), once
+/// each. The model's `cd` moves the first; the second stays.
+pub fn session_folders(event: &HookEvent) -> Vec<PathBuf> {
+    let mut folders = vec![session_dir(event)];
+    let started = project_dir(Some(event));
+    if !folders.contains(&started) {
+        folders.push(started);
+    }
+    folders
+}
+
+fn current_dir() -> PathBuf {
+    std::env::current_dir().unwrap_or_default()
+}
+
+/// The repository root for `project_dir`: its enclosing git work tree, or the
+/// folder itself outside git.
+pub fn repository_root(project_dir: &Path) -> PathBuf {
+    crate::paths::find_root(project_dir)
+}
+
+/// Whether the repository at `root` asked for helix-gate: it has helix-gate's
+/// settings file (an empty one is enough: the defaults apply).
+pub fn opted_in(root: &Path) -> bool {
+    root.join(crate::config::settings::SETTINGS_PATH).is_file()
+}
+
+/// Whether a hook registered as `registration` stays silent for the repository at
+/// `root`, whose session's project folder is `project_dir`: a user-scope hook in a
+/// repository that did not opt in, or whose session folder registers helix-gate
+/// itself (that registration answers; two would count every attempt twice,
+/// because Claude Code merges only identical command lines).
+pub fn stays_silent(registration: Registration, root: &Path, project_dir: &Path) -> bool {
+    registration == Registration::User && (!opted_in(root) || registered_in_project(project_dir))
+}
+
+/// Whether the project folder's own Claude Code settings carry a helix-gate hook
+/// (recognised by its status message, as `install` writes it).
+fn registered_in_project(project_dir: &Path) -> bool {
+    [".claude/settings.json", ".claude/settings.local.json"]
+        .iter()
+        .any(|rel| {
+            crate::fs::read::optional_text(&project_dir.join(rel), crate::fs::read::CONFIG_LIMIT)
+                .ok()
+                .flatten()
+                .is_some_and(|text| text.contains(crate::install::claude::STATUS_MARKER))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git_init(dir: &Path) {
+        std::fs::create_dir_all(dir.join(".git")).unwrap();
+    }
+
+    #[test]
+    fn a_session_below_the_root_belongs_to_the_enclosing_repository() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        let session = repo.join("projects/sessions/s1");
+        std::fs::create_dir_all(&session).unwrap();
+        git_init(&repo);
+        assert_eq!(repository_root(&session), repo);
+        assert_eq!(repository_root(&repo), repo);
+    }
+
+    #[test]
+    fn a_nested_repository_is_its_own_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outer = tmp.path().join("outer");
+        let inner = outer.join("vendor/inner");
+        std::fs::create_dir_all(inner.join("sub")).unwrap();
+        git_init(&outer);
+        git_init(&inner);
+        assert_eq!(repository_root(&inner.join("sub")), inner);
+        assert_eq!(repository_root(&outer.join("vendor")), outer);
+    }
+
+    #[test]
+    fn a_linked_worktree_with_a_git_file_is_a_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        let worktree = tmp.path().join("wt");
+        std::fs::create_dir_all(worktree.join("projects/sessions/s1")).unwrap();
+        std::fs::write(
+            worktree.join(".git"),
+            "gitdir: /elsewhere/.git/worktrees/wt\n",
+        )
+        .unwrap();
+        assert_eq!(
+            repository_root(&worktree.join("projects/sessions/s1")),
+            worktree
+        );
+    }
+
+    #[test]
+    fn a_symlinked_session_folder_finds_the_repository_it_leads_into() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        let session = repo.join("projects/sessions/s1");
+        std::fs::create_dir_all(&session).unwrap();
+        git_init(&repo);
+        let real_repo = repo.canonicalize().unwrap();
+        // A link to the session folder: no `.git` above the link itself.
+        let outside = tempfile::tempdir().unwrap();
+        let link = outside.path().join("s1");
+        std::os::unix::fs::symlink(&session, &link).unwrap();
+        assert_eq!(repository_root(&link), real_repo);
+        // A file written through the link is still inside the repository.
+        assert_eq!(
+            crate::paths::relative_to_real(&real_repo, &link.join("adr/001-x.md")).as_deref(),
+            Some("projects/sessions/s1/adr/001-x.md")
+        );
+        // A link to the repository itself keeps the path as written.
+        let alias = outside.path().join("alias");
+        std::os::unix::fs::symlink(&repo, &alias).unwrap();
+        assert_eq!(repository_root(&alias.join("projects")), alias);
+    }
+
+    #[test]
+    fn outside_any_repository_the_project_folder_is_the_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("plain/dir");
+        std::fs::create_dir_all(&dir).unwrap();
+        // The temp folder is not inside a git work tree on any sane machine.
+        if tmp.path().ancestors().any(|a| a.join(".git").exists()) {
+            return;
+        }
+        assert_eq!(repository_root(&dir), dir);
+    }
+
+    #[test]
+    fn user_scope_is_silent_without_opt_in_or_with_a_project_registration() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path();
+        let session = repo.join("projects/sessions/s1");
+        std::fs::create_dir_all(&session).unwrap();
+        assert!(stays_silent(Registration::User, repo, &session));
+        assert!(!stays_silent(Registration::Repository, repo, &session));
+        std::fs::create_dir_all(repo.join("config")).unwrap();
+        std::fs::write(repo.join(crate::config::settings::SETTINGS_PATH), "").unwrap();
+        assert!(!stays_silent(Registration::User, repo, &session));
+        std::fs::create_dir_all(session.join(".claude")).unwrap();
+        std::fs::write(
+            session.join(".claude/settings.json"),
+            format!(
+                r#"{{"hooks": {{"Stop": [{{"hooks": [{{"type": "command", "command": "helix-gate hook", "statusMessage": "{}"}}]}}]}}}}"#,
+                crate::install::claude::STATUS_MARKER
+            ),
+        )
+        .unwrap();
+        assert!(stays_silent(Registration::User, repo, &session));
+    }
+}
