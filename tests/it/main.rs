@@ -13,6 +13,7 @@ mod budget;
 mod ci_recipes;
 mod completions;
 mod concept;
+mod consultant;
 mod corpus;
 mod economy;
 mod formats;

@@ -1,0 +1,495 @@
+//! The HELIX consultant's whole path at the seams (issue 12), end to end with the
+//! real Claude Code client against the fake Messages API: `helix-gate new` in a
+//! session folder, a draft with one gap blocked on save, fixed, an answer without
+//! the STEP marker blocked at Stop, the reviewer (a real `claude -p` child of the
+//! hook, scripted through the same fake API) approving it, `gate --phase
+//! consultant`, `finalize` with its INDEX row, and a `git commit` through the
+//! pre-commit hook with `commit.required_on_commit: true` and no second review.
+//!
+//! The hook is registered at user scope in a temporary HOME, with the repository
+//! opted in by `config/helix-gate.yaml`: the README's recommendation for sessions
+//! started in `projects/sessions/<id>/`, because one install reaches every
+//! session folder the orchestrator creates (a session-folder `.claude/settings.json`
+//! must be copied into each new folder).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::claude::{
+    ClaudeRun, ScratchRepo, git_command, hook_blocking_errors, require_claude, stop_hook_feedback,
+};
+use crate::support::cli::*;
+use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, RequestKind, Turn};
+
+const SESSION: &str = "projects/sessions/session-a2697";
+const TITLE: &str = "Response Enforcement";
+const DRAFT: &str = "output/ADR-response-enforcement.md";
+/// The one gap the model leaves in its first save.
+const GAP: &str = "<Nachteil oder Trade-off 1>";
+const GAP_FILLED: &str = "One more hook process per answer";
+
+/// What the consultant writes for each placeholder of `new`'s template
+/// (matched by the placeholder's first words, so a reworded hint still fits).
+const FILL: &[(&str, &str)] = &[
+    ("<TOOL|", "TOOL"),
+    ("<NEW|", "NEW"),
+    ("<minor|", "minor"),
+    ("<src/pfad/", "src/enforce.rs"),
+    ("<src/existierende/", "src/lib.rs"),
+    ("<docs/", "README.md"),
+    (
+        "<Warum",
+        "Claude Code ends consultant answers without the STEP marker, and ADR drafts miss \
+         required sections; both are found only after the session, by hand.",
+    ),
+    (
+        "<Was wird",
+        "A Stop hook checks every answer for the STEP marker and blocks with the exact \
+         format; the ADR hook blocks a draft with missing sections. A wrapper around the \
+         runner was rejected because it restarts the whole session.",
+    ),
+    (
+        "<Technische",
+        "The hook reads the last assistant message of the Stop event and checks that it \
+         ends with the marker. Example of the CLI command:\n\n```console\n$ helix-gate hook < stop.json\n\
+         {\"decision\":\"block\",\"reason\":\"...\"}\n```",
+    ),
+    (
+        "<Welche Dokumentation",
+        "The README gets a section on the consultant workflow with every command in order, \
+         and the hook table lists the STEP marker check.",
+    ),
+    (
+        "<Phase 1",
+        "No migration is needed: this minor change adds a check; existing sessions keep \
+         working and one setting turns the check off again.",
+    ),
+    (
+        "<Konkretes, testbares Kriterium 1",
+        "An answer without the STEP marker is blocked at Stop with the format",
+    ),
+    (
+        "<Konkretes, testbares Kriterium 2",
+        "An answer with the marker at its end passes the Stop gate",
+    ),
+    (
+        "<Migration und",
+        "The end-to-end test covers the whole consultant path",
+    ),
+    (
+        "<Dokumentation ist",
+        "The README describes the consultant workflow",
+    ),
+    ("<Vorteil", "Step tracking is complete without manual fixes"),
+];
+
+/// `template` with every placeholder filled except `GAP`.
+fn fill_leaving_one_gap(template: &str) -> String {
+    let mut text = template.to_owned();
+    for (start, with) in FILL {
+        let at = text
+            .find(start)
+            .unwrap_or_else(|| panic!("template has no placeholder {start}…:\n{template}"));
+        let end = at + text[at..].find('>').expect("placeholder closes") + 1;
+        text.replace_range(at..end, with);
+    }
+    assert!(text.contains(GAP), "the gap is left: {text}");
+    text
+}
+
+/// The consultant's phase plan: its own phase gated by `adr_complete` and an
+/// `approval` of the draft (seed 001 section 4, seed 002 section 9).
+const PHASES: &str = "phases:
+  - id: consultant
+    name: ADR and plan
+    type: consultant
+    output:
+      files: [output/ADR-response-enforcement.md]
+    quality_gate:
+      - type: adr_complete
+        file: output/ADR-*.md
+        semantic: auto
+      - type: approval
+        approval_type: adr
+        files: [output/ADR-response-enforcement.md]
+        required_result: approved
+  - id: 01-implementation
+    name: Implementation
+    type: development
+    depends_on: consultant
+    input:
+      files: [output/ADR-response-enforcement.md]
+    output:
+      files: [phases/01-implementation/output/enforce.rs]
+    quality_gate:
+      type: files_exist
+";
+
+const INDEX: &str = "# ADR Index
+
+| Nr | Titel | Status | Beschreibung |
+|----|-------|--------|--------------|
+| 001 | [Cache parsed rules between hook calls](001-cache-parsed-rules.md) | Proposed | Every hook call parses the rules file again. |
+| 002 | [Lazy rule loading](002-lazy-rule-loading.md) | Proposed | Rules are loaded on every call. |
+";
+
+/// A repository laid out like HELIX, with the reviewer run by `claude`, approvals
+/// required on commit, helix-gate's pre-commit hook and one session folder.
+fn helix_repo(claude: &Path, path: &str) -> ScratchRepo {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "pub fn rules_are_loaded_lazily() {}\n");
+    repo.write("README.md", "# HELIX\n");
+    repo.write("adr/001-cache-parsed-rules.md", good_adr());
+    repo.write(
+        "adr/002-lazy-rule-loading.md",
+        good_adr()
+            .replace("adr_id: \"001\"", "adr_id: \"002\"")
+            .replace("Cache parsed rules between hook calls", "Lazy rule loading")
+            .replace("# ADR-001:", "# ADR-002:"),
+    );
+    repo.write("adr/INDEX.md", INDEX);
+    // The opt-in for the user-scope hook; every other setting is the default
+    // (STEP marker in projects/sessions/**, sessions in projects/sessions/*).
+    repo.write("config/helix-gate.yaml", "# helix-gate: defaults\n");
+    let command = serde_json::to_string(&claude.to_string_lossy()).unwrap();
+    repo.write(
+        "config/approvals.yaml",
+        format!(
+            "defaults:\n  command: {command}\n  timeout: 120\ncommit:\n  required_on_commit: true\n"
+        ),
+    );
+    repo.write(format!("{SESSION}/notes.md"), "Meeting notes\n");
+    repo.commit_all("helix layout");
+    let out = helix(repo.path(), None, path, None, &["install", "git"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    repo
+}
+
+/// The folder of the helix-gate binary, first on `PATH` (the model's Bash tool,
+/// the pre-commit shim and the hook command find it there).
+fn path_with_bin() -> String {
+    let dir = Path::new(bin()).parent().unwrap().to_path_buf();
+    let mut paths = vec![dir];
+    if let Some(path) = std::env::var_os("PATH") {
+        paths.extend(std::env::split_paths(&path));
+    }
+    std::env::join_paths(paths)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// helix-gate as the consultant runs it after the session: the temporary HOME
+/// (the approval signing key and the user registration live there), the fake API
+/// for any reviewer it would start, and nothing from the developer's session.
+fn helix(cwd: &Path, home: Option<&Path>, path: &str, api: Option<&str>, args: &[&str]) -> Output {
+    let mut cmd = Command::new(bin());
+    isolate(&mut cmd, home, path, api);
+    cmd.args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn isolate(cmd: &mut Command, home: Option<&Path>, path: &str, api: Option<&str>) {
+    for (key, _) in std::env::vars_os() {
+        let name = key.to_string_lossy();
+        if name.starts_with("CLAUDE")
+            || name.starts_with("ANTHROPIC")
+            || name.starts_with("HELIX_GATE")
+            || name == "AI_AGENT"
+            || name == "XDG_STATE_HOME"
+        {
+            cmd.env_remove(&key);
+        }
+    }
+    if let Some(home) = home {
+        cmd.env("HOME", home);
+    }
+    cmd.env("PATH", path).env("NO_COLOR", "1");
+    if let Some(api) = api {
+        cmd.env("ANTHROPIC_BASE_URL", api)
+            .env("ANTHROPIC_API_KEY", "sk-test")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+    }
+}
+
+fn log(root: &Path) -> Vec<Value> {
+    std::fs::read_to_string(root.join(".helix-gate/log.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The verdicts of the decision log lines for `target`, in order.
+fn verdicts(root: &Path, target: &str) -> Vec<String> {
+    log(root)
+        .iter()
+        .filter(|l| l["target"] == target)
+        .map(|l| l["verdict"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[test]
+#[expect(clippy::too_many_lines, reason = "one path, asserted step by step")]
+fn the_consultant_path_from_new_to_commit_with_one_review() {
+    let Some(claude) = require_claude() else {
+        return;
+    };
+    let path = path_with_bin();
+    let repo = helix_repo(&claude, &path);
+    let home = tempfile::tempdir().unwrap();
+    let out = helix(
+        home.path(),
+        Some(home.path()),
+        &path,
+        None,
+        &["install", "claude", "--scope", "user"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+
+    let session = repo.join(SESSION);
+    let draft: PathBuf = session.join(DRAFT);
+    let plan = session.join("output/phases.yaml");
+    let draft_path = draft.clone();
+    let api = FakeApi::start(move |request: &RecordedRequest, conv: &Conversation<'_>| {
+        if request.kind() == RequestKind::StructuredOutput {
+            // The reviewer: a `claude -p` child of the Stop hook.
+            return Turn::structured_output(json!({"result": "approved", "confidence": 0.93,
+                "findings": [{"severity": "info", "check": "acceptance",
+                              "message": "criteria are checkable"}],
+                "recommendations": [], "summary": "Clear, small ADR."}));
+        }
+        let draft = &draft_path;
+        match conv.request_index() {
+            0 => Turn::text("I create the draft.").with_tool(
+                "Bash",
+                json!({"command": format!("helix-gate new \"{TITLE}\""),
+                       "description": "Create the ADR draft"}),
+            ),
+            1 => Turn::text("Reading the template.").with_tool("Read", json!({"file_path": draft})),
+            2 => {
+                let template = std::fs::read_to_string(draft).unwrap_or_default();
+                Turn::text("Filling in the ADR.").with_tool(
+                    "Write",
+                    json!({"file_path": draft, "content": fill_leaving_one_gap(&template)}),
+                )
+            }
+            3 => Turn::text("Fixing the placeholder.").with_tool(
+                "Edit",
+                json!({"file_path": draft, "old_string": GAP, "new_string": GAP_FILLED}),
+            ),
+            4 => Turn::text("Writing the phase plan.")
+                .with_tool("Write", json!({"file_path": plan, "content": PHASES})),
+            5 => Turn::text("ADR-XXX Response Enforcement is drafted in output/."),
+            _ => Turn::text(
+                "ADR-XXX Response Enforcement is drafted in output/.\n\n<!-- STEP: generate -->",
+            ),
+        }
+    });
+    let reviews = || {
+        api.requests()
+            .iter()
+            .filter(|r| r.kind() == RequestKind::StructuredOutput)
+            .count()
+    };
+
+    let outcome = ClaudeRun::new(
+        &claude,
+        &api,
+        &session,
+        "Erstelle das ADR für Response Enforcement",
+    )
+    .home(home.path())
+    .path_prepend(Path::new(bin()).parent().unwrap())
+    .timeout(Duration::from_secs(240))
+    .run();
+    outcome.assert_success();
+    let requests = api.main_requests();
+    let main: Vec<&RecordedRequest> = requests
+        .iter()
+        .filter(|r| r.kind() == RequestKind::Main)
+        .collect();
+    assert_eq!(main.len(), 7, "{}", outcome.describe());
+    assert_eq!(
+        outcome.result_text(),
+        Some("ADR-XXX Response Enforcement is drafted in output/.\n\n<!-- STEP: generate -->")
+    );
+
+    // 1. `new` in the session folder wrote the draft there.
+    let created = main[1]
+        .tool_results()
+        .into_iter()
+        .map(|r| r.content)
+        .collect::<String>();
+    assert!(
+        created.contains("created output/ADR-response-enforcement.md (draft in session projects/sessions/session-a2697"),
+        "{created}"
+    );
+
+    // 2. The save with one gap was blocked with the failed AND the passed checks.
+    let blocks = hook_blocking_errors(&requests, "PostToolUse:Write");
+    assert_eq!(blocks.len(), 1, "{blocks:#?}");
+    let block = &blocks[0];
+    assert!(block.contains("template-placeholder"), "{block}");
+    assert!(block.contains(GAP), "{block}");
+    assert!(block.contains("PASSED (keep these passing):"), "{block}");
+    assert!(block.contains("required sections"), "{block}");
+    assert!(
+        block.contains("attempt 1/3") && block.contains("Budget:"),
+        "{block}"
+    );
+    // The SessionStart context of the session folder asked for the marker.
+    assert!(main[0].contains("End EVERY answer with a STEP marker"));
+    // The Edit fixed it, and the phase plan passed: nothing else was blocked.
+    assert!(hook_blocking_errors(&requests, "PostToolUse:Edit").is_empty());
+    let target = format!("{SESSION}/{DRAFT}");
+    let draft_verdicts = verdicts(repo.path(), &target);
+    assert_eq!(
+        draft_verdicts[..2],
+        ["block", "pass"],
+        "{:#?}",
+        log(repo.path())
+    );
+    assert!(
+        !repo
+            .read(format!("{SESSION}/{DRAFT}"))
+            .unwrap()
+            .contains(GAP)
+    );
+    assert_eq!(
+        verdicts(repo.path(), &format!("{SESSION}/output/phases.yaml")),
+        ["pass"]
+    );
+
+    // 3. The answer without the STEP marker was blocked, with the format.
+    let feedback = stop_hook_feedback(&requests);
+    assert_eq!(feedback.len(), 1, "{feedback:#?}");
+    assert!(
+        feedback[0].contains("does not end with a STEP marker")
+            && feedback[0].contains("<!-- STEP: "),
+        "{}",
+        feedback[0]
+    );
+    assert_eq!(verdicts(repo.path(), "step-marker"), ["block"]);
+
+    // 4. The Stop with the marker ran the reviewer once: approved.
+    assert_eq!(reviews(), 1, "one review");
+    let review = api
+        .requests()
+        .into_iter()
+        .find(|r| r.kind() == RequestKind::StructuredOutput)
+        .unwrap();
+    assert!(
+        review.contains("ADR-response-enforcement.md"),
+        "the reviewer saw the draft"
+    );
+    assert!(
+        draft_verdicts.contains(&"approved".to_owned()),
+        "{draft_verdicts:?}"
+    );
+    let api_url = api.base_url();
+
+    // 5. The consultant phase's gates pass (the approval comes from the cache).
+    let out = helix(
+        &session,
+        Some(home.path()),
+        &path,
+        Some(&api_url),
+        &[
+            "gate",
+            "--phases",
+            "output/phases.yaml",
+            "--phase",
+            "consultant",
+        ],
+    );
+    let gate: Value = serde_json::from_str(&stdout(&out))
+        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&out), stderr(&out)));
+    assert_eq!(code(&out), 0, "{gate:#}\n{}", stderr(&out));
+    assert_eq!(gate["passed"], true, "{gate:#}");
+    let gates = gate["gates"].as_array().unwrap();
+    assert_eq!(gates.len(), 2, "{gate:#}");
+    assert_eq!(gates[0]["gate_type"], "adr_complete");
+    assert_eq!(gates[1]["gate_type"], "approval");
+    assert!(gates.iter().all(|g| g["passed"] == true), "{gate:#}");
+    assert_eq!(reviews(), 1, "the gate reuses the verdict");
+
+    // 6. finalize moves the draft to adr/003-… with its INDEX row and carries the approval over.
+    let out = helix(
+        &session,
+        Some(home.path()),
+        &path,
+        Some(&api_url),
+        &["finalize", DRAFT],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out)
+            .contains("output/ADR-response-enforcement.md -> adr/003-response-enforcement.md"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("carried over to adr/003-response-enforcement.md"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!draft.exists());
+    let finalized = repo.read("adr/003-response-enforcement.md").unwrap();
+    assert!(finalized.contains("adr_id: \"003\""), "{finalized}");
+    let index = repo.read("adr/INDEX.md").unwrap();
+    assert!(
+        index.contains("| 003 | [Response Enforcement](003-response-enforcement.md) | Proposed | Claude Code ends consultant answers without the STEP marker"),
+        "{index}"
+    );
+    let out = helix(
+        repo.path(),
+        Some(home.path()),
+        &path,
+        None,
+        &["index", "--check"],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+
+    // 7. git commit through the pre-commit hook: the approval is required and
+    //    found, no second review runs. First, as a control, content nobody
+    //    reviewed is refused.
+    let commit = |message: &str| {
+        let mut add = git_command(repo.path());
+        assert!(add.args(["add", "-A"]).status().unwrap().success());
+        let mut commit = git_command(repo.path());
+        isolate(&mut commit, Some(home.path()), &path, Some(&api_url));
+        commit
+            .args(["commit", "-q", "-m", message])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    repo.write(
+        "adr/003-response-enforcement.md",
+        format!("{finalized}\nUnreviewed line.\n"),
+    );
+    let out = commit("unreviewed");
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains("approval-required"),
+        "{}",
+        stderr(&out)
+    );
+    repo.write("adr/003-response-enforcement.md", &finalized);
+    let out = commit("ADR-003 Response Enforcement");
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let shown = repo.git(&["show", "--name-only", "--format=%s", "HEAD"]);
+    assert!(shown.starts_with("ADR-003 Response Enforcement"), "{shown}");
+    assert!(shown.contains("adr/003-response-enforcement.md"), "{shown}");
+    assert!(shown.contains("adr/INDEX.md"), "{shown}");
+    assert_eq!(reviews(), 1, "no second review at commit");
+    assert!(api.errors().is_empty(), "{:?}", api.errors());
+}
