@@ -13,6 +13,7 @@ pub mod doctor;
 pub mod finalize;
 pub mod index_table;
 pub mod lock;
+pub mod moves;
 pub mod new;
 pub mod slug;
 

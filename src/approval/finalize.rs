@@ -80,11 +80,28 @@ pub fn run(
     let finalization = finalize::run_in(root, draft, options)?;
     if let Finalization::Finalized(plan) = &finalization {
         notes.extend(carry_over(root, plan));
+        notes.extend(record_move(root, plan));
     }
     Ok(Finalized {
         finalization,
         notes,
     })
+}
+
+/// Record where the draft went, so a session's Stop gate checks and reviews the
+/// ADR it became ([`crate::adr_dir::moves`]); a note when that failed.
+fn record_move(root: &Path, plan: &Plan) -> Option<String> {
+    let from = crate::paths::relative_to_real(root, &plan.draft)
+        .unwrap_or_else(|| plan.draft_display.clone());
+    crate::adr_dir::moves::record(root, &from, &plan.target_display)
+        .err()
+        .map(|e| {
+            format!(
+                "could not record the move in {} ({e}); a session that wrote {from} will not check {} at its Stop",
+                crate::fs::data_dir::FINALIZED_PATH,
+                plan.target_display
+            )
+        })
 }
 
 /// Sign the draft's cached `approved` verdict for the finalized content. Any

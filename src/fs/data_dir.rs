@@ -10,6 +10,7 @@
 //!   approvals.jsonl          the approval history
 //!   approval-cache/<key>.json  approved verdicts
 //!   approvals/<run-id>/      one folder per reviewer run
+//!   finalized.jsonl          where `finalize` moved each draft
 //! ```
 //!
 //! Paths are relative to the repository root; a folder is created on first use,
@@ -32,6 +33,8 @@ pub const HISTORY_PATH: &str = ".helix-gate/approvals.jsonl";
 pub const CACHE_DIR: &str = ".helix-gate/approval-cache";
 /// One folder per reviewer run.
 pub const RUNS_DIR: &str = ".helix-gate/approvals";
+/// Where `finalize` moved each draft (the Stop gate follows a finalized draft).
+pub const FINALIZED_PATH: &str = ".helix-gate/finalized.jsonl";
 
 /// The `.gitignore` inside [`DIR`].
 const GITIGNORE_NAME: &str = ".gitignore";

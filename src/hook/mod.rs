@@ -17,6 +17,7 @@
 pub mod budget;
 pub mod deadline;
 pub mod event;
+mod finalized;
 pub mod output;
 mod phases;
 pub mod project;
@@ -840,6 +841,8 @@ fn deterministic_gate(
     let state_error = |e: state::StateError| InfraError::new(e.to_string(), Some(settings));
     let mut session = state::lock(root, session_id(event)).map_err(state_error)?;
     notes.extend(session.note.take());
+    // A draft finalized during the session is checked where finalize put it.
+    notes.extend(finalized::follow(root, &mut session.state.touched));
     let touched = session.state.touched.clone();
     let escalated_reviews = touched
         .iter()

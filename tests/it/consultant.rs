@@ -493,3 +493,112 @@ fn the_consultant_path_from_new_to_commit_with_one_review() {
     assert_eq!(reviews(), 1, "no second review at commit");
     assert!(api.errors().is_empty(), "{:?}", api.errors());
 }
+
+/// `helix-gate hook` as Claude Code runs it for a session started in `session`.
+fn hook_in(session: &Path, home: &Path, path: &str, event: &Value) -> Value {
+    use std::io::Write as _;
+    let mut cmd = Command::new(bin());
+    isolate(&mut cmd, Some(home), path, None);
+    let mut child = cmd
+        .arg("hook")
+        .current_dir(session)
+        .env("CLAUDE_PROJECT_DIR", session)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{event}\n").as_bytes());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    if text.trim().is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(text.trim()).unwrap()
+    }
+}
+
+/// The consultant writes its draft and finalizes it through Bash in the same
+/// turn (seed 004's "finalize" step): at Stop the draft is gone. The Stop gate
+/// follows it to the ADR finalize made, checks and reviews that file, and the
+/// commit with `required_on_commit` finds its approval.
+#[test]
+fn a_draft_finalized_before_the_stop_is_checked_and_reviewed_where_it_went() {
+    let path = path_with_bin();
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "pub fn rules_are_loaded_lazily() {}\n");
+    repo.write(
+        "adr/INDEX.md",
+        INDEX.lines().take(4).collect::<Vec<_>>().join("\n") + "\n",
+    );
+    repo.write("config/helix-gate.yaml", "");
+    let result = json!({"type": "result", "subtype": "success", "is_error": false,
+        "result": "", "total_cost_usd": 0.01, "usage": {"input_tokens": 10, "output_tokens": 5},
+        "structured_output": {"result": "approved", "confidence": 0.95, "findings": [],
+                              "recommendations": [], "summary": "Fine."}});
+    let runs = repo.join("fake/runs");
+    fake_reviewer(
+        repo.path(),
+        &result.to_string(),
+        &format!("echo run >> '{}'\n", runs.display()),
+    );
+    repo.write(
+        "config/approvals.yaml",
+        "defaults:\n  command: fake/reviewer.sh\n  timeout: 60\ncommit:\n  required_on_commit: true\n",
+    );
+    repo.commit_all("layout");
+    let home = tempfile::tempdir().unwrap();
+    let session = repo.join(SESSION);
+    let draft = repo.write(
+        format!("{SESSION}/output/ADR-cache.md"),
+        good_adr()
+            .replace("adr_id: \"001\"", "adr_id: \"XXX\"")
+            .replace("# ADR-001:", "# ADR-XXX:"),
+    );
+    let post = json!({"session_id": "s", "cwd": session, "hook_event_name": "PostToolUse",
+        "tool_name": "Write", "tool_input": {"file_path": draft, "content": "…"},
+        "tool_response": {"type": "create"}, "tool_use_id": "toolu_1"});
+    assert_eq!(hook_in(&session, home.path(), &path, &post), Value::Null);
+    let out = helix(
+        &session,
+        Some(home.path()),
+        &path,
+        None,
+        &["finalize", "output/ADR-cache.md"],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let adr = "adr/001-cache-parsed-rules-between-hook-calls.md";
+    assert!(repo.join(adr).is_file(), "{}", stdout(&out));
+
+    let stop = json!({"session_id": "s", "cwd": session, "hook_event_name": "Stop",
+        "stop_hook_active": false, "background_tasks": [],
+        "last_assistant_message": "ADR-001 finalized.\n\n<!-- STEP: finalize -->"});
+    let answer = hook_in(&session, home.path(), &path, &stop);
+    assert!(answer.get("decision").is_none(), "{answer}");
+    let message = answer["systemMessage"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(&format!("helix-gate approval {adr}: approved")),
+        "{answer}"
+    );
+    assert_eq!(
+        repo.read("fake/runs").unwrap_or_default().lines().count(),
+        1
+    );
+    assert!(verdicts(repo.path(), adr).contains(&"approved".to_owned()));
+
+    // The commit finds the approval of exactly that content.
+    repo.git(&["add", "-A"]);
+    let out = helix(repo.path(), Some(home.path()), &path, None, &["pre-commit"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+
+    // A broken ADR where finalize put it is the Stop's to block, like any touched ADR.
+    repo.write(adr, good_adr().replace("## Dokumentation", "## Notizen"));
+    let answer = hook_in(&session, home.path(), &path, &stop);
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert!(answer["reason"].as_str().unwrap().contains(adr), "{answer}");
+}
