@@ -602,3 +602,44 @@ fn a_draft_finalized_before_the_stop_is_checked_and_reviewed_where_it_went() {
     assert_eq!(answer["decision"], "block", "{answer}");
     assert!(answer["reason"].as_str().unwrap().contains(adr), "{answer}");
 }
+
+/// Every `config/helix-gate.yaml` example in the README (a YAML block named so in
+/// its first line or in the lines just above it) is accepted as that file: a
+/// user who copies one gets no "unknown field" (the `new` example named
+/// `new.sessions` after that key had become `sessions.paths`).
+#[test]
+fn the_readme_examples_of_config_helix_gate_yaml_load() {
+    let readme = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let lines: Vec<&str> = readme.lines().collect();
+    let mut checked = 0;
+    let mut at = 0;
+    while at < lines.len() {
+        if lines[at].trim() != "```yaml" {
+            at += 1;
+            continue;
+        }
+        let end = (at + 1..lines.len())
+            .find(|&i| lines[i].trim() == "```")
+            .expect("the YAML block closes");
+        let block = lines[at + 1..end].join("\n") + "\n";
+        let named = lines[at.saturating_sub(3)..=at + 1]
+            .iter()
+            .any(|l| l.contains("config/helix-gate.yaml"));
+        if named {
+            let repo = scratch_repo();
+            write(repo.path(), "config/helix-gate.yaml", &block);
+            write(repo.path(), "adr/.keep", "");
+            let out = run(repo.path(), &["validate"]);
+            assert_eq!(
+                code(&out),
+                0,
+                "README line {}:\n{block}\n{}",
+                at + 1,
+                stderr(&out)
+            );
+            checked += 1;
+        }
+        at = end + 1;
+    }
+    assert!(checked >= 2, "{checked} examples found");
+}
