@@ -153,7 +153,7 @@ fn helix_repo(claude: &Path, path: &str) -> ScratchRepo {
     repo.write("adr/INDEX.md", INDEX);
     // The opt-in for the user-scope hook; every other setting is the default
     // (STEP marker in projects/sessions/**, sessions in projects/sessions/*).
-    repo.write("config/helix-gate.yaml", "# helix-gate: defaults\n");
+    repo.write("config/helix-gate.yaml", "");
     let command = serde_json::to_string(&claude.to_string_lossy()).unwrap();
     repo.write(
         "config/approvals.yaml",
@@ -642,4 +642,37 @@ fn the_readme_examples_of_config_helix_gate_yaml_load() {
         at = end + 1;
     }
     assert!(checked >= 2, "{checked} examples found");
+}
+
+/// The README's walk-through stays true: it names the commands the end-to-end
+/// test runs, in that order, and shows its `consultant` phase.
+#[test]
+fn the_readme_walk_through_shows_what_the_end_to_end_test_runs() {
+    let readme = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let start = readme
+        .find("## HELIX consultant workflow")
+        .expect("the section");
+    let section = &readme[start..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+    let commands = [
+        "helix-gate install claude --scope user",
+        "touch config/helix-gate.yaml",
+        "helix-gate install git",
+        "required_on_commit: true",
+        &format!("helix-gate new \"{TITLE}\""),
+        GAP,
+        "<!-- STEP: what|why|constraints|generate|finalize|done -->",
+        "helix-gate gate --phases output/phases.yaml --phase consultant",
+        &format!("helix-gate finalize {DRAFT}"),
+        "git add -A && git commit -m \"ADR-003 Response Enforcement\"",
+    ];
+    let mut from = 0;
+    for command in commands {
+        let at = section[from..]
+            .find(command)
+            .unwrap_or_else(|| panic!("`{command}` missing (or out of order) in:\n{section}"));
+        from += at + command.len();
+    }
+    let phase = &PHASES[..PHASES.find("  - id: 01-implementation").unwrap()];
+    assert!(section.contains(phase), "{phase}");
 }
