@@ -97,8 +97,30 @@ fn fill_leaving_one_gap(template: &str) -> String {
         text.replace_range(at..end, with);
     }
     assert!(text.contains(GAP), "the gap is left: {text}");
-    text
+    // The ADR names the concept it was written from, next to the draft.
+    text.replacen(
+        "change_scope: minor\n",
+        "change_scope: minor\nconcept: concept.md\n",
+        1,
+    )
 }
+
+/// The concept of the meeting (seed 002's concept-to-ADR diff): the ADR must
+/// keep its sections, Migration included (the ADR-014 case).
+const CONCEPT: &str = "# Konzept: Response Enforcement
+
+## Kontext
+
+Answers end without the STEP marker.
+
+## Entscheidung
+
+A Stop hook enforces it.
+
+## Migration
+
+None needed: a new check that one setting turns off.
+";
 
 /// The consultant's phase plan: its own phase gated by `adr_complete` and an
 /// `approval` of the draft (seed 001 section 4, seed 002 section 9).
@@ -162,6 +184,7 @@ fn helix_repo(claude: &Path, path: &str) -> ScratchRepo {
         ),
     );
     repo.write(format!("{SESSION}/notes.md"), "Meeting notes\n");
+    repo.write(format!("{SESSION}/output/concept.md"), CONCEPT);
     repo.commit_all("helix layout");
     let out = helix(repo.path(), None, path, None, &["install", "git"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
@@ -391,6 +414,11 @@ fn the_consultant_path_from_new_to_commit_with_one_review() {
         "the reviewer saw the draft"
     );
     assert!(
+        review.contains(&format!("{SESSION}/output/concept.md")),
+        "the reviewer was given the concept: {}",
+        review.prompt().unwrap_or_default()
+    );
+    assert!(
         draft_verdicts.contains(&"approved".to_owned()),
         "{draft_verdicts:?}"
     );
@@ -419,6 +447,17 @@ fn the_consultant_path_from_new_to_commit_with_one_review() {
     assert_eq!(gates[0]["gate_type"], "adr_complete");
     assert_eq!(gates[1]["gate_type"], "approval");
     assert!(gates.iter().all(|g| g["passed"] == true), "{gate:#}");
+    // The concept diff ran on the draft's concept, and both gates took the
+    // reviewer's verdict from the cache.
+    assert!(
+        gates[0].to_string().contains(&format!(
+            "concept coverage ({SESSION}/output/concept.md): 3 of 3 sections"
+        )),
+        "{gate:#}"
+    );
+    for g in gates {
+        assert_eq!(g["details"]["approval"]["stage"], "cache", "{gate:#}");
+    }
     assert_eq!(reviews(), 1, "the gate reuses the verdict");
 
     // 6. finalize moves the draft to adr/003-… with its INDEX row and carries the approval over.
@@ -444,6 +483,10 @@ fn the_consultant_path_from_new_to_commit_with_one_review() {
     assert!(!draft.exists());
     let finalized = repo.read("adr/003-response-enforcement.md").unwrap();
     assert!(finalized.contains("adr_id: \"003\""), "{finalized}");
+    assert!(
+        finalized.contains(&format!("concept: \"{SESSION}/output/concept.md\"")),
+        "the moved ADR keeps its concept: {finalized}"
+    );
     let index = repo.read("adr/INDEX.md").unwrap();
     assert!(
         index.contains("| 003 | [Response Enforcement](003-response-enforcement.md) | Proposed | Claude Code ends consultant answers without the STEP marker"),
