@@ -258,7 +258,12 @@ pub fn check(text: &str) -> (Option<Plan>, Vec<Finding>) {
         for path in input.iter().chain(&output) {
             check_path(&lines, &id, path, &mut findings);
         }
-        let gates = gates_of(map.get("quality_gate"));
+        let mut gates = gates_of(map.get("quality_gate"));
+        if gates.is_empty()
+            && let Some(gate) = approval_phase_gate(map, &input)
+        {
+            gates.push(Ok(gate));
+        }
         for gate in &gates {
             check_gate(&lines, &id, gate, &mut findings);
         }
@@ -444,6 +449,32 @@ fn files_of(value: Option<&Value>) -> Vec<String> {
         Some(Value::Mapping(map)) => string_list(map.get("files")),
         other => string_list(other),
     }
+}
+
+/// Seed 002 (section 9) writes the approval as a phase of its own, without a
+/// `quality_gate`: `type: approval`, `approval_type` and the files in `input`. That
+/// phase is its `approval` gate (files from `input`, `approval_type` and
+/// `required_result` from the phase), so `gate --phase approval` runs the review
+/// instead of passing a phase that "has no quality gate".
+fn approval_phase_gate(phase: &Mapping, input: &[String]) -> Option<Gate> {
+    if phase.get("type").and_then(yaml::scalar_text).as_deref() != Some("approval") {
+        return None;
+    }
+    let mut fields = Mapping::new();
+    fields.insert("type".into(), "approval".into());
+    for key in ["approval_type", "required_result"] {
+        if let Some(value) = phase.get(key) {
+            fields.insert(key.into(), value.clone());
+        }
+    }
+    fields.insert(
+        "files".into(),
+        Value::Sequence(input.iter().map(|f| f.as_str().into()).collect()),
+    );
+    Some(Gate {
+        kind: "approval".to_owned(),
+        fields,
+    })
 }
 
 /// One string or a list of strings (other entries are ignored).

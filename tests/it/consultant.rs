@@ -719,3 +719,95 @@ fn the_readme_walk_through_shows_what_the_end_to_end_test_runs() {
     let phase = &PHASES[..PHASES.find("  - id: 01-implementation").unwrap()];
     assert!(section.contains(phase), "{phase}");
 }
+
+/// Seed 002 (section 9) writes the approval as a phase of its own: `type:
+/// approval`, `approval_type`, the files in `input`, no `quality_gate`. `gate`
+/// runs that phase as its approval gate; it used to pass it as a phase that
+/// "has no quality gate", without any review.
+#[test]
+fn a_seed_002_approval_phase_runs_the_approval_of_its_input() {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "pub fn rules_are_loaded_lazily() {}\n");
+    std::fs::create_dir_all(repo.join("adr")).unwrap();
+    let runs = repo.join("fake/runs");
+    let verdict = |result: &str| {
+        json!({"type": "result", "subtype": "success", "is_error": false, "result": "",
+            "total_cost_usd": 0.01, "usage": {"input_tokens": 10, "output_tokens": 5},
+            "structured_output": {"result": result, "confidence": 0.95, "findings": [],
+                                  "recommendations": [], "summary": "Seen."}})
+        .to_string()
+    };
+    fake_reviewer(
+        repo.path(),
+        &verdict("rejected"),
+        &format!("echo run >> '{}'\n", runs.display()),
+    );
+    repo.write(
+        "config/approvals.yaml",
+        "defaults:\n  command: fake/reviewer.sh\n  timeout: 60\n",
+    );
+    repo.write(format!("{SESSION}/output/ADR-feature.md"), good_adr());
+    let plan = "phases:
+  - id: consultant
+    type: consultant
+    output:
+      - output/ADR-feature.md
+    quality_gate:
+      type: adr_complete
+      file: output/ADR-*.md
+      semantic: false
+  - id: approval
+    type: approval
+    approval_type: adr
+    input:
+      - output/ADR-feature.md
+    output:
+      - approvals/adr/output/approval-result.json
+    on_rejection:
+      action: retry_phase
+      target_phase: consultant
+      max_retries: 2
+";
+    repo.write(format!("{SESSION}/output/phases.yaml"), plan);
+    let session = repo.join(SESSION);
+    let gate = |phase: &str| {
+        let out = run(
+            &session,
+            &["gate", "--phases", "output/phases.yaml", "--phase", phase],
+        );
+        let doc: Value = serde_json::from_str(&stdout(&out))
+            .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&out), stderr(&out)));
+        (code(&out), doc)
+    };
+    let (exit, doc) = gate("approval");
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["gates"][0]["gate_type"], "approval", "{doc:#}");
+    assert_eq!(
+        doc["gates"][0]["details"]["files"],
+        json!([format!("{SESSION}/output/ADR-feature.md")])
+    );
+    assert_eq!(doc["gates"][0]["details"]["approval"]["result"], "rejected");
+    assert_eq!(repo.read("fake/runs").unwrap().lines().count(), 1);
+    // The reviewer's approval passes the phase.
+    fake_reviewer(
+        repo.path(),
+        &verdict("approved"),
+        &format!("echo run >> '{}'\n", runs.display()),
+    );
+    repo.write(
+        format!("{SESSION}/output/ADR-feature.md"),
+        good_adr() + "\nRevised.\n",
+    );
+    let (exit, doc) = gate("approval");
+    assert_eq!(exit, 0, "{doc:#}");
+    assert_eq!(doc["passed"], true);
+    assert_eq!(repo.read("fake/runs").unwrap().lines().count(), 2);
+    // An approval phase with nothing to review is an error of the plan, not a pass.
+    repo.write(
+        format!("{SESSION}/output/phases.yaml"),
+        plan.replace("    input:\n      - output/ADR-feature.md\n", ""),
+    );
+    let (exit, doc) = gate("approval");
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["findings"][0]["rule"], "phase-gate-invalid", "{doc:#}");
+}
