@@ -88,8 +88,10 @@ impl SessionsSettings {
 pub struct NewSettings {
     /// The drafts folder inside a session.
     pub drafts: String,
-    /// The shipped template's name.
-    pub template: String,
+    /// The shipped template's name (`templates/<name>.md`): helix, madr or nygard.
+    /// Unset: the preset's template; `new --preset NAME` uses that preset's.
+    #[serde(default)]
+    pub template: Option<String>,
 }
 
 /// A settings file that could not be used.
@@ -151,7 +153,7 @@ impl Settings {
             },
             new: NewSettings {
                 drafts: "output".to_owned(),
-                template: "helix".to_owned(),
+                template: None,
             },
             sessions: SessionsSettings {
                 paths: strings(&["projects/sessions/*"]),

@@ -27,6 +27,7 @@ mod hostile_terminal;
 mod language;
 mod marketplace;
 mod new;
+mod new_presets;
 mod phases;
 mod precommit;
 mod presets;
