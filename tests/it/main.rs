@@ -17,6 +17,7 @@ mod corpus;
 mod economy;
 mod formats;
 mod gate;
+mod gate_formats;
 mod hook;
 mod hostile_approval;
 mod hostile_fs;
