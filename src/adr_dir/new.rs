@@ -42,19 +42,6 @@ pub const DRAFT_ID: &str = "XXX";
 /// the template's placeholder and assigns the next free one.
 pub const DRAFT_NUMBER: &str = "0";
 
-/// The template `new` uses: the `--preset` flag's, else `new.template`, else the
-/// configured preset's.
-pub fn template_name(settings: &crate::config::Settings) -> String {
-    match (
-        crate::config::preset::cli_override(),
-        &settings.new.template,
-    ) {
-        (Some(preset), _) => preset.name().to_owned(),
-        (None, Some(name)) => name.clone(),
-        (None, None) => settings.preset.name().to_owned(),
-    }
-}
-
 /// The text of the shipped template `name`.
 pub fn template(name: &str) -> Option<&'static str> {
     TEMPLATES
@@ -134,7 +121,7 @@ pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
     let root = crate::paths::absolute(root);
     let cwd = crate::paths::absolute(cwd);
     let engine = Engine::load(&root, None)?;
-    let name = template_name(&engine.settings);
+    let name = engine.settings.new.template_name(engine.settings.preset);
     let Some(text) = template(&name) else {
         let known: Vec<&str> = TEMPLATES.iter().map(|(n, _)| *n).collect();
         bail!(

@@ -82,7 +82,7 @@ pub enum Format {
 }
 
 /// Output formats of the commands that report findings (`validate`, `pre-commit`,
-/// `doctor`): [`Format`] plus the CI formats.
+/// `doctor`, `gate`): [`Format`] plus the CI formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
     Human,

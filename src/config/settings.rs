@@ -94,6 +94,17 @@ pub struct NewSettings {
     pub template: Option<String>,
 }
 
+impl NewSettings {
+    /// The template `helix-gate new` uses: the `--preset` flag's, else `new.template`,
+    /// else the preset's (`preset`, the settings' own).
+    pub fn template_name(&self, preset: Preset) -> String {
+        match (super::preset::cli_override(), &self.template) {
+            (None, Some(name)) => name.clone(),
+            _ => preset.name().to_owned(),
+        }
+    }
+}
+
 /// A settings file that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid settings in {origin}: {message}")]

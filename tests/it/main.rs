@@ -31,6 +31,7 @@ mod new;
 mod new_presets;
 mod phases;
 mod precommit;
+mod preset_edges;
 mod presets;
 mod report;
 mod review_config;
