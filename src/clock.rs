@@ -47,6 +47,12 @@ pub fn now_rfc3339() -> String {
     rfc3339(SystemTime::now())
 }
 
+/// Today's UTC date, `2025-01-14` (the date a new ADR is written on).
+pub fn today() -> String {
+    let (y, mo, d, ..) = civil(SystemTime::now());
+    format!("{y:04}-{mo:02}-{d:02}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

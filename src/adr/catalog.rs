@@ -50,10 +50,16 @@ impl Entry {
         self.id_number() == Some(number) || self.file_number == Some(number)
     }
 
+    /// The front matter's `title`, else the `# ` heading without a Nygard number
+    /// (`# 3. Use X` is "Use X"): MADR and adr-tools keep the title only there.
     pub fn title(&self) -> Option<&str> {
         self.front_matter()
             .and_then(|fm| fm.title.valid())
             .map(|t| t.trim())
+            .or_else(|| {
+                let heading = self.adr.as_ref()?.sections.iter().find(|s| s.level == 1)?;
+                Some(strip_title_number(heading.title.trim()).trim()).filter(|t| !t.is_empty())
+            })
     }
 
     pub fn status(&self) -> Option<&str> {
@@ -74,9 +80,17 @@ pub struct Catalog {
     /// The ADR directory (absolute).
     pub dir: PathBuf,
     pub entries: Vec<Entry>,
+    /// Digits of a number in file names and INDEX.md (`adr.number_width`: 3 for HELIX,
+    /// 4 for MADR and adr-tools).
+    pub width: usize,
 }
 
 impl Catalog {
+    /// `number` as this directory writes it (`038` or `0038`).
+    pub fn format(&self, number: u32) -> String {
+        format_number_width(number, self.width)
+    }
+
     /// Numbers used by a file name or an `adr_id`, up to [`MAX_NUMBER`].
     pub fn taken(&self) -> BTreeSet<u32> {
         self.entries
@@ -96,6 +110,15 @@ impl Catalog {
     pub fn find_path(&self, path: &Path) -> Option<usize> {
         let path = crate::paths::absolute(path);
         self.entries.iter().position(|e| e.path == path)
+    }
+}
+
+/// A numbered title (`12. Use X`, adr-tools) without its number; any other title as is.
+pub fn strip_title_number(title: &str) -> &str {
+    let digits = title.len() - title.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    match title[digits..].strip_prefix('.') {
+        Some(rest) if digits > 0 && rest.starts_with(char::is_whitespace) => rest,
+        _ => title,
     }
 }
 

@@ -268,6 +268,8 @@ pub fn line_ending(text: &str) -> &'static str {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewRow {
     pub number: Option<u32>,
+    /// Digits of the number (`adr.number_width`).
+    pub width: usize,
     pub title: String,
     /// Link target relative to the ADR directory.
     pub link: String,
@@ -277,14 +279,16 @@ pub struct NewRow {
 }
 
 impl NewRow {
-    /// The row for `entry`, taking title and status from its front matter.
-    pub fn for_entry(entry: &Entry) -> NewRow {
+    /// The row for `entry`, taking title and status from its front matter; its number
+    /// written with `width` digits.
+    pub fn for_entry(entry: &Entry, width: usize) -> NewRow {
         let stem = Path::new(&entry.link)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         NewRow {
             number: entry.number(),
+            width,
             title: entry.title().map_or(stem, str::to_owned),
             link: entry.link.clone(),
             status: entry.status().unwrap_or_default().to_owned(),
@@ -321,7 +325,10 @@ pub fn render_row(columns: &[Column], row: &NewRow, old: Option<&Row>, nl: &str)
             .map(|c| c.source.as_str())
             .filter(|s| !s.is_empty());
         let cell = match column {
-            Column::Number => row.number.map(catalog::format_number).unwrap_or_default(),
+            Column::Number => row
+                .number
+                .map(|n| catalog::format_number_width(n, row.width))
+                .unwrap_or_default(),
             Column::Title => format!(
                 "[{}]({})",
                 escape_link_text(&row.title),

@@ -33,7 +33,11 @@ impl Catalog {
                 path,
             });
         }
-        Ok(Catalog { dir, entries })
+        Ok(Catalog {
+            dir,
+            entries,
+            width: engine.settings.adr.number_width,
+        })
     }
 
     /// One more than the highest taken number (1 in an empty directory).

@@ -45,7 +45,7 @@ pub fn run(ws: &Workspace) -> anyhow::Result<(Vec<FileReport>, Vec<ReadError>)> 
         }
         report.sort();
     }
-    let gaps = numbering::gap_findings(&known);
+    let gaps = numbering::gap_findings(&known, catalog.width);
     if !gaps.is_empty() {
         reports.push(FileReport {
             path: format!("{}/", crate::paths::display(&ws.engine.root, &ws.dir)),

@@ -24,6 +24,7 @@ use super::catalog::{self, Catalog};
 use super::index_table::{self, NewRow};
 use super::lock::Lock;
 use super::slug;
+use crate::adr::catalog::strip_title_number;
 use crate::adr::front_matter::{self, Split};
 use crate::adr::{self, Adr, Field, LineIndex};
 use crate::diagnostic::FileReport;
@@ -301,6 +302,7 @@ fn plan(
     let final_adr = final_adr.unwrap_or_else(|| Adr::parse(&content));
     let new_row = NewRow {
         number: Some(number),
+        width: settings.number_width,
         title: title.clone(),
         link: catalog::link_from(&ws.dir, &target),
         status: final_adr
@@ -480,15 +482,6 @@ impl Edit {
         } else {
             line - self.added + self.removed
         }
-    }
-}
-
-/// `title` without a leading `12. ` (Nygard's numbered title).
-fn strip_title_number(title: &str) -> &str {
-    let digits = title.len() - title.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    match title[digits..].strip_prefix('.') {
-        Some(rest) if digits > 0 && rest.starts_with(char::is_whitespace) => rest,
-        _ => title,
     }
 }
 

@@ -93,7 +93,11 @@ pub fn add_row(text: Option<&str>, row: &NewRow) -> String {
 pub fn rewrite(text: Option<&str>, catalog: &Catalog) -> String {
     let table = text.and_then(find);
     let (Some(text), Some(table)) = (text, table) else {
-        let mut rows: Vec<NewRow> = catalog.entries.iter().map(NewRow::for_entry).collect();
+        let mut rows: Vec<NewRow> = catalog
+            .entries
+            .iter()
+            .map(|e| NewRow::for_entry(e, catalog.width))
+            .collect();
         sort_rows(&mut rows, false);
         return append_table(text, &rows);
     };
@@ -107,7 +111,7 @@ pub fn rewrite(text: Option<&str>, catalog: &Catalog) -> String {
         .entries
         .iter()
         .zip(old)
-        .map(|(entry, old)| (NewRow::for_entry(entry), old))
+        .map(|(entry, old)| (NewRow::for_entry(entry, catalog.width), old))
         .collect();
     let descending = table.descending();
     rows.sort_by(|(a, _), (b, _)| order(a, b, descending));
@@ -150,6 +154,7 @@ mod tests {
     fn row(number: u32, title: &str) -> NewRow {
         NewRow {
             number: Some(number),
+            width: 3,
             title: title.to_owned(),
             link: format!("{number:03}-{}.md", title.to_lowercase()),
             status: "Proposed".to_owned(),

@@ -13,24 +13,34 @@
 //! for it, and creating the file under the directory's lock is what reserves the
 //! number (`next-number` and `finalize` count file names).
 //!
-//! Templates are `templates/<name>.md`, embedded in the binary; a second one is one
-//! more file and one more line in [`TEMPLATES`]. Their `<...>` gaps are what the
-//! `template-placeholder` rule reports until they are filled in.
+//! Templates are `templates/<name>.md`, embedded in the binary, one per preset; another
+//! one is one more file and one more line in [`TEMPLATES`]. Their `<...>` gaps are what
+//! the `template-placeholder` rule reports until they are filled in. Which one `new`
+//! uses: the `--preset` flag's, else `new.template` when a repository names one, else
+//! the configured preset's, so a MADR repository gets MADR files without a second key.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
 
-use super::catalog::{Catalog, format_number};
+use super::catalog::{Catalog, format_number_width};
 use super::lock::Lock;
 use super::{Workspace, slug};
 use crate::engine::Engine;
 
 /// The shipped templates by name.
-pub const TEMPLATES: &[(&str, &str)] = &[("helix", include_str!("../../templates/helix.md"))];
+pub const TEMPLATES: &[(&str, &str)] = &[
+    ("helix", include_str!("../../templates/helix.md")),
+    ("madr", include_str!("../../templates/madr.md")),
+    ("nygard", include_str!("../../templates/nygard.md")),
+];
 
 /// The `adr_id` of a draft that has no number yet (finalize assigns one).
 pub const DRAFT_ID: &str = "XXX";
+
+/// The title number of a Nygard draft that has no number yet: finalize reads `0` as
+/// the template's placeholder and assigns the next free one.
+pub const DRAFT_NUMBER: &str = "0";
 
 /// The text of the shipped template `name`.
 pub fn template(name: &str) -> Option<&'static str> {
@@ -44,7 +54,12 @@ pub fn template(name: &str) -> Option<&'static str> {
 #[derive(Debug, Clone)]
 pub struct Fill<'a> {
     pub title: &'a str,
+    /// HELIX's `adr_id` (`XXX` in a draft).
     pub adr_id: &'a str,
+    /// The unpadded number of a Nygard title (`0` in a draft).
+    pub number: &'a str,
+    /// Today, `YYYY-MM-DD` (MADR's `date:`, Nygard's `Date:`).
+    pub date: &'a str,
     pub min_section_length: usize,
     pub min_acceptance_criteria: usize,
 }
@@ -57,6 +72,8 @@ pub fn render(template: &str, fill: &Fill<'_>) -> String {
         .replace("title: \"{{title}}\"", &format!("title: \"{quoted}\""))
         .replace("{{title}}", fill.title)
         .replace("{{adr_id}}", fill.adr_id)
+        .replace("{{number}}", fill.number)
+        .replace("{{date}}", fill.date)
         .replace(
             "{{min_section_length}}",
             &fill.min_section_length.to_string(),
@@ -72,8 +89,8 @@ pub fn render(template: &str, fill: &Fill<'_>) -> String {
 pub enum Place {
     /// A draft in a consultant session (this folder, repository-relative); no number yet.
     Session(String),
-    /// Straight into the ADR directory with this number.
-    AdrDirectory(u32),
+    /// Straight into the ADR directory with this number (`adr.number_width` digits).
+    AdrDirectory(String),
 }
 
 /// What `new` did.
@@ -104,7 +121,7 @@ pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
     let root = crate::paths::absolute(root);
     let cwd = crate::paths::absolute(cwd);
     let engine = Engine::load(&root, None)?;
-    let name = engine.settings.new.template.clone();
+    let name = engine.settings.new.template_name(engine.settings.preset);
     let Some(text) = template(&name) else {
         let known: Vec<&str> = TEMPLATES.iter().map(|(n, _)| *n).collect();
         bail!(
@@ -112,16 +129,19 @@ pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
             known.join(", ")
         );
     };
+    let date = crate::clock::today();
     let base = (
         engine.rules.base.min_section_length,
         engine.rules.base.min_acceptance_criteria,
     );
-    let fill = |adr_id: &str| {
+    let fill = |adr_id: &str, number: &str| {
         render(
             text,
             &Fill {
                 title,
                 adr_id,
+                number,
+                date: &date,
                 min_section_length: base.0,
                 min_acceptance_criteria: base.1,
             },
@@ -136,7 +156,7 @@ pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
         crate::fs::confine::create_dir_all(&root, &dir)
             .with_context(|| format!("cannot create {}", show(&dir)))?;
         let path = dir.join(format!("ADR-{slug}.md"));
-        return create(&root, &path, &fill(DRAFT_ID), show(&path)).map(|created| {
+        return create(&root, &path, &fill(DRAFT_ID, DRAFT_NUMBER), show(&path)).map(|created| {
             created.map_or_else(
                 |display| Outcome::Exists { display },
                 |display| Outcome::Created {
@@ -166,15 +186,15 @@ pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
     // under the lock finalize holds while it numbers a draft.
     let _lock = Lock::acquire(&root, &ws.dir)?;
     let number = Catalog::load(&ws.engine, &ws.dir)?.next_number()?;
-    let id = format_number(number);
+    let id = format_number_width(number, ws.engine.settings.adr.number_width);
     let path = ws.dir.join(format!("{id}-{slug}.md"));
-    let created = create(&root, &path, &fill(&id), show(&path))?;
+    let created = create(&root, &path, &fill(&id, &number.to_string()), show(&path))?;
     Ok(created.map_or_else(
         |display| Outcome::Exists { display },
         |display| Outcome::Created {
             path: path.clone(),
             display,
-            place: Place::AdrDirectory(number),
+            place: Place::AdrDirectory(id.clone()),
             template: name,
         },
     ))
@@ -225,10 +245,11 @@ mod tests {
     fn every_shipped_template_is_found_by_name() {
         for (name, text) in TEMPLATES {
             assert_eq!(template(name), Some(*text));
-            assert!(
-                text.contains("{{title}}") && text.contains("{{adr_id}}"),
-                "{name}"
-            );
+            assert!(text.contains("{{title}}"), "{name}");
+        }
+        // One template per preset: `new` falls back to the preset's.
+        for preset in crate::config::Preset::ALL {
+            assert!(template(preset.name()).is_some(), "{preset}");
         }
         assert_eq!(template("nope"), None);
     }
@@ -240,6 +261,8 @@ mod tests {
             &Fill {
                 title: r#"Say "hi" \ bye"#,
                 adr_id: DRAFT_ID,
+                number: DRAFT_NUMBER,
+                date: "2026-01-02",
                 min_section_length: 50,
                 min_acceptance_criteria: 3,
             },

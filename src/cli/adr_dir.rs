@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::terminal::{current_root, print, print_stderr, use_color};
 use super::{ExitStatus, ReportFormat};
-use crate::adr_dir::{self, IndexChange, catalog, finalize};
+use crate::adr_dir::{self, IndexChange, finalize};
 use crate::render;
 use crate::text::{escape_controls, plural};
 
@@ -38,10 +38,9 @@ pub(super) fn new(title: &str) -> anyhow::Result<ExitStatus> {
                     "created {shown} (draft in session {}, template {template}; no number yet: `helix-gate finalize {shown}` assigns it)\n",
                     escape_controls(&session)
                 ),
-                adr_dir::new::Place::AdrDirectory(number) => format!(
-                    "created {shown} (ADR-{}, template {template})\n",
-                    catalog::format_number(number)
-                ),
+                adr_dir::new::Place::AdrDirectory(id) => {
+                    format!("created {shown} (ADR-{id}, template {template})\n")
+                }
             };
             let _ = writeln!(
                 out,

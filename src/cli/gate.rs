@@ -1,14 +1,15 @@
 //! `helix-gate gate`: the HELIX quality gates, one phase of a `phases.yaml` or one gate given
-//! by flags. Prints one JSON object on stdout; exit 0 passed, 1 failed, 2 could not run.
+//! by flags. Prints one JSON object on stdout (or, with `--format`, the gate's findings in a
+//! CI format, or text); exit 0 passed, 1 failed, 2 could not run, whatever the format.
 
 use std::path::PathBuf;
 
 use clap::Args;
 
-use super::ExitStatus;
-use super::terminal::{current_root, print};
+use super::terminal::{current_root, print, use_color};
+use super::{ExitStatus, ReportFormat};
 use crate::gate::{gate_from_fields, run_gate, run_phase};
-use crate::render::gate::{Outcome, gate_json, phase_json};
+use crate::render::gate::{self as gate_render, Outcome, gate_json, phase_json};
 use crate::yaml::Value;
 
 #[derive(Debug, Args)]
@@ -50,6 +51,24 @@ pub struct GateArgs {
     /// approval_passed: the approval-result.json to read.
     #[arg(long, value_name = "FILE")]
     result_file: Option<String>,
+    /// Output: json (the GateResult the HELIX orchestrator reads), a CI format of the
+    /// gate's findings, or human text.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Json)]
+    format: ReportFormat,
+}
+
+/// The gate's findings through the CI renderers `validate` uses; SARIF documents the
+/// contextual rules of the repository's rules file too (when it loads: the gate itself
+/// reported a broken one already).
+fn ci_output(
+    root: &std::path::Path,
+    reports: &[crate::diagnostic::FileReport],
+    format: ReportFormat,
+) -> anyhow::Result<()> {
+    let rules = (format == ReportFormat::Sarif)
+        .then(|| crate::config::load_rules(root, None).ok())
+        .flatten();
+    super::validate::output(reports, format, rules.as_ref())
 }
 
 fn status(outcome: Outcome) -> ExitStatus {
@@ -64,7 +83,11 @@ pub(super) fn run(args: GateArgs) -> anyhow::Result<ExitStatus> {
     let root = current_root();
     if let (Some(plan), Some(phase)) = (&args.phases, &args.phase) {
         let result = run_phase(&root, plan, phase);
-        print(&phase_json(&result))?;
+        match args.format {
+            ReportFormat::Json => print(&phase_json(&result))?,
+            ReportFormat::Human => print(&gate_render::phase_human(&result, use_color()))?,
+            ci => ci_output(&root, &gate_render::phase_reports(&result), ci)?,
+        }
         return Ok(status(result.outcome));
     }
     let kind = args.gate_type.unwrap_or_default();
@@ -86,6 +109,10 @@ pub(super) fn run(args: GateArgs) -> anyhow::Result<ExitStatus> {
     );
     let base = crate::paths::absolute(std::path::Path::new("."));
     let result = run_gate(&root, &base, &gate, &[]);
-    print(&gate_json(&result))?;
+    match args.format {
+        ReportFormat::Json => print(&gate_json(&result))?,
+        ReportFormat::Human => print(&gate_render::human(&result, use_color()))?,
+        ci => ci_output(&root, &gate_render::reports(&result), ci)?,
+    }
     Ok(status(result.outcome()))
 }

@@ -82,7 +82,7 @@ pub enum Format {
 }
 
 /// Output formats of the commands that report findings (`validate`, `pre-commit`,
-/// `doctor`): [`Format`] plus the CI formats.
+/// `doctor`, `gate`): [`Format`] plus the CI formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
     Human,
@@ -184,7 +184,8 @@ pub enum Command {
         #[arg(long, requires = "override_")]
         reason: Option<String>,
     },
-    /// Run HELIX quality gates: one phase of a phases.yaml, or one gate; prints the result as JSON.
+    /// Run HELIX quality gates: one phase of a phases.yaml, or one gate; prints the result as
+    /// JSON (or --format human|sarif|github|gitlab|junit).
     Gate(gate::GateArgs),
     /// Show the hook's decision log (.helix-gate/log.jsonl).
     Log {
@@ -205,8 +206,8 @@ pub enum Command {
     },
     /// Print the next free ADR number (e.g. 039).
     NextNumber,
-    /// Write a new ADR from the shipped template: a draft output/ADR-<slug>.md inside a
-    /// consultant session, else adr/NNN-<slug>.md.
+    /// Write a new ADR from the preset's template (`new --preset madr|nygard|helix`): a
+    /// draft output/ADR-<slug>.md inside a consultant session, else in the ADR directory.
     New {
         /// The ADR's title.
         title: String,

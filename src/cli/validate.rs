@@ -137,6 +137,10 @@ pub(super) fn list_rules(rules_file: Option<&Path>) -> anyhow::Result<ExitStatus
             escape_controls(&rule.name)
         );
     }
+    // The madr and nygard presets have none; an empty heading reads like a failure.
+    if set.contextual.is_empty() {
+        out.push_str("  none (add `contextual_rules` in config/adr-completeness-rules.yaml)\n");
+    }
     print(&out)?;
     Ok(ExitStatus::Success)
 }

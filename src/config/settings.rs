@@ -88,8 +88,21 @@ impl SessionsSettings {
 pub struct NewSettings {
     /// The drafts folder inside a session.
     pub drafts: String,
-    /// The shipped template's name.
-    pub template: String,
+    /// The shipped template's name (`templates/<name>.md`): helix, madr or nygard.
+    /// Unset: the preset's template; `new --preset NAME` uses that preset's.
+    #[serde(default)]
+    pub template: Option<String>,
+}
+
+impl NewSettings {
+    /// The template `helix-gate new` uses: the `--preset` flag's, else `new.template`,
+    /// else the preset's (`preset`, the settings' own).
+    pub fn template_name(&self, preset: Preset) -> String {
+        match (super::preset::cli_override(), &self.template) {
+            (None, Some(name)) => name.clone(),
+            _ => preset.name().to_owned(),
+        }
+    }
 }
 
 /// A settings file that could not be used.
@@ -151,7 +164,7 @@ impl Settings {
             },
             new: NewSettings {
                 drafts: "output".to_owned(),
-                template: "helix".to_owned(),
+                template: None,
             },
             sessions: SessionsSettings {
                 paths: strings(&["projects/sessions/*"]),

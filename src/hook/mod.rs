@@ -1295,16 +1295,21 @@ fn session_context(
     let rules = crate::config::load_rules(root, None)
         .map_err(|e| InfraError::new(format!("{e:#}"), Some(&settings)))?;
     // The preset's rules file decides what the summary names (rules::document::brief).
+    // madr and nygard set no minimum length; "at least 0 characters" would be noise.
+    let length = match rules.base.min_section_length {
+        0 => String::new(),
+        n => format!(" (at least {n} characters each)"),
+    };
     let mut text = format!(
         "helix-gate checks every ADR you write ({}) when you save it and before you finish:\n\
-{}- ## sections: {} (at least {} characters each)\n{}\
+{}- ## sections: {}{length}\n{}\
 - no template placeholder left: replace every <...> gap of the template, brackets included (template-placeholder)\n\
-- `helix-gate new \"<title>\"` writes a new ADR from the template that passes once its gaps are filled\n",
+- `helix-gate new \"<title>\"` writes a new ADR from the {} template that passes once its gaps are filled\n",
         settings.adr.globs.join(", "),
         crate::rules::document::brief(&rules),
         rules.base.required_sections.join(", "),
-        rules.base.min_section_length,
         crate::rules::document::criteria_brief(&rules),
+        settings.new.template_name(settings.preset),
     );
     for rule in rules
         .contextual

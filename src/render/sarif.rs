@@ -49,10 +49,14 @@ pub fn sarif(reports: &[FileReport], rules: Option<&RuleSet>) -> String {
             text.push_str("\nHint: ");
             text.push_str(hint);
         }
-        let mut physical = json!({ "artifactLocation": artifact_location(path) });
-        if let Some(line) = finding.line.filter(|line| *line > 0) {
-            physical["region"] = json!({ "startLine": line });
-        }
+        // GitHub code scanning needs `region.startLine` on every result (sarif-multitool's
+        // GH1003, SARIF2017 warns too); a finding about the whole file (a missing file, no
+        // line) is shown at line 1.
+        let line = finding.line.filter(|line| *line > 0).unwrap_or(1);
+        let physical = json!({
+            "artifactLocation": artifact_location(path),
+            "region": { "startLine": line },
+        });
         results.push(json!({
             "ruleId": finding.rule,
             "ruleIndex": index,
@@ -189,10 +193,10 @@ mod tests {
         assert_eq!(location["region"]["startLine"], 3);
         assert_eq!(run["results"][1]["level"], "note");
         assert_eq!(run["results"][1]["ruleIndex"], 1);
-        assert!(
-            run["results"][1]["locations"][0]["physicalLocation"]
-                .get("region")
-                .is_none()
+        // No line: the whole file, at line 1 (GitHub needs a startLine).
+        assert_eq!(
+            run["results"][1]["locations"][0]["physicalLocation"]["region"]["startLine"],
+            1
         );
     }
 

@@ -2,7 +2,7 @@
 //! exists, every ADR has one row, every row names an existing ADR, and a row's
 //! number, title, status and link agree with the ADR's front matter).
 
-use crate::adr::catalog::{Catalog, Entry, format_number};
+use crate::adr::catalog::Catalog;
 use crate::adr::index_table::{Column, INDEX_FILE, Row, Table, find};
 use crate::diagnostic::Finding;
 
@@ -194,7 +194,7 @@ pub fn check(text: Option<&str>, catalog: &Catalog) -> Vec<Finding> {
     for row in &table.rows {
         let shown = table
             .row_number(row)
-            .map_or_else(|| format!("line {}", row.line), format_number);
+            .map_or_else(|| format!("line {}", row.line), |n| catalog.format(n));
         match resolve(&table, row, catalog) {
             Resolution::BrokenLink { dest, exists } => out.push(
                 ROW_DANGLING
@@ -211,7 +211,7 @@ pub fn check(text: Option<&str>, catalog: &Catalog) -> Vec<Finding> {
                     .finding(format!(
                         "row {} has no link and no ADR has number {}",
                         shown,
-                        format_number(n)
+                        catalog.format(n)
                     ))
                     .at(row.line)
                     .hint("add the link to the ADR file, or remove the row"),
@@ -236,7 +236,7 @@ pub fn check(text: Option<&str>, catalog: &Catalog) -> Vec<Finding> {
                     continue;
                 }
                 listed[index] = Some(row.line);
-                compare(&table, row, &catalog.entries[index], by_link, &mut out);
+                compare(&table, row, catalog, index, by_link, &mut out);
             }
         }
     }
@@ -244,7 +244,7 @@ pub fn check(text: Option<&str>, catalog: &Catalog) -> Vec<Finding> {
         if line.is_none() {
             let number = entry
                 .number()
-                .map(|n| format!(" (ADR {})", format_number(n)))
+                .map(|n| format!(" (ADR {})", catalog.format(n)))
                 .unwrap_or_default();
             out.push(
                 ROW_MISSING
@@ -257,8 +257,16 @@ pub fn check(text: Option<&str>, catalog: &Catalog) -> Vec<Finding> {
     out
 }
 
-/// Findings for a row that lists `entry`.
-fn compare(table: &Table, row: &Row, entry: &Entry, by_link: bool, out: &mut Vec<Finding>) {
+/// Findings for a row that lists the catalog's entry `index`.
+fn compare(
+    table: &Table,
+    row: &Row,
+    catalog: &Catalog,
+    index: usize,
+    by_link: bool,
+    out: &mut Vec<Finding>,
+) {
+    let entry = &catalog.entries[index];
     let hint = "run `helix-gate index --write` to regenerate the rows from the front matter";
     let expected = entry.number();
     let found = table.row_number(row);
@@ -274,7 +282,7 @@ fn compare(table: &Table, row: &Row, entry: &Entry, by_link: bool, out: &mut Vec
                 .finding(format!(
                     "row for {} has number `{cell}`, the ADR's adr_id is {}",
                     entry.link,
-                    format_number(expected)
+                    catalog.format(expected)
                 ))
                 .at(row.line)
                 .hint(hint),
@@ -321,6 +329,7 @@ fn compare(table: &Table, row: &Row, entry: &Entry, by_link: bool, out: &mut Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::adr::catalog::Entry;
     use crate::adr::{self, Adr};
     use std::path::{Path, PathBuf};
 
@@ -340,6 +349,7 @@ mod tests {
         Catalog {
             dir: PathBuf::from(DIR),
             entries,
+            width: 3,
         }
     }
 

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::adr::catalog::{Catalog, Entry, MAX_NUMBER, format_number};
+use crate::adr::catalog::{Catalog, Entry, MAX_NUMBER, format_number_width};
 use crate::adr::{self, Adr};
 use crate::diagnostic::Finding;
 use crate::yaml::{self, Value};
@@ -182,8 +182,10 @@ pub fn replaced_numbers(catalog: &Catalog) -> BTreeSet<u32> {
         .collect()
 }
 
-/// One finding per run of missing numbers between 1 and the highest.
-pub fn gap_findings(taken: &BTreeSet<u32>) -> Vec<Finding> {
+/// One finding per run of missing numbers between 1 and the highest, the numbers
+/// written with `width` digits (`adr.number_width`).
+pub fn gap_findings(taken: &BTreeSet<u32>, width: usize) -> Vec<Finding> {
+    let format_number = |n: u32| format_number_width(n, width);
     let mut out = Vec::new();
     let mut expected = 1u32;
     for &n in taken.iter().filter(|&&n| n > 0) {
@@ -251,7 +253,7 @@ mod tests {
     #[test]
     fn gaps_are_reported_as_runs() {
         let taken: BTreeSet<u32> = [1, 2, 5, 7].into();
-        let messages: Vec<String> = gap_findings(&taken)
+        let messages: Vec<String> = gap_findings(&taken, 3)
             .into_iter()
             .map(|f| f.message)
             .collect();
@@ -262,8 +264,8 @@ mod tests {
                 "no ADR has number 006"
             ]
         );
-        assert!(gap_findings(&[1, 2, 3].into()).is_empty());
-        assert_eq!(gap_findings(&[0, 2].into()).len(), 1);
+        assert!(gap_findings(&[1, 2, 3].into(), 3).is_empty());
+        assert_eq!(gap_findings(&[0, 2].into(), 3).len(), 1);
     }
 
     #[test]

@@ -132,7 +132,7 @@ fn sarif_output_validates_against_the_sarif_2_1_0_schema() {
 
 /// The pinned `sarif-multitool` (scripts/install-sarif-multitool.sh). Missing: fails under
 /// `CI=true`; skipped loudly on a developer machine without it.
-fn sarif_validator() -> Option<PathBuf> {
+pub(crate) fn sarif_validator() -> Option<PathBuf> {
     let path = std::env::var_os("HELIX_GATE_SARIF_MULTITOOL").map_or_else(
         || manifest_dir()
             .join(".cache/sarif-multitool/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool"),
@@ -155,7 +155,7 @@ fn sarif_validator() -> Option<PathBuf> {
 
 /// The errors and warnings `sarif-multitool validate` reports for `file` (its notes are
 /// advice such as "add code snippets"), as `RULE: message arguments`.
-fn sarif_problems(validator: &Path, file: &Path) -> Vec<String> {
+pub(crate) fn sarif_problems(validator: &Path, file: &Path) -> Vec<String> {
     let out = file.with_extension("validation.sarif");
     let mut child = Command::new(validator)
         .arg("validate")

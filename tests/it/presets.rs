@@ -332,24 +332,3 @@ fn nygard_finalize_numbers_the_title_and_the_file() {
     let out = run(repo.path(), &["validate"]);
     assert_eq!(code(&out), 0, "{}", stdout(&out));
 }
-
-#[test]
-fn shipped_templates_pass_their_preset() {
-    for (preset, template) in [
-        ("madr", "templates/madr.md"),
-        ("nygard", "templates/nygard.md"),
-    ] {
-        let cwd = tempfile::tempdir().unwrap();
-        let path = manifest_dir().join(template);
-        let out = run(
-            cwd.path(),
-            &["--preset", preset, "validate", path.to_str().unwrap()],
-        );
-        assert_eq!(code(&out), 0, "{template}: {}", stdout(&out));
-        assert!(
-            stdout(&out).contains("0 errors, 0 warnings"),
-            "{template}: {}",
-            stdout(&out)
-        );
-    }
-}
