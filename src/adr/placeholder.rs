@@ -271,10 +271,21 @@ fn is_placeholder(inner: &str) -> bool {
         .collect();
     let after_name = &inner[name.len()..];
     // An HTML element, or any tag with attributes (`<my-widget id="x">`) or self-closing.
+    // A known element name followed by words is a tag only when it is written in lower
+    // case and every word is an attribute name (`<details open>`): `<Option 1>`,
+    // `<A force ...>` and `<Title of option 1>` are a template's gaps.
+    let words_are_attributes = || {
+        name.chars().all(|c| !c.is_ascii_uppercase())
+            && after_name.split_whitespace().all(|word| {
+                let mut chars = word.chars();
+                chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+                    && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':'))
+            })
+    };
     let is_tag = HTML_TAGS.contains(&name.to_ascii_lowercase().as_str())
         && (after_name.is_empty()
-            || after_name.starts_with(char::is_whitespace)
-            || after_name.starts_with('/'));
+            || after_name.starts_with('/')
+            || (after_name.starts_with(char::is_whitespace) && words_are_attributes()));
     let has_attributes = inner.contains("=\"") || inner.contains("='");
     !(is_tag || has_attributes || inner.ends_with('/'))
 }
@@ -317,6 +328,20 @@ mod tests {
     fn markup_code_addresses_and_generics_are_not_placeholders() {
         let body = "Line one<br>line two <br/> and <BR>.\n\n<!-- <Konkretes Kriterium> stays a comment -->\n\n<!--\n<multi line>\n-->\n\nSee <https://example.org/x> and <mailto:a@b.org> and <a@b.org>.\n\nA `Vec<T>` in code, and Vec<T> or HashMap<K, V> or Option<Box<T>> in prose.\n\n```rust\nlet x: <T as Trait>::Out = y;\n```\n\n    <indented code>\n\n<details>\n<summary>More</summary>\n</details>\n\n<a href=\"x\">link</a>, <img src=\"a.png\" />, a <-> b, x < y > z, 1 <= 2, \\<escaped>.\n\n[doc](<my file.md>) and <custom-element id=\"x\">.\n\nDrafts live in output/ADR-<name>.md, <id>/output and <name>.md; skip \"/<number>\" steps.\n";
         assert_eq!(texts(body), Vec::<String>::new());
+    }
+
+    #[test]
+    fn gaps_that_start_with_an_element_name_are_still_gaps() {
+        let body = "- <Option 1>\n- <A force that drives the decision>\n- <Title of option 1>\n- <Select one ...>\n\n<details open>\n<summary>More</summary>\n</details>\n";
+        assert_eq!(
+            texts(body),
+            [
+                "<Option 1>",
+                "<A force that drives the decision>",
+                "<Title of option 1>",
+                "<Select one ...>"
+            ]
+        );
     }
 
     #[test]
