@@ -404,14 +404,23 @@ impl ApprovalLookup {
     }
 
     /// Whether a signed `approved` verdict (at or above the type's current
-    /// `required_confidence`) is cached for exactly `bytes` (a cached
-    /// rejection is not).
-    pub fn is_approved(&self, bytes: &[u8]) -> bool {
+    /// `required_confidence`) is cached for exactly `bytes` at `path` (a cached
+    /// rejection is not). The concept an ADR names is part of the key, read
+    /// from the work tree as the reviewer read it, so an ADR whose concept
+    /// changed since its review is not approved.
+    pub fn is_approved(&self, engine: &Engine, path: &Path, bytes: &[u8]) -> bool {
+        let display = crate::paths::display(&engine.root, path);
+        let concepts = if self.kind == ADR_TYPE || engine.matcher().is_adr(&display) {
+            concept_digests(engine, path, bytes)
+        } else {
+            Vec::new()
+        };
         let key = cache::key(
             &self.kind,
             &self.model,
             &self.instructions,
             &[cache::content_digest(bytes)],
+            &concepts,
         );
         matches!(
             cache::lookup(
@@ -510,7 +519,8 @@ pub fn approve(
 
     // 2. Cache.
     let instructions = instructions::load(root, type_settings).map_err(ApprovalError::from)?;
-    let keys = request.cache_keys(&instructions);
+    let file_concepts = file_concepts(&engine, kind, &request.files);
+    let keys = request.cache_keys(&instructions, &file_concepts);
     let mut notes = Vec::new();
     if !options.no_cache
         && let Some(document) = request.cached(&keys, &mut notes)
@@ -521,7 +531,7 @@ pub fn approve(
     // 3. Reviewer, in a run folder of its own.
     let mut run = run_dir::create(root, &instructions, &request.files, SystemTime::now())
         .with_context(|| format!("cannot create a run folder under {}", data_dir::RUNS_DIR))?;
-    let concepts = concepts(&engine, kind, &request.files);
+    let concepts = distinct_concepts(file_concepts);
     run_dir::add_concepts(root, &mut run, &concepts)
         .with_context(|| format!("cannot copy the concepts into {}", run.path.display()))?;
     let outcome = request.run_reviewer(&run, options);
@@ -670,23 +680,38 @@ impl Request<'_> {
         }
     }
 
-    fn cache_keys(&self, instructions: &instructions::Instructions) -> CacheKeys {
+    /// The keys of [`CacheKeys`]: the one over all files counts every concept
+    /// they name; each file's own key counts only its own concept.
+    fn cache_keys(
+        &self,
+        instructions: &instructions::Instructions,
+        file_concepts: &[Option<run_dir::ReviewedFile>],
+    ) -> CacheKeys {
         let model = &self.type_settings.model;
         let digests: Vec<[u8; 32]> = self
             .files
             .iter()
             .map(|f| cache::content_digest(&f.bytes))
             .collect();
+        let concepts: Vec<Option<[u8; 32]>> = file_concepts
+            .iter()
+            .map(|c| c.as_ref().map(|c| cache::content_digest(&c.bytes)))
+            .collect();
         let each = if digests.len() > 1 {
             digests
                 .iter()
-                .map(|digest| cache::key(self.kind, model, instructions, &[*digest]))
+                .zip(&concepts)
+                .map(|(digest, concept)| {
+                    let own: Vec<[u8; 32]> = concept.iter().copied().collect();
+                    cache::key(self.kind, model, instructions, &[*digest], &own)
+                })
                 .collect()
         } else {
             Vec::new()
         };
+        let all_concepts: Vec<[u8; 32]> = concepts.iter().flatten().copied().collect();
         CacheKeys {
-            all: cache::key(self.kind, model, instructions, &digests),
+            all: cache::key(self.kind, model, instructions, &digests, &all_concepts),
             each,
         }
     }
@@ -1056,34 +1081,63 @@ fn read_files(
         .collect()
 }
 
-/// The concepts the reviewed ADRs name in their front matter (`concept:`), each once. The
-/// deterministic stage has reported any that cannot be read, so these are the readable ones.
-fn concepts(
+/// The concept each reviewed file names in its front matter (`concept:`), in
+/// the order of `files`: None for a file that is no ADR or names none. The
+/// deterministic stage has reported any that cannot be read, so these are the
+/// readable ones.
+fn file_concepts(
     engine: &Engine,
     kind: &str,
     files: &[run_dir::ReviewedFile],
+) -> Vec<Option<run_dir::ReviewedFile>> {
+    files
+        .iter()
+        .map(|file| {
+            is_adr(engine, kind, file)
+                .then(|| concept_of(engine, &file.path, &file.bytes))
+                .flatten()
+        })
+        .collect()
+}
+
+/// The concepts of [`file_concepts`], each once (for the run folder).
+fn distinct_concepts(
+    file_concepts: Vec<Option<run_dir::ReviewedFile>>,
 ) -> Vec<run_dir::ReviewedFile> {
     let mut out: Vec<run_dir::ReviewedFile> = Vec::new();
-    for file in files.iter().filter(|f| is_adr(engine, kind, f)) {
-        let adr = crate::adr::Adr::parse(&String::from_utf8_lossy(&file.bytes));
-        let Some(Ok(named)) = crate::rules::concept::named(&adr) else {
-            continue;
-        };
-        let Ok(path) = engine.resolve_concept(&file.path, &named) else {
-            continue;
-        };
-        if out.iter().any(|c| c.path == path) {
-            continue;
-        }
-        if let Ok(text) = engine.read_concept(&path) {
-            out.push(run_dir::ReviewedFile {
-                display: crate::paths::display(&engine.root, &path),
-                path,
-                bytes: text.into_bytes(),
-            });
+    for concept in file_concepts.into_iter().flatten() {
+        if !out.iter().any(|c| c.path == concept.path) {
+            out.push(concept);
         }
     }
     out
+}
+
+/// The concept the ADR at `path` with content `bytes` names, read from the
+/// work tree, when it resolves and can be read.
+fn concept_of(engine: &Engine, path: &Path, bytes: &[u8]) -> Option<run_dir::ReviewedFile> {
+    let adr = crate::adr::Adr::parse(&String::from_utf8_lossy(bytes));
+    let Some(Ok(named)) = crate::rules::concept::named(&adr) else {
+        return None;
+    };
+    let concept = engine.resolve_concept(path, &named).ok()?;
+    let text = engine.read_concept(&concept).ok()?;
+    Some(run_dir::ReviewedFile {
+        display: crate::paths::display(&engine.root, &concept),
+        path: concept,
+        bytes: text.into_bytes(),
+    })
+}
+
+/// The content digest of the concept the ADR at `path` with content `bytes`
+/// names (none, or one): what [`cache::key`] gets as the concepts of a review
+/// of this ADR alone. Every caller that looks up or stores an ADR's verdict
+/// uses it, so `approve`, pre-commit and finalize compute the same key.
+pub fn concept_digests(engine: &Engine, path: &Path, bytes: &[u8]) -> Vec<[u8; 32]> {
+    concept_of(engine, path, bytes)
+        .map(|concept| cache::content_digest(&concept.bytes))
+        .into_iter()
+        .collect()
 }
 
 /// Whether `file` gets the ADR rules: every file of type `adr`, and files of
