@@ -1,0 +1,68 @@
+//! Fixes after the round-1 merge that cross several commands: `doctor` without an ADR
+//! directory, `install claude --scope user` and the repository's config, and `doctor`
+//! under the plugin's fixed Stop timeout.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use crate::support::cli::*;
+
+/// helix-gate in `cwd` with a temporary HOME (user-scope settings land there).
+fn with_home(cwd: &Path, home: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut cmd = Command::new(bin());
+    cmd.args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .env("HOME", home)
+        .env("HELIX_GATE_STATE_DIR", home.join("state"))
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("CLAUDE_PLUGIN_ROOT")
+        .env_remove("HELIX_GATE_CHILD")
+        .env_remove("XDG_STATE_HOME")
+        .stdin(Stdio::null());
+    for (key, value) in env {
+        cmd.env(key, value);
+    }
+    cmd.output().expect("run helix-gate")
+}
+
+#[test]
+fn doctor_reports_a_missing_adr_directory_and_still_the_registrations() {
+    let repo = scratch_repo();
+    let home = tempfile::tempdir().unwrap();
+    let out = with_home(repo.path(), home.path(), &["doctor"], &[]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 1, "an error finding: {text}{}", stderr(&out));
+    assert!(
+        text.contains(
+            "adr/: error[adr-directory-missing] the ADR directory adr does not exist, so no ADR was checked"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("Claude Code hook registrations:"), "{text}");
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+
+    // The machine formats carry the same finding.
+    let out = with_home(
+        repo.path(),
+        home.path(),
+        &["doctor", "--format", "json"],
+        &[],
+    );
+    assert_eq!(code(&out), 1);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        doc["files"][0]["findings"][0]["rule"], "adr-directory-missing",
+        "{doc:#}"
+    );
+
+    // A file where the directory should be is reported the same way.
+    write(repo.path(), "adr", "not a directory");
+    let out = with_home(repo.path(), home.path(), &["doctor"], &[]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stdout(&out).contains("the ADR directory adr is not a directory"),
+        "{}",
+        stdout(&out)
+    );
+}
