@@ -66,3 +66,51 @@ fn doctor_reports_a_missing_adr_directory_and_still_the_registrations() {
         stdout(&out)
     );
 }
+
+#[test]
+fn install_claude_at_user_scope_ignores_the_repositorys_prompt_context() {
+    let repo = scratch_repo();
+    let home = tempfile::tempdir().unwrap();
+    write(
+        repo.path(),
+        "config/helix-gate.yaml",
+        "hook:\n  prompt_context: true\n",
+    );
+    let out = with_home(
+        repo.path(),
+        home.path(),
+        &["install", "claude", "--scope", "user"],
+        &[],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(
+            "UserPromptSubmit: not registered (user scope uses the built-in hook.prompt_context: false, not this repository's config/helix-gate.yaml, whose hook.prompt_context: true applies only to `helix-gate install claude` at project or local scope)"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    let user: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(home.path().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(user["hooks"]["Stop"].is_array(), "{user:#}");
+    assert!(user["hooks"].get("UserPromptSubmit").is_none(), "{user:#}");
+
+    // At project scope the repository's own setting decides.
+    let out = with_home(repo.path(), home.path(), &["install", "claude"], &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        !stdout(&out).contains("UserPromptSubmit"),
+        "{}",
+        stdout(&out)
+    );
+    let project: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.path().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        project["hooks"]["UserPromptSubmit"].is_array(),
+        "{project:#}"
+    );
+}
