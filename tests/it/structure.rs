@@ -114,3 +114,47 @@ fn install_claude_at_user_scope_ignores_the_repositorys_prompt_context() {
         "{project:#}"
     );
 }
+
+#[test]
+fn doctor_warns_when_the_plugins_fixed_stop_timeout_is_shorter_than_the_config_needs() {
+    let repo = scratch_repo();
+    std::fs::create_dir(repo.path().join("adr")).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    // The plugin is this repository itself (hooks/hooks.json: Stop timeout 360 s).
+    let plugin = manifest_dir();
+    let doctor = |repo: &Path| {
+        with_home(
+            repo,
+            home.path(),
+            &["doctor"],
+            &[("CLAUDE_PLUGIN_ROOT", &plugin)],
+        )
+    };
+    // The default approval timeout (300 s) fits into 360 s.
+    let out = doctor(repo.path());
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(!stdout(&out).contains("stop-timeout"), "{}", stdout(&out));
+
+    write(
+        repo.path(),
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    timeout: 900\n",
+    );
+    let out = doctor(repo.path());
+    let text = stdout(&out);
+    assert_eq!(code(&out), 0, "a warning: {text}");
+    assert!(
+        text.contains(&format!(
+            "{}: warning[stop-timeout] the helix-gate plugin's Stop hook has a fixed timeout of 360 s (its hooks/hooks.json), but config/approvals.yaml needs 960 s",
+            plugin.join("hooks/hooks.json").display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("at or below 300 s, or register the hooks with `helix-gate install claude` instead of the plugin"),
+        "{text}"
+    );
+    // Without the plugin's folder there is nothing to check.
+    let out = with_home(repo.path(), home.path(), &["doctor"], &[]);
+    assert!(!stdout(&out).contains("stop-timeout"), "{}", stdout(&out));
+}
