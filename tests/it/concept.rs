@@ -310,3 +310,55 @@ fn a_changed_concept_is_reviewed_again_and_an_unchanged_one_is_a_cache_hit() {
     assert_eq!(reviews(), 2);
     assert!(super::approval::is_approved(repo.path(), &bytes, "adr"));
 }
+
+#[test]
+fn finalize_carries_an_approval_over_with_the_concept_in_the_key() {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "");
+    std::fs::create_dir(repo.path().join("adr")).unwrap();
+    repo.write(
+        "output/concept.md",
+        "# Konzept\n## Kontext\nx\n## Entscheidung\ny\n",
+    );
+    let draft = "output/ADR-cache.md";
+    // The concept next to the draft: finalize rewrites its path for the new folder.
+    repo.write(draft, adr_with_concept("concept.md"));
+    let runs = repo.path().join("fake/runs");
+    let script = fake_reviewer(
+        repo.path(),
+        &canned_result(&approved(0.9)),
+        &format!("echo run >> '{}'\n", runs.display()),
+    );
+    configure(&repo, &script, 30);
+    let (exit, doc) = approve_json(repo.path(), None, &[draft]);
+    assert_eq!(exit, 0, "{doc:#}");
+
+    let out = std::process::Command::new(bin())
+        .args(["finalize", draft])
+        .current_dir(repo.path())
+        .env(
+            "HELIX_GATE_STATE_DIR",
+            super::approval::state_dir(repo.path()),
+        )
+        .env("NO_COLOR", "1")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(stderr(&out).contains("carried over"), "{}", stderr(&out));
+    let finalized = "adr/001-cache-parsed-rules-between-hook-calls.md";
+    assert!(
+        std::fs::read_to_string(repo.path().join(finalized))
+            .unwrap()
+            .contains("concept: \"output/concept.md\""),
+    );
+    // The finalized ADR with the same concept is approved without a second review.
+    let (exit, again) = approve_json(repo.path(), None, &[finalized]);
+    assert_eq!(exit, 0, "{again:#}");
+    assert_eq!(again["stage"], "cache", "{again:#}");
+    assert_eq!(
+        std::fs::read_to_string(&runs).unwrap().lines().count(),
+        1,
+        "one review"
+    );
+}
