@@ -23,7 +23,11 @@ import json, sys
 rs = json.load(open(sys.argv[1]))["results"]
 for r in rs:
     print(f"  {r['command']:<40} median {r['median']*1000:8.2f} ms  (mean {r['mean']*1000:.2f}, min {r['min']*1000:.2f}, n={len(r['times'])})")
-print(f"  no-op / minimal program: {rs[1]['median']/rs[0]['median']:.2f}x")
+# hyperfine subtracts the shell's start-up time, so on a loaded machine the baseline's
+# median can be 0 (or below): then there is no meaningful ratio.
+base = rs[0]["median"]
+ratio = f"{rs[1]['median'] / base:.2f}x" if base > 0 else f"n/a (baseline median {base * 1000:.2f} ms)"
+print(f"  no-op / minimal program: {ratio}")
 PY
 echo "  peak RSS hook seed ADR: $(cd "$seed_repo" && /usr/bin/time -f '%M' "$bin" hook < "$work/adr.json" 2>&1 >/dev/null | tail -n 1) KB"
 unset CLAUDE_PROJECT_DIR

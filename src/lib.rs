@@ -23,6 +23,7 @@ pub mod paths;
 pub mod precommit;
 pub mod process;
 pub mod render;
+pub mod report;
 pub mod rules;
 pub mod text;
 pub mod yaml;

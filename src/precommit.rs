@@ -417,9 +417,9 @@ impl Worker<'_> {
                 // Asked before the engine takes the bytes: an approval is for exact bytes.
                 let approved = match self.approvals {
                     Approvals::NotRequired => true,
-                    Approvals::Required(lookup) => {
-                        lookup.as_ref().is_some_and(|l| l.is_approved(&bytes))
-                    }
+                    Approvals::Required(lookup) => lookup
+                        .as_ref()
+                        .is_some_and(|l| l.is_approved(self.engine, &path, &bytes)),
                 };
                 let mut checked = self.engine.check_bytes(&path, bytes, &self.files);
                 // An ADR with errors is reported for those only: no review is asked for yet.

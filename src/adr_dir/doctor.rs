@@ -8,10 +8,11 @@
 //! single ADR are reported under the ADR directory (gaps) or INDEX.md (the index).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use super::Workspace;
 use super::catalog::Catalog;
-use crate::diagnostic::FileReport;
+use crate::diagnostic::{FileReport, Finding, Severity};
 use crate::engine::ReadError;
 use crate::rules::{index, numbering};
 
@@ -68,4 +69,27 @@ pub fn run(ws: &Workspace) -> anyhow::Result<(Vec<FileReport>, Vec<ReadError>)> 
         reports.push(index);
     }
     Ok((reports, read_errors))
+}
+
+/// The report for an ADR directory `dir` that does not exist (or is no
+/// directory), under the directory's own path.
+pub fn missing_directory(root: &Path, dir: &Path) -> FileReport {
+    let display = crate::paths::display(root, dir);
+    let what = if dir.exists() {
+        "is not a directory"
+    } else {
+        "does not exist"
+    };
+    FileReport {
+        path: format!("{display}/"),
+        findings: vec![
+            Finding::new(
+                numbering::DIRECTORY_MISSING.id,
+                Severity::Error,
+                format!("the ADR directory {display} {what}, so no ADR was checked"),
+            )
+            .in_file(format!("{display}/"))
+            .hint("create it, or set adr.directory in config/helix-gate.yaml"),
+        ],
+    }
 }

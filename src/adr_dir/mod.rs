@@ -161,7 +161,14 @@ pub fn index_write(root: &Path) -> anyhow::Result<IndexWrite> {
 }
 
 /// Repository-wide ADR health: every file's findings and the files that could not be read.
+///
+/// A missing ADR directory is a finding (`adr-directory-missing`), not an
+/// error: doctor's other checks still run and report.
 pub fn doctor(root: &Path) -> anyhow::Result<(Vec<FileReport>, Vec<ReadError>)> {
-    let ws = Workspace::open(root)?;
-    doctor::run(&ws)
+    let engine = Engine::load(root, None)?;
+    let dir = crate::paths::absolute(&root.join(&engine.settings.adr.directory));
+    if !dir.is_dir() {
+        return Ok((vec![doctor::missing_directory(root, &dir)], Vec::new()));
+    }
+    doctor::run(&Workspace { engine, dir })
 }

@@ -2,8 +2,11 @@
 //!
 //! The key is a SHA-256 over everything a verdict depends on: the content of
 //! the reviewed file(s), the approval type, the text of its `CLAUDE.md` and
-//! configured checks, the verdict schema and the model. Change any of them and
-//! the old verdict no longer applies. The file path is not part of the key: a
+//! configured checks, the verdict schema and the model, and the content of the
+//! concepts the reviewed ADRs name (front matter `concept:`), since the
+//! reviewer gets them too. Change any of them and the old verdict no longer
+//! applies. Files that name no concept keep the keys they had before concepts
+//! were part of the key. The file path is not part of the key: a
 //! file that moves without changing keeps its approval.
 //!
 //! Every verdict a reviewer gave (approved, rejected, `needs_revision`) is
@@ -59,14 +62,24 @@ impl Field for Sha256 {
     }
 }
 
-/// The cache key (64 hex digits) for the files with these content digests.
-/// The order of the files does not matter.
+/// The cache key (64 hex digits) for the files with these content digests,
+/// reviewed together with the concepts with these content digests. The order
+/// of the files and of the concepts does not matter.
+///
+/// Without concepts nothing is added to the hash, so entries written before
+/// concepts were part of the key still match files that name none.
 ///
 /// Why a cryptographic hash and not a 64-bit one such as FNV-1a: an
 /// `approved` entry lets a file pass without a review, the file's author
 /// controls its bytes, and collisions of a non-cryptographic hash can be
 /// constructed on purpose.
-pub fn key(kind: &str, model: &str, instructions: &Instructions, digests: &[[u8; 32]]) -> String {
+pub fn key(
+    kind: &str,
+    model: &str,
+    instructions: &Instructions,
+    digests: &[[u8; 32]],
+    concepts: &[[u8; 32]],
+) -> String {
     let mut h = Sha256::new();
     h.field(KEY_VERSION.as_bytes());
     h.field(kind.as_bytes());
@@ -83,6 +96,16 @@ pub fn key(kind: &str, model: &str, instructions: &Instructions, digests: &[[u8;
     h.field(&(sorted.len() as u64).to_be_bytes());
     for digest in &sorted {
         h.field(digest);
+    }
+    if !concepts.is_empty() {
+        let mut sorted = concepts.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        h.field(b"concepts");
+        h.field(&(sorted.len() as u64).to_be_bytes());
+        for digest in &sorted {
+            h.field(digest);
+        }
     }
     hex(&h.finalize())
 }
@@ -248,16 +271,26 @@ mod tests {
         let i = instructions("x");
         let a = content_digest(b"one");
         let b = content_digest(b"two");
-        let base = key("adr", "sonnet", &i, &[a, b]);
+        let base = key("adr", "sonnet", &i, &[a, b], &[]);
         assert_eq!(base.len(), 64);
-        assert_eq!(base, key("adr", "sonnet", &i, &[b, a]));
-        assert_ne!(base, key("code", "sonnet", &i, &[a, b]));
-        assert_ne!(base, key("adr", "opus", &i, &[a, b]));
-        assert_ne!(base, key("adr", "sonnet", &instructions("y"), &[a, b]));
-        assert_ne!(base, key("adr", "sonnet", &i, &[a]));
+        assert_eq!(base, key("adr", "sonnet", &i, &[b, a], &[]));
+        assert_ne!(base, key("code", "sonnet", &i, &[a, b], &[]));
+        assert_ne!(base, key("adr", "opus", &i, &[a, b], &[]));
+        assert_ne!(base, key("adr", "sonnet", &instructions("y"), &[a, b], &[]));
+        assert_ne!(base, key("adr", "sonnet", &i, &[a], &[]));
         let mut other_check = i.clone();
         other_check.checks[0].1.push('!');
-        assert_ne!(base, key("adr", "sonnet", &other_check, &[a, b]));
+        assert_ne!(base, key("adr", "sonnet", &other_check, &[a, b], &[]));
+        // A concept the reviewer got is part of the key, its order is not.
+        let concept = content_digest(b"concept");
+        let changed = content_digest(b"changed concept");
+        let with_concept = key("adr", "sonnet", &i, &[a, b], &[concept]);
+        assert_ne!(base, with_concept);
+        assert_ne!(with_concept, key("adr", "sonnet", &i, &[a, b], &[changed]));
+        assert_eq!(
+            key("adr", "sonnet", &i, &[a, b], &[concept, changed]),
+            key("adr", "sonnet", &i, &[a, b], &[changed, concept])
+        );
     }
 
     #[test]
@@ -295,7 +328,7 @@ mod tests {
         push(&1u64.to_be_bytes());
         push(&a);
         assert_eq!(
-            key("adr", "sonnet", &i, &[a]),
+            key("adr", "sonnet", &i, &[a], &[]),
             hex(&content_digest(&material))
         );
     }

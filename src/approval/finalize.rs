@@ -112,17 +112,21 @@ fn carry_over(root: &Path, plan: &Plan) -> Option<String> {
     let type_settings = settings.get(ADR_TYPE)?;
     let instructions = instructions::load(root, type_settings).ok()?;
     let signing = signing::load().ok()??;
-    let key_of = |bytes: &[u8]| {
+    // The concept is part of the key; finalize may rewrite the `concept:` path
+    // for the new folder, so each content resolves it from its own place.
+    let engine = crate::engine::Engine::load(root, None).ok()?;
+    let key_of = |path: &Path, bytes: &[u8]| {
         cache::key(
             ADR_TYPE,
             &type_settings.model,
             &instructions,
             &[cache::content_digest(bytes)],
+            &super::concept_digests(&engine, path, bytes),
         )
     };
     let cache::Lookup::Hit(document) = cache::lookup(
         root,
-        &key_of(plan.original()),
+        &key_of(&plan.draft, plan.original()),
         type_settings.required_confidence,
         Some(&signing),
     ) else {
@@ -138,7 +142,7 @@ fn carry_over(root: &Path, plan: &Plan) -> Option<String> {
     Some(
         match cache::store(
             root,
-            &key_of(plan.content().as_bytes()),
+            &key_of(&plan.target, plan.content().as_bytes()),
             &document,
             &signing,
         ) {

@@ -33,6 +33,7 @@ pub mod cache;
 pub mod claude;
 pub mod finalize;
 pub mod history;
+mod inputs;
 pub mod instructions;
 pub mod judgement;
 pub mod numbers;
@@ -58,6 +59,8 @@ use crate::{clock, env};
 
 pub use claude::RunnerError;
 pub use history::{FileRun, HistorySummary, Stage};
+pub use inputs::concept_digests;
+use inputs::{deterministic, distinct_concepts, file_concepts, read_files};
 pub use instructions::InstructionsError;
 pub use settings::{
     ApprovalSettings, ConfigError, NextStep, OnRejection, RejectionAction, TypeSettings,
@@ -404,14 +407,23 @@ impl ApprovalLookup {
     }
 
     /// Whether a signed `approved` verdict (at or above the type's current
-    /// `required_confidence`) is cached for exactly `bytes` (a cached
-    /// rejection is not).
-    pub fn is_approved(&self, bytes: &[u8]) -> bool {
+    /// `required_confidence`) is cached for exactly `bytes` at `path` (a cached
+    /// rejection is not). The concept an ADR names is part of the key, read
+    /// from the work tree as the reviewer read it, so an ADR whose concept
+    /// changed since its review is not approved.
+    pub fn is_approved(&self, engine: &Engine, path: &Path, bytes: &[u8]) -> bool {
+        let display = crate::paths::display(&engine.root, path);
+        let concepts = if self.kind == ADR_TYPE || engine.matcher().is_adr(&display) {
+            concept_digests(engine, path, bytes)
+        } else {
+            Vec::new()
+        };
         let key = cache::key(
             &self.kind,
             &self.model,
             &self.instructions,
             &[cache::content_digest(bytes)],
+            &concepts,
         );
         matches!(
             cache::lookup(
@@ -510,7 +522,8 @@ pub fn approve(
 
     // 2. Cache.
     let instructions = instructions::load(root, type_settings).map_err(ApprovalError::from)?;
-    let keys = request.cache_keys(&instructions);
+    let file_concepts = file_concepts(&engine, kind, &request.files);
+    let keys = request.cache_keys(&instructions, &file_concepts);
     let mut notes = Vec::new();
     if !options.no_cache
         && let Some(document) = request.cached(&keys, &mut notes)
@@ -521,7 +534,7 @@ pub fn approve(
     // 3. Reviewer, in a run folder of its own.
     let mut run = run_dir::create(root, &instructions, &request.files, SystemTime::now())
         .with_context(|| format!("cannot create a run folder under {}", data_dir::RUNS_DIR))?;
-    let concepts = concepts(&engine, kind, &request.files);
+    let concepts = distinct_concepts(file_concepts);
     run_dir::add_concepts(root, &mut run, &concepts)
         .with_context(|| format!("cannot copy the concepts into {}", run.path.display()))?;
     let outcome = request.run_reviewer(&run, options);
@@ -670,23 +683,38 @@ impl Request<'_> {
         }
     }
 
-    fn cache_keys(&self, instructions: &instructions::Instructions) -> CacheKeys {
+    /// The keys of [`CacheKeys`]: the one over all files counts every concept
+    /// they name; each file's own key counts only its own concept.
+    fn cache_keys(
+        &self,
+        instructions: &instructions::Instructions,
+        file_concepts: &[Option<run_dir::ReviewedFile>],
+    ) -> CacheKeys {
         let model = &self.type_settings.model;
         let digests: Vec<[u8; 32]> = self
             .files
             .iter()
             .map(|f| cache::content_digest(&f.bytes))
             .collect();
+        let concepts: Vec<Option<[u8; 32]>> = file_concepts
+            .iter()
+            .map(|c| c.as_ref().map(|c| cache::content_digest(&c.bytes)))
+            .collect();
         let each = if digests.len() > 1 {
             digests
                 .iter()
-                .map(|digest| cache::key(self.kind, model, instructions, &[*digest]))
+                .zip(&concepts)
+                .map(|(digest, concept)| {
+                    let own: Vec<[u8; 32]> = concept.iter().copied().collect();
+                    cache::key(self.kind, model, instructions, &[*digest], &own)
+                })
                 .collect()
         } else {
             Vec::new()
         };
+        let all_concepts: Vec<[u8; 32]> = concepts.iter().flatten().copied().collect();
         CacheKeys {
-            all: cache::key(self.kind, model, instructions, &digests),
+            all: cache::key(self.kind, model, instructions, &digests, &all_concepts),
             each,
         }
     }
@@ -1016,147 +1044,6 @@ impl Request<'_> {
 
 pub fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
-}
-
-/// Read every file (refusing above the size limit without reading all of it).
-fn read_files(
-    root: &Path,
-    files: &[PathBuf],
-    limit: u64,
-) -> Result<Vec<run_dir::ReviewedFile>, ApprovalError> {
-    files
-        .iter()
-        .map(|file| {
-            let path = if file.is_absolute() {
-                crate::paths::absolute(file)
-            } else {
-                crate::paths::absolute(&root.join(file))
-            };
-            if crate::engine::leaves_project(root, &path) {
-                return Err(ApprovalError::Read {
-                    path: file.display().to_string(),
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::InvalidInput,
-                        "a symbolic link leads it outside the project; not read, not sent to a reviewer",
-                    ),
-                });
-            }
-            let bytes = crate::engine::read_limited(&path, limit).map_err(|source| {
-                ApprovalError::Read {
-                    path: file.display().to_string(),
-                    source,
-                }
-            })?;
-            Ok(run_dir::ReviewedFile {
-                display: crate::paths::display(root, &path),
-                path,
-                bytes,
-            })
-        })
-        .collect()
-}
-
-/// The concepts the reviewed ADRs name in their front matter (`concept:`), each once. The
-/// deterministic stage has reported any that cannot be read, so these are the readable ones.
-fn concepts(
-    engine: &Engine,
-    kind: &str,
-    files: &[run_dir::ReviewedFile],
-) -> Vec<run_dir::ReviewedFile> {
-    let mut out: Vec<run_dir::ReviewedFile> = Vec::new();
-    for file in files.iter().filter(|f| is_adr(engine, kind, f)) {
-        let adr = crate::adr::Adr::parse(&String::from_utf8_lossy(&file.bytes));
-        let Some(Ok(named)) = crate::rules::concept::named(&adr) else {
-            continue;
-        };
-        let Ok(path) = engine.resolve_concept(&file.path, &named) else {
-            continue;
-        };
-        if out.iter().any(|c| c.path == path) {
-            continue;
-        }
-        if let Ok(text) = engine.read_concept(&path) {
-            out.push(run_dir::ReviewedFile {
-                display: crate::paths::display(&engine.root, &path),
-                path,
-                bytes: text.into_bytes(),
-            });
-        }
-    }
-    out
-}
-
-/// Whether `file` gets the ADR rules: every file of type `adr`, and files of
-/// other types that the configured ADR globs match.
-fn is_adr(engine: &Engine, kind: &str, file: &run_dir::ReviewedFile) -> bool {
-    kind == ADR_TYPE || engine.matcher().is_adr(&file.display)
-}
-
-/// The deterministic stage: its findings, each naming its file, and the
-/// hints of the error findings as recommendations.
-///
-/// A finding's hint is not kept on it: the stored result has no place for it
-/// (the seed's schema), and an approval's findings are exactly what its
-/// stored result holds, whether it was just made or read from the cache.
-fn deterministic(
-    engine: &Engine,
-    kind: &str,
-    files: &[run_dir::ReviewedFile],
-) -> (Vec<Finding>, Vec<String>) {
-    let mut out = Vec::new();
-    let mut hints: Vec<String> = Vec::new();
-    let adrs: Vec<&run_dir::ReviewedFile> =
-        files.iter().filter(|f| is_adr(engine, kind, f)).collect();
-    if !adrs.is_empty() {
-        let (reports, _) = engine.check_sources(
-            &adrs,
-            |f| Ok((f.path.clone(), f.bytes.clone())),
-            &crate::rules::WorkTree { root: &engine.root },
-            adrs.len() > 1,
-        );
-        for report in reports {
-            for mut f in report.findings {
-                if let Some(hint) = f.hint.take()
-                    && f.severity == Severity::Error
-                {
-                    let line = format!("{}: {hint}", report.path);
-                    if !hints.contains(&line) {
-                        hints.push(line);
-                    }
-                }
-                out.push(
-                    f.in_file(report.path.clone())
-                        .from_source(Source::Deterministic),
-                );
-            }
-        }
-    }
-    let limit = engine.settings.adr.max_file_size;
-    for file in files.iter().filter(|f| !is_adr(engine, kind, f)) {
-        let problem = if file.bytes.len() as u64 > limit {
-            Some((
-                crate::rules::input::FILE_TOO_LARGE.id,
-                format!(
-                    "file is larger than {limit} bytes (adr.max_file_size); it is not sent to a reviewer"
-                ),
-            ))
-        } else if file.bytes.contains(&0) {
-            Some((
-                crate::rules::input::FILE_BINARY.id,
-                "file contains NUL bytes (binary data); a reviewer cannot judge it".to_owned(),
-            ))
-        } else {
-            None
-        };
-        if let Some((rule, message)) = problem {
-            out.push(Finding::new(rule, Severity::Error, message).in_file(file.display.clone()));
-        }
-    }
-    hints.push(
-        "Fix every deterministic error (`helix-gate validate` shows them), then run `helix-gate approve` again."
-            .to_owned(),
-    );
-    (out, hints)
 }
 
 fn infrastructure_finding(failure: &RunnerError) -> Finding {

@@ -23,29 +23,57 @@ pub fn needed_s(root: &Path) -> Option<u64> {
 }
 
 /// One report per settings file whose helix-gate Stop hook has a timeout
-/// below [`needed_s`] (warnings, rule `stop-timeout`).
+/// below [`needed_s`] (warnings, rule `stop-timeout`); with `CLAUDE_PLUGIN_ROOT`
+/// set (doctor run as, or pointed at, the Claude Code plugin), also the
+/// plugin's `hooks/hooks.json`.
 pub fn doctor_reports(root: &Path) -> Vec<FileReport> {
+    let plugin = crate::env::var(crate::env::CLAUDE_PLUGIN_ROOT);
+    doctor_reports_with(root, plugin.as_deref().map(Path::new))
+}
+
+/// [`doctor_reports`] with the plugin folder given.
+pub fn doctor_reports_with(root: &Path, plugin_root: Option<&Path>) -> Vec<FileReport> {
     let Some(needed) = needed_s(root) else {
         return Vec::new();
     };
-    installed::installed_stop_timeouts(root)
+    let settings_files = installed::installed_stop_timeouts(root)
         .into_iter()
-        .filter(|(_, seconds)| *seconds < needed)
-        .map(|(file, seconds)| {
+        .map(|(file, seconds)| (file, seconds, false));
+    let plugin_files = plugin_root
+        .map(installed::plugin_stop_timeouts)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(file, seconds)| (file, seconds, true));
+    settings_files
+        .chain(plugin_files)
+        .filter(|(_, seconds, _)| *seconds < needed)
+        .map(|(file, seconds, plugin)| {
             let path = crate::paths::display(root, &file);
+            let margin = installed::STOP_TIMEOUT_MARGIN_S;
+            let (message, hint) = if plugin {
+                (
+                    format!(
+                        "the helix-gate plugin's Stop hook has a fixed timeout of {seconds} s (its hooks/hooks.json), but config/approvals.yaml needs {needed} s (the longest enabled approval timeout plus {margin} s); reviews that need longer are stopped at the hook's deadline"
+                    ),
+                    format!(
+                        "keep every enabled approval `timeout` in config/approvals.yaml at or below {} s, or register the hooks with `helix-gate install claude` instead of the plugin (its Stop timeout follows the config)",
+                        seconds.saturating_sub(margin)
+                    ),
+                )
+            } else {
+                (
+                    format!(
+                        "helix-gate's Stop hook has a timeout of {seconds} s, but config/approvals.yaml needs {needed} s (the longest enabled approval timeout plus {margin} s); reviews that need longer are stopped at the hook's deadline"
+                    ),
+                    "run `helix-gate install claude` again (same --scope) to set the Stop timeout from config/approvals.yaml".to_owned(),
+                )
+            };
             FileReport {
                 path: path.clone(),
                 findings: vec![
-                    Finding::new(
-                        crate::rules::gate::STOP_TIMEOUT.id,
-                        Severity::Warning,
-                        format!(
-                            "helix-gate's Stop hook has a timeout of {seconds} s, but config/approvals.yaml needs {needed} s (the longest enabled approval timeout plus {} s); reviews that need longer are stopped at the hook's deadline",
-                            installed::STOP_TIMEOUT_MARGIN_S
-                        ),
-                    )
-                    .in_file(path)
-                    .hint("run `helix-gate install claude` again (same --scope) to set the Stop timeout from config/approvals.yaml"),
+                    Finding::new(crate::rules::gate::STOP_TIMEOUT.id, Severity::Warning, message)
+                        .in_file(path)
+                        .hint(hint),
                 ],
             }
         })

@@ -38,6 +38,9 @@ pub(super) fn install(target: InstallTarget, s: Scope) -> anyhow::Result<ExitSta
                 "helix-gate hook registered in {} (PreToolUse and PostToolUse on Write|Edit|MultiEdit, Stop, SessionStart)\nStop timeout: {stop_timeout} s ({why}, from config/approvals.yaml)\n",
                 path.display()
             ))?;
+            if s == Scope::User {
+                print(&user_scope_prompt_context(&root)?)?;
+            }
             print_stderr(if s == Scope::User {
                 "helix-gate: note: registered for every Claude Code session on this machine; it checks only repositories that have config/helix-gate.yaml (an empty file is enough) and does nothing elsewhere\n"
             } else {
@@ -67,6 +70,32 @@ pub(super) fn install(target: InstallTarget, s: Scope) -> anyhow::Result<ExitSta
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// The line `install claude --scope user` adds: `hook.prompt_context` is the
+/// built-in default there, whatever this repository's config says.
+fn user_scope_prompt_context(root: &std::path::Path) -> anyhow::Result<String> {
+    let registered = claude::prompt_context(root, claude::Scope::User)?;
+    let here = crate::config::Settings::load(root)
+        .map(|settings| settings.hook.prompt_context)
+        .ok();
+    let mut text = format!(
+        "UserPromptSubmit: {} (user scope uses the built-in hook.prompt_context: {registered}, not this repository's config/helix-gate.yaml",
+        if registered {
+            "registered"
+        } else {
+            "not registered"
+        }
+    );
+    if here.is_some_and(|here| here != registered) {
+        let _ = write!(
+            text,
+            ", whose hook.prompt_context: {} applies only to `helix-gate install claude` at project or local scope",
+            !registered
+        );
+    }
+    text.push_str(")\n");
+    Ok(text)
 }
 
 pub(super) fn uninstall(target: InstallTarget, s: Scope) -> anyhow::Result<ExitStatus> {

@@ -357,7 +357,7 @@ pub const USER_SCOPE_FLAG: &str = " --scope user";
 /// session on the machine, the hook answers only in repositories with helix-gate's
 /// settings file.
 pub fn install(root: &Path, scope: Scope, stop_timeout_s: u64) -> anyhow::Result<PathBuf> {
-    let settings = crate::config::Settings::load(root)?;
+    let prompt_context = prompt_context(root, scope)?;
     let path = settings_path(root, scope)?;
     let mut command = hook_command();
     if scope == Scope::User {
@@ -367,10 +367,22 @@ pub fn install(root: &Path, scope: Scope, stop_timeout_s: u64) -> anyhow::Result
         &allowed_area(root, scope)?,
         &path,
         &command,
-        settings.hook.prompt_context,
+        prompt_context,
         stop_timeout_s,
     )?;
     Ok(path)
+}
+
+/// Whether [`install`] registers `UserPromptSubmit` (`hook.prompt_context`):
+/// at project and local scope as the repository's config/helix-gate.yaml says;
+/// at user scope as the built-in defaults say, because that registration
+/// serves every session on the machine, not only the repository it was run in.
+pub fn prompt_context(root: &Path, scope: Scope) -> anyhow::Result<bool> {
+    Ok(if scope == Scope::User {
+        crate::config::Settings::builtin().hook.prompt_context
+    } else {
+        crate::config::Settings::load(root)?.hook.prompt_context
+    })
 }
 
 /// Remove helix-gate's hooks from the settings file of `scope`: that file and how many.

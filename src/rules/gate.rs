@@ -103,7 +103,8 @@ declare_rules! {
     /// `helix-gate doctor` warns when helix-gate's Stop hook in `.claude/settings.json`,
     /// `.claude/settings.local.json` or `~/.claude/settings.json` has a `timeout` below what
     /// config/approvals.yaml needs: the largest `timeout` of an enabled approval type plus 60 s
-    /// (90 s when no type is enabled).
+    /// (90 s when no type is enabled). With `CLAUDE_PLUGIN_ROOT` set (the plugin's folder), it
+    /// also checks the plugin's `hooks/hooks.json`, whose Stop timeout is fixed (360 s).
     ///
     /// ## Why
     /// Claude Code cancels a hook at its timeout without a word, and the stop goes through
@@ -116,7 +117,8 @@ declare_rules! {
     ///
     /// ## Fix
     /// Run `helix-gate install claude` again (with the same `--scope`): it sets the Stop
-    /// timeout from config/approvals.yaml.
+    /// timeout from config/approvals.yaml. With the plugin, keep the approval timeouts at or
+    /// below 300 s, or register the hooks with `helix-gate install claude` instead.
     pub const STOP_TIMEOUT {
         id: "stop-timeout",
         severity: Warning,

@@ -105,6 +105,25 @@ declare_rules! {
         category: Numbering,
         summary: "an ADR number above 99999 (ignored for numbering)",
     }
+
+    /// ## What it does
+    /// `doctor` reports that the ADR directory (`adr.directory` in config/helix-gate.yaml,
+    /// default `adr`) does not exist or is not a directory. Nothing else of the ADR directory is
+    /// checked then; the rest of doctor's report (Stop timeouts, hook registrations) still
+    /// follows. `doctor` exits with 1, as for any error finding.
+    ///
+    /// ## Why
+    /// Without the directory there are no ADRs to check, `next-number` and `finalize` cannot
+    /// work, and a wrong `adr.directory` would otherwise pass unnoticed.
+    ///
+    /// ## Fix
+    /// Create the directory (`mkdir adr`), or set `adr.directory` to where the ADRs are.
+    pub const DIRECTORY_MISSING {
+        id: "adr-directory-missing",
+        severity: Error,
+        category: Numbering,
+        summary: "the ADR directory does not exist",
+    }
 }
 
 /// Front matter keys naming the successor (the seeds write both spellings).

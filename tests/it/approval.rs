@@ -91,13 +91,14 @@ pub(crate) fn state_dir(repo: &Path) -> PathBuf {
 }
 
 /// Pre-commit's library answer: a signed approved verdict is cached for
-/// exactly `bytes`, with the key of the test's state folder.
+/// exactly `bytes` (at [`ADR`]), with the key of the test's state folder.
 pub(crate) fn is_approved(repo: &Path, bytes: &[u8], kind: &str) -> bool {
     let Some(signing) = helix_gate::approval::signing::load_in(&state_dir(repo)).unwrap() else {
         return false;
     };
+    let engine = helix_gate::engine::Engine::load(repo, None).unwrap();
     helix_gate::approval::ApprovalLookup::load_with(repo, kind, signing)
-        .is_some_and(|lookup| lookup.is_approved(bytes))
+        .is_some_and(|lookup| lookup.is_approved(&engine, &repo.join(ADR), bytes))
 }
 
 fn approve(repo: &Path, api: Option<&FakeApi>, args: &[&str]) -> Output {

@@ -260,3 +260,105 @@ fn finalize_rewrites_a_concept_next_to_the_draft_from_the_repository_root() {
         stdout(&out)
     );
 }
+
+#[test]
+fn a_changed_concept_is_reviewed_again_and_an_unchanged_one_is_a_cache_hit() {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "");
+    repo.write(
+        "docs/concept.md",
+        "# Konzept\n## Kontext\nx\n## Entscheidung\ny\n",
+    );
+    let adr = "adr/001-cache-rules.md";
+    repo.write(adr, adr_with_concept("docs/concept.md"));
+    let runs = repo.path().join("fake/runs");
+    let script = fake_reviewer(
+        repo.path(),
+        &canned_result(&approved(0.9)),
+        &format!("echo run >> '{}'\n", runs.display()),
+    );
+    configure(&repo, &script, 30);
+    let reviews = || {
+        std::fs::read_to_string(&runs)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let bytes = std::fs::read(repo.path().join(adr)).unwrap();
+
+    let (exit, first) = approve_json(repo.path(), None, &[adr]);
+    assert_eq!(exit, 0, "{first:#}");
+    assert_eq!(reviews(), 1);
+    assert!(super::approval::is_approved(repo.path(), &bytes, "adr"));
+
+    // Same ADR, same concept: the cached verdict, no reviewer.
+    let (exit, again) = approve_json(repo.path(), None, &[adr]);
+    assert_eq!(exit, 0, "{again:#}");
+    assert_eq!(again["stage"], "cache", "{again:#}");
+    assert_eq!(reviews(), 1);
+
+    // Same ADR bytes, changed concept: the reviewer judges again, and pre-commit's
+    // lookup no longer finds the ADR approved.
+    repo.write(
+        "docs/concept.md",
+        "# Konzept\n## Kontext\nx\n## Entscheidung\nanders\n",
+    );
+    assert!(!super::approval::is_approved(repo.path(), &bytes, "adr"));
+    let (exit, changed) = approve_json(repo.path(), None, &[adr]);
+    assert_eq!(exit, 0, "{changed:#}");
+    assert_ne!(changed["stage"], "cache", "{changed:#}");
+    assert_eq!(reviews(), 2);
+    assert!(super::approval::is_approved(repo.path(), &bytes, "adr"));
+}
+
+#[test]
+fn finalize_carries_an_approval_over_with_the_concept_in_the_key() {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "");
+    std::fs::create_dir(repo.path().join("adr")).unwrap();
+    repo.write(
+        "output/concept.md",
+        "# Konzept\n## Kontext\nx\n## Entscheidung\ny\n",
+    );
+    let draft = "output/ADR-cache.md";
+    // The concept next to the draft: finalize rewrites its path for the new folder.
+    repo.write(draft, adr_with_concept("concept.md"));
+    let runs = repo.path().join("fake/runs");
+    let script = fake_reviewer(
+        repo.path(),
+        &canned_result(&approved(0.9)),
+        &format!("echo run >> '{}'\n", runs.display()),
+    );
+    configure(&repo, &script, 30);
+    let (exit, doc) = approve_json(repo.path(), None, &[draft]);
+    assert_eq!(exit, 0, "{doc:#}");
+
+    let out = std::process::Command::new(bin())
+        .args(["finalize", draft])
+        .current_dir(repo.path())
+        .env(
+            "HELIX_GATE_STATE_DIR",
+            super::approval::state_dir(repo.path()),
+        )
+        .env("NO_COLOR", "1")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(stderr(&out).contains("carried over"), "{}", stderr(&out));
+    let finalized = "adr/001-cache-parsed-rules-between-hook-calls.md";
+    assert!(
+        std::fs::read_to_string(repo.path().join(finalized))
+            .unwrap()
+            .contains("concept: \"output/concept.md\""),
+    );
+    // The finalized ADR with the same concept is approved without a second review.
+    let (exit, again) = approve_json(repo.path(), None, &[finalized]);
+    assert_eq!(exit, 0, "{again:#}");
+    assert_eq!(again["stage"], "cache", "{again:#}");
+    assert_eq!(
+        std::fs::read_to_string(&runs).unwrap().lines().count(),
+        1,
+        "one review"
+    );
+}

@@ -118,6 +118,7 @@ fn public_cache_key(repo: &Path, bytes: &[u8]) -> String {
         &adr.model,
         &instructions,
         &[helix_gate::approval::cache::content_digest(bytes)],
+        &[],
     )
 }
 

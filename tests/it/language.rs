@@ -276,3 +276,58 @@ fn an_english_migration_is_no_longer_refused_for_lacking_schritt() {
         stdout(&out)
     );
 }
+
+#[test]
+fn rule_words_inside_other_words_do_not_count() {
+    // Each text has the rule's words only inside longer words: "Inhalt" (alt), "erneut"
+    // (neu), "hold" (old), "renewal" (new), "Kapitel" and "Therapie" (API), "client"
+    // (CLI), "recommended" (command). Matched as substrings, every rule passed.
+    let decoys = [
+        (
+            "breaking-needs-upgrade",
+            "\nThis is a breaking change for callers of the loader.\n",
+            "## Migration\n\nDer Inhalt der Konfiguration wird erneut geladen; callers hold the lock during the renewal of the cache.\n\n",
+        ),
+        (
+            "service-needs-api",
+            "\nKapitel 3 beschreibt die Therapie des Speichers.\n",
+            "",
+        ),
+        (
+            "tools-need-cli",
+            "\nThe client keeps the recommended defaults.\n",
+            "",
+        ),
+    ];
+    for (rule, implementation, extra) in decoys {
+        let case = cases().into_iter().find(|c| c.rule == rule).unwrap();
+        let found = rules_of(&adr(&case, (implementation, extra)));
+        assert!(
+            found.iter().any(|r| r == rule),
+            "{rule}: words inside other words satisfied the rule: {found:?}\n{}",
+            adr(&case, (implementation, extra))
+        );
+    }
+}
+
+#[test]
+fn inflected_and_compound_rule_words_still_count() {
+    let accepted = [
+        (
+            "breaking-needs-upgrade",
+            "\nDas ist nicht abwärtskompatibel.\n",
+            "## Migration\n\nDie alten Aufrufe lesen jedes Mal die Datei; die neuen Aufrufe nutzen den Speicher.\n\n",
+        ),
+        (
+            "service-needs-api",
+            "\nDie REST-APIs und ihre Endpunkte bleiben gleich.\n",
+            "",
+        ),
+        ("tools-need-cli", "\nDie Kommandozeile bleibt gleich.\n", ""),
+    ];
+    for (rule, implementation, extra) in accepted {
+        let case = cases().into_iter().find(|c| c.rule == rule).unwrap();
+        let found = rules_of(&adr(&case, (implementation, extra)));
+        assert!(found.is_empty(), "{rule}: {found:?}");
+    }
+}

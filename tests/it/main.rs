@@ -39,6 +39,7 @@ mod review_config;
 mod schemas;
 mod sessions;
 mod snapshots;
+mod structure;
 #[path = "../support/mod.rs"]
 mod support;
 mod validate;

@@ -1,0 +1,265 @@
+//! The Stop hook's approval gate: the reviewers (cache first) for the ADRs that
+//! passed every deterministic check, run in parallel within the Stop's one
+//! deadline, then their verdicts counted against `on_rejection` in the session
+//! state and turned into feedback, messages and decisions.
+
+use std::path::Path;
+use std::time::Instant;
+
+use super::output::HookOutput;
+use super::{Deadline, HookEvent, InfraError, Ruling, reviews, session_id, state};
+use crate::approval::{self, Approval, NextStep, OnRejection};
+use crate::decision_log::{Decision, Verdict};
+
+/// The approval type the Stop gate asks for.
+const APPROVAL_TYPE: &str = crate::approval::ADR_TYPE;
+
+/// One ADR the reviewer (or its cache) gave a verdict on.
+struct Review {
+    rel: String,
+    result: Approval,
+}
+
+/// Run the reviewers (cache first) on ADRs that passed every deterministic
+/// check, several at once, within the Stop hook's one deadline ([`reviews`]).
+/// `None` lets the stop proceed without a message of its own.
+pub(super) fn approval_gate(
+    event: &HookEvent,
+    root: &Path,
+    deadline: &Deadline,
+    files: &[String],
+    fail_closed: bool,
+    decisions: &mut Vec<Decision>,
+) -> Result<Option<Ruling>, InfraError> {
+    let infra = |message: String| InfraError {
+        message,
+        fail_closed,
+    };
+    let settings = approval::settings(root).map_err(|e| infra(format!("{e:#}")))?;
+    let Some(kind) = settings.get(APPROVAL_TYPE).filter(|t| t.enabled) else {
+        return Ok(None);
+    };
+    // One deadline for the whole Stop: Claude Code's timeout for this hook
+    // minus a reserve; every reviewer must end before it.
+    let window = reviews::StopWindow::find(root, &settings);
+    deadline.for_reviews(window.limit());
+    let until = deadline
+        .expires()
+        .checked_sub(reviews::ANSWER_SLACK)
+        .unwrap_or_else(Instant::now);
+    // The reviews run without the session lock; a broken review does not stop
+    // the others, and the verdicts that did arrive are counted and acted on.
+    let (reviews, broken) = run_reviews(root, files, settings.max_parallel, until, &window, &infra);
+    let counted = count_reviews(root, session_id(event), &reviews, &kind.on_rejection)
+        .map_err(|e| infra(e.to_string()))?;
+    let (mut messages, mut feedback) =
+        act_on_reviews(root, &kind.on_rejection, &reviews, &counted, decisions);
+    if let Some(err) = broken {
+        if feedback.is_empty() {
+            return Err(err);
+        }
+        // Real findings on other files still reach the model; the failure is
+        // named as what it is, for the model and for the user.
+        feedback.push(format!(
+            "Also: helix-gate infrastructure error (not a problem in your files): {}",
+            err.message
+        ));
+        messages.push(format!("helix-gate: infrastructure error: {}", err.message));
+    }
+    if !feedback.is_empty() {
+        let mut output = HookOutput::block(feedback.join("\n\n"));
+        if !messages.is_empty() {
+            output = output.with_message(messages.join("\n"));
+        }
+        return Ok(Some(Ruling {
+            output: Some(output),
+            decisions: std::mem::take(decisions),
+        }));
+    }
+    decisions.push(Decision {
+        verdict: Verdict::Allow,
+        ..Decision::default()
+    });
+    Ok(Some(Ruling {
+        output: Some(HookOutput::message(messages.join("\n"))),
+        decisions: std::mem::take(decisions),
+    }))
+}
+
+/// Review `files` ([`reviews::run_parallel`]): the reviews that gave a
+/// verdict, and one infrastructure error naming every review that could not
+/// (a setup problem, or a reviewer that broke: timeout, crash, no verdict, the
+/// Stop deadline), never the model's fault.
+fn run_reviews(
+    root: &Path,
+    files: &[String],
+    max_parallel: usize,
+    until: Instant,
+    window: &reviews::StopWindow,
+    infra: &impl Fn(String) -> InfraError,
+) -> (Vec<Review>, Option<InfraError>) {
+    let results = reviews::run_parallel(root, files, APPROVAL_TYPE, max_parallel, until);
+    let mut done = Vec::new();
+    let mut problems = Vec::new();
+    for (rel, result) in files.iter().zip(results) {
+        // Escaped: a file name may carry line breaks meant for the model.
+        let shown = rel.escape_debug();
+        match result {
+            Err(e) => problems.push(format!("approval of {shown}: {e}")),
+            Ok(result) => match &result.failure {
+                Some(failure @ approval::RunnerError::Deadline { .. }) => problems.push(format!(
+                    "the reviewer for {shown} could not finish within the Stop hook's deadline ({}) and was stopped ({failure}); no verdict, so it is not approved",
+                    window.describe(root)
+                )),
+                Some(failure) => problems.push(format!(
+                    "the reviewer for {shown} failed ({}): {failure}",
+                    failure.kind()
+                )),
+                None => done.push(Review {
+                    rel: rel.clone(),
+                    result,
+                }),
+            },
+        }
+    }
+    let broken = (!problems.is_empty()).then(|| infra(problems.join("; ")));
+    (done, broken)
+}
+
+/// How the second lock of a Stop counted one verdict.
+struct Counted {
+    /// Failed reviews of the file in this session (0 for an approval).
+    failures: u32,
+    /// The same verdict as the one counted last (the unchanged file, from the
+    /// cache): not a new attempt.
+    repeated: bool,
+    /// What to do about a verdict that is not `approved`.
+    step: NextStep,
+}
+
+/// The second and last lock of a Stop: an approved ADR's failed reviews start
+/// over; a rejected one counts one more, unless it is the very verdict counted
+/// last (same approval id: the unchanged file answered from the cache), which
+/// is not a new attempt. A file whose retries are spent is marked escalated,
+/// and no further review of it starts in this session. Takes no lock when
+/// nothing was reviewed.
+fn count_reviews(
+    root: &Path,
+    session: &str,
+    reviews: &[Review],
+    on_rejection: &OnRejection,
+) -> Result<Vec<Counted>, state::StateError> {
+    if reviews.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (counts, _) = state::update(root, session, |s| {
+        reviews
+            .iter()
+            .map(|review| {
+                let key = state::approval_key(&review.rel);
+                if review.result.is_approved() {
+                    s.reset(&key);
+                    return Counted {
+                        failures: 0,
+                        repeated: false,
+                        step: NextStep::Feedback,
+                    };
+                }
+                let id = &review.result.document.approval_id;
+                let target = s.target(&key);
+                let repeated = target.attempts > 0 && target.verdict.as_ref() == Some(id);
+                if !repeated {
+                    target.attempts += 1;
+                    target.verdict = Some(id.clone());
+                }
+                let step = on_rejection.next_step(target.attempts - 1);
+                if step == NextStep::Escalate {
+                    target.escalated = true;
+                }
+                Counted {
+                    failures: target.attempts,
+                    repeated,
+                    step,
+                }
+            })
+            .collect()
+    })?;
+    Ok(counts)
+}
+
+/// What the verdicts lead to, by `on_rejection`: the user messages and the
+/// feedback for the model (which blocks). An escalation is recorded in the
+/// approval history, and its message says that no further review starts.
+fn act_on_reviews(
+    root: &Path,
+    on_rejection: &OnRejection,
+    reviews: &[Review],
+    counted: &[Counted],
+    decisions: &mut Vec<Decision>,
+) -> (Vec<String>, Vec<String>) {
+    let mut messages = Vec::new();
+    let mut feedback = Vec::new();
+    for (Review { rel, result }, counted) in reviews.iter().zip(counted) {
+        if result.is_approved() {
+            messages.push(result.one_line());
+            decisions.push(Decision {
+                target: rel.clone(),
+                verdict: Verdict::Approved,
+                note: Some(result.one_line()),
+                ..Decision::default()
+            });
+            continue;
+        }
+        let failures = counted.failures;
+        let rules: Vec<String> = result.findings().iter().map(|f| f.rule.clone()).collect();
+        match counted.step {
+            NextStep::Feedback | NextStep::Block => {
+                let text = result.feedback_for_attempt(failures);
+                feedback.push(if counted.repeated {
+                    format!(
+                        "helix-gate: {rel} is unchanged since review {failures} of {}; the same verdict applies (no new review):\n\n{text}",
+                        on_rejection.max_retries
+                    )
+                } else {
+                    text
+                });
+                decisions.push(Decision {
+                    target: rel.clone(),
+                    verdict: Verdict::Block,
+                    rules,
+                    attempt: failures,
+                    note: Some(if counted.repeated {
+                        format!("unchanged, same verdict again; {}", result.one_line())
+                    } else {
+                        result.one_line()
+                    }),
+                    ..Decision::default()
+                });
+            }
+            NextStep::Escalate => {
+                // The history record is bookkeeping for `stats`; failing to write
+                // it must not change the decision.
+                let _ = approval::record_escalation(
+                    root,
+                    APPROVAL_TYPE,
+                    std::slice::from_ref(rel),
+                    failures,
+                    Some(&result.document.approval_id),
+                );
+                messages.push(format!(
+                    "helix-gate: approval of {rel} still {} after {failures} review(s); escalated to you ({}). The Stop gate starts no further review of {rel} in this session; run `helix-gate approve {rel}` when it is ready.",
+                    result.verdict().as_str(),
+                    result.one_line()
+                ));
+                decisions.push(Decision {
+                    target: rel.clone(),
+                    verdict: Verdict::Escalate,
+                    rules,
+                    attempt: failures,
+                    ..Decision::default()
+                });
+            }
+        }
+    }
+    (messages, feedback)
+}

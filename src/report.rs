@@ -1,0 +1,290 @@
+//! The `helix-gate report` page's figures: the decision log and the approval
+//! history aggregated into [`ReportData`], rendered by [`crate::render::report`]
+//! and written under `.helix-gate/`. Only `cli` prints.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use crate::approval::history::{self, Record, Stage};
+use crate::decision_log::{self, Decision, Verdict};
+use crate::render::report::{Day, Escalation, ReportData, ReviewDay};
+
+/// Where the page goes without `--out`.
+pub const DEFAULT_OUT: &str = ".helix-gate/report.html";
+
+/// The page of one repository and what it was made from.
+#[derive(Debug)]
+pub struct Report {
+    /// The HTML page.
+    pub page: String,
+    /// Decisions in the log.
+    pub decisions: usize,
+    /// Records in the approval history.
+    pub approval_records: usize,
+}
+
+/// The report page of the repository at `root` (logs that are missing count as
+/// empty; damaged lines are skipped and counted on the page).
+pub fn build(root: &Path) -> Report {
+    let (decisions, damaged) = decision_log::read(root);
+    let approvals = history::read(root);
+    let mut data = aggregate(&decisions, &approvals.records);
+    data.damaged_lines = damaged + approvals.skipped;
+    data.project = root.file_name().map_or_else(
+        || root.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    data.generated = crate::clock::now_rfc3339();
+    Report {
+        page: crate::render::report::html(&data),
+        decisions: decisions.len(),
+        approval_records: approvals.records.len(),
+    }
+}
+
+/// Write `page` to `out` (relative to the current directory), or to
+/// [`DEFAULT_OUT`] in `root` without one; atomically. Returns the path written.
+pub fn write(root: &Path, page: &str, out: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let path: PathBuf = match out {
+        Some(p) if p.is_absolute() => p.to_path_buf(),
+        Some(p) => std::env::current_dir().unwrap_or_default().join(p),
+        None => {
+            crate::fs::data_dir::ensure(root)?;
+            root.join(DEFAULT_OUT)
+        }
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    crate::fs::atomic::write(dir, &path, page.as_bytes())?;
+    Ok(path)
+}
+
+/// The day of an RFC 3339 time (`2026-11-23T...` -> `2026-11-23`), or `unknown`.
+fn day_of(time: &str) -> String {
+    match time.get(..10) {
+        Some(day) if day.as_bytes().get(4) == Some(&b'-') => day.to_owned(),
+        _ => "unknown".to_owned(),
+    }
+}
+
+fn percentile(sorted: &[u64], p: usize) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    sorted[((sorted.len() - 1) * p).div_ceil(100).min(sorted.len() - 1)]
+}
+
+/// The figures of the page. Both inputs are oldest first (append order).
+pub fn aggregate(decisions: &[Decision], approvals: &[Record]) -> ReportData {
+    let mut data = ReportData {
+        decisions: decisions.len(),
+        ..ReportData::default()
+    };
+    let mut days: BTreeMap<String, (Day, Vec<u64>)> = BTreeMap::new();
+    let mut rules: HashMap<&str, usize> = HashMap::new();
+    // (session, target) -> (fixed, escalated) for targets blocked at least once.
+    let mut blocked: HashMap<(&str, &str), (bool, bool)> = HashMap::new();
+    for d in decisions {
+        let day_key = day_of(&d.time);
+        let (day, latencies) = days.entry(day_key.clone()).or_insert_with(|| {
+            (
+                Day {
+                    date: day_key,
+                    ..Day::default()
+                },
+                Vec::new(),
+            )
+        });
+        latencies.push(d.duration_us);
+        let key = (d.session.as_str(), d.target.as_str());
+        match d.verdict {
+            Verdict::Block => {
+                day.block += 1;
+                for rule in &d.rules {
+                    *rules.entry(rule).or_default() += 1;
+                }
+                if !d.target.is_empty() {
+                    blocked.entry(key).or_insert((false, false));
+                }
+            }
+            Verdict::Pass | Verdict::Approved | Verdict::Warn => {
+                if d.verdict == Verdict::Warn {
+                    day.other += 1;
+                } else {
+                    day.pass += 1;
+                }
+                // Fixed within the budget: passed after a block, before any escalation.
+                if let Some((fixed, escalated)) = blocked.get_mut(&key)
+                    && !*escalated
+                {
+                    *fixed = true;
+                }
+            }
+            Verdict::Escalate | Verdict::Fallback => {
+                day.escalate += 1;
+                if let Some((fixed, escalated)) = blocked.get_mut(&key)
+                    && !*fixed
+                {
+                    *escalated = true;
+                }
+                data.escalations.push(Escalation {
+                    time: d.time.clone(),
+                    source: "hook".to_owned(),
+                    files: vec![d.target.clone()],
+                    detail: if d.rules.is_empty() {
+                        format!("budget spent after attempt {}", d.attempt)
+                    } else {
+                        format!(
+                            "budget spent after attempt {}: {}",
+                            d.attempt,
+                            d.rules.join(", ")
+                        )
+                    },
+                });
+            }
+            _ => day.other += 1,
+        }
+    }
+    data.days = days
+        .into_values()
+        .map(|(mut day, mut latencies)| {
+            latencies.sort_unstable();
+            day.p50_us = percentile(&latencies, 50);
+            day.p95_us = percentile(&latencies, 95);
+            day
+        })
+        .collect();
+    let mut failing: Vec<(String, usize)> = rules
+        .into_iter()
+        .map(|(rule, n)| (rule.to_owned(), n))
+        .collect();
+    failing.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    failing.truncate(12);
+    data.failing_rules = failing;
+    data.blocked_targets = blocked.len();
+    data.fixed_within_budget = blocked.values().filter(|(fixed, _)| *fixed).count();
+    approval_figures(&mut data, approvals);
+    data.escalations.sort_by(|a, b| a.time.cmp(&b.time));
+    data
+}
+
+fn approval_figures(data: &mut ReportData, approvals: &[Record]) {
+    let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut review_days: BTreeMap<String, (ReviewDay, Vec<f64>)> = BTreeMap::new();
+    for record in approvals {
+        match record {
+            Record::Approval {
+                timestamp,
+                result,
+                stage,
+                infrastructure_failure,
+                duration_seconds,
+                cost_usd,
+                ..
+            } => {
+                data.total_cost_usd += cost_usd;
+                if *stage != Stage::Reviewer {
+                    continue;
+                }
+                let label = if infrastructure_failure.is_some() {
+                    "infrastructure failure"
+                } else {
+                    result.as_str()
+                };
+                *verdicts.entry(label.to_owned()).or_default() += 1;
+                let day_key = day_of(timestamp);
+                let (day, durations) = review_days.entry(day_key.clone()).or_insert_with(|| {
+                    (
+                        ReviewDay {
+                            date: day_key,
+                            ..ReviewDay::default()
+                        },
+                        Vec::new(),
+                    )
+                });
+                day.runs += 1;
+                day.cost_usd += cost_usd;
+                durations.push(*duration_seconds);
+            }
+            Record::Escalation {
+                timestamp,
+                files,
+                attempts,
+                ..
+            } => data.escalations.push(Escalation {
+                time: timestamp.clone(),
+                source: "approval".to_owned(),
+                files: files.clone(),
+                detail: format!("reviewer did not approve after {attempts} attempt(s)"),
+            }),
+            // A person's judgement of a verdict: `stats` counts these.
+            Record::Judgement { .. } => {}
+        }
+    }
+    let mut verdicts: Vec<(String, usize)> = verdicts.into_iter().collect();
+    verdicts.sort_by_key(|v| std::cmp::Reverse(v.1));
+    data.verdicts = verdicts;
+    data.review_days = review_days
+        .into_values()
+        .map(|(mut day, mut durations)| {
+            durations.sort_by(f64::total_cmp);
+            day.median_seconds = durations.get(durations.len() / 2).copied().unwrap_or(0.0);
+            day
+        })
+        .collect();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decision(session: &str, target: &str, verdict: Verdict, rules: &[&str]) -> Decision {
+        Decision {
+            time: "2026-11-20T10:00:00Z".to_owned(),
+            session: session.to_owned(),
+            event: "PostToolUse".to_owned(),
+            target: target.to_owned(),
+            verdict,
+            rules: rules.iter().map(|r| (*r).to_owned()).collect(),
+            attempt: 1,
+            duration_us: 1000,
+            note: None,
+        }
+    }
+
+    #[test]
+    fn fixed_within_budget_means_passed_after_a_block_before_an_escalation() {
+        let log = [
+            // fixed: blocked, then passed
+            decision("s1", "adr/001.md", Verdict::Block, &["section-missing"]),
+            decision("s1", "adr/001.md", Verdict::Pass, &[]),
+            // not fixed: escalated first, the later pass does not count
+            decision(
+                "s1",
+                "adr/002.md",
+                Verdict::Block,
+                &["section-missing", "status-invalid"],
+            ),
+            decision("s1", "adr/002.md", Verdict::Escalate, &["section-missing"]),
+            decision("s1", "adr/002.md", Verdict::Pass, &[]),
+            // another session's pass does not fix this one
+            decision("s2", "adr/003.md", Verdict::Block, &["status-invalid"]),
+            decision("s3", "adr/003.md", Verdict::Pass, &[]),
+        ];
+        let data = aggregate(&log, &[]);
+        assert_eq!(data.blocked_targets, 3);
+        assert_eq!(data.fixed_within_budget, 1);
+        assert_eq!(data.escalations.len(), 1);
+        assert_eq!(
+            data.failing_rules,
+            [
+                ("section-missing".to_owned(), 2),
+                ("status-invalid".to_owned(), 2)
+            ]
+        );
+        assert_eq!(data.days.len(), 1);
+        assert_eq!(
+            (data.days[0].block, data.days[0].pass, data.days[0].escalate),
+            (3, 3, 1)
+        );
+    }
+}
