@@ -4,7 +4,9 @@
 //! block or inside an HTML block is text to pulldown-cmark, so it never becomes
 //! a section here (the seed sketches split on a regex and got this wrong).
 
-use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use std::ops::Range;
+
+use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
 /// A heading of level 1 or 2 and the content that follows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +38,10 @@ pub struct TaskItem {
 pub struct Structure {
     pub sections: Vec<Section>,
     pub tasks: Vec<TaskItem>,
+    /// Byte ranges (document offsets) where angle brackets are not prose: code
+    /// spans and blocks, HTML comments, autolinks and e-mail links. Collected in
+    /// the same pass, so the template-placeholder check needs no second parse.
+    pub literals: Vec<Range<usize>>,
 }
 
 /// Lower-case, trim, collapse inner whitespace, drop a trailing colon and leading numbering (`1.`).
@@ -72,7 +78,33 @@ pub fn parse(body: &str, base: usize) -> Structure {
     let options = Options::ENABLE_TASKLISTS | Options::ENABLE_TABLES;
     let mut structure = Structure::default();
     let mut open: Option<(u8, usize, String)> = None;
+    let mut code_block: Option<usize> = None;
     for (event, range) in Parser::new_ext(body, options).into_offset_iter() {
+        match &event {
+            Event::Start(Tag::CodeBlock(_)) => code_block = Some(range.start),
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some(start) = code_block.take() {
+                    structure.literals.push(base + start..base + range.end);
+                }
+            }
+            Event::Code(_)
+            | Event::Start(Tag::Link {
+                link_type: LinkType::Autolink | LinkType::Email,
+                ..
+            }) => structure
+                .literals
+                .push(base + range.start..base + range.end),
+            Event::Html(text) | Event::InlineHtml(text)
+                if text.trim_start().starts_with("<!--") =>
+            {
+                // A comment block: up to its `-->` (pulldown-cmark reports it line by line).
+                let end = body[range.start..]
+                    .find("-->")
+                    .map_or(body.len(), |i| range.start + i + 3);
+                structure.literals.push(base + range.start..base + end);
+            }
+            _ => {}
+        }
         match event {
             Event::Start(Tag::Heading { level, .. })
                 if matches!(level, HeadingLevel::H1 | HeadingLevel::H2) =>

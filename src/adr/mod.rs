@@ -47,6 +47,8 @@ pub struct Adr {
     /// Level 1 and 2 headings with their content ranges.
     pub sections: Vec<Section>,
     pub tasks: Vec<TaskItem>,
+    /// Body ranges where `<...>` is not prose (code, HTML comments, autolinks).
+    pub literals: Vec<std::ops::Range<usize>>,
     /// `text` with ASCII letters lower-cased (same byte offsets), built on first use
     /// for case-insensitive literal search.
     lower: std::sync::OnceLock<String>,
@@ -77,6 +79,7 @@ impl Adr {
             body_start,
             sections: structure.sections,
             tasks: structure.tasks,
+            literals: structure.literals,
             text,
             lower: std::sync::OnceLock::new(),
         }

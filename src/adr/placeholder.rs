@@ -12,8 +12,6 @@
 
 use std::ops::Range;
 
-use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
-
 use super::Adr;
 
 /// The longest text between `<` and `>` taken for a placeholder.
@@ -148,8 +146,7 @@ pub fn find(adr: &Adr) -> Vec<Placeholder> {
         line_start += line.len();
     }
     let body = adr.body_start..adr.text.len();
-    let skipped = literal_ranges(&adr.text[body.clone()], body.start);
-    scan(&adr.text, body, &skipped, &mut found);
+    scan(&adr.text, body, &adr.literals, &mut found);
     found
 }
 
@@ -168,41 +165,6 @@ fn yaml_comment_start(line: &str) -> Option<usize> {
         previous = c;
     }
     None
-}
-
-/// The byte ranges (document offsets) of the body where angle brackets are not
-/// prose: code spans and blocks, HTML comments, autolinks and link destinations.
-fn literal_ranges(body: &str, base: usize) -> Vec<Range<usize>> {
-    let mut ranges: Vec<Range<usize>> = Vec::new();
-    let mut code_block: Option<usize> = None;
-    let options = Options::ENABLE_TASKLISTS | Options::ENABLE_TABLES;
-    for (event, range) in Parser::new_ext(body, options).into_offset_iter() {
-        match event {
-            Event::Start(Tag::CodeBlock(_)) => code_block = Some(range.start),
-            Event::End(TagEnd::CodeBlock) => {
-                if let Some(start) = code_block.take() {
-                    ranges.push(base + start..base + range.end);
-                }
-            }
-            Event::Code(_)
-            | Event::Start(Tag::Link {
-                link_type: LinkType::Autolink | LinkType::Email,
-                ..
-            }) => ranges.push(base + range.start..base + range.end),
-            Event::Html(text) | Event::InlineHtml(text)
-                if text.trim_start().starts_with("<!--") =>
-            {
-                // A comment block: up to its `-->` (pulldown-cmark reports it line by line).
-                let start = base + range.start;
-                let end = body[range.start..]
-                    .find("-->")
-                    .map_or(base + body.len(), |i| base + range.start + i + 3);
-                ranges.push(start..end);
-            }
-            _ => {}
-        }
-    }
-    ranges
 }
 
 /// Find the placeholders of `text[range]` outside `skipped`.
