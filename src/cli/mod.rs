@@ -165,7 +165,7 @@ pub enum Command {
         /// Approval type (a folder under approvals/).
         #[arg(long = "type", default_value = crate::approval::ADR_TYPE)]
         kind: String,
-        /// Start a reviewer even when an approved verdict for this content is cached.
+        /// Start a reviewer even when a verdict for this content is cached.
         #[arg(long)]
         no_cache: bool,
         #[arg(long, value_enum, default_value_t = Format::Human)]

@@ -34,6 +34,7 @@ mod phases;
 mod precommit;
 mod preset_edges;
 mod presets;
+mod readme;
 mod report;
 mod review_config;
 mod schemas;
