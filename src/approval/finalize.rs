@@ -147,8 +147,9 @@ fn carry_over(root: &Path, plan: &Plan) -> Option<String> {
             &signing,
         ) {
             Ok(()) => format!(
-                "approval {} of the draft carried over to {target} (finalize changed only adr_id, the file name and INDEX.md)",
-                document.approval_id
+                "approval {} of the draft carried over to {target} (finalize changed only {})",
+                document.approval_id,
+                plan.changes()
             ),
             Err(e) => format!(
                 "the draft's approval {} could not be carried over to {target} ({e}); run `helix-gate approve {target}`",

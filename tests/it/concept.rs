@@ -346,6 +346,14 @@ fn finalize_carries_an_approval_over_with_the_concept_in_the_key() {
         .unwrap();
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     assert!(stderr(&out).contains("carried over"), "{}", stderr(&out));
+    // The note names every change, the rewritten concept path included.
+    assert!(
+        stderr(&out).contains(
+            "(finalize changed only adr_id, the concept: path, the file name and INDEX.md)"
+        ),
+        "{}",
+        stderr(&out)
+    );
     let finalized = "adr/001-cache-parsed-rules-between-hook-calls.md";
     assert!(
         std::fs::read_to_string(repo.path().join(finalized))
