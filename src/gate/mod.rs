@@ -24,7 +24,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::approval::{self, ApproveOptions, Verdict};
+use crate::approval::{self, ApproveOptions, Stage, Verdict};
 use crate::diagnostic::{Finding, Severity, Source};
 use crate::engine::Engine;
 use crate::render::gate::{GateDetails, GateResult, Outcome, PhaseResult};
@@ -320,6 +320,18 @@ impl Ctx<'_> {
                 Err(e) => return GateResult::new(kind, Outcome::Error, format!("{e:#}"), details),
             };
         details.approval = serde_json::to_value(&approval.document).ok();
+        // `adr_complete` says whether the reviewer ran: a verdict from the cache is
+        // no new review, and saying "ran" would claim one.
+        if details.semantic.is_some() {
+            details.semantic = Some(
+                match approval.stage() {
+                    Stage::Cache => "answered from the cache",
+                    Stage::Deterministic => "not run: the deterministic checks failed",
+                    Stage::Reviewer => "ran",
+                }
+                .to_owned(),
+            );
+        }
         details.findings.extend(
             approval
                 .findings()

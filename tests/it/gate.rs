@@ -187,6 +187,11 @@ fn adr_complete_runs_the_reviewer_only_as_semantic_says() {
     assert_eq!(doc["details"]["approval"]["result"], "rejected");
     assert!(rules(&doc).contains(&"conflicts".to_owned()), "{doc:#}");
     assert_eq!(doc["message"], "Approval rejected (confidence: 90%)");
+    // The same content again: the verdict comes from the cache, and the gate says so.
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["details"]["semantic"], "answered from the cache");
+    assert_eq!(doc["details"]["approval"]["stage"], "cache");
     // The rejection is kept for this content (one paid review per content), so
     // the revised ADR is what the approving reviewer sees.
     reviewer(&repo, &approved(0.95));
