@@ -59,6 +59,13 @@ pub fn run_phase(root: &Path, plan: &Path, phase_id: &str) -> PhaseResult {
         findings: Vec::new(),
         gates: Vec::new(),
     };
+    // A plan inside the project that a link leads out of is not read: its gates
+    // would run on what someone outside the project wrote (as for an ADR).
+    if crate::engine::leaves_project(root, &crate::paths::absolute(plan)) {
+        result.message =
+            format!("cannot read {shown}: a symbolic link leads it outside the project; not read");
+        return result;
+    }
     let text = match crate::engine::read_limited(plan, MAX_FILE)
         .map_err(|e| e.to_string())
         .and_then(|bytes| String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_owned()))

@@ -392,6 +392,44 @@ fn a_phase_runs_its_gates_after_the_plan_is_checked() {
     assert_eq!(doc["findings"][0]["path"], plan);
 }
 
+#[cfg(unix)]
+#[test]
+fn a_plan_that_a_link_leads_out_of_the_project_or_a_fifo_is_not_read() {
+    let repo = helix_repo();
+    reviewer_off(&repo);
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("phases.yaml"), PLAN).unwrap();
+    let plan = format!("{SESSION}/output/phases.yaml");
+    std::os::unix::fs::symlink(outside.path().join("phases.yaml"), repo.path().join(&plan))
+        .unwrap();
+    let (exit, doc) = gate(&repo, ".", &["--phases", &plan, "--phase", "consultant"]);
+    assert_eq!(exit, 2, "{doc:#}");
+    assert_eq!(doc["gates"], json!([]));
+    assert!(
+        doc["message"]
+            .as_str()
+            .unwrap()
+            .contains("leads it outside the project; not read"),
+        "{doc:#}"
+    );
+    // A FIFO is refused without being opened for a blocking read (no hang).
+    let fifo = format!("{SESSION}/output/fifo.yaml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(repo.path().join(&fifo))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let (exit, doc) = gate(&repo, ".", &["--phases", &fifo, "--phase", "consultant"]);
+    assert_eq!(exit, 2, "{doc:#}");
+    assert!(
+        doc["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a regular file"),
+        "{doc:#}"
+    );
+}
+
 #[test]
 fn gate_output_snapshots() {
     let repo = helix_repo();
