@@ -46,7 +46,11 @@ pub fn run(
     // An unreadable draft is finalize's to report.
     if let Ok(bytes) = read::regular(&path, DRAFT_LIMIT, Links::Follow) {
         let content = cache::hex(&cache::content_digest(&bytes));
-        let latest = history::latest_verdict(&history::read(root), ADR_TYPE, &content);
+        // The concept is part of what was reviewed (as in the cache key).
+        let concept = crate::engine::Engine::load(root, None)
+            .map(|engine| super::inputs::concept_hex(&engine, ADR_TYPE, &path, &bytes))
+            .unwrap_or_default();
+        let latest = history::latest_verdict(&history::read(root), ADR_TYPE, &content, &concept);
         if let Some(latest) = latest {
             let verdict = latest.judgement.unwrap_or(latest.result);
             if verdict != Verdict::Approved {
