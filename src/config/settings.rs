@@ -263,6 +263,20 @@ impl Settings {
                 self.new.drafts
             ));
         }
+        // A repository's settings must not point the directory commands (doctor,
+        // index, next-number, finalize) at files outside it: they would read and show
+        // them (writes there are refused anyway).
+        let directory = Path::new(&self.adr.directory);
+        if directory.is_absolute()
+            || directory
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
+            return Err(format!(
+                "adr.directory must be a folder inside the repository, got `{}`",
+                self.adr.directory
+            ));
+        }
         if self.hook.budget == 0 {
             return Err("hook.budget must be at least 1".to_owned());
         }
@@ -350,6 +364,25 @@ mod tests {
             assert!(
                 format!("{err:#}").contains("adr.max_file_size must be between 1 and"),
                 "{err:#}"
+            );
+        }
+    }
+
+    #[test]
+    fn adr_directory_stays_inside_the_repository() {
+        for bad in ["/etc", "../other/adr", "docs/../../adr"] {
+            let yaml = format!("adr:\n  directory: \"{bad}\"\n");
+            let err = Settings::from_layers(Some(&yaml), "test.yaml").unwrap_err();
+            assert!(
+                format!("{err:#}").contains("adr.directory must be a folder inside the repository"),
+                "{err:#}"
+            );
+        }
+        for good in ["adr", "docs/decisions", "."] {
+            let yaml = format!("adr:\n  directory: \"{good}\"\n");
+            assert!(
+                Settings::from_layers(Some(&yaml), "test.yaml").is_ok(),
+                "{good}"
             );
         }
     }
