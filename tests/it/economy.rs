@@ -383,6 +383,26 @@ fn several_reviewers_that_fork_away_and_hang_are_all_killed_and_the_stop_answers
 }
 
 #[test]
+fn a_planted_huge_stop_timeout_neither_crashes_the_stop_nor_skips_the_review() {
+    let repo = project();
+    slow_reviewer(&repo, 0);
+    repo.write(
+        "config/approvals.yaml",
+        "defaults:\n  command: fake/reviewer.sh\n  timeout: 60\n",
+    );
+    // A cloned repository may ship any number as the Stop hook's timeout.
+    installed_stop_timeout(&repo, u64::MAX);
+    hook(repo.path(), None, &post_write(repo.path(), ADR));
+    let (a, _) = hook(repo.path(), None, &stop());
+    assert!(a.get("decision").is_none(), "{a}");
+    assert!(
+        text_of(&a, "systemMessage").contains(&format!("{ADR}: approved")),
+        "{a}"
+    );
+    assert_eq!(runs(&repo), 1, "the review ran");
+}
+
+#[test]
 fn install_claude_sets_the_stop_timeout_from_the_config_and_doctor_checks_it() {
     let repo = project();
     repo.write(
