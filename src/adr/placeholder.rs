@@ -175,6 +175,11 @@ fn yaml_comment_start(line: &str) -> Option<usize> {
 fn literal_ranges(body: &str, base: usize) -> Vec<Range<usize>> {
     let mut ranges: Vec<Range<usize>> = Vec::new();
     let mut code_block: Option<usize> = None;
+    // The last search for a comment's `-->`: where it started and the first `-->` found
+    // from there (None: there is none). A later comment inside that stretch has the
+    // same answer: an unclosed comment reported line by line searched to the end of
+    // the body once per line, which was quadratic.
+    let mut last_search: Option<(usize, Option<usize>)> = None;
     let options = Options::ENABLE_TASKLISTS | Options::ENABLE_TABLES;
     for (event, range) in Parser::new_ext(body, options).into_offset_iter() {
         match event {
@@ -193,11 +198,17 @@ fn literal_ranges(body: &str, base: usize) -> Vec<Range<usize>> {
                 if text.trim_start().starts_with("<!--") =>
             {
                 // A comment block: up to its `-->` (pulldown-cmark reports it line by line).
-                let start = base + range.start;
-                let end = body[range.start..]
-                    .find("-->")
-                    .map_or(base + body.len(), |i| base + range.start + i + 3);
-                ranges.push(start..end);
+                let close = match last_search {
+                    Some((from, found))
+                        if from <= range.start && found.is_none_or(|at| at >= range.start) =>
+                    {
+                        found
+                    }
+                    _ => body[range.start..].find("-->").map(|i| range.start + i),
+                };
+                last_search = Some((range.start, close));
+                let end = close.map_or(base + body.len(), |at| base + at + 3);
+                ranges.push(base + range.start..end);
             }
             _ => {}
         }
@@ -331,6 +342,25 @@ mod tests {
             found.iter().map(|p| p.text.as_str()).collect::<Vec<_>>(),
             ["<Option 1>"]
         );
+        assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+    }
+
+    /// An unclosed comment reported line by line: about linear (each line searched the
+    /// rest of the body for `-->`).
+    #[test]
+    fn an_unclosed_comment_of_many_lines_is_scanned_without_a_quadratic_search() {
+        let body = "<!-- x\n".repeat(40_000) + "<Option 1>\n";
+        let adr = Adr::parse(&body);
+        let started = std::time::Instant::now();
+        let found = find(&adr);
+        let took = started.elapsed();
+        assert!(found.is_empty(), "all inside the comment: {found:?}");
+        let closed = "<!-- x\n".repeat(3) + "-->\n\n<Option 1>\n<!-- y -->\n<Option 2>\n";
+        let texts: Vec<String> = find(&Adr::parse(&closed))
+            .into_iter()
+            .map(|p| p.text)
+            .collect();
+        assert_eq!(texts, ["<Option 1>", "<Option 2>"]);
         assert!(took < std::time::Duration::from_secs(3), "{took:?}");
     }
 
