@@ -252,26 +252,16 @@ impl Settings {
                 .build()
                 .map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
         }
-        let drafts = Path::new(&self.new.drafts);
-        if drafts.is_absolute()
-            || drafts
-                .components()
-                .any(|c| matches!(c, std::path::Component::ParentDir))
-        {
+        // Neither may leave its folder: a repository's settings must not point the
+        // directory commands (doctor, index, next-number, finalize) or `new` at files
+        // outside it; they would read and show them (writes there are refused anyway).
+        if !stays_below(&self.new.drafts) {
             return Err(format!(
                 "new.drafts must be a folder inside the session, got `{}`",
                 self.new.drafts
             ));
         }
-        // A repository's settings must not point the directory commands (doctor,
-        // index, next-number, finalize) at files outside it: they would read and show
-        // them (writes there are refused anyway).
-        let directory = Path::new(&self.adr.directory);
-        if directory.is_absolute()
-            || directory
-                .components()
-                .any(|c| matches!(c, std::path::Component::ParentDir))
-        {
+        if !stays_below(&self.adr.directory) {
             return Err(format!(
                 "adr.directory must be a folder inside the repository, got `{}`",
                 self.adr.directory
@@ -318,6 +308,15 @@ impl Settings {
             exclude: build_globs(&self.adr.exclude, true)?,
         })
     }
+}
+
+/// Whether the relative folder `path` stays below where it starts: not absolute, no `..`.
+fn stays_below(path: &str) -> bool {
+    let path = Path::new(path);
+    !path.is_absolute()
+        && !path
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
 }
 
 fn build_globs(patterns: &[String], case_insensitive: bool) -> Result<GlobSet, String> {
