@@ -39,8 +39,9 @@ pub struct Structure {
     pub sections: Vec<Section>,
     pub tasks: Vec<TaskItem>,
     /// Byte ranges (document offsets) where angle brackets are not prose: code
-    /// spans and blocks, HTML comments, autolinks and e-mail links. Collected in
-    /// the same pass, so the template-placeholder check needs no second parse.
+    /// spans and blocks, HTML comments, autolinks and e-mail links; sorted and
+    /// disjoint. Collected in the same pass, so the template-placeholder check
+    /// needs no second parse.
     pub literals: Vec<Range<usize>>,
 }
 
@@ -79,6 +80,11 @@ pub fn parse(body: &str, base: usize) -> Structure {
     let mut structure = Structure::default();
     let mut open: Option<(u8, usize, String)> = None;
     let mut code_block: Option<usize> = None;
+    // The last search for a comment's `-->`: where it started and the first `-->` found
+    // from there (None: there is none). A later comment inside that stretch has the
+    // same answer: an unclosed comment reported line by line searched to the end of
+    // the body once per line, which was quadratic.
+    let mut last_search: Option<(usize, Option<usize>)> = None;
     for (event, range) in Parser::new_ext(body, options).into_offset_iter() {
         match &event {
             Event::Start(Tag::CodeBlock(_)) => code_block = Some(range.start),
@@ -98,9 +104,16 @@ pub fn parse(body: &str, base: usize) -> Structure {
                 if text.trim_start().starts_with("<!--") =>
             {
                 // A comment block: up to its `-->` (pulldown-cmark reports it line by line).
-                let end = body[range.start..]
-                    .find("-->")
-                    .map_or(body.len(), |i| range.start + i + 3);
+                let close = match last_search {
+                    Some((from, found))
+                        if from <= range.start && found.is_none_or(|at| at >= range.start) =>
+                    {
+                        found
+                    }
+                    _ => body[range.start..].find("-->").map(|i| range.start + i),
+                };
+                last_search = Some((range.start, close));
+                let end = close.map_or(body.len(), |at| at + 3);
                 structure.literals.push(base + range.start..base + end);
             }
             _ => {}
@@ -139,6 +152,17 @@ pub fn parse(body: &str, base: usize) -> Structure {
             _ => {}
         }
     }
+    // Sorted and disjoint, so a lookup finds the range around an offset by binary
+    // search (checking every range per `<` was quadratic on a body of code spans).
+    structure.literals.sort_by_key(|r| r.start);
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(structure.literals.len());
+    for range in std::mem::take(&mut structure.literals) {
+        match merged.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => merged.push(range),
+        }
+    }
+    structure.literals = merged;
     structure
 }
 

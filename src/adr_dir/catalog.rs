@@ -21,9 +21,12 @@ impl Catalog {
         for path in engine.directory_adrs(&dir)? {
             let path = crate::paths::absolute(&path);
             // An unreadable or undecodable file still takes the number in its name;
-            // `doctor` reports why it cannot be read.
-            let adr = read_limited(&path, limit)
-                .ok()
+            // `doctor` reports why it cannot be read. A file that a link leads out of
+            // the project is not read at all: its title, status and summary would be
+            // copied into INDEX.md and shown by every directory command.
+            let adr = (!crate::engine::leaves_project(&engine.root, &path))
+                .then(|| read_limited(&path, limit).ok())
+                .flatten()
                 .and_then(|bytes| rules::input::decode(bytes, limit).ok())
                 .map(|text| Adr::parse(&text));
             entries.push(Entry {

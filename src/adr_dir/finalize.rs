@@ -81,6 +81,30 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// What finalize changes in the document and around it, for a note such as
+    /// "finalize changed only `adr_id`, the file name and INDEX.md".
+    pub fn changes(&self) -> String {
+        let concept = |adr: &Adr| crate::rules::concept::named(adr).and_then(Result::ok);
+        let concept_rewritten = String::from_utf8(self.original.clone())
+            .is_ok_and(|text| concept(&Adr::parse(&text)) != concept(&Adr::parse(&self.content)));
+        let mut parts: Vec<&str> = Vec::new();
+        if self.adr_id_written {
+            parts.push("adr_id");
+        }
+        if concept_rewritten {
+            parts.push("the concept: path");
+        }
+        parts.push("the file name");
+        if self.index_kept {
+            parts.push("INDEX.md");
+        }
+        match parts.split_last() {
+            Some((last, [])) => (*last).to_owned(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => String::new(),
+        }
+    }
+
     /// The draft's bytes as read.
     pub fn original(&self) -> &[u8] {
         &self.original

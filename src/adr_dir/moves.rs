@@ -56,6 +56,9 @@ pub fn record(root: &Path, from: &str, to: &str) -> io::Result<()> {
 /// Where the draft `from` (relative to `root`) is now: the latest finalize of
 /// it, followed while the ADR it became was finalized again. `None` when it
 /// was never finalized or the record cannot be read; damaged lines are skipped.
+/// A step whose target is not a plain relative path (absolute, `..`, `.`,
+/// empty, a NUL) ends the walk: the record is writable by anything in the
+/// repository, so it must never point the gate out of it.
 pub fn destination(root: &Path, from: &str) -> Option<String> {
     let bytes = read::regular(&root.join(data_dir::FINALIZED_PATH), LIMIT, Links::Refuse).ok()?;
     let moves: Vec<Move> = bytes
@@ -66,7 +69,7 @@ pub fn destination(root: &Path, from: &str) -> Option<String> {
     let mut found = None;
     for _ in 0..MAX_STEPS {
         match moves.iter().rev().find(|m| m.from == at) {
-            Some(next) if next.to != at => {
+            Some(next) if next.to != at && plain_relative(&next.to) => {
                 at.clone_from(&next.to);
                 found = Some(at.clone());
             }
@@ -74,6 +77,18 @@ pub fn destination(root: &Path, from: &str) -> Option<String> {
         }
     }
     found
+}
+
+/// Whether `rel` names a place below the root by its own words: relative, and
+/// only normal components (no `..`, no `.`, no root or drive prefix).
+fn plain_relative(rel: &str) -> bool {
+    !rel.is_empty()
+        && !rel.contains('\0')
+        && !rel.contains('\\')
+        && Path::new(rel)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+        && !rel.split('/').any(|part| part == "." || part.is_empty())
 }
 
 #[cfg(test)]
@@ -108,5 +123,48 @@ mod tests {
         assert!(destination(root, "a.md").is_some());
         assert_eq!(destination(root, "adr/003-x.md"), None);
         assert!(root.join(".helix-gate/.gitignore").exists());
+    }
+
+    #[test]
+    fn a_planted_target_that_leaves_the_root_is_never_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for to in [
+            "/etc/passwd",
+            "../outside.md",
+            "adr/../../outside.md",
+            "./adr/x.md",
+            "adr//x.md",
+            "",
+            "adr\\..\\..\\x.md",
+        ] {
+            record(root, "output/ADR-x.md", to).unwrap();
+            assert_eq!(destination(root, "output/ADR-x.md"), None, "{to:?}");
+        }
+        // A safe first step, then an escaping one: the walk stops at the safe one.
+        record(root, "output/ADR-x.md", "adr/003-x.md").unwrap();
+        record(root, "adr/003-x.md", "../../etc/passwd").unwrap();
+        assert_eq!(
+            destination(root, "output/ADR-x.md").as_deref(),
+            Some("adr/003-x.md")
+        );
+    }
+
+    #[test]
+    fn a_huge_or_binary_record_is_read_without_failing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        record(root, "output/ADR-x.md", "adr/003-x.md").unwrap();
+        let mut junk = vec![b'['; 2 << 20];
+        junk.extend_from_slice(b"\n\xff\xfe{\"from\":\"\xff\"}\n");
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(root.join(data_dir::FINALIZED_PATH))
+            .and_then(|mut f| io::Write::write_all(&mut f, &junk))
+            .unwrap();
+        assert_eq!(
+            destination(root, "output/ADR-x.md").as_deref(),
+            Some("adr/003-x.md")
+        );
     }
 }

@@ -65,12 +65,11 @@ pub struct Fill<'a> {
 }
 
 /// The template with its fields filled in. The title is written once into a
-/// double-quoted YAML string (escaped) and once as the heading.
+/// double-quoted YAML string (escaped) and once as the heading, after every
+/// other field: a title that itself contains `{{adr_id}}` stays as typed.
 pub fn render(template: &str, fill: &Fill<'_>) -> String {
     let quoted = fill.title.replace('\\', "\\\\").replace('"', "\\\"");
     template
-        .replace("title: \"{{title}}\"", &format!("title: \"{quoted}\""))
-        .replace("{{title}}", fill.title)
         .replace("{{adr_id}}", fill.adr_id)
         .replace("{{number}}", fill.number)
         .replace("{{date}}", fill.date)
@@ -82,6 +81,10 @@ pub fn render(template: &str, fill: &Fill<'_>) -> String {
             "{{min_acceptance_criteria}}",
             &fill.min_acceptance_criteria.to_string(),
         )
+        .split("title: \"{{title}}\"")
+        .map(|part| part.replace("{{title}}", fill.title))
+        .collect::<Vec<_>>()
+        .join(&format!("title: \"{quoted}\""))
 }
 
 /// Where the new ADR went.
@@ -270,6 +273,25 @@ mod tests {
         assert_eq!(
             text,
             "title: \"Say \\\"hi\\\" \\\\ bye\"\n# ADR-XXX: Say \"hi\" \\ bye\n"
+        );
+    }
+
+    #[test]
+    fn a_title_with_template_fields_stays_as_typed() {
+        let text = render(
+            "title: \"{{title}}\"\n# ADR-{{adr_id}}: {{title}}\ndate: {{date}}\n",
+            &Fill {
+                title: "Keep {{adr_id}}, {{title}} and {{date}}",
+                adr_id: "007",
+                number: "7",
+                date: "2026-01-02",
+                min_section_length: 50,
+                min_acceptance_criteria: 3,
+            },
+        );
+        assert_eq!(
+            text,
+            "title: \"Keep {{adr_id}}, {{title}} and {{date}}\"\n# ADR-007: Keep {{adr_id}}, {{title}} and {{date}}\ndate: 2026-01-02\n"
         );
     }
 }

@@ -46,7 +46,11 @@ pub fn run(
     // An unreadable draft is finalize's to report.
     if let Ok(bytes) = read::regular(&path, DRAFT_LIMIT, Links::Follow) {
         let content = cache::hex(&cache::content_digest(&bytes));
-        let latest = history::latest_verdict(&history::read(root), ADR_TYPE, &content);
+        // The concept is part of what was reviewed (as in the cache key).
+        let concept = crate::engine::Engine::load(root, None)
+            .map(|engine| super::inputs::concept_hex(&engine, ADR_TYPE, &path, &bytes))
+            .unwrap_or_default();
+        let latest = history::latest_verdict(&history::read(root), ADR_TYPE, &content, &concept);
         if let Some(latest) = latest {
             let verdict = latest.judgement.unwrap_or(latest.result);
             if verdict != Verdict::Approved {
@@ -147,8 +151,9 @@ fn carry_over(root: &Path, plan: &Plan) -> Option<String> {
             &signing,
         ) {
             Ok(()) => format!(
-                "approval {} of the draft carried over to {target} (finalize changed only adr_id, the file name and INDEX.md)",
-                document.approval_id
+                "approval {} of the draft carried over to {target} (finalize changed only {})",
+                document.approval_id,
+                plan.changes()
             ),
             Err(e) => format!(
                 "the draft's approval {} could not be carried over to {target} ({e}); run `helix-gate approve {target}`",

@@ -71,6 +71,11 @@ pub enum Record {
         /// (absent in lines of earlier versions).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         contents: Vec<String>,
+        /// SHA-256 (hex) of the concept each file named, in the order of `files`
+        /// (`""` for a file that named none), as in the cache key; absent when no
+        /// file named one, and in lines of earlier versions.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        concepts: Vec<String>,
         /// The Claude Code session that asked (`CLAUDE_CODE_SESSION_ID`), when any.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         session: Option<String>,
@@ -211,9 +216,18 @@ pub struct LatestVerdict {
 }
 
 /// The latest verdict of type `kind` whose judged files include the content
-/// with SHA-256 `content` (hex), whatever its path was. Lines of earlier
-/// versions carry no content hash and are never matched.
-pub fn latest_verdict(history: &History, kind: &str, content: &str) -> Option<LatestVerdict> {
+/// with SHA-256 `content` (hex), whatever its path was, judged with the concept
+/// whose SHA-256 is `concept` (hex; `""` for none): the same inputs as the
+/// cache key, so finalize's refusal and `approve --override` speak of the
+/// verdict the cache holds. A changed concept is a different review. Lines of
+/// earlier versions carry no content hash and are never matched; lines without
+/// concept hashes match on the content alone.
+pub fn latest_verdict(
+    history: &History,
+    kind: &str,
+    content: &str,
+    concept: &str,
+) -> Option<LatestVerdict> {
     let mut latest: Option<LatestVerdict> = None;
     for record in &history.records {
         match record {
@@ -225,9 +239,14 @@ pub fn latest_verdict(history: &History, kind: &str, content: &str) -> Option<La
                 result,
                 stage,
                 contents,
+                concepts,
                 ..
             } if approval_type == kind => {
-                if let Some(i) = contents.iter().position(|c| c == content) {
+                let matches = |i: usize| {
+                    contents[i] == content
+                        && (concepts.is_empty() || concepts.get(i).is_some_and(|c| c == concept))
+                };
+                if let Some(i) = (0..contents.len()).find(|&i| matches(i)) {
                     latest = Some(LatestVerdict {
                         approval_id: approval_id.clone(),
                         timestamp: timestamp.clone(),
@@ -387,6 +406,7 @@ mod tests {
             errors: 0,
             warnings: 0,
             contents: Vec::new(),
+            concepts: Vec::new(),
             session: None,
         }
     }
@@ -502,17 +522,39 @@ mod tests {
             ],
             skipped: 0,
         };
-        let latest = latest_verdict(&history, "adr", "aa").unwrap();
+        let latest = latest_verdict(&history, "adr", "aa", "").unwrap();
         assert_eq!(latest.approval_id, "2");
         assert_eq!(latest.file, "output/draft.md");
         assert_eq!(latest.result, Verdict::Rejected);
         assert_eq!(latest.judgement, Some(Verdict::Approved));
         assert_eq!(
-            latest_verdict(&history, "adr", "bb").unwrap().judgement,
+            latest_verdict(&history, "adr", "bb", "").unwrap().judgement,
             None
         );
-        assert_eq!(latest_verdict(&history, "code", "aa"), None);
-        assert_eq!(latest_verdict(&history, "adr", "cc"), None);
+        assert_eq!(latest_verdict(&history, "code", "aa", ""), None);
+        assert_eq!(latest_verdict(&history, "adr", "cc", ""), None);
+        // With the concept in the record: only the same concept matches.
+        let mut with_concept = with("4", "adr/c.md", Verdict::Approved, "cc");
+        if let Record::Approval { concepts, .. } = &mut with_concept {
+            concepts.push("c1".into());
+        }
+        let history = History {
+            records: vec![with("5", "adr/c.md", Verdict::Rejected, "cc"), with_concept],
+            skipped: 0,
+        };
+        assert_eq!(
+            latest_verdict(&history, "adr", "cc", "c1")
+                .unwrap()
+                .approval_id,
+            "4"
+        );
+        // Another concept: the older line without concept hashes (content only).
+        assert_eq!(
+            latest_verdict(&history, "adr", "cc", "c2")
+                .unwrap()
+                .approval_id,
+            "5"
+        );
         // An old line parses, without content hashes or a session.
         let old: Record = serde_json::from_str(r#"{"event":"approval","approval_id":"a","timestamp":"t","approval_type":"adr","files":[{"path":"adr/a.md","run":1}],"result":"approved","confidence":0.9,"stage":"reviewer","duration_seconds":1.0,"cost_usd":0.1,"tokens_used":1,"errors":0,"warnings":0}"#).unwrap();
         assert!(

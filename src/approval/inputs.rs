@@ -106,6 +106,20 @@ pub fn concept_digests(engine: &Engine, path: &Path, bytes: &[u8]) -> Vec<[u8; 3
         .collect()
 }
 
+/// SHA-256 (hex) of the concept the file at `path` with content `bytes` names
+/// when it is reviewed as type `kind` (`""` for none, and for a file that gets
+/// no ADR rules): the concept of the cache key, as the history records it.
+pub(super) fn concept_hex(engine: &Engine, kind: &str, path: &Path, bytes: &[u8]) -> String {
+    let display = crate::paths::display(&engine.root, path);
+    if kind != ADR_TYPE && !engine.matcher().is_adr(&display) {
+        return String::new();
+    }
+    concept_digests(engine, path, bytes)
+        .first()
+        .map(|digest| cache::hex(digest))
+        .unwrap_or_default()
+}
+
 /// Whether `file` gets the ADR rules: every file of type `adr`, and files of
 /// other types that the configured ADR globs match.
 fn is_adr(engine: &Engine, kind: &str, file: &run_dir::ReviewedFile) -> bool {

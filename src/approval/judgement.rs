@@ -88,7 +88,13 @@ pub fn record(
             source,
         })?;
     let content = cache::hex(&cache::content_digest(&bytes));
-    let Some(latest) = history::latest_verdict(&history::read(root), kind, &content) else {
+    // The verdict judged is the one for this content with its concept as it is
+    // now (the cache key's inputs).
+    let concept = crate::engine::Engine::load(root, None)
+        .map(|engine| super::inputs::concept_hex(&engine, kind, &path, &bytes))
+        .unwrap_or_default();
+    let Some(latest) = history::latest_verdict(&history::read(root), kind, &content, &concept)
+    else {
         return Err(JudgementError::NoVerdict {
             kind: kind.to_owned(),
             file: display,

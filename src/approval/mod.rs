@@ -504,12 +504,21 @@ pub fn approve(
     let type_settings = enabled_type(&settings, kind)?;
     let engine = Engine::load(root, None)?;
     let reviewed = read_files(root, files, engine.settings.adr.max_file_size)?;
+    let file_concepts = file_concepts(&engine, kind, &reviewed);
     let request = Request {
         root,
         kind,
         type_settings,
         displays: reviewed.iter().map(|f| f.display.clone()).collect(),
         files: reviewed,
+        concepts: file_concepts
+            .iter()
+            .map(|c| {
+                c.as_ref()
+                    .map(|c| cache::hex(&cache::content_digest(&c.bytes)))
+                    .unwrap_or_default()
+            })
+            .collect(),
         started,
     };
 
@@ -522,7 +531,6 @@ pub fn approve(
 
     // 2. Cache.
     let instructions = instructions::load(root, type_settings).map_err(ApprovalError::from)?;
-    let file_concepts = file_concepts(&engine, kind, &request.files);
     let keys = request.cache_keys(&instructions, &file_concepts);
     let mut notes = Vec::new();
     if !options.no_cache
@@ -619,6 +627,9 @@ struct Request<'a> {
     files: Vec<run_dir::ReviewedFile>,
     /// Their paths as shown and recorded (`ResultDocument::files`).
     displays: Vec<String>,
+    /// SHA-256 (hex) of the concept each file names (`""` for none): part of
+    /// the cache key, recorded in the history beside the content.
+    concepts: Vec<String>,
     started: Instant,
 }
 
@@ -1037,6 +1048,11 @@ impl Request<'_> {
                 .iter()
                 .map(|f| cache::hex(&cache::content_digest(&f.bytes)))
                 .collect(),
+            concepts: if self.concepts.iter().all(String::is_empty) {
+                Vec::new()
+            } else {
+                self.concepts.clone()
+            },
             session: env::var(env::CLAUDE_CODE_SESSION_ID),
         }
     }

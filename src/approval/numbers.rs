@@ -282,6 +282,7 @@ mod tests {
             tokens_used: 0,
             errors: 0,
             warnings: 0,
+            concepts: Vec::new(),
             contents: Vec::new(),
             session: session.map(str::to_owned),
         }

@@ -252,15 +252,19 @@ impl Settings {
                 .build()
                 .map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
         }
-        let drafts = Path::new(&self.new.drafts);
-        if drafts.is_absolute()
-            || drafts
-                .components()
-                .any(|c| matches!(c, std::path::Component::ParentDir))
-        {
+        // Neither may leave its folder: a repository's settings must not point the
+        // directory commands (doctor, index, next-number, finalize) or `new` at files
+        // outside it; they would read and show them (writes there are refused anyway).
+        if !stays_below(&self.new.drafts) {
             return Err(format!(
                 "new.drafts must be a folder inside the session, got `{}`",
                 self.new.drafts
+            ));
+        }
+        if !stays_below(&self.adr.directory) {
+            return Err(format!(
+                "adr.directory must be a folder inside the repository, got `{}`",
+                self.adr.directory
             ));
         }
         if self.hook.budget == 0 {
@@ -304,6 +308,15 @@ impl Settings {
             exclude: build_globs(&self.adr.exclude, true)?,
         })
     }
+}
+
+/// Whether the relative folder `path` stays below where it starts: not absolute, no `..`.
+fn stays_below(path: &str) -> bool {
+    let path = Path::new(path);
+    !path.is_absolute()
+        && !path
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
 }
 
 fn build_globs(patterns: &[String], case_insensitive: bool) -> Result<GlobSet, String> {
@@ -350,6 +363,25 @@ mod tests {
             assert!(
                 format!("{err:#}").contains("adr.max_file_size must be between 1 and"),
                 "{err:#}"
+            );
+        }
+    }
+
+    #[test]
+    fn adr_directory_stays_inside_the_repository() {
+        for bad in ["/etc", "../other/adr", "docs/../../adr"] {
+            let yaml = format!("adr:\n  directory: \"{bad}\"\n");
+            let err = Settings::from_layers(Some(&yaml), "test.yaml").unwrap_err();
+            assert!(
+                format!("{err:#}").contains("adr.directory must be a folder inside the repository"),
+                "{err:#}"
+            );
+        }
+        for good in ["adr", "docs/decisions", "."] {
+            let yaml = format!("adr:\n  directory: \"{good}\"\n");
+            assert!(
+                Settings::from_layers(Some(&yaml), "test.yaml").is_ok(),
+                "{good}"
             );
         }
     }

@@ -24,7 +24,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::approval::{self, ApproveOptions, Verdict};
+use crate::approval::{self, ApproveOptions, Stage, Verdict};
 use crate::diagnostic::{Finding, Severity, Source};
 use crate::engine::Engine;
 use crate::render::gate::{GateDetails, GateResult, Outcome, PhaseResult};
@@ -59,6 +59,13 @@ pub fn run_phase(root: &Path, plan: &Path, phase_id: &str) -> PhaseResult {
         findings: Vec::new(),
         gates: Vec::new(),
     };
+    // A plan inside the project that a link leads out of is not read: its gates
+    // would run on what someone outside the project wrote (as for an ADR).
+    if crate::engine::leaves_project(root, &crate::paths::absolute(plan)) {
+        result.message =
+            format!("cannot read {shown}: a symbolic link leads it outside the project; not read");
+        return result;
+    }
     let text = match crate::engine::read_limited(plan, MAX_FILE)
         .map_err(|e| e.to_string())
         .and_then(|bytes| String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_owned()))
@@ -320,6 +327,18 @@ impl Ctx<'_> {
                 Err(e) => return GateResult::new(kind, Outcome::Error, format!("{e:#}"), details),
             };
         details.approval = serde_json::to_value(&approval.document).ok();
+        // `adr_complete` says whether the reviewer ran: a verdict from the cache is
+        // no new review, and saying "ran" would claim one.
+        if details.semantic.is_some() {
+            details.semantic = Some(
+                match approval.stage() {
+                    Stage::Cache => "answered from the cache",
+                    Stage::Deterministic => "not run: the deterministic checks failed",
+                    Stage::Reviewer => "ran",
+                }
+                .to_owned(),
+            );
+        }
         details.findings.extend(
             approval
                 .findings()

@@ -21,6 +21,12 @@ use crate::config::Settings;
 /// timeout `install claude` registers (`SessionStart`, 10 s).
 pub const DEFAULT: Duration = Duration::from_secs(8);
 
+/// The longest limit kept: a Stop timeout comes from a settings file the
+/// repository may ship (`"timeout": 18446744073709551615`), and an `Instant`
+/// that far ahead overflows (a panic, exit 101: Claude Code lets the stop
+/// through unreviewed). Far above any real timeout (reviewers end within a day).
+const LONGEST: Duration = Duration::from_secs(2 * 24 * 60 * 60);
+
 /// The deadline, shared by the thread that decides and the one that watches.
 #[derive(Debug)]
 pub struct Deadline {
@@ -80,13 +86,15 @@ impl Deadline {
 
     /// When the answer is due.
     pub fn expires(&self) -> Instant {
-        self.started + self.limit()
+        self.started
+            .checked_add(self.limit())
+            .unwrap_or_else(|| self.started + DEFAULT)
     }
 
-    /// The limit in force, for the message.
+    /// The limit in force, for the message (at most [`LONGEST`]).
     pub fn limit(&self) -> Duration {
         let s = self.state();
-        s.reviews.unwrap_or(s.limit)
+        s.reviews.unwrap_or(s.limit).min(LONGEST)
     }
 
     /// Whether the limit is the reviews' one (for the message).
@@ -118,5 +126,14 @@ mod tests {
         assert_eq!(d.limit(), Duration::from_secs(355));
         d.for_reviews(Duration::from_millis(300));
         assert_eq!(d.expires(), start + Duration::from_millis(300));
+    }
+
+    #[test]
+    fn a_planted_huge_stop_timeout_does_not_overflow() {
+        let start = Instant::now();
+        let d = Deadline::new(start);
+        d.for_reviews(Duration::from_secs(u64::MAX));
+        assert_eq!(d.limit(), LONGEST);
+        assert_eq!(d.expires(), start + LONGEST);
     }
 }

@@ -843,7 +843,10 @@ fn deterministic_gate(
     let mut session = state::lock(root, session_id(event)).map_err(state_error)?;
     notes.extend(session.note.take());
     // A draft finalized during the session is checked where finalize put it.
-    notes.extend(finalized::follow(root, &mut session.state.touched));
+    let adrs = settings
+        .adr_matcher()
+        .map_err(|e| InfraError::new(e, Some(settings)))?;
+    notes.extend(finalized::follow(root, &adrs, &mut session.state.touched));
     let touched = session.state.touched.clone();
     let escalated_reviews = touched
         .iter()

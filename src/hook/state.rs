@@ -268,7 +268,9 @@ pub fn prune(root: &Path, days: u64) {
     else {
         return;
     };
-    let max_age = Duration::from_secs(days * 86_400);
+    // `hook.state_retention_days` is the repository's to set: a huge value
+    // keeps everything (it must neither overflow nor wrap to "prune all").
+    let max_age = Duration::from_secs(days.saturating_mul(86_400));
     for entry in entries.flatten() {
         let old = entry
             .metadata()
@@ -317,6 +319,16 @@ mod tests {
                 .last(),
             Some("*")
         );
+    }
+
+    #[test]
+    fn a_huge_retention_keeps_every_state_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        update(root, "s1", |s| s.touch("adr/001-x.md")).unwrap();
+        prune(root, u64::MAX);
+        let files = data_dir::session_files(root, "s1");
+        assert!(files.state.exists());
     }
 
     #[test]

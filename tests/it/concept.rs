@@ -346,6 +346,14 @@ fn finalize_carries_an_approval_over_with_the_concept_in_the_key() {
         .unwrap();
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     assert!(stderr(&out).contains("carried over"), "{}", stderr(&out));
+    // The note names every change, the rewritten concept path included.
+    assert!(
+        stderr(&out).contains(
+            "(finalize changed only adr_id, the concept: path, the file name and INDEX.md)"
+        ),
+        "{}",
+        stderr(&out)
+    );
     let finalized = "adr/001-cache-parsed-rules-between-hook-calls.md";
     assert!(
         std::fs::read_to_string(repo.path().join(finalized))
@@ -361,4 +369,75 @@ fn finalize_carries_an_approval_over_with_the_concept_in_the_key() {
         1,
         "one review"
     );
+}
+
+/// `helix-gate` in `repo` with the test's state folder (no reviewer starts).
+fn helix_in(repo: &ScratchRepo, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(bin())
+        .args(args)
+        .current_dir(repo.path())
+        .env(
+            "HELIX_GATE_STATE_DIR",
+            super::approval::state_dir(repo.path()),
+        )
+        .env("NO_COLOR", "1")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_verdict_for_another_concept_is_neither_judged_nor_refuses_finalize() {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "");
+    std::fs::create_dir(repo.path().join("adr")).unwrap();
+    repo.write(
+        "output/concept.md",
+        "# Konzept\n## Kontext\nx\n## Entscheidung\ny\n",
+    );
+    let draft = "output/ADR-cache.md";
+    repo.write(draft, adr_with_concept("concept.md"));
+    let rejected = canned_result(&json!({"result": "rejected", "confidence": 0.9,
+        "findings": [{"severity": "error", "check": "conflicts", "message": "contradicts the concept"}],
+        "recommendations": []}));
+    let script = fake_reviewer(repo.path(), &rejected, "");
+    configure(&repo, &script, 30);
+    let (exit, doc) = approve_json(repo.path(), None, &[draft]);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["result"], "rejected");
+
+    // Same ADR and concept: the rejection is what finalize and --override see.
+    let out = helix_in(&repo, &["finalize", draft]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains("the latest review of this content"),
+        "{}",
+        stderr(&out)
+    );
+
+    // The concept changed: that rejection judged other inputs (the cache key
+    // differs too), so there is no verdict to judge and none that refuses.
+    repo.write(
+        "output/concept.md",
+        "# Konzept\n## Kontext\nx\n## Entscheidung\nanders\n",
+    );
+    let out = helix_in(
+        &repo,
+        &[
+            "approve",
+            "--override",
+            draft,
+            "approved",
+            "--reason",
+            "fine",
+        ],
+    );
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no verdict of type `adr` is recorded for the current content"),
+        "{}",
+        stderr(&out)
+    );
+    let out = helix_in(&repo, &["finalize", draft]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
 }

@@ -326,6 +326,83 @@ fn a_review_that_cannot_finish_before_the_installed_stop_timeout_is_stopped_and_
 }
 
 #[test]
+fn several_reviewers_that_fork_away_and_hang_are_all_killed_and_the_stop_answers_in_time() {
+    let repo = project();
+    let marker = format!(
+        "helix-gate-parallel-escape-{}-{}",
+        std::process::id(),
+        repo.path().file_name().unwrap().to_string_lossy()
+    );
+    let runs_file = repo.join("fake/runs");
+    // Each reviewer leaves a grandchild in a session of its own, then hangs.
+    repo.write_executable(
+        "fake/reviewer.sh",
+        format!(
+            "#!/bin/sh\nexport HG_TEST_MARKER={marker}\necho run >> '{}'\n(setsid sh -c 'sleep 1000; :' {marker} &)\nsleep 1000\n",
+            runs_file.display()
+        ),
+    );
+    repo.write(
+        "config/approvals.yaml",
+        "defaults:\n  command: fake/reviewer.sh\n  timeout: 300\n  max_parallel: 3\n",
+    );
+    installed_stop_timeout(&repo, 6);
+    three_clean_adrs(&repo);
+    let (a, took) = hook(repo.path(), None, &stop());
+    assert!(
+        took < Duration::from_secs(6),
+        "answered before Claude Code's timeout of 6 s: {took:?}"
+    );
+    assert!(a.get("decision").is_none(), "fail open by default: {a}");
+    let text = text_of(&a, "systemMessage");
+    assert!(
+        text.contains("infrastructure error") && text.contains("Stop hook's deadline"),
+        "{text}"
+    );
+    assert_eq!(runs(&repo), 3, "all three were in flight at once");
+    // Nothing of any of the three reviewers outlives the answer.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let survivors = || -> Vec<u32> {
+        crate::support::procs::live()
+            .into_iter()
+            .filter(|p| p.mentions(&marker))
+            .map(|p| p.pid)
+            .collect()
+    };
+    let mut left = survivors();
+    while !left.is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+        left = survivors();
+    }
+    for pid in &left {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    assert_eq!(left, Vec::<u32>::new(), "reviewer descendants survived");
+}
+
+#[test]
+fn a_planted_huge_stop_timeout_neither_crashes_the_stop_nor_skips_the_review() {
+    let repo = project();
+    slow_reviewer(&repo, 0);
+    repo.write(
+        "config/approvals.yaml",
+        "defaults:\n  command: fake/reviewer.sh\n  timeout: 60\n",
+    );
+    // A cloned repository may ship any number as the Stop hook's timeout.
+    installed_stop_timeout(&repo, u64::MAX);
+    hook(repo.path(), None, &post_write(repo.path(), ADR));
+    let (a, _) = hook(repo.path(), None, &stop());
+    assert!(a.get("decision").is_none(), "{a}");
+    assert!(
+        text_of(&a, "systemMessage").contains(&format!("{ADR}: approved")),
+        "{a}"
+    );
+    assert_eq!(runs(&repo), 1, "the review ran");
+}
+
+#[test]
 fn install_claude_sets_the_stop_timeout_from_the_config_and_doctor_checks_it() {
     let repo = project();
     repo.write(

@@ -187,6 +187,11 @@ fn adr_complete_runs_the_reviewer_only_as_semantic_says() {
     assert_eq!(doc["details"]["approval"]["result"], "rejected");
     assert!(rules(&doc).contains(&"conflicts".to_owned()), "{doc:#}");
     assert_eq!(doc["message"], "Approval rejected (confidence: 90%)");
+    // The same content again: the verdict comes from the cache, and the gate says so.
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["details"]["semantic"], "answered from the cache");
+    assert_eq!(doc["details"]["approval"]["stage"], "cache");
     // The rejection is kept for this content (one paid review per content), so
     // the revised ADR is what the approving reviewer sees.
     reviewer(&repo, &approved(0.95));
@@ -385,6 +390,44 @@ fn a_phase_runs_its_gates_after_the_plan_is_checked() {
     assert_eq!(doc["gates"], json!([]));
     assert_eq!(doc["findings"].as_array().unwrap().len(), 4);
     assert_eq!(doc["findings"][0]["path"], plan);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_plan_that_a_link_leads_out_of_the_project_or_a_fifo_is_not_read() {
+    let repo = helix_repo();
+    reviewer_off(&repo);
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("phases.yaml"), PLAN).unwrap();
+    let plan = format!("{SESSION}/output/phases.yaml");
+    std::os::unix::fs::symlink(outside.path().join("phases.yaml"), repo.path().join(&plan))
+        .unwrap();
+    let (exit, doc) = gate(&repo, ".", &["--phases", &plan, "--phase", "consultant"]);
+    assert_eq!(exit, 2, "{doc:#}");
+    assert_eq!(doc["gates"], json!([]));
+    assert!(
+        doc["message"]
+            .as_str()
+            .unwrap()
+            .contains("leads it outside the project; not read"),
+        "{doc:#}"
+    );
+    // A FIFO is refused without being opened for a blocking read (no hang).
+    let fifo = format!("{SESSION}/output/fifo.yaml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(repo.path().join(&fifo))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let (exit, doc) = gate(&repo, ".", &["--phases", &fifo, "--phase", "consultant"]);
+    assert_eq!(exit, 2, "{doc:#}");
+    assert!(
+        doc["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a regular file"),
+        "{doc:#}"
+    );
 }
 
 #[test]

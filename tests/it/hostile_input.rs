@@ -469,6 +469,48 @@ fn fifo_in_the_adr_directory_does_not_hang_directory_commands() {
     }
 }
 
+#[cfg(unix)]
+#[test]
+fn an_adr_linked_out_of_the_project_is_not_copied_into_index_md() {
+    let root = project();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("secret.md"),
+        good_adr().replace("Cache parsed rules", "SECRET-OUTSIDE-TITLE"),
+    )
+    .unwrap();
+    assert!(
+        std::fs::read_to_string(outside.path().join("secret.md"))
+            .unwrap()
+            .contains("SECRET-OUTSIDE-TITLE")
+    );
+    std::fs::create_dir_all(root.path().join("adr")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.md"),
+        root.path().join("adr/001-secret.md"),
+    )
+    .unwrap();
+    for args in [
+        &["index", "--write"][..],
+        &["index"],
+        &["doctor"],
+        &["next-number"],
+    ] {
+        let out = helix(root.path(), args);
+        assert!(
+            !stdout(&out).contains("SECRET-OUTSIDE-TITLE")
+                && !stderr(&out).contains("SECRET-OUTSIDE-TITLE"),
+            "{args:?}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    }
+    let index = std::fs::read_to_string(root.path().join("adr/INDEX.md")).unwrap();
+    assert!(!index.contains("SECRET-OUTSIDE-TITLE"), "{index}");
+    // The file name still takes its number.
+    assert_eq!(stdout(&helix(root.path(), &["next-number"])).trim(), "002");
+}
+
 fn hook(root: &Path, event: &Value) -> Option<Value> {
     let mut cmd = Command::new(bin());
     cmd.arg("hook")
