@@ -582,24 +582,30 @@ fn post_tool_use(
     let (charge, note) = count_write(root, session_id(event), &rel, errors, budget)
         .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
     notes.extend(note.clone());
-    let budget_note = charge.as_ref().map(|c| budget::log_note(c, budget));
+    Ok(charged_answer(&rel, &report, charge.as_ref(), note, budget))
+}
+
+/// The decision record and answer of a checked save: the charge (if it failed) and
+/// the state note go into the log, the answer follows the budget.
+fn charged_answer(
+    rel: &str,
+    report: &FileReport,
+    charge: Option<&state::Charge>,
+    note: Option<String>,
+    budget: u32,
+) -> Ruling {
+    let budget_note = charge.map(|c| budget::log_note(c, budget));
     let decision = Decision {
-        target: rel.clone(),
-        rules: rule_ids(&report),
-        attempt: charge.as_ref().map_or(0, |c| c.attempt),
+        target: rel.to_owned(),
+        rules: rule_ids(report),
+        attempt: charge.map_or(0, |c| c.attempt),
         note: match (note, budget_note) {
             (Some(a), Some(b)) => Some(format!("{a}; {b}")),
             (a, b) => a.or(b),
         },
         ..Decision::default()
     };
-    Ok(post_tool_use_answer(
-        &rel,
-        &report,
-        decision,
-        budget,
-        charge.as_ref(),
-    ))
+    post_tool_use_answer(rel, report, decision, budget, charge)
 }
 
 /// The one lock of a `PostToolUse`: the ADR joins the session's touched ADRs; a

@@ -7,10 +7,9 @@
 use std::path::Path;
 
 use super::{
-    Deadline, HookEvent, InfraError, Ruling, count, load_engine, load_settings, need_session,
-    post_tool_use_answer, rule_ids, session_id, skipped, state,
+    Deadline, HookEvent, InfraError, Ruling, charged_answer, count, load_engine, load_settings,
+    need_session, session_id, skipped, state,
 };
-use crate::decision_log::Decision;
 use crate::diagnostic::Severity;
 
 /// Whether the project-relative path `rel` is a consultant's phase plan: `output/phases.yaml`
@@ -54,22 +53,5 @@ pub(super) fn post_tool_use(
     })
     .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
     notes.extend(note.clone());
-    let budget_note = charge.as_ref().map(|c| super::budget::log_note(c, budget));
-    let decision = Decision {
-        target: rel.clone(),
-        rules: rule_ids(&report),
-        attempt: charge.as_ref().map_or(0, |c| c.attempt),
-        note: match (note, budget_note) {
-            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
-            (a, b) => a.or(b),
-        },
-        ..Decision::default()
-    };
-    Ok(post_tool_use_answer(
-        &rel,
-        &report,
-        decision,
-        budget,
-        charge.as_ref(),
-    ))
+    Ok(charged_answer(&rel, &report, charge.as_ref(), note, budget))
 }
