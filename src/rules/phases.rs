@@ -334,7 +334,12 @@ fn gates_of(value: Option<&Value>) -> Vec<Result<Gate, String>> {
 }
 
 fn check_gate(lines: &Lines<'_>, phase: &str, gate: &Result<Gate, String>, out: &mut Vec<Finding>) {
-    let line = lines.of_text("quality_gate").unwrap_or(1);
+    // The phase's own `quality_gate:` (the first one after its `id:`), and its type's
+    // line after that: not the first gate of the whole plan.
+    let phase_line = lines.of_id(phase);
+    let line = lines
+        .of_word_from("quality_gate", phase_line)
+        .unwrap_or(phase_line);
     let gate = match gate {
         Ok(gate) => gate,
         Err(why) => {
@@ -347,7 +352,12 @@ fn check_gate(lines: &Lines<'_>, phase: &str, gate: &Result<Gate, String>, out: 
             return;
         }
     };
-    let at = lines.of_text(&gate.kind).unwrap_or(line);
+    let at = if gate.kind.chars().all(is_word) {
+        lines.of_word_from(&gate.kind, line)
+    } else {
+        lines.of_text(&gate.kind)
+    }
+    .unwrap_or(line);
     let mut problem = |message: String, hint: &str| {
         out.push(
             GATE_INVALID
@@ -495,8 +505,8 @@ fn string_list(value: Option<&Value>) -> Vec<String> {
 /// text per question was quadratic (a 240 KB plan with 10,000 findings took 10 s).
 struct Lines<'a> {
     text: &'a str,
-    /// Each whole word (see [`is_word`]) and the first line (1-based) holding it.
-    words: HashMap<&'a str, usize>,
+    /// Each whole word (see [`is_word`]) and the lines (1-based, ascending) holding it.
+    words: HashMap<&'a str, Vec<usize>>,
     /// Each phase id and the lines of its `id:` entries, in order.
     ids: HashMap<&'a str, Vec<usize>>,
 }
@@ -508,11 +518,14 @@ fn is_word(c: char) -> bool {
 
 impl<'a> Lines<'a> {
     fn new(text: &'a str) -> Self {
-        let mut words = HashMap::new();
+        let mut words: HashMap<&str, Vec<usize>> = HashMap::new();
         let mut ids: HashMap<&str, Vec<usize>> = HashMap::new();
         for (i, line) in text.lines().enumerate() {
             for word in line.split(|c: char| !is_word(c)).filter(|w| !w.is_empty()) {
-                words.entry(word).or_insert(i + 1);
+                let lines = words.entry(word).or_default();
+                if lines.last() != Some(&(i + 1)) {
+                    lines.push(i + 1);
+                }
             }
             let entry = line.trim_start().trim_start_matches("- ").trim_start();
             if let Some(rest) = entry.strip_prefix("id:") {
@@ -526,7 +539,10 @@ impl<'a> Lines<'a> {
     /// The first line holding `needle` as a whole word (not inside a longer name).
     fn of_text(&self, needle: &str) -> Option<usize> {
         if !needle.is_empty() && needle.chars().all(is_word) {
-            return self.words.get(needle).copied();
+            return self
+                .words
+                .get(needle)
+                .and_then(|lines| lines.first().copied());
         }
         self.text
             .lines()
@@ -537,6 +553,13 @@ impl<'a> Lines<'a> {
                 })
             })
             .map(|i| i + 1)
+    }
+
+    /// The first line at or after `from` holding the whole word `word` (binary search:
+    /// one lookup per gate stays cheap on a large plan).
+    fn of_word_from(&self, word: &str, from: usize) -> Option<usize> {
+        let lines = self.words.get(word)?;
+        lines.get(lines.partition_point(|&l| l < from)).copied()
     }
 
     fn of_id_nth(&self, id: &str, nth: usize) -> Option<usize> {
@@ -672,6 +695,18 @@ mod tests {
                 "phase `c`: gate approval: required_result `rejected` is not approved or needs_revision",
                 "phase `d`: gate approval_passed has no `result_file`",
                 "phase `e`: quality_gate is not a mapping",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_gate_finding_points_at_its_own_phase_not_the_first_gate() {
+        let text = "phases:\n  - id: a\n    quality_gate:\n      type: approval_passed\n      result_file: r.json\n  - id: b\n    quality_gate:\n      type: approval_passed\n  - id: c\n    quality_gate: [files_exist]\n";
+        assert_eq!(
+            ids(text),
+            [
+                ("phase-gate-invalid".into(), 8),
+                ("phase-gate-invalid".into(), 10),
             ]
         );
     }
