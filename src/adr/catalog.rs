@@ -135,10 +135,15 @@ pub fn format_number_width(number: u32, width: usize) -> String {
 /// Longest summary taken from the Kontext section, in characters.
 pub const SUMMARY_MAX: usize = 100;
 
-/// The first sentence of the Kontext/Context section as plain text, cut to about
-/// [`SUMMARY_MAX`] characters at a word; empty when there is no such section.
+/// The first sentence of the Kontext/Context section (MADR: "Context and Problem
+/// Statement") as plain text, cut to about [`SUMMARY_MAX`] characters at a word; empty
+/// when there is no such section.
 pub fn summary(adr: &Adr) -> String {
-    let keys = ["kontext".to_owned(), "context".to_owned()];
+    let keys = [
+        "kontext".to_owned(),
+        "context".to_owned(),
+        "context and problem statement".to_owned(),
+    ];
     let Some(section) = adr.section(&keys) else {
         return String::new();
     };
@@ -205,6 +210,9 @@ mod tests {
         let english = Adr::parse("## Context\n\nNo sentence end here\n");
         assert_eq!(summary(&english), "No sentence end here");
         assert_eq!(summary(&Adr::parse("## Entscheidung\nx\n")), "");
+        let madr =
+            Adr::parse("# T\n\n## Context and Problem Statement\n\nWe need a queue. More.\n");
+        assert_eq!(summary(&madr), "We need a queue.");
     }
 
     #[test]
