@@ -25,10 +25,19 @@ enum Matcher {
     /// like a regex), searched case-sensitively in ASCII-lower-cased text with
     /// Aho-Corasick (SIMD prefilters), built on first use.
     Literals(Vec<Vec<u8>>, OnceLock<Option<AhoCorasick>>),
-    Regex(OnceLock<Result<Regex, String>>),
+    Regex(OnceLock<Result<Compiled, String>>),
 }
 
 /// A validated pattern.
+/// A compiled regex and the text it runs on.
+#[derive(Debug)]
+enum Compiled {
+    /// Lower-cased pattern, case-sensitive, on the lower-cased text.
+    Lowered(Regex),
+    /// The pattern as written, case-insensitive, on the original text.
+    AsWritten(Regex),
+}
+
 #[derive(Debug)]
 pub struct Pattern {
     source: String,
@@ -99,10 +108,7 @@ impl Pattern {
 
     /// Number of non-overlapping matches in `haystack`, counting at most `limit`.
     pub fn count(&self, haystack: &str, limit: usize) -> Result<usize, String> {
-        match &self.matcher {
-            Matcher::Literals(..) => self.count_in(haystack, &haystack.to_ascii_lowercase(), limit),
-            Matcher::Regex(_) => self.count_in(haystack, haystack, limit),
-        }
+        self.count_in(haystack, &haystack.to_ascii_lowercase(), limit)
     }
 
     /// Like [`Pattern::count`], with `lowered` = `haystack` with ASCII letters
@@ -122,16 +128,19 @@ impl Pattern {
                 })
             }
             Matcher::Regex(cell) => {
-                let regex = cell.get_or_init(|| {
-                    RegexBuilder::new(&self.source)
-                        .case_insensitive(true)
-                        .unicode(false)
-                        .size_limit(REGEX_SIZE_LIMIT)
-                        .build()
-                        .map_err(|e| last_line(&e))
-                });
+                let regex = cell.get_or_init(|| compile(&self.source));
                 match regex {
-                    Ok(regex) => Ok(regex.find_iter(haystack).take(limit).count()),
+                    // Lowered: matched case-sensitively in its lower-cased form against
+                    // the lower-cased text (ASCII only, same offsets): the same matches
+                    // as the case-insensitive regex, without the case variants a
+                    // case-insensitive build expands every literal into (compiling the
+                    // shipped rules' word lists that way was a third of a hook call).
+                    Ok(Compiled::Lowered(regex)) => {
+                        Ok(regex.find_iter(lowered).take(limit).count())
+                    }
+                    Ok(Compiled::AsWritten(regex)) => {
+                        Ok(regex.find_iter(haystack).take(limit).count())
+                    }
                     Err(e) => Err(e.clone()),
                 }
             }
@@ -144,6 +153,108 @@ impl Pattern {
 }
 
 /// The regex crates put the cause on the last line of their multi-line errors.
+/// `source` as a case-sensitive regex for ASCII-lower-cased text. It is parsed
+/// case-insensitively (so classes are folded before any negation, as the regex crate
+/// does), then every upper-case ASCII letter is taken out of it: the text it runs on
+/// has none. Without Unicode mode the pattern only knows ASCII case, so it matches
+/// exactly what the case-insensitive pattern matches on the original text, while the
+/// literal prefilter sees plain lower-case words instead of every case variant.
+/// A pattern with a case-sensitive part (`(?-i)ABC`) cannot be lowered and runs as
+/// written, case-insensitively, on the original text.
+fn compile(source: &str) -> Result<Compiled, String> {
+    let hir = regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(true)
+        .case_insensitive(true)
+        .build()
+        .parse(source)
+        .map_err(|e| last_line(&e))?;
+    let as_written = || {
+        RegexBuilder::new(source)
+            .case_insensitive(true)
+            .unicode(false)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .build()
+            .map(Compiled::AsWritten)
+            .map_err(|e| last_line(&e))
+    };
+    if needs_upper_case(&hir) {
+        return as_written();
+    }
+    // The printed HIR spells every class, boundary and flag out explicitly (a `(?u:\S)`
+    // stays a Unicode class, ASCII boundaries print as `(?-u:\b)`), so it is built in the
+    // Unicode mode that can read it back; should that ever fail, the pattern runs as written.
+    RegexBuilder::new(&lower_hir(&hir).to_string())
+        .unicode(true)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .map(Compiled::Lowered)
+        .or_else(|_| as_written())
+}
+
+/// Whether the case-insensitively parsed `hir` still tells upper from lower case
+/// somewhere: an upper-case literal, or a class with an upper-case ASCII letter but
+/// not its lower-case one (only a `(?-i)` part makes either).
+fn needs_upper_case(hir: &Hir) -> bool {
+    use regex_syntax::hir::{Class, Literal};
+    match hir.kind() {
+        HirKind::Literal(Literal(bytes)) => bytes.iter().any(u8::is_ascii_uppercase),
+        HirKind::Class(Class::Bytes(class)) => class.iter().any(|r| {
+            (r.start()..=r.end()).any(|b| {
+                b.is_ascii_uppercase()
+                    && !class
+                        .iter()
+                        .any(|o| (o.start()..=o.end()).contains(&b.to_ascii_lowercase()))
+            })
+        }),
+        HirKind::Class(Class::Unicode(class)) => class.iter().any(|r| {
+            ('A'..='Z').any(|c| {
+                (r.start()..=r.end()).contains(&c)
+                    && !class
+                        .iter()
+                        .any(|o| (o.start()..=o.end()).contains(&c.to_ascii_lowercase()))
+            })
+        }),
+        HirKind::Repetition(rep) => needs_upper_case(&rep.sub),
+        HirKind::Capture(cap) => needs_upper_case(&cap.sub),
+        HirKind::Concat(subs) | HirKind::Alternation(subs) => subs.iter().any(needs_upper_case),
+        HirKind::Empty | HirKind::Look(_) => false,
+    }
+}
+
+/// `hir` without upper-case ASCII letters: literals lower-cased, `A-Z` taken out of
+/// every class (a class left with one byte becomes a literal).
+fn lower_hir(hir: &Hir) -> Hir {
+    use regex_syntax::hir::{
+        Capture, Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, Literal,
+        Repetition,
+    };
+    match hir.kind() {
+        HirKind::Literal(Literal(bytes)) => Hir::literal(bytes.to_ascii_lowercase()),
+        HirKind::Class(Class::Bytes(class)) => {
+            let mut class = class.clone();
+            class.difference(&ClassBytes::new([ClassBytesRange::new(b'A', b'Z')]));
+            Hir::class(Class::Bytes(class))
+        }
+        HirKind::Class(Class::Unicode(class)) => {
+            let mut class = class.clone();
+            class.difference(&ClassUnicode::new([ClassUnicodeRange::new('A', 'Z')]));
+            Hir::class(Class::Unicode(class))
+        }
+        HirKind::Repetition(rep) => Hir::repetition(Repetition {
+            sub: Box::new(lower_hir(&rep.sub)),
+            ..rep.clone()
+        }),
+        HirKind::Capture(cap) => Hir::capture(Capture {
+            sub: Box::new(lower_hir(&cap.sub)),
+            ..cap.clone()
+        }),
+        HirKind::Concat(subs) => Hir::concat(subs.iter().map(lower_hir).collect()),
+        HirKind::Alternation(subs) => Hir::alternation(subs.iter().map(lower_hir).collect()),
+        HirKind::Empty | HirKind::Look(_) => hir.clone(),
+    }
+}
+
 fn last_line(error: &dyn std::fmt::Display) -> String {
     error
         .to_string()
@@ -186,6 +297,40 @@ mod tests {
 
     fn is_literal(p: &Pattern) -> bool {
         matches!(p.matcher, Matcher::Literals(..))
+    }
+
+    #[test]
+    fn regexes_match_case_insensitively_on_the_lowered_text() {
+        let cases: [(&str, &str, usize); 8] = [
+            (r"\b(GET|POST|APIs?)\b", "get Post api APIS Kapitel apix", 4),
+            (r"ADR-\d{3}", "adr-014 and ADR-7 and Adr-015", 2),
+            (r"[A-Z]{2}", "ab CD e", 2),
+            (r"\b(zurück|Straße)\b", "ZURÜCK zurück straße", 2),
+            (r"(?-i)[A-Z]{2}|x", "AB ab X", 1),
+            (r"Endpunkte?n?", "ENDPUNKTEN endpunkt", 2),
+            (r"^\d+\.\s+(?u:\S)", "12. Title", 1),
+            (
+                r"--help|python -m|\b(CLI|commands?)\b",
+                "cli client Commands --HELP",
+                3,
+            ),
+        ];
+        for (source, text, expected) in cases {
+            let p = Pattern::new(source).unwrap();
+            assert!(!is_literal(&p), "{source}");
+            assert_eq!(
+                p.count(text, 100).unwrap(),
+                expected,
+                "{source} in {text:?}"
+            );
+            // The same count as the regex crate's own case-insensitive build.
+            let reference = RegexBuilder::new(source)
+                .case_insensitive(true)
+                .unicode(false)
+                .build()
+                .unwrap();
+            assert_eq!(reference.find_iter(text).count(), expected, "{source}");
+        }
     }
 
     #[test]
