@@ -84,7 +84,22 @@ impl Pattern {
             .build()
             .parse(source)
             .map_err(|e| last_line(&e))?;
-        let matcher = match literal_alternatives(&hir) {
+        // A pattern with inline flags may turn case-insensitivity off (`(?-i)ABC`): the
+        // case-insensitive literal search would then match too much, so it is a regex.
+        let case_sensitive_part = source.contains("(?")
+            && regex_syntax::ParserBuilder::new()
+                .unicode(false)
+                .utf8(true)
+                .case_insensitive(true)
+                .build()
+                .parse(source)
+                .is_ok_and(|folded| needs_upper_case(&folded));
+        let literals = if case_sensitive_part {
+            None
+        } else {
+            literal_alternatives(&hir)
+        };
+        let matcher = match literals {
             Some(literals) => Matcher::Literals(
                 literals.iter().map(|l| l.to_ascii_lowercase()).collect(),
                 OnceLock::new(),
@@ -301,7 +316,7 @@ mod tests {
 
     #[test]
     fn regexes_match_case_insensitively_on_the_lowered_text() {
-        let cases: [(&str, &str, usize); 8] = [
+        let cases: [(&str, &str, usize); 9] = [
             (r"\b(GET|POST|APIs?)\b", "get Post api APIS Kapitel apix", 4),
             (r"ADR-\d{3}", "adr-014 and ADR-7 and Adr-015", 2),
             (r"[A-Z]{2}", "ab CD e", 2),
@@ -309,6 +324,7 @@ mod tests {
             (r"(?-i)[A-Z]{2}|x", "AB ab X", 1),
             (r"Endpunkte?n?", "ENDPUNKTEN endpunkt", 2),
             (r"^\d+\.\s+(?u:\S)", "12. Title", 1),
+            (r"(?-i)ABC", "abc ABC", 1),
             (
                 r"--help|python -m|\b(CLI|commands?)\b",
                 "cli client Commands --HELP",
