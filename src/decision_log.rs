@@ -109,8 +109,8 @@ pub fn read(root: &Path) -> (Vec<Decision>, usize) {
     (decisions, bad)
 }
 
-/// The p-th percentile (0-100) of sorted values.
-fn percentile(sorted: &[u64], p: usize) -> u64 {
+/// The p-th percentile (0-100) of sorted values (0 when there are none).
+pub fn percentile(sorted: &[u64], p: usize) -> u64 {
     if sorted.is_empty() {
         return 0;
     }

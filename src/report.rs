@@ -66,13 +66,6 @@ fn day_of(time: &str) -> String {
     }
 }
 
-fn percentile(sorted: &[u64], p: usize) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    sorted[((sorted.len() - 1) * p).div_ceil(100).min(sorted.len() - 1)]
-}
-
 /// The figures of the page. Both inputs are oldest first (append order).
 pub fn aggregate(decisions: &[Decision], approvals: &[Record]) -> ReportData {
     let mut data = ReportData {
@@ -148,8 +141,8 @@ pub fn aggregate(decisions: &[Decision], approvals: &[Record]) -> ReportData {
         .into_values()
         .map(|(mut day, mut latencies)| {
             latencies.sort_unstable();
-            day.p50_us = percentile(&latencies, 50);
-            day.p95_us = percentile(&latencies, 95);
+            day.p50_us = decision_log::percentile(&latencies, 50);
+            day.p95_us = decision_log::percentile(&latencies, 95);
             day
         })
         .collect();

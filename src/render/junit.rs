@@ -8,31 +8,8 @@
 
 use std::fmt::Write as _;
 
+use super::escape_markup as escape_xml;
 use crate::diagnostic::{FileReport, Severity, Summary};
-
-/// Text escaped for XML 1.0 content and attribute values. Control characters XML 1.0
-/// cannot carry at all (even as references) are written as `\u{..}`, so a hostile
-/// message never makes the document unparsable.
-pub fn escape_xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            '\t' => out.push_str("&#9;"),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// The JUnit report of `reports`.
 pub fn junit(reports: &[FileReport]) -> String {

@@ -33,6 +33,30 @@ pub use json::json;
 pub use junit::junit;
 pub use sarif::sarif;
 
+/// Text escaped for XML 1.0 and HTML content and quoted attribute values (JUnit and the
+/// report page). Control characters XML 1.0 cannot carry at all (even as references) are
+/// written as `\u{..}`, so a hostile message never makes the document unparsable.
+pub fn escape_markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '\t' => out.push_str("&#9;"),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// `2 files checked: 1 error, 1 warning`.
 pub fn summary_line(s: &Summary) -> String {
     let mut line = format!(

@@ -8,6 +8,8 @@
 
 use std::fmt::Write as _;
 
+use super::escape_markup as escape;
+
 /// Decisions of one day.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Day {
@@ -63,23 +65,6 @@ pub struct ReportData {
     pub verdicts: Vec<(String, usize)>,
     pub review_days: Vec<ReviewDay>,
     pub total_cost_usd: f64,
-}
-
-/// HTML-escape `text` for element content and quoted attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 const BLOCK: &str = "#d64545";
