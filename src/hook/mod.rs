@@ -119,7 +119,7 @@ pub fn run_registered(registration: project::Registration) -> Answer {
     let stdin_until = deadline.started() + event::STDIN_TIMEOUT;
     let event = match event::read_stdin(stdin_until).and_then(|bytes| event::decode(&bytes)) {
         Ok(event) => Arc::new(event),
-        Err(_) if silent(registration, None) => return Answer::default(),
+        Err(_) if silent_without_event(registration) => return Answer::default(),
         Err(err) => {
             // Without an event we cannot tell which decision would apply: fail open, loudly.
             return Answer {
@@ -138,10 +138,13 @@ pub fn run_registered(registration: project::Registration) -> Answer {
         .iter()
         .map(|b| format!("{b}; ignored unless a decision needs it"))
         .collect();
-    if silent(registration, Some(&event)) {
+    // The repository around the session's project folder: a session started below
+    // the root still finds it (one walk up, shared with the user-scope opt-in check).
+    let project_dir = project::project_dir(Some(&event));
+    let root = project::repository_root(&project_dir);
+    if project::stays_silent(registration, &root, &project_dir) {
         return Answer::default();
     }
-    let root = project_root(&event);
     let (tx, rx) = mpsc::channel();
     let spawned = {
         let (event, root, deadline, tx) = (
@@ -289,19 +292,13 @@ fn log_decisions(
     notes
 }
 
-/// The repository around `CLAUDE_PROJECT_DIR` (constant for the session), else
-/// around the payload's cwd: a session started below the root still finds it.
-fn project_root(event: &HookEvent) -> PathBuf {
-    project::repository_root(&project::project_dir(Some(event)))
-}
-
-/// Whether the hook has nothing to do here at all (see [`project::stays_silent`]):
-/// no answer, no note, no state and no log.
-fn silent(registration: project::Registration, event: Option<&HookEvent>) -> bool {
+/// Whether a hook whose event could not be read has nothing to do here at all (see
+/// [`project::stays_silent`]): no answer, no note, no state and no log.
+fn silent_without_event(registration: project::Registration) -> bool {
     if registration == project::Registration::Repository {
         return false;
     }
-    let dir = project::project_dir(event);
+    let dir = project::project_dir(None);
     project::stays_silent(registration, &project::repository_root(&dir), &dir)
 }
 
