@@ -234,11 +234,16 @@ impl Ctx<'_> {
         if let Some(e) = read_errors.first() {
             return error(KIND, e.to_string());
         }
+        // The gate's concept is read once, and compared with every file.
+        let concept = gate.text("concept").map(|named| {
+            let read = self.read_concept(&engine, &named);
+            (named, read)
+        });
         for (report, file) in reports.into_iter().zip(&files) {
             let mut findings = report.findings;
-            if let Some(concept) = gate.text("concept") {
-                details.concept = Some(concept.clone());
-                for finding in self.concept_diff(&engine, file, &concept) {
+            if let Some((named, read)) = &concept {
+                details.concept = Some(named.clone());
+                for finding in self.concept_diff(&engine, file, named, read) {
                     if !findings.contains(&finding) {
                         findings.push(finding);
                     }
@@ -284,29 +289,39 @@ impl Ctx<'_> {
         self.review(KIND, &files, approval::ADR_TYPE, "approved", details)
     }
 
-    /// The gate's own concept compared with the ADR at `file`; an unusable concept is a
-    /// finding, as when the front matter names it.
-    fn concept_diff(&self, engine: &Engine, file: &Path, concept: &str) -> Vec<Finding> {
-        let text = crate::engine::read_limited(file, engine.settings.adr.max_file_size)
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok())
-            .unwrap_or_default();
-        let adr = crate::adr::Adr::parse(&text);
-        let read = self.path(concept).and_then(|path| {
-            if !crate::fs::confine::inside(self.root, &path)
-                || crate::paths::relative_to(self.root, &path).is_none()
-            {
-                return Err("it leaves the repository; a concept must lie inside it".to_owned());
-            }
-            engine.read_concept(&path).map(|text| (path, text))
-        });
+    /// The gate's own concept `named` (relative to the gate's directory, inside the
+    /// repository): its path and text, or why it cannot be used.
+    fn read_concept(&self, engine: &Engine, named: &str) -> Result<(PathBuf, String), String> {
+        let path = self.path(named)?;
+        if !crate::fs::confine::inside(self.root, &path)
+            || crate::paths::relative_to(self.root, &path).is_none()
+        {
+            return Err("it leaves the repository; a concept must lie inside it".to_owned());
+        }
+        engine.read_concept(&path).map(|text| (path, text))
+    }
+
+    /// The gate's concept (as [`Ctx::read_concept`] read it) compared with the ADR at
+    /// `file`; an unusable concept is a finding, as when the front matter names it.
+    fn concept_diff(
+        &self,
+        engine: &Engine,
+        file: &Path,
+        named: &str,
+        read: &Result<(PathBuf, String), String>,
+    ) -> Vec<Finding> {
         match read {
             Ok((path, text)) => {
-                crate::rules::concept::compare(&adr, &text, &self.shown(&path), &engine.rules)
+                let adr_text = crate::engine::read_limited(file, engine.settings.adr.max_file_size)
+                    .ok()
+                    .and_then(|b| String::from_utf8(b).ok())
+                    .unwrap_or_default();
+                let adr = crate::adr::Adr::parse(&adr_text);
+                crate::rules::concept::compare(&adr, text, &self.shown(path), &engine.rules)
             }
             Err(why) => vec![
                 crate::rules::concept::UNREADABLE
-                    .finding(format!("cannot use the gate's concept `{concept}`: {why}"))
+                    .finding(format!("cannot use the gate's concept `{named}`: {why}"))
                     .hint("correct `concept` in the gate (relative to its directory)"),
             ],
         }
