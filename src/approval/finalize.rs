@@ -15,7 +15,7 @@
 
 use std::path::Path;
 
-use super::{ADR_TYPE, cache, history, instructions, settings, signing};
+use super::{ADR_TYPE, ApprovalLookup, cache, history};
 use crate::adr_dir::finalize::{self, Finalization, Plan};
 use crate::fs::read::{self, Links};
 
@@ -112,43 +112,18 @@ fn record_move(root: &Path, plan: &Plan) -> Option<String> {
 /// problem only means there is nothing to carry over (the file then needs a
 /// review like any other); a note says so when an approval was lost.
 fn carry_over(root: &Path, plan: &Plan) -> Option<String> {
-    let settings = settings::load(root).ok()?;
-    let type_settings = settings.get(ADR_TYPE)?;
-    let instructions = instructions::load(root, type_settings).ok()?;
-    let signing = signing::load().ok()??;
+    let lookup = ApprovalLookup::load(root, ADR_TYPE)?;
     // The concept is part of the key; finalize may rewrite the `concept:` path
     // for the new folder, so each content resolves it from its own place.
     let engine = crate::engine::Engine::load(root, None).ok()?;
-    let key_of = |path: &Path, bytes: &[u8]| {
-        cache::key(
-            ADR_TYPE,
-            &type_settings.model,
-            &instructions,
-            &[cache::content_digest(bytes)],
-            &super::concept_digests(&engine, path, bytes),
-        )
-    };
-    let cache::Lookup::Hit(document) = cache::lookup(
-        root,
-        &key_of(&plan.draft, plan.original()),
-        type_settings.required_confidence,
-        Some(&signing),
-    ) else {
-        return None;
-    };
-    // The cache keeps every verdict; only an approval is carried over (a forced
-    // finalize of a rejected draft must not look approved, nor be re-reviewed
-    // for free as if it were).
-    if document.result != Verdict::Approved {
-        return None;
-    }
+    // Only an approval is carried over (a forced finalize of a rejected draft must
+    // not look approved, nor be re-reviewed for free as if it were).
+    let document = lookup.approval(&lookup.key(&engine, &plan.draft, plan.original()))?;
     let target = &plan.target_display;
     Some(
-        match cache::store(
-            root,
-            &key_of(&plan.target, plan.content().as_bytes()),
+        match lookup.store(
+            &lookup.key(&engine, &plan.target, plan.content().as_bytes()),
             &document,
-            &signing,
         ) {
             Ok(()) => format!(
                 "approval {} of the draft carried over to {target} (finalize changed only {})",

@@ -406,34 +406,47 @@ impl ApprovalLookup {
         })
     }
 
-    /// Whether a signed `approved` verdict (at or above the type's current
-    /// `required_confidence`) is cached for exactly `bytes` at `path` (a cached
-    /// rejection is not). The concept an ADR names is part of the key, read
-    /// from the work tree as the reviewer read it, so an ADR whose concept
-    /// changed since its review is not approved.
-    pub fn is_approved(&self, engine: &Engine, path: &Path, bytes: &[u8]) -> bool {
+    /// The cache key of `bytes` at `path` reviewed alone under this type. The concept
+    /// an ADR names is part of it, read from the work tree as the reviewer read it, so
+    /// an ADR whose concept changed since its review has another key.
+    pub fn key(&self, engine: &Engine, path: &Path, bytes: &[u8]) -> String {
         let display = crate::paths::display(&engine.root, path);
         let concepts = if self.kind == ADR_TYPE || engine.matcher().is_adr(&display) {
             concept_digests(engine, path, bytes)
         } else {
             Vec::new()
         };
-        let key = cache::key(
+        cache::key(
             &self.kind,
             &self.model,
             &self.instructions,
             &[cache::content_digest(bytes)],
             &concepts,
-        );
-        matches!(
-            cache::lookup(
-                &self.root,
-                &key,
-                self.required_confidence,
-                Some(&self.signing)
-            ),
-            cache::Lookup::Hit(document) if document.result == Verdict::Approved
         )
+    }
+
+    /// The signed `approved` verdict (at or above the type's current
+    /// `required_confidence`) cached under `key`; a cached rejection is none.
+    pub fn approval(&self, key: &str) -> Option<ResultDocument> {
+        match cache::lookup(
+            &self.root,
+            key,
+            self.required_confidence,
+            Some(&self.signing),
+        ) {
+            cache::Lookup::Hit(document) if document.result == Verdict::Approved => Some(*document),
+            _ => None,
+        }
+    }
+
+    /// Whether a signed `approved` verdict is cached for exactly `bytes` at `path`.
+    pub fn is_approved(&self, engine: &Engine, path: &Path, bytes: &[u8]) -> bool {
+        self.approval(&self.key(engine, path, bytes)).is_some()
+    }
+
+    /// Sign and store `document` under `key` (finalize carrying an approval over).
+    pub fn store(&self, key: &str, document: &ResultDocument) -> std::io::Result<()> {
+        cache::store(&self.root, key, document, &self.signing)
     }
 }
 
