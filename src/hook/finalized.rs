@@ -6,7 +6,6 @@
 //! Why here and not in `finalize`: finalize runs outside any session (through
 //! the Bash tool or by a person) and does not know which session wrote the
 //! draft; the session's state knows what it wrote, the record knows where it went.
-
 //!
 //! The record lives in the repository, so anything that can write there (a
 //! cloned repository, a Bash command) can plant lines. A destination is
