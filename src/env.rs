@@ -28,6 +28,22 @@ pub const HOME: &str = "HOME";
 /// process group and tree are still found, and killed, when the run ends.
 pub const HELIX_GATE_SUPERVISION: &str = "HELIX_GATE_SUPERVISION";
 
+/// helix-gate's per-user state folder, outside every work tree (the approval
+/// cache's signing key, session baselines, trust records):
+/// `$HELIX_GATE_STATE_DIR`, else `$XDG_STATE_HOME/helix-gate`, else
+/// `$HOME/.local/state/helix-gate`. A relative value is ignored (the XDG rule):
+/// it would resolve against the current directory, which is usually the work tree.
+pub fn state_dir() -> Option<std::path::PathBuf> {
+    let absolute = |name: &str| {
+        var(name)
+            .map(std::path::PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    absolute(HELIX_GATE_STATE_DIR)
+        .or_else(|| absolute(XDG_STATE_HOME).map(|p| p.join("helix-gate")))
+        .or_else(|| absolute(HOME).map(|p| p.join(".local/state/helix-gate")))
+}
+
 /// The value of `name` when set and not empty.
 pub fn var(name: &str) -> Option<String> {
     std::env::var_os(name)

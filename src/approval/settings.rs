@@ -17,7 +17,7 @@ use crate::yaml;
 pub const DEFAULT_APPROVALS: &str = include_str!("../../config/approvals.yaml");
 
 /// Repository-relative location of a repository's own approvals config.
-pub const APPROVALS_PATH: &str = "config/approvals.yaml";
+pub const APPROVALS_PATH: &str = crate::config::protected::APPROVALS_PATH;
 
 /// Placeholders `on_rejection.feedback_template` may use, as `{name}` or as
 /// the seeds' `{{name}}`. `blocking_issues` and `suggestions` are the seeds'

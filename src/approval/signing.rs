@@ -67,19 +67,9 @@ pub enum KeyError {
     Damaged { path: String, len: usize },
 }
 
-/// helix-gate's per-user state folder: `$HELIX_GATE_STATE_DIR`, else
-/// `$XDG_STATE_HOME/helix-gate`, else `$HOME/.local/state/helix-gate`. A
-/// relative value is ignored (the XDG rule): it would resolve against the
-/// current directory, which is usually the work tree.
+/// helix-gate's per-user state folder ([`env::state_dir`]).
 pub fn state_dir() -> Option<PathBuf> {
-    let absolute = |name: &str| {
-        env::var(name)
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-    };
-    absolute(env::HELIX_GATE_STATE_DIR)
-        .or_else(|| absolute(env::XDG_STATE_HOME).map(|p| p.join("helix-gate")))
-        .or_else(|| absolute(env::HOME).map(|p| p.join(".local/state/helix-gate")))
+    env::state_dir()
 }
 
 /// Where the key is (or would be).

@@ -2,6 +2,7 @@
 
 pub mod pattern;
 pub mod preset;
+pub mod protected;
 pub mod rules_file;
 pub mod settings;
 

@@ -1,0 +1,257 @@
+//! helix-gate's own files in a repository: the configuration that decides what
+//! the gate checks and whether it reviews, which the session it gates must not
+//! change (`config/helix-gate.yaml`, the rules file, `config/approvals.yaml`,
+//! `approvals/**`), and its data folder (`.helix-gate/**`).
+//!
+//! A [`Snapshot`] holds the configuration's bytes as they were at one moment
+//! (a session's start, a person's `helix-gate trust`): the hook keeps a session
+//! on the configuration it started with, and [`Snapshot::digest`] names that
+//! configuration in trust records.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::Path;
+
+use sha2::{Digest as _, Sha256};
+
+use super::RULES_PATH;
+use super::settings::SETTINGS_PATH;
+
+/// Repository-relative location of the approvals configuration.
+pub const APPROVALS_PATH: &str = "config/approvals.yaml";
+/// The folder of the reviewers' instructions and checks (`approvals/<type>/`).
+pub const APPROVALS_DIR: &str = "approvals";
+/// The configuration files, repository-relative.
+pub const CONFIG_FILES: [&str; 3] = [SETTINGS_PATH, RULES_PATH, APPROVALS_PATH];
+/// At most this many files below [`APPROVALS_DIR`] are part of a snapshot;
+/// more is a damaged or hostile repository.
+pub const MAX_APPROVAL_FILES: usize = 512;
+/// How deep the walk below [`APPROVALS_DIR`] goes.
+const MAX_DEPTH: usize = 6;
+
+/// Whether the repository-relative path `rel` is one of helix-gate's own files:
+/// its configuration or anything in its data folder.
+pub fn is_protected(rel: &str) -> bool {
+    is_config(rel) || is_data(rel)
+}
+
+/// Whether `rel` is part of helix-gate's configuration.
+pub fn is_config(rel: &str) -> bool {
+    let rel = rel.trim_start_matches("./");
+    CONFIG_FILES.contains(&rel)
+        || rel == APPROVALS_DIR
+        || rel
+            .strip_prefix(APPROVALS_DIR)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// Whether `rel` lies in helix-gate's data folder.
+pub fn is_data(rel: &str) -> bool {
+    rel.split('/').any(|part| part == crate::fs::data_dir::DIR)
+}
+
+/// The bytes of the configuration files that exist, by repository-relative path.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    pub files: BTreeMap<String, Vec<u8>>,
+    /// Paths that exist but could not be read as a regular file (a FIFO, a
+    /// directory, a link out of the project, too large): part of the digest,
+    /// so a change to them is still a change.
+    pub unreadable: BTreeMap<String, String>,
+}
+
+impl Snapshot {
+    /// Read the repository's configuration as it is now.
+    pub fn read(root: &Path) -> Snapshot {
+        let mut snapshot = Snapshot::default();
+        for rel in CONFIG_FILES {
+            snapshot.add(root, rel);
+        }
+        let dir = root.join(APPROVALS_DIR);
+        if dir.is_dir() && crate::fs::confine::inside(root, &dir) {
+            let mut found = Vec::new();
+            list(&dir, APPROVALS_DIR, 0, &mut found);
+            found.sort();
+            for rel in found.iter().take(MAX_APPROVAL_FILES) {
+                snapshot.add(root, rel);
+            }
+            if found.len() > MAX_APPROVAL_FILES {
+                snapshot.unreadable.insert(
+                    APPROVALS_DIR.to_owned(),
+                    format!("more than {MAX_APPROVAL_FILES} files"),
+                );
+            }
+        } else if std::fs::symlink_metadata(&dir).is_ok() {
+            snapshot.unreadable.insert(
+                APPROVALS_DIR.to_owned(),
+                "not a folder inside the project".to_owned(),
+            );
+        }
+        snapshot
+    }
+
+    fn add(&mut self, root: &Path, rel: &str) {
+        let path = root.join(rel);
+        if std::fs::symlink_metadata(&path).is_err() {
+            return;
+        }
+        if !crate::fs::confine::inside(root, &path) {
+            self.unreadable
+                .insert(rel.to_owned(), "leads outside the project".to_owned());
+            return;
+        }
+        match crate::fs::read::regular(
+            &path,
+            crate::fs::read::CONFIG_LIMIT,
+            crate::fs::read::Links::Follow,
+        ) {
+            Ok(bytes) => {
+                self.files.insert(rel.to_owned(), bytes);
+            }
+            Err(e) => {
+                self.unreadable.insert(rel.to_owned(), e.to_string());
+            }
+        }
+    }
+
+    /// SHA-256 over every path and its bytes (hex): equal digests, equal configuration.
+    pub fn digest(&self) -> String {
+        let mut hasher = Sha256::new();
+        for (rel, bytes) in &self.files {
+            hasher.update(b"f\0");
+            hasher.update(rel.as_bytes());
+            hasher.update(b"\0");
+            hasher.update((bytes.len() as u64).to_le_bytes());
+            hasher.update(bytes);
+        }
+        for (rel, why) in &self.unreadable {
+            hasher.update(b"u\0");
+            hasher.update(rel.as_bytes());
+            hasher.update(b"\0");
+            hasher.update(why.as_bytes());
+            hasher.update(b"\0");
+        }
+        hex(&hasher.finalize())
+    }
+
+    /// The paths whose bytes differ between `self` and `other` (added, removed or changed).
+    pub fn changed_files(&self, other: &Snapshot) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let keys = self
+            .files
+            .keys()
+            .chain(other.files.keys())
+            .chain(self.unreadable.keys())
+            .chain(other.unreadable.keys());
+        for rel in keys {
+            let same = self.files.get(rel) == other.files.get(rel)
+                && self.unreadable.get(rel) == other.unreadable.get(rel);
+            if !same && !out.contains(rel) {
+                out.push(rel.clone());
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Write the snapshot below `dir` in the repository's layout (for loaders
+    /// that read a configuration from a folder), replacing what was there.
+    pub fn write_to(&self, dir: &Path) -> io::Result<()> {
+        if dir.exists() {
+            std::fs::remove_dir_all(dir)?;
+        }
+        std::fs::create_dir_all(dir)?;
+        for (rel, bytes) in &self.files {
+            let path = dir.join(rel);
+            if let Some(parent) = path.parent() {
+                crate::fs::confine::create_dir_all(dir, parent)?;
+            }
+            crate::fs::atomic::write_with(dir, &path, bytes, crate::fs::atomic::Options::FAST)?;
+        }
+        Ok(())
+    }
+}
+
+/// Files below `dir` (shown as `rel`), regular files only; links are not followed.
+fn list(dir: &Path, rel: &str, depth: usize, out: &mut Vec<String>) {
+    if depth > MAX_DEPTH || out.len() > MAX_APPROVAL_FILES {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let child = format!("{rel}/{name}");
+        if kind.is_dir() {
+            list(&entry.path(), &child, depth + 1, out);
+        } else {
+            // Files and links alike: a link is read (and refused when it leads out).
+            out.push(child);
+        }
+    }
+}
+
+/// Lower-case hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protected_paths() {
+        for rel in [
+            "config/helix-gate.yaml",
+            "config/adr-completeness-rules.yaml",
+            "config/approvals.yaml",
+            "approvals/adr/CLAUDE.md",
+            ".helix-gate/state/s.json",
+            "sub/.helix-gate/log.jsonl",
+        ] {
+            assert!(is_protected(rel), "{rel}");
+        }
+        for rel in [
+            "config/other.yaml",
+            "approvalsx/a.md",
+            "adr/001-x.md",
+            "docs/approvals.md",
+        ] {
+            assert!(!is_protected(rel), "{rel}");
+        }
+    }
+
+    #[test]
+    fn a_snapshot_sees_every_change_and_restores_the_layout() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("config")).unwrap();
+        std::fs::create_dir_all(root.join("approvals/adr/checks")).unwrap();
+        std::fs::write(root.join(SETTINGS_PATH), "hook: {budget: 2}\n").unwrap();
+        std::fs::write(root.join("approvals/adr/checks/a.md"), "check").unwrap();
+        let first = Snapshot::read(root);
+        assert_eq!(first.files.len(), 2);
+        assert_eq!(first.digest(), Snapshot::read(root).digest());
+        std::fs::write(
+            root.join(APPROVALS_PATH),
+            "approvals: {adr: {enabled: false}}\n",
+        )
+        .unwrap();
+        let second = Snapshot::read(root);
+        assert_ne!(first.digest(), second.digest());
+        assert_eq!(first.changed_files(&second), [APPROVALS_PATH]);
+        let copy = tempfile::tempdir().unwrap();
+        first.write_to(&copy.path().join("c")).unwrap();
+        assert_eq!(Snapshot::read(&copy.path().join("c")), first);
+    }
+}
