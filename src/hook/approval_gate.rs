@@ -6,8 +6,12 @@
 use std::path::Path;
 use std::time::Instant;
 
+use super::deadline::Deadline;
+use super::event::HookEvent;
 use super::output::HookOutput;
-use super::{Deadline, HookEvent, InfraError, Ruling, reviews, session_id, state};
+use super::policy::InfraError;
+use super::ruling::{Ruling, session_id};
+use super::{reviews, state};
 use crate::approval::{self, Approval, NextStep, OnRejection};
 use crate::decision_log::{Decision, Verdict};
 

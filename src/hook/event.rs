@@ -20,9 +20,51 @@ pub const MAX_STDIN_BYTES: usize = 16 * 1024 * 1024;
 /// trickles a byte now and then cannot stretch it.
 pub const STDIN_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The events helix-gate answers, by `hook_event_name`. Every decision
+/// dispatches on this, never on the name's text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum EventKind {
+    PreToolUse,
+    PostToolUse,
+    /// A tool that ran and failed (a Bash command with a non-zero exit): it
+    /// may have written files all the same.
+    PostToolUseFailure,
+    Stop,
+    /// Never blocked (`agent_type` "" is `/compact`); the main Stop checks the session.
+    SubagentStop,
+    SessionStart,
+    UserPromptSubmit,
+    /// Any other event: nothing to decide.
+    #[default]
+    Other,
+}
+
+impl EventKind {
+    /// The kind named `name` (`Other` for every event helix-gate does not answer).
+    pub fn parse(name: &str) -> EventKind {
+        match name {
+            "PreToolUse" => EventKind::PreToolUse,
+            "PostToolUse" => EventKind::PostToolUse,
+            "PostToolUseFailure" => EventKind::PostToolUseFailure,
+            "Stop" => EventKind::Stop,
+            "SubagentStop" => EventKind::SubagentStop,
+            "SessionStart" => EventKind::SessionStart,
+            "UserPromptSubmit" => EventKind::UserPromptSubmit,
+            _ => EventKind::Other,
+        }
+    }
+
+    /// Whether this event follows a tool that ran (`PostToolUse`, `PostToolUseFailure`).
+    pub fn after_tool(self) -> bool {
+        matches!(self, EventKind::PostToolUse | EventKind::PostToolUseFailure)
+    }
+}
+
 /// The fields helix-gate reads from any hook event.
 #[derive(Debug, Clone, Default)]
 pub struct HookEvent {
+    pub kind: EventKind,
+    /// As sent (for the log and the context answer, which must echo it).
     pub hook_event_name: String,
     pub session_id: Option<String>,
     pub cwd: Option<String>,
@@ -30,6 +72,8 @@ pub struct HookEvent {
     /// `tool_input.file_path` of Write / Edit / `MultiEdit` (a `tool_input` that
     /// is not an object counts as broken).
     pub file_path: Option<String>,
+    /// `tool_input.command` of Bash.
+    pub command: Option<String>,
     pub stop_hook_active: Option<bool>,
     pub last_assistant_message: Option<String>,
     pub background_tasks: Option<Vec<Value>>,
@@ -197,21 +241,26 @@ pub fn decode(bytes: &[u8]) -> Result<HookEvent, DecodeError> {
         broken: Vec::new(),
     };
     // By reference: a Write's tool_input carries the whole file content.
-    let file_path = match map.get("tool_input") {
-        None => None,
+    let (file_path, command) = match map.get("tool_input") {
+        None => (None, None),
         Some(Value::Object(input)) => {
             let mut inner = Fields {
                 map: input,
                 broken: Vec::new(),
             };
             let path = inner.string("file_path");
+            let command = inner.string("command");
             fields
                 .broken
                 .extend(inner.broken.into_iter().map(|b| BrokenField {
-                    name: "tool_input.file_path",
+                    name: if b.name == "command" {
+                        "tool_input.command"
+                    } else {
+                        "tool_input.file_path"
+                    },
                     ..b
                 }));
-            path
+            (path, command)
         }
         Some(other) => {
             fields.broken.push(BrokenField {
@@ -219,15 +268,17 @@ pub fn decode(bytes: &[u8]) -> Result<HookEvent, DecodeError> {
                 expected: "an object",
                 found: kind(other),
             });
-            None
+            (None, None)
         }
     };
     let event = HookEvent {
+        kind: EventKind::parse(&hook_event_name),
         hook_event_name,
         session_id: fields.string("session_id"),
         cwd: fields.string("cwd"),
         tool_name: fields.string("tool_name"),
         file_path,
+        command,
         stop_hook_active: fields.get("stop_hook_active", "a boolean", Value::as_bool),
         last_assistant_message: fields.string("last_assistant_message"),
         background_tasks: fields.get("background_tasks", "an array", |v| v.as_array().cloned()),

@@ -6,10 +6,12 @@
 
 use std::path::Path;
 
-use super::{
-    Deadline, HookEvent, InfraError, Ruling, charged_answer, count, load_engine, load_settings,
-    need_session, session_id, skipped, state,
-};
+use super::deadline::Deadline;
+use super::event::HookEvent;
+use super::policy::{InfraError, load_engine, load_settings, need_session};
+use super::ruling::{Ruling, count, session_id, skipped};
+use super::state;
+use super::tool_use::charged_answer;
 use crate::diagnostic::Severity;
 
 /// Whether the project-relative path `rel` is a consultant's phase plan: `output/phases.yaml`

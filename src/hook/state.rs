@@ -1,4 +1,5 @@
-//! Per-session state under `.helix-gate/state/`: targets touched and attempts.
+//! The session file under `.helix-gate/state/`: the ADRs the session wrote and
+//! each target's attempts (what they mean is the budget's rule, [`super::budget`]).
 //!
 //! Claude Code runs hooks in parallel, so every read-change-write happens under
 //! an exclusive lock (a per-session [`FileLock`], see [`lock`]) and is written
@@ -46,85 +47,6 @@ pub struct Target {
     /// is not a new attempt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
-}
-
-/// Why a failing save did or did not use up an attempt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Why {
-    /// The target's first failure since it last passed.
-    First,
-    /// Fewer checks fail than at the previous failing save: not counted.
-    Improved { from: u32, to: u32 },
-    /// As many or more checks fail than before: counted.
-    NotImproved { from: u32, to: u32 },
-}
-
-/// Why the target escalated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Escalation {
-    /// `budget` attempts were used without the failures going down.
-    BudgetSpent,
-    /// More than twice the budget of failing saves, improving or not.
-    HardCap,
-}
-
-/// What one failing save cost.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Charge {
-    /// Attempts used up so far (`budget + 1` once escalated).
-    pub attempt: u32,
-    /// Failing saves since the target last passed, this one included.
-    pub tries: u32,
-    /// Whether this save used up an attempt.
-    pub counted: bool,
-    pub why: Why,
-    /// Set once the target no longer blocks.
-    pub escalation: Option<Escalation>,
-    /// This save spent the budget (tell the user once).
-    pub first_escalation: bool,
-}
-
-impl Target {
-    /// Count one failing save with `failures` failing checks against `budget`: a save
-    /// that lowers the number of failing checks does not use up an attempt, but no
-    /// target fails more than `2 * budget` times before it escalates.
-    pub fn charge(&mut self, budget: u32, failures: u32) -> Charge {
-        let previous = self.last_failures.replace(failures);
-        self.tries = self.tries.saturating_add(1);
-        let why = match previous {
-            None => Why::First,
-            Some(from) if failures < from => Why::Improved { from, to: failures },
-            Some(from) => Why::NotImproved { from, to: failures },
-        };
-        let hard_cap = self.tries > budget.saturating_mul(2);
-        let counted = !matches!(why, Why::Improved { .. });
-        let escalation = if hard_cap {
-            Some(Escalation::HardCap)
-        } else if self.escalated || (counted && self.attempts >= budget) {
-            Some(Escalation::BudgetSpent)
-        } else {
-            None
-        };
-        if escalation.is_none() && counted {
-            self.attempts += 1;
-        }
-        let first_escalation = escalation.is_some() && !self.escalated;
-        if escalation.is_some() {
-            self.escalated = true;
-        }
-        Charge {
-            attempt: if escalation.is_some() {
-                budget + 1
-            } else {
-                self.attempts
-            },
-            tries: self.tries,
-            counted: counted && escalation.is_none(),
-            why,
-            escalation,
-            first_escalation,
-        }
-    }
 }
 
 /// What one session did.
@@ -349,62 +271,6 @@ mod tests {
         locked.save().unwrap();
         assert_eq!(rx.recv_timeout(LOCK_WAIT).unwrap(), 1);
         other.join().unwrap();
-    }
-
-    fn short(c: Charge) -> (u32, bool, bool) {
-        (c.attempt, c.counted, c.first_escalation)
-    }
-
-    #[test]
-    fn charge_counts_to_the_budget_then_escalates_once() {
-        let mut t = Target::default();
-        assert_eq!(
-            (short(t.charge(2, 1)), short(t.charge(2, 1))),
-            ((1, true, false), (2, true, false))
-        );
-        let spent = t.charge(2, 1);
-        assert_eq!(
-            (short(spent), spent.escalation),
-            ((3, false, true), Some(Escalation::BudgetSpent))
-        );
-        assert_eq!(short(t.charge(2, 1)), (3, false, false));
-    }
-
-    #[test]
-    fn fewer_failures_are_free_until_the_hard_cap() {
-        let mut t = Target::default();
-        let first = t.charge(3, 9);
-        assert_eq!(
-            (first.attempt, first.counted, first.why),
-            (1, true, Why::First)
-        );
-        for (failures, tries) in [(8, 2), (7, 3), (6, 4), (5, 5), (4, 6)] {
-            let c = t.charge(3, failures);
-            assert_eq!(
-                (c.attempt, c.counted, c.tries, c.escalation),
-                (1, false, tries, None)
-            );
-            assert_eq!(
-                c.why,
-                Why::Improved {
-                    from: failures + 1,
-                    to: failures
-                }
-            );
-        }
-        let capped = t.charge(3, 3);
-        assert_eq!(
-            (capped.attempt, capped.first_escalation, capped.escalation),
-            (4, true, Some(Escalation::HardCap))
-        );
-        // More failures than before count again.
-        let mut t = Target::default();
-        t.charge(3, 2);
-        let worse = t.charge(3, 5);
-        assert_eq!(
-            (worse.attempt, worse.counted, worse.why),
-            (2, true, Why::NotImproved { from: 2, to: 5 })
-        );
     }
 
     #[test]

@@ -263,6 +263,66 @@ fn remove_ours(hooks: &mut Map<String, Value>) -> usize {
     removed
 }
 
+/// One event helix-gate registers: the one list `install claude` writes and
+/// the plugin's `hooks/hooks.json` carries (a test holds them equal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookEntry {
+    pub event: &'static str,
+    /// The tools the entry fires for (`None`: every occurrence of the event).
+    pub matcher: Option<&'static str>,
+    /// Seconds; `None` for Stop, whose timeout follows the reviews.
+    pub timeout_s: Option<u64>,
+    /// Only with `hook.prompt_context` (the summary before every prompt).
+    pub prompt_context_only: bool,
+}
+
+/// The tools whose use helix-gate looks at: the write tools for the checks on
+/// save, Bash because a shell command can write, move or delete an ADR or
+/// helix-gate's own files just as well.
+pub const TOOL_MATCHER: &str = "Write|Edit|MultiEdit|Bash";
+
+/// Every hook helix-gate registers, in order.
+pub const HOOK_ENTRIES: [HookEntry; 6] = [
+    // Denies writes into helix-gate's own files before they happen.
+    HookEntry {
+        event: "PreToolUse",
+        matcher: Some(TOOL_MATCHER),
+        timeout_s: Some(10),
+        prompt_context_only: false,
+    },
+    HookEntry {
+        event: "PostToolUse",
+        matcher: Some(TOOL_MATCHER),
+        timeout_s: Some(30),
+        prompt_context_only: false,
+    },
+    // A shell command that fails may have written files all the same.
+    HookEntry {
+        event: "PostToolUseFailure",
+        matcher: Some("Bash"),
+        timeout_s: Some(30),
+        prompt_context_only: false,
+    },
+    HookEntry {
+        event: "Stop",
+        matcher: None,
+        timeout_s: None,
+        prompt_context_only: false,
+    },
+    HookEntry {
+        event: "SessionStart",
+        matcher: None,
+        timeout_s: Some(10),
+        prompt_context_only: false,
+    },
+    HookEntry {
+        event: "UserPromptSubmit",
+        matcher: None,
+        timeout_s: Some(10),
+        prompt_context_only: true,
+    },
+];
+
 /// Our hook entries, by event.
 pub fn our_hooks(
     command: &str,
@@ -270,23 +330,18 @@ pub fn our_hooks(
     stop_timeout_s: u64,
 ) -> Vec<(&'static str, Value)> {
     let hook = |timeout: u64| json!({"type": "command", "command": command, "timeout": timeout, "statusMessage": STATUS_MARKER});
-    let mut entries = vec![
-        // Denies writes into .helix-gate/ before they happen.
-        (
-            "PreToolUse",
-            json!({"matcher": "Write|Edit|MultiEdit", "hooks": [hook(10)]}),
-        ),
-        (
-            "PostToolUse",
-            json!({"matcher": "Write|Edit|MultiEdit", "hooks": [hook(30)]}),
-        ),
-        ("Stop", json!({"hooks": [hook(stop_timeout_s)]})),
-        ("SessionStart", json!({"hooks": [hook(10)]})),
-    ];
-    if prompt_context {
-        entries.push(("UserPromptSubmit", json!({"hooks": [hook(10)]})));
-    }
-    entries
+    HOOK_ENTRIES
+        .iter()
+        .filter(|e| prompt_context || !e.prompt_context_only)
+        .map(|e| {
+            let timeout = e.timeout_s.unwrap_or(stop_timeout_s);
+            let group = match e.matcher {
+                Some(matcher) => json!({"matcher": matcher, "hooks": [hook(timeout)]}),
+                None => json!({"hooks": [hook(timeout)]}),
+            };
+            (e.event, group)
+        })
+        .collect()
 }
 
 /// Merge our hooks into the settings at `path`, which must stay inside `area`
@@ -397,6 +452,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_plugin_registers_the_same_events_as_install() {
+        let plugin: Value = serde_json::from_str(include_str!("../../hooks/hooks.json")).unwrap();
+        let plugin = plugin["hooks"].as_object().unwrap();
+        let wanted: Vec<&HookEntry> = HOOK_ENTRIES
+            .iter()
+            .filter(|e| !e.prompt_context_only)
+            .collect();
+        assert_eq!(
+            plugin.keys().map(String::as_str).collect::<Vec<_>>(),
+            wanted.iter().map(|e| e.event).collect::<Vec<_>>()
+        );
+        for entry in wanted {
+            let group = &plugin[entry.event][0];
+            assert_eq!(group["matcher"].as_str(), entry.matcher, "{}", entry.event);
+            let timeout = group["hooks"][0]["timeout"].as_u64();
+            match entry.timeout_s {
+                Some(t) => assert_eq!(timeout, Some(t), "{}", entry.event),
+                None => assert!(timeout.is_some()),
+            }
+        }
+    }
+
+    #[test]
     fn merge_preserves_foreign_keys_and_hooks_and_is_idempotent() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(".claude/settings.json");
@@ -410,14 +488,11 @@ mod tests {
         assert_eq!(keys, ["model", "permissions", "hooks"]);
         let post = v["hooks"]["PostToolUse"].as_array().unwrap();
         assert_eq!(post.len(), 2, "{post:?}");
-        assert_eq!(
-            v["hooks"]["PreToolUse"][0]["matcher"],
-            "Write|Edit|MultiEdit"
-        );
-        assert_eq!(post[1]["matcher"], "Write|Edit|MultiEdit");
+        assert_eq!(v["hooks"]["PreToolUse"][0]["matcher"], TOOL_MATCHER);
+        assert_eq!(post[1]["matcher"], TOOL_MATCHER);
         assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["timeout"], 360);
         assert!(v["hooks"].get("UserPromptSubmit").is_none());
-        assert_eq!(uninstall_from(&area(dir.path()), &path).unwrap(), 4);
+        assert_eq!(uninstall_from(&area(dir.path()), &path).unwrap(), 5);
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(v, serde_json::from_str::<Value>(original).unwrap());
     }

@@ -1,0 +1,80 @@
+//! `SessionStart` and `UserPromptSubmit`: a short summary of the rules for the
+//! model, so fewer mistakes happen.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::deadline::Deadline;
+use super::event::{EventKind, HookEvent};
+use super::output::HookOutput;
+use super::policy::{InfraError, load_settings};
+use super::ruling::Ruling;
+use super::{project, state, step_marker};
+use crate::config::Settings;
+use crate::diagnostic::Severity;
+
+/// `SessionStart` / `UserPromptSubmit`: a short summary of the rules, so fewer mistakes happen.
+pub(super) fn session_context(
+    event: &HookEvent,
+    root: &Path,
+    deadline: &Deadline,
+    enabled: impl Fn(&Settings) -> bool,
+) -> Result<Ruling, InfraError> {
+    let mut settings = load_settings(root, deadline)?;
+    settings.step_marker.enabled = step_marker::required_in(
+        &settings.step_marker,
+        root,
+        &project::session_folders(event),
+    );
+    if event.kind == EventKind::SessionStart {
+        state::prune(root, settings.hook.state_retention_days);
+    }
+    if !enabled(&settings) {
+        return Ok(Ruling::default());
+    }
+    let rules = crate::config::load_rules(root, None)
+        .map_err(|e| InfraError::new(format!("{e:#}"), Some(&settings)))?;
+    // The preset's rules file decides what the summary names (rules::document::brief).
+    // madr and nygard set no minimum length; "at least 0 characters" would be noise.
+    let length = match rules.base.min_section_length {
+        0 => String::new(),
+        n => format!(" (at least {n} characters each)"),
+    };
+    let mut text = format!(
+        "helix-gate checks every ADR you write ({}) when you save it and before you finish:\n\
+{}- ## sections: {}{length}\n{}\
+- no template placeholder left: replace every <...> gap of the template, brackets included (template-placeholder)\n\
+- `helix-gate new \"<title>\"` writes a new ADR from the {} template that passes once its gaps are filled\n",
+        settings.adr.globs.join(", "),
+        crate::rules::document::brief(&rules),
+        rules.base.required_sections.join(", "),
+        crate::rules::document::criteria_brief(&rules),
+        settings.new.template_name(settings.preset),
+    );
+    for rule in rules
+        .contextual
+        .iter()
+        .filter(|r| r.severity == Severity::Error)
+    {
+        match &rule.hint {
+            Some(hint) => {
+                let _ = writeln!(text, "- {} ({}): {hint}", rule.message, rule.id);
+            }
+            None => {
+                let _ = writeln!(text, "- {} ({})", rule.message, rule.id);
+            }
+        }
+    }
+    if settings.step_marker.enabled {
+        let _ = writeln!(
+            text,
+            "End EVERY answer with a STEP marker as its last line: {}",
+            step_marker::format_hint(&settings.step_marker.steps)
+        );
+    }
+    text.push_str("Run `helix-gate validate <file>` to check an ADR yourself.");
+    Ok(Ruling {
+        output: Some(HookOutput::context(&event.hook_event_name, &text)),
+        decisions: Vec::new(),
+    })
+}

@@ -1,0 +1,110 @@
+//! The failure policy, in one place: an internal error (configuration, state,
+//! an unreadable file, a field of the event the decision needs but cannot read,
+//! the hook's own deadline, even a panic) is never shown as a rule violation. By
+//! default the hook fails open with a `systemMessage` that names the
+//! infrastructure error; `hook.fail_closed: true` makes it block instead, with a
+//! reason that says it is an infrastructure error.
+
+use std::path::Path;
+
+use super::deadline::Deadline;
+use super::event::{EventKind, HookEvent};
+use super::output::HookOutput;
+use super::ruling::Ruling;
+use crate::config::Settings;
+use crate::decision_log::{Decision, Verdict};
+use crate::engine::Engine;
+
+/// An internal failure: reported as such, never as a finding.
+#[derive(Debug)]
+pub(super) struct InfraError {
+    pub(super) message: String,
+    /// Whether the settings asked to fail closed (unknown when settings failed).
+    pub(super) fail_closed: bool,
+}
+
+impl InfraError {
+    pub(super) fn new(message: impl Into<String>, settings: Option<&Settings>) -> Self {
+        InfraError {
+            message: message.into(),
+            fail_closed: settings.is_some_and(|s| s.hook.fail_closed),
+        }
+    }
+}
+
+/// Apply the failure policy to an internal error.
+pub(super) fn infrastructure(
+    event: &HookEvent,
+    err: &InfraError,
+    notes: &mut Vec<String>,
+) -> Ruling {
+    notes.push(format!("infrastructure error: {}", err.message));
+    let closed = |message: &str| {
+        format!(
+            "helix-gate infrastructure error (not a problem in your files): {message}. fail_closed is set, so this blocks until the tool works again."
+        )
+    };
+    let output = if err.fail_closed
+        && matches!(
+            event.kind,
+            EventKind::PostToolUse | EventKind::PostToolUseFailure | EventKind::Stop
+        ) {
+        HookOutput::block(closed(&err.message))
+    } else if err.fail_closed && event.kind == EventKind::PreToolUse {
+        HookOutput::deny(closed(&err.message))
+    } else {
+        HookOutput::message(format!(
+            "helix-gate: infrastructure error, check skipped: {}",
+            err.message
+        ))
+    };
+    Ruling {
+        output: Some(output),
+        decisions: vec![Decision {
+            verdict: Verdict::Error,
+            note: Some(err.message.clone()),
+            ..Decision::default()
+        }],
+    }
+}
+
+/// The settings; they also set the deadline and the failure policy it applies.
+pub(super) fn load_settings(root: &Path, deadline: &Deadline) -> Result<Settings, InfraError> {
+    let settings = Settings::load(root).map_err(|e| InfraError::new(e.to_string(), None))?;
+    deadline.apply(&settings);
+    Ok(settings)
+}
+
+/// A field the decision needs is broken or missing: an infrastructure error
+/// under the repository's failure policy (read for it, when it can be), never a
+/// silent pass. A future payload change must not switch the gate off unseen.
+pub(super) fn needed(
+    root: &Path,
+    deadline: &Deadline,
+    problem: impl std::fmt::Display,
+) -> InfraError {
+    let settings = load_settings(root, deadline).ok();
+    InfraError::new(
+        format!("{problem}; helix-gate needs it to decide"),
+        settings.as_ref(),
+    )
+}
+
+/// The session id, which the budget counts by; a broken one is an error.
+pub(super) fn need_session(event: &HookEvent, settings: &Settings) -> Result<(), InfraError> {
+    match event.broken("session_id") {
+        Some(broken) => Err(InfraError::new(
+            format!("{broken}; helix-gate needs it to count attempts per session"),
+            Some(settings),
+        )),
+        None => Ok(()),
+    }
+}
+
+pub(super) fn load_engine(root: &Path, settings: Settings) -> Result<Engine, InfraError> {
+    let fail_closed = settings.hook.fail_closed;
+    Engine::with_settings(root, settings, None).map_err(|e| InfraError {
+        message: format!("{e:#}"),
+        fail_closed,
+    })
+}

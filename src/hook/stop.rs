@@ -1,0 +1,251 @@
+//! Stop: every ADR this session changed must pass as it is on disk now, the
+//! last answer must end with a STEP marker where that check is required, and
+//! only then the reviewer sees the ADRs that pass (`approval_gate`).
+
+use std::path::Path;
+
+use super::approval_gate::approval_gate;
+use super::budget::{self, Failing};
+use super::deadline::Deadline;
+use super::event::{BrokenField, HookEvent};
+use super::finalized;
+use super::policy::{InfraError, load_engine, load_settings, need_session};
+use super::ruling::{Ruling, count, rule_ids, session_id};
+use super::{STEP_TARGET, project, state, step_marker};
+use crate::config::Settings;
+use crate::decision_log::{Decision, Verdict};
+use crate::diagnostic::Severity;
+use crate::render::feedback;
+
+/// The deterministic half of the Stop gate, decided under one session lock.
+pub(super) struct StopChecks {
+    /// The ADRs this session touched.
+    touched: Vec<String>,
+    /// Targets that pass now (their budgets were reset).
+    passing: Vec<String>,
+    /// Targets that fail now, charged against their budgets.
+    failing: Vec<Failing>,
+    /// Touched ADRs whose review was escalated earlier in this session: the
+    /// Stop gate starts no further review of them.
+    escalated_reviews: Vec<String>,
+}
+
+/// Stop: every ADR this session touched must pass as it is on disk now, and the
+/// last answer must end with a STEP marker when that check is enabled; then the
+/// reviewer sees the ADRs that pass.
+///
+/// The session lock is taken twice at most: once for the deterministic half
+/// (read the touched ADRs, check them, count the attempts: one critical
+/// section, so a parallel hook cannot slip in between the read and the count)
+/// and once after the reviewer to count its rejections. The reviewer may run
+/// for minutes and is never run under the lock: a parallel hook of the session
+/// would time out waiting for it.
+///
+/// A broken `background_tasks` counts as none (the checks run: the stricter
+/// side); a broken `last_assistant_message` matters only to the STEP check.
+pub(super) fn stop(
+    event: &HookEvent,
+    root: &Path,
+    deadline: &Deadline,
+    notes: &mut Vec<String>,
+) -> Result<Ruling, InfraError> {
+    if event
+        .background_tasks
+        .as_ref()
+        .is_some_and(|t| !t.is_empty())
+    {
+        return Ok(Ruling {
+            output: None,
+            decisions: vec![Decision {
+                verdict: Verdict::Allow,
+                note: Some("background tasks still running; not blocking".into()),
+                ..Decision::default()
+            }],
+        });
+    }
+    let mut settings = load_settings(root, deadline)?;
+    let session = project::session_folders(event);
+    // From here on `enabled` means: required of this session (step_marker.paths).
+    settings.step_marker.enabled = step_marker::required_in(&settings.step_marker, root, &session);
+    need_session(event, &settings)?;
+    let broken_last = event
+        .broken("last_assistant_message")
+        .filter(|_| settings.step_marker.enabled);
+    let last = event.last_assistant_message.as_deref().unwrap_or("");
+    let checks = deterministic_gate(event, root, &settings, last, broken_last, notes)?;
+    let mut decisions = Vec::new();
+    if let Some(output) = budget::decide(
+        root,
+        &session,
+        &settings,
+        &checks.failing,
+        last,
+        &mut decisions,
+    ) {
+        return Ok(Ruling {
+            output: Some(output),
+            decisions,
+        });
+    }
+    if let Some(broken) = broken_last {
+        return Err(InfraError::new(
+            format!("{broken}; the STEP marker check needs it"),
+            Some(&settings),
+        ));
+    }
+    // Deterministic checks all pass: the independent reviewer, last and only now.
+    // Only ADRs that pass every deterministic check now (an escalated, still failing
+    // ADR is a person's business, never the reviewer's).
+    let reviewable: Vec<String> = checks
+        .touched
+        .iter()
+        .filter(|rel| checks.passing.contains(rel) && root.join(rel.as_str()).is_file())
+        .filter(|rel| {
+            let escalated = checks.escalated_reviews.contains(rel);
+            if escalated {
+                decisions.push(Decision {
+                    target: (*rel).clone(),
+                    verdict: Verdict::Skip,
+                    note: Some(
+                        "review escalated to the user earlier in this session; no further review"
+                            .to_owned(),
+                    ),
+                    ..Decision::default()
+                });
+            }
+            !escalated
+        })
+        .cloned()
+        .collect();
+    if !reviewable.is_empty()
+        && let Some(outcome) = approval_gate(
+            event,
+            root,
+            deadline,
+            &reviewable,
+            settings.hook.fail_closed,
+            &mut decisions,
+        )?
+    {
+        return Ok(outcome);
+    }
+    if !checks.touched.is_empty() || settings.step_marker.enabled {
+        decisions.push(Decision {
+            verdict: Verdict::Allow,
+            ..Decision::default()
+        });
+    }
+    Ok(Ruling {
+        output: None,
+        decisions,
+    })
+}
+
+/// Under one acquisition of the session lock: the touched ADRs, their checks as
+/// they are on disk now, the STEP marker, and the attempt counts (passing
+/// targets start over, failing ones are charged). Only deterministic, local
+/// work happens while the lock is held.
+pub(super) fn deterministic_gate(
+    event: &HookEvent,
+    root: &Path,
+    settings: &Settings,
+    last: &str,
+    broken_last: Option<&BrokenField>,
+    notes: &mut Vec<String>,
+) -> Result<StopChecks, InfraError> {
+    let state_error = |e: state::StateError| InfraError::new(e.to_string(), Some(settings));
+    let mut session = state::lock(root, session_id(event)).map_err(state_error)?;
+    notes.extend(session.note.take());
+    // A draft finalized during the session is checked where finalize put it.
+    let adrs = settings
+        .adr_matcher()
+        .map_err(|e| InfraError::new(e, Some(settings)))?;
+    notes.extend(finalized::follow(root, &adrs, &mut session.state.touched));
+    let touched = session.state.touched.clone();
+    let escalated_reviews = touched
+        .iter()
+        .filter(|rel| {
+            session
+                .state
+                .targets
+                .get(&state::approval_key(rel))
+                .is_some_and(|t| t.escalated)
+        })
+        .cloned()
+        .collect();
+    let (mut failing, mut passing) = check_touched(root, settings, &touched, notes)?;
+    let marker = &settings.step_marker;
+    // Without a readable last answer the marker is neither passed nor charged.
+    if marker.enabled && broken_last.is_none() {
+        match step_marker::check(last, &marker.steps) {
+            Ok(_) => passing.push(STEP_TARGET.to_owned()),
+            Err(problem) => failing.push(Failing::new(
+                STEP_TARGET.to_owned(),
+                step_marker::feedback(&problem, &marker.steps),
+                vec![STEP_TARGET.to_owned()],
+            )),
+        }
+    }
+    budget::charge_all(
+        &mut session.state,
+        &passing,
+        &mut failing,
+        settings.hook.budget,
+    );
+    session.save().map_err(state_error)?;
+    Ok(StopChecks {
+        touched,
+        passing,
+        failing,
+        escalated_reviews,
+    })
+}
+
+/// The deterministic checks of the touched ADRs as they are on disk now: the
+/// failing ones with their feedback, and the passing ones (a deleted ADR passes).
+/// A touched ADR that now leads out of the project (replaced by a symlink after
+/// `PostToolUse` checked it) is not read: it fails with a label, and nothing of
+/// what it points to is quoted.
+pub(super) fn check_touched(
+    root: &Path,
+    settings: &Settings,
+    touched: &[String],
+    notes: &mut Vec<String>,
+) -> Result<(Vec<Failing>, Vec<String>), InfraError> {
+    let mut failing = Vec::new();
+    let mut passing = Vec::new();
+    if touched.is_empty() {
+        return Ok((failing, passing));
+    }
+    let engine = load_engine(root, settings.clone())?;
+    for rel in touched {
+        let path = root.join(rel);
+        if !crate::fs::confine::inside(root, &path) {
+            notes.push(format!("{rel} now points outside the project; not read"));
+            failing.push(Failing::new(
+                rel.clone(),
+                format!(
+                    "{rel}: now leads outside the project (a symbolic link, or a path that leaves it). helix-gate reads no file outside the project, so this ADR cannot be checked. Put the ADR itself (a regular file) back at {rel}."
+                ),
+                Vec::new(),
+            ));
+            continue;
+        }
+        match engine.check_file(&path) {
+            Ok(checked) if checked.report.has_errors() => failing.push(
+                Failing::new(
+                    rel.clone(),
+                    format!("{}:\n{}", rel, feedback::describe(&checked.report)),
+                    rule_ids(&checked.report),
+                )
+                .with_failures(count(&checked.report, Severity::Error)),
+            ),
+            Ok(_) => passing.push(rel.clone()),
+            Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => {
+                passing.push(rel.clone());
+            }
+            Err(e) => return Err(InfraError::new(e.to_string(), Some(settings))),
+        }
+    }
+    Ok((failing, passing))
+}

@@ -1,0 +1,259 @@
+//! `PreToolUse` and `PostToolUse` on the write tools (Write, Edit, `MultiEdit`):
+//! refuse writes into helix-gate's own files before they happen, check a saved
+//! ADR on the spot and count the attempt against the budget.
+
+use std::path::{Path, PathBuf};
+
+use super::budget;
+use super::deadline::Deadline;
+use super::event::HookEvent;
+use super::output::HookOutput;
+use super::phases;
+use super::policy::{InfraError, load_engine, load_settings, need_session, needed};
+use super::ruling::{Ruling, count, rule_ids, session_id, skipped};
+use super::state;
+use crate::decision_log::{Decision, Verdict};
+use crate::diagnostic::{FileReport, Severity};
+use crate::fs::data_dir;
+use crate::paths;
+use crate::render::feedback;
+
+/// The file a Write/Edit names, absolute. Claude Code always sends one for these
+/// tools, so a missing or broken path means the payload changed and the gate
+/// would not see the write: an infrastructure error, not a pass.
+pub(super) fn named_file(
+    event: &HookEvent,
+    root: &Path,
+    deadline: &Deadline,
+) -> Result<PathBuf, InfraError> {
+    if let Some(broken) = event
+        .broken("tool_input")
+        .or_else(|| event.broken("tool_input.file_path"))
+    {
+        return Err(needed(root, deadline, broken));
+    }
+    let Some(path) = event.file_path() else {
+        return Err(needed(
+            root,
+            deadline,
+            format!(
+                "the {} event of {} has no tool_input.file_path",
+                event.hook_event_name,
+                event.tool_name.as_deref().unwrap_or("a write tool")
+            ),
+        ));
+    };
+    let path = Path::new(path);
+    if path.is_absolute() {
+        return Ok(path.to_path_buf());
+    }
+    if let Some(broken) = event.broken("cwd") {
+        return Err(needed(root, deadline, broken));
+    }
+    Ok(Path::new(event.cwd.as_deref().unwrap_or(".")).join(path))
+}
+
+/// Whether `path` lies in a `.helix-gate/` folder, as written or at its real
+/// location (a symlink into the folder, or out of it, counts where it leads).
+pub(super) fn in_data_dir(path: &Path) -> bool {
+    let named = |p: &Path| p.components().any(|c| c.as_os_str() == data_dir::DIR);
+    named(&paths::absolute(path))
+        || crate::fs::confine::real_location(path).is_some_and(|real| named(&real))
+}
+
+/// `path` as the model and the log see it: inside the project relative to it.
+pub(super) fn shown(root: &Path, path: &Path) -> String {
+    paths::relative_to_real(root, path).unwrap_or_else(|| path.display().to_string())
+}
+
+/// What `.helix-gate/` holds, for the answers that refuse writes into it.
+pub(super) const DATA_DIR_WHY: &str = "helix-gate's own records (session state, decision log, approval history and cache). The session may not change them: the gate's records come from helix-gate alone";
+
+/// `PreToolUse` on Write/Edit/MultiEdit: deny a write into `.helix-gate/`;
+/// anything else proceeds without a word (and without a log line).
+pub(super) fn pre_tool_use(
+    event: &HookEvent,
+    root: &Path,
+    deadline: &Deadline,
+) -> Result<Ruling, InfraError> {
+    let path = named_file(event, root, deadline)?;
+    if !in_data_dir(&path) {
+        return Ok(Ruling::default());
+    }
+    let target = shown(root, &path);
+    Ok(Ruling {
+        output: Some(HookOutput::deny(format!(
+            "helix-gate: {target} is inside {}/, {DATA_DIR_WHY}. The write was refused; leave the folder alone and ask the user if something there must change.",
+            data_dir::DIR
+        ))),
+        decisions: vec![Decision {
+            target,
+            verdict: Verdict::Block,
+            note: Some(format!("write into {}/ refused", data_dir::DIR)),
+            ..Decision::default()
+        }],
+    })
+}
+
+// ------------------------------------------------------------------ PostToolUse
+
+/// `PostToolUse` on Write/Edit/MultiEdit: validate the written ADR, count the
+/// attempt under the session lock (one acquisition), answer.
+pub(super) fn post_tool_use(
+    event: &HookEvent,
+    root: &Path,
+    deadline: &Deadline,
+    notes: &mut Vec<String>,
+) -> Result<Ruling, InfraError> {
+    let path = named_file(event, root, deadline)?;
+    if in_data_dir(&path) {
+        // PreToolUse would have denied it; without it registered, the least is to say so.
+        let target = shown(root, &path);
+        return Ok(Ruling {
+            output: Some(HookOutput::block(format!(
+                "helix-gate: you wrote {target}, inside {}/, {DATA_DIR_WHY}. Do not write there again, and tell the user which file you changed so they can restore it.",
+                data_dir::DIR
+            ))),
+            decisions: vec![Decision {
+                target,
+                verdict: Verdict::Block,
+                note: Some(format!("write into {}/ reported", data_dir::DIR)),
+                ..Decision::default()
+            }],
+        });
+    }
+    // Outside the project: not ours, and never read.
+    let Some(rel) = paths::relative_to_real(root, &path) else {
+        return Ok(Ruling::default());
+    };
+    if phases::is_plan(&rel) {
+        return phases::post_tool_use(event, root, &path, rel, deadline, notes);
+    }
+    // The no-op path: with the default settings every ADR glob ends in `.md`, so any
+    // other file is dismissed before a configuration file is even opened.
+    let own_settings = root.join(crate::config::settings::SETTINGS_PATH).exists();
+    if !own_settings && !rel.to_ascii_lowercase().ends_with(".md") {
+        return Ok(Ruling::default());
+    }
+    let settings = load_settings(root, deadline)?;
+    let matcher = settings
+        .adr_matcher()
+        .map_err(|e| InfraError::new(e, Some(&settings)))?;
+    if !matcher.is_adr(&rel) {
+        return Ok(Ruling::default());
+    }
+    need_session(event, &settings)?;
+    // A symlink that leads out of the project is not followed.
+    if !crate::fs::confine::inside(root, &path) {
+        notes.push(format!("{rel} points outside the project; not read"));
+        return Ok(skipped(rel, "symlink leads outside the project"));
+    }
+    let budget = settings.hook.budget;
+    let engine = load_engine(root, settings)?;
+    engine.set_matcher(matcher);
+    let report = match engine.check_file(&path) {
+        Ok(checked) => checked.report,
+        Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => {
+            // Deleted between the tool call and the hook: nothing to check.
+            return Ok(skipped(rel, "file no longer exists"));
+        }
+        Err(e) => return Err(InfraError::new(e.to_string(), Some(&engine.settings))),
+    };
+    let errors = count(&report, Severity::Error);
+    let (charge, note) = count_write(root, session_id(event), &rel, errors, budget)
+        .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
+    notes.extend(note.clone());
+    Ok(charged_answer(&rel, &report, charge.as_ref(), note, budget))
+}
+
+/// The decision record and answer of a checked save: the charge (if it failed) and
+/// the state note go into the log, the answer follows the budget.
+pub(super) fn charged_answer(
+    rel: &str,
+    report: &FileReport,
+    charge: Option<&budget::Charge>,
+    note: Option<String>,
+    budget: u32,
+) -> Ruling {
+    let budget_note = charge.map(|c| budget::log_note(c, budget));
+    let decision = Decision {
+        target: rel.to_owned(),
+        rules: rule_ids(report),
+        attempt: charge.map_or(0, |c| c.attempt),
+        note: match (note, budget_note) {
+            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        },
+        ..Decision::default()
+    };
+    post_tool_use_answer(rel, report, decision, budget, charge)
+}
+
+/// The one lock of a `PostToolUse`: the ADR joins the session's touched ADRs; a
+/// clean one starts its budget over (no charge), a failing one is charged.
+pub(super) fn count_write(
+    root: &Path,
+    session: &str,
+    rel: &str,
+    errors: usize,
+    budget: u32,
+) -> Result<(Option<budget::Charge>, Option<String>), state::StateError> {
+    state::update(root, session, |s| {
+        s.touch(rel);
+        if errors == 0 {
+            s.reset(rel);
+            return None;
+        }
+        let failures = u32::try_from(errors).unwrap_or(u32::MAX);
+        Some(s.target(rel).charge(budget, failures))
+    })
+}
+
+/// Block within the budget, then escalate (the user is told once), warnings as
+/// context, silence for a clean ADR. `decision` carries the counted attempt.
+pub(super) fn post_tool_use_answer(
+    rel: &str,
+    report: &FileReport,
+    mut decision: Decision,
+    budget: u32,
+    charge: Option<&budget::Charge>,
+) -> Ruling {
+    let errors = count(report, Severity::Error);
+    let warnings = count(report, Severity::Warning);
+    let output = if let Some(charge) = charge.filter(|c| c.escalation.is_none()) {
+        decision.verdict = Verdict::Block;
+        Some(HookOutput::block(format!(
+            "{}{}",
+            feedback::adr_block(report, charge.attempt, budget),
+            budget::explain(charge, budget)
+        )))
+    } else if let Some(charge) = charge {
+        decision.verdict = Verdict::Escalate;
+        let why = budget::escalation(charge, budget);
+        let context = format!(
+            "helix-gate: the retry budget for {rel} is spent ({why}); helix-gate no longer blocks, and a person will review it. It still fails:\n{}",
+            feedback::describe(report)
+        );
+        let out = HookOutput::context("PostToolUse", &context);
+        Some(if charge.first_escalation {
+            out.with_message(format!(
+                "helix-gate: {rel} still fails {errors} check(s); escalated to you ({why}; run `helix-gate validate {rel}`)."
+            ))
+        } else {
+            out
+        })
+    } else if warnings > 0 {
+        decision.verdict = Verdict::Warn;
+        Some(HookOutput::context(
+            "PostToolUse",
+            &feedback::adr_warnings(report),
+        ))
+    } else {
+        decision.verdict = Verdict::Pass;
+        None
+    };
+    Ruling {
+        output,
+        decisions: vec![decision],
+    }
+}
