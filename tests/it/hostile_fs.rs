@@ -744,7 +744,7 @@ fn install_claude_replaces_entries_of_older_versions_by_their_exact_command() {
     assert_eq!(code(&out), 0);
     assert_eq!(
         stdout(&out).split_whitespace().nth(1),
-        Some("4"),
+        Some("5"),
         "{}",
         stdout(&out)
     );
