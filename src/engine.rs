@@ -66,6 +66,23 @@ impl Engine {
         })
     }
 
+    /// Build an engine from settings read from `config_root` (a copy of the
+    /// repository's configuration in its layout), whose rules file is read
+    /// from there too; the files checked are the repository's at `root`.
+    pub fn with_config(
+        root: &Path,
+        config_root: &Path,
+        settings: Settings,
+    ) -> anyhow::Result<Engine> {
+        let rules = config::load_rules_for(config_root, None, settings.preset)?;
+        Ok(Engine {
+            root: root.to_path_buf(),
+            settings,
+            rules,
+            matcher: std::sync::OnceLock::new(),
+        })
+    }
+
     /// Hand over globs the caller already compiled (the hook needs them before the rules).
     pub fn set_matcher(&self, matcher: AdrMatcher) {
         let _ = self.matcher.set(matcher);

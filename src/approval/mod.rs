@@ -72,7 +72,7 @@ pub use verdict::Verdict;
 pub const ADR_TYPE: &str = "adr";
 
 /// Options of one [`approve`] call.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ApproveOptions {
     /// Start a reviewer even when an approved verdict is cached.
     pub no_cache: bool,
@@ -83,6 +83,11 @@ pub struct ApproveOptions {
     /// timeout is shortened to it, and a reviewer stopped by it fails with
     /// [`RunnerError::Deadline`].
     pub deadline: Option<Instant>,
+    /// Read the approvals settings, the rules and the reviewer instructions
+    /// from this folder (a copy of the repository's configuration in its
+    /// layout: the session's, which the session cannot change) instead of the
+    /// repository itself.
+    pub config_root: Option<PathBuf>,
 }
 
 /// Why [`approve`] could not produce a verdict at all (usage or setup
@@ -513,9 +518,14 @@ pub fn approve(
     let started = Instant::now();
     check_request(files)?;
     check_paths(root, files)?;
-    let settings = settings::load(root).map_err(ApprovalError::from)?;
+    let config_root = options.config_root.as_deref().unwrap_or(root);
+    let settings = settings::load(config_root).map_err(ApprovalError::from)?;
     let type_settings = enabled_type(&settings, kind)?;
-    let engine = Engine::load(root, None)?;
+    let engine = Engine::with_config(
+        root,
+        config_root,
+        crate::config::Settings::load(config_root)?,
+    )?;
     let reviewed = read_files(root, files, engine.settings.adr.max_file_size)?;
     let file_concepts = file_concepts(&engine, kind, &reviewed);
     let request = Request {
@@ -543,7 +553,8 @@ pub fn approve(
     }
 
     // 2. Cache.
-    let instructions = instructions::load(root, type_settings).map_err(ApprovalError::from)?;
+    let instructions =
+        instructions::load(config_root, type_settings).map_err(ApprovalError::from)?;
     let keys = request.cache_keys(&instructions, &file_concepts);
     let mut notes = Vec::new();
     if !options.no_cache

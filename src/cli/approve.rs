@@ -92,6 +92,7 @@ pub(super) fn run(
         no_cache,
         progress: std::io::stderr().is_terminal(),
         deadline: None,
+        config_root: None,
     };
     let approval = approve(&root, &files, kind, &options)?;
     let status = exit_status(&approval);

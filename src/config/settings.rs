@@ -298,6 +298,7 @@ impl Settings {
         self.adr_matcher().unwrap_or_else(|_| AdrMatcher {
             include: GlobSet::empty(),
             exclude: GlobSet::empty(),
+            prefixes: Vec::new(),
         })
     }
 
@@ -306,6 +307,7 @@ impl Settings {
         Ok(AdrMatcher {
             include: build_globs(&self.adr.globs, false)?,
             exclude: build_globs(&self.adr.exclude, true)?,
+            prefixes: self.adr.globs.iter().map(|g| literal_prefix(g)).collect(),
         })
     }
 }
@@ -332,17 +334,38 @@ fn build_globs(patterns: &[String], case_insensitive: bool) -> Result<GlobSet, S
     builder.build().map_err(|e| e.to_string())
 }
 
+/// The folder a glob starts in before its first wildcard (`adr` for
+/// `adr/**/*.md`, empty for `**/ADR-*.md`).
+fn literal_prefix(glob: &str) -> String {
+    let mut parts = Vec::new();
+    let mut rest = glob.split('/').peekable();
+    while let Some(part) = rest.next() {
+        if rest.peek().is_none() || part.contains(['*', '?', '[', '{', '\\']) {
+            break;
+        }
+        parts.push(part);
+    }
+    parts.join("/")
+}
+
 /// Decides whether a repository-relative path is an ADR.
 #[derive(Debug, Clone)]
 pub struct AdrMatcher {
     include: GlobSet,
     exclude: GlobSet,
+    /// The literal folders the globs start in ([`literal_prefix`]).
+    prefixes: Vec<String>,
 }
 
 impl AdrMatcher {
     /// `rel` is relative to the repository root with `/` separators.
     pub fn is_adr(&self, rel: &str) -> bool {
         self.include.is_match(rel) && !self.exclude.is_match(rel)
+    }
+
+    /// The folders the ADR globs start in, before any wildcard (`""` is the root).
+    pub fn literal_prefixes(&self) -> Vec<String> {
+        self.prefixes.clone()
     }
 
     /// Whether `rel` is excluded (INDEX.md, README.md, templates) regardless of globs.
@@ -354,6 +377,14 @@ impl AdrMatcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn globs_start_in_their_literal_folder() {
+        assert_eq!(literal_prefix("adr/**/*.md"), "adr");
+        assert_eq!(literal_prefix("docs/decisions/*.md"), "docs/decisions");
+        assert_eq!(literal_prefix("**/ADR-*.md"), "");
+        assert_eq!(literal_prefix("ADR.md"), "");
+    }
 
     #[test]
     fn max_file_size_is_bounded() {

@@ -111,7 +111,7 @@ pub fn session_files(root: &Path, session: &str) -> SessionFiles {
 }
 
 /// A file name for a session id that may contain anything.
-fn session_stem(session: &str) -> String {
+pub fn session_stem(session: &str) -> String {
     let clean: String = session
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')

@@ -39,7 +39,10 @@ pub(super) fn approval_gate(
         message,
         fail_closed,
     };
-    let settings = approval::settings(root).map_err(|e| infra(format!("{e:#}")))?;
+    // The session's configuration: a change of config/approvals.yaml or
+    // approvals/** during the session does not reach its reviews.
+    let config_root = super::baseline::config_root(root);
+    let settings = approval::settings(&config_root).map_err(|e| infra(format!("{e:#}")))?;
     let Some(kind) = settings.get(APPROVAL_TYPE).filter(|t| t.enabled) else {
         return Ok(None);
     };
@@ -53,7 +56,15 @@ pub(super) fn approval_gate(
         .unwrap_or_else(Instant::now);
     // The reviews run without the session lock; a broken review does not stop
     // the others, and the verdicts that did arrive are counted and acted on.
-    let (reviews, broken) = run_reviews(root, files, settings.max_parallel, until, &window, &infra);
+    let (reviews, broken) = run_reviews(
+        root,
+        files,
+        settings.max_parallel,
+        until,
+        &window,
+        &config_root,
+        &infra,
+    );
     let counted = count_reviews(root, session_id(event), &reviews, &kind.on_rejection)
         .map_err(|e| infra(e.to_string()))?;
     let (mut messages, mut feedback) =
@@ -100,9 +111,11 @@ fn run_reviews(
     max_parallel: usize,
     until: Instant,
     window: &reviews::StopWindow,
+    config_root: &Path,
     infra: &impl Fn(String) -> InfraError,
 ) -> (Vec<Review>, Option<InfraError>) {
-    let results = reviews::run_parallel(root, files, APPROVAL_TYPE, max_parallel, until);
+    let results =
+        reviews::run_parallel(root, files, APPROVAL_TYPE, max_parallel, until, config_root);
     let mut done = Vec::new();
     let mut problems = Vec::new();
     for (rel, result) in files.iter().zip(results) {

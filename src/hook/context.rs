@@ -9,7 +9,7 @@ use super::event::{EventKind, HookEvent};
 use super::output::HookOutput;
 use super::policy::{InfraError, load_settings};
 use super::ruling::Ruling;
-use super::{project, state, step_marker};
+use super::{baseline, project, state, step_marker};
 use crate::config::Settings;
 use crate::diagnostic::Severity;
 
@@ -28,11 +28,12 @@ pub(super) fn session_context(
     );
     if event.kind == EventKind::SessionStart {
         state::prune(root, settings.hook.state_retention_days);
+        baseline::prune(root, settings.hook.state_retention_days);
     }
     if !enabled(&settings) {
         return Ok(Ruling::default());
     }
-    let rules = crate::config::load_rules(root, None)
+    let rules = crate::config::load_rules_for(&baseline::config_root(root), None, settings.preset)
         .map_err(|e| InfraError::new(format!("{e:#}"), Some(&settings)))?;
     // The preset's rules file decides what the summary names (rules::document::brief).
     // madr and nygard set no minimum length; "at least 0 characters" would be noise.

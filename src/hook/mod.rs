@@ -13,6 +13,8 @@
 //! refuses the session's writes into helix-gate's own files.
 
 mod approval_gate;
+pub mod baseline;
+mod bash;
 pub mod budget;
 mod context;
 pub mod deadline;
@@ -24,6 +26,7 @@ mod policy;
 pub mod project;
 pub mod reviews;
 mod ruling;
+mod shell;
 pub mod state;
 pub mod step_marker;
 mod stop;
@@ -214,6 +217,10 @@ fn watch(rx: &mpsc::Receiver<Report>, deadline: &Deadline) -> Watched {
 /// Decide on the event (on the deciding thread), report the answer, then log.
 fn decide(event: &HookEvent, root: &Path, deadline: &Deadline, tx: &mpsc::Sender<Report>) {
     let mut notes = Vec::new();
+    baseline::set_event(
+        ruling::session_id(event),
+        event.kind == EventKind::SessionStart,
+    );
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         handle(event, root, deadline, &mut notes)
     }));
@@ -229,6 +236,16 @@ fn decide(event: &HookEvent, root: &Path, deadline: &Deadline, tx: &mpsc::Sender
             &mut notes,
         ),
     };
+    let mut ruling = ruling;
+    if let Some(config) = baseline::peek() {
+        notes.extend(config.note.clone());
+    }
+    if let Some(message) = baseline::take_message() {
+        ruling.output = Some(match ruling.output.take() {
+            Some(output) => output.add_message(message),
+            None => HookOutput::message(message),
+        });
+    }
     let elapsed = deadline.started().elapsed();
     // The watcher may be gone (deadline passed): nothing left to tell.
     let _ = tx.send(Report::Ruled {
@@ -284,6 +301,13 @@ fn handle(
         kind @ (EventKind::PreToolUse | EventKind::PostToolUse | EventKind::PostToolUseFailure) => {
             if let Some(broken) = event.broken("tool_name") {
                 return Err(needed(root, deadline, broken));
+            }
+            if event.tool_name.as_deref() == Some("Bash") {
+                return if kind == EventKind::PreToolUse {
+                    Ok(bash::pre_tool_use(event, root))
+                } else {
+                    bash::post_tool_use(event, root, deadline, notes)
+                };
             }
             if !event
                 .tool_name

@@ -78,6 +78,21 @@ impl HookOutput {
         }
     }
 
+    /// `PreToolUse`: the person is asked whether the tool may run (Claude Code
+    /// shows `reason`); where nobody can be asked (`-p`), the tool does not run
+    /// and the model gets `reason`.
+    pub fn ask(reason: String) -> Self {
+        HookOutput {
+            hook_specific: Some(HookSpecific {
+                event: "PreToolUse".to_owned(),
+                permission_decision: Some("ask"),
+                permission_decision_reason: Some(reason),
+                ..HookSpecific::default()
+            }),
+            ..HookOutput::default()
+        }
+    }
+
     /// A message for the user only.
     pub fn message(text: String) -> Self {
         HookOutput {
@@ -89,6 +104,16 @@ impl HookOutput {
     #[must_use]
     pub fn with_message(mut self, text: String) -> Self {
         self.system_message = Some(text);
+        self
+    }
+
+    /// Add `text` for the user, after a message already there.
+    #[must_use]
+    pub fn add_message(mut self, text: String) -> Self {
+        self.system_message = Some(match self.system_message.take() {
+            Some(first) if !first.is_empty() => format!("{first}\n{text}"),
+            _ => text,
+        });
         self
     }
 

@@ -10,8 +10,7 @@ use super::deadline::Deadline;
 use super::event::HookEvent;
 use super::policy::{InfraError, load_engine, load_settings, need_session};
 use super::ruling::{Ruling, count, session_id, skipped};
-use super::state;
-use super::tool_use::charged_answer;
+use super::tool_use::{charged_answer, count_write};
 use crate::diagnostic::Severity;
 
 /// Whether the project-relative path `rel` is a consultant's phase plan: `output/phases.yaml`
@@ -45,15 +44,8 @@ pub(super) fn post_tool_use(
         Err(e) => return Err(InfraError::new(e.to_string(), Some(&engine.settings))),
     };
     let errors = count(&report, Severity::Error);
-    let (charge, note) = state::update(root, session_id(event), |s| {
-        if errors == 0 {
-            s.reset(&rel);
-            return None;
-        }
-        let failures = u32::try_from(errors).unwrap_or(u32::MAX);
-        Some(s.target(&rel).charge(budget, failures))
-    })
-    .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
+    let (charge, note) = count_write(root, session_id(event), &rel, errors, budget, false)
+        .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
     notes.extend(note.clone());
     Ok(charged_answer(&rel, &report, charge.as_ref(), note, budget))
 }

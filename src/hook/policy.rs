@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use super::baseline;
 use super::deadline::Deadline;
 use super::event::{EventKind, HookEvent};
 use super::output::HookOutput;
@@ -69,8 +70,15 @@ pub(super) fn infrastructure(
 }
 
 /// The settings; they also set the deadline and the failure policy it applies.
+/// They come from the session's copy of the configuration ([`baseline`]): a
+/// change during the session does not reach them. When they cannot be loaded,
+/// the last configuration that could decides whether to fail closed.
 pub(super) fn load_settings(root: &Path, deadline: &Deadline) -> Result<Settings, InfraError> {
-    let settings = Settings::load(root).map_err(|e| InfraError::new(e.to_string(), None))?;
+    let config = baseline::current(root);
+    let settings = Settings::load(&config.config_root).map_err(|e| InfraError {
+        message: e.to_string(),
+        fail_closed: baseline::last_good_fail_closed(config),
+    })?;
     deadline.apply(&settings);
     Ok(settings)
 }
@@ -103,7 +111,7 @@ pub(super) fn need_session(event: &HookEvent, settings: &Settings) -> Result<(),
 
 pub(super) fn load_engine(root: &Path, settings: Settings) -> Result<Engine, InfraError> {
     let fail_closed = settings.hook.fail_closed;
-    Engine::with_settings(root, settings, None).map_err(|e| InfraError {
+    Engine::with_config(root, &baseline::config_root(root), settings).map_err(|e| InfraError {
         message: format!("{e:#}"),
         fail_closed,
     })

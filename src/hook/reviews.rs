@@ -96,11 +96,13 @@ pub fn run_parallel(
     kind: &str,
     max_parallel: usize,
     until: Instant,
+    config_root: &Path,
 ) -> Vec<Result<Approval, String>> {
     let options = ApproveOptions {
         no_cache: false,
         progress: false,
         deadline: Some(until),
+        config_root: Some(config_root.to_path_buf()),
     };
     let next = AtomicUsize::new(0);
     let review = |i: usize| {

@@ -11,8 +11,8 @@ use super::event::{BrokenField, HookEvent};
 use super::finalized;
 use super::policy::{InfraError, load_engine, load_settings, need_session};
 use super::ruling::{Ruling, count, rule_ids, session_id};
-use super::{STEP_TARGET, project, state, step_marker};
-use crate::config::Settings;
+use super::{STEP_TARGET, baseline, project, state, step_marker};
+use crate::config::{AdrMatcher, Settings};
 use crate::decision_log::{Decision, Verdict};
 use crate::diagnostic::Severity;
 use crate::render::feedback;
@@ -96,10 +96,13 @@ pub(super) fn stop(
     // Deterministic checks all pass: the independent reviewer, last and only now.
     // Only ADRs that pass every deterministic check now (an escalated, still failing
     // ADR is a person's business, never the reviewer's).
+    let adrs = settings.matcher();
     let reviewable: Vec<String> = checks
         .touched
         .iter()
-        .filter(|rel| checks.passing.contains(rel) && root.join(rel.as_str()).is_file())
+        .filter(|rel| {
+            adrs.is_adr(rel) && checks.passing.contains(rel) && root.join(rel.as_str()).is_file()
+        })
         .filter(|rel| {
             let escalated = checks.escalated_reviews.contains(rel);
             if escalated {
@@ -161,7 +164,14 @@ pub(super) fn deterministic_gate(
         .adr_matcher()
         .map_err(|e| InfraError::new(e, Some(settings)))?;
     notes.extend(finalized::follow(root, &adrs, &mut session.state.touched));
-    let touched = session.state.touched.clone();
+    let mut touched = session.state.touched.clone();
+    // However they changed (a Bash heredoc, `sed -i`, `cp`, a linked folder):
+    // every ADR and phase plan whose content differs from the session's start.
+    for rel in changed_files(root, &adrs, notes) {
+        if !touched.contains(&rel) {
+            touched.push(rel);
+        }
+    }
     let escalated_reviews = touched
         .iter()
         .filter(|rel| {
@@ -248,4 +258,30 @@ pub(super) fn check_touched(
         }
     }
     Ok((failing, passing))
+}
+
+/// The ADRs and phase plans whose content differs from the session's baseline
+/// (and, when the baseline had to be taken again late, every one that differs
+/// from `HEAD`).
+fn changed_files(root: &Path, adrs: &AdrMatcher, notes: &mut Vec<String>) -> Vec<String> {
+    let config = baseline::current(root);
+    let Some(record) = &config.record else {
+        return Vec::new();
+    };
+    let mut changed = baseline::changed_since_start(root, record, adrs);
+    if record.origin == baseline::Origin::Recovered {
+        let head = baseline::changed_since_head(root, adrs);
+        if !head.is_empty() {
+            notes.push(format!(
+                "baseline recovered late: also checking {} file(s) that differ from HEAD",
+                head.len()
+            ));
+        }
+        for rel in head {
+            if !changed.contains(&rel) {
+                changed.push(rel);
+            }
+        }
+    }
+    changed
 }

@@ -66,6 +66,15 @@ pub(super) fn shown(root: &Path, path: &Path) -> String {
     paths::relative_to_real(root, path).unwrap_or_else(|| path.display().to_string())
 }
 
+/// Where `path` really is, relative to the repository's real location: a file
+/// reached through a linked folder (`docs/decisions -> ../adr`) or a link to
+/// one file. `None` outside the repository.
+pub(super) fn real_relative(root: &Path, path: &Path) -> Option<String> {
+    let real_root = std::fs::canonicalize(root).ok()?;
+    let real = crate::fs::confine::real_location(path)?;
+    paths::relative_to(&real_root, &real)
+}
+
 /// What `.helix-gate/` holds, for the answers that refuse writes into it.
 pub(super) const DATA_DIR_WHY: &str = "helix-gate's own records (session state, decision log, approval history and cache). The session may not change them: the gate's records come from helix-gate alone";
 
@@ -78,7 +87,14 @@ pub(super) fn pre_tool_use(
 ) -> Result<Ruling, InfraError> {
     let path = named_file(event, root, deadline)?;
     if !in_data_dir(&path) {
-        return Ok(Ruling::default());
+        let config = [
+            paths::relative_to_real(root, &path),
+            real_relative(root, &path),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|rel| crate::config::protected::is_config(rel));
+        return Ok(config.map_or_else(Ruling::default, |rel| ask_config(&rel)));
     }
     let target = shown(root, &path);
     Ok(Ruling {
@@ -93,6 +109,23 @@ pub(super) fn pre_tool_use(
             ..Decision::default()
         }],
     })
+}
+
+/// A write of helix-gate's configuration: the person decides (Claude Code asks
+/// them; in `-p` mode, with nobody to ask, it is refused). Either way the
+/// session keeps the configuration it started with.
+pub(super) fn ask_config(rel: &str) -> Ruling {
+    Ruling {
+        output: Some(HookOutput::ask(format!(
+            "helix-gate: {rel} is part of helix-gate's configuration, which decides what this session's gate checks; the session's model may not change it on its own. Ask the user to make this change. Even when they allow it, this session keeps the configuration it started with: a change takes effect in the next session, or once the user runs `helix-gate trust`."
+        ))),
+        decisions: vec![Decision {
+            target: rel.to_owned(),
+            verdict: Verdict::Block,
+            note: Some("write of helix-gate's configuration: the user is asked".to_owned()),
+            ..Decision::default()
+        }],
+    }
 }
 
 // ------------------------------------------------------------------ PostToolUse
@@ -139,6 +172,28 @@ pub(super) fn post_tool_use(
     let matcher = settings
         .adr_matcher()
         .map_err(|e| InfraError::new(e, Some(&settings)))?;
+    // Written through a linked folder or a link to the file: checked as the
+    // ADR it really is (and counted under that name).
+    let rel = match real_relative(root, &path) {
+        Some(real_rel)
+            if !matcher.is_adr(&rel)
+                && (matcher.is_adr(&real_rel) || phases::is_plan(&real_rel)) =>
+        {
+            notes.push(format!("{rel} is {real_rel} (through a symbolic link)"));
+            if phases::is_plan(&real_rel) {
+                return phases::post_tool_use(
+                    event,
+                    root,
+                    &root.join(&real_rel),
+                    real_rel,
+                    deadline,
+                    notes,
+                );
+            }
+            real_rel
+        }
+        _ => rel,
+    };
     if !matcher.is_adr(&rel) {
         return Ok(Ruling::default());
     }
@@ -160,7 +215,7 @@ pub(super) fn post_tool_use(
         Err(e) => return Err(InfraError::new(e.to_string(), Some(&engine.settings))),
     };
     let errors = count(&report, Severity::Error);
-    let (charge, note) = count_write(root, session_id(event), &rel, errors, budget)
+    let (charge, note) = count_write(root, session_id(event), &rel, errors, budget, true)
         .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
     notes.extend(note.clone());
     Ok(charged_answer(&rel, &report, charge.as_ref(), note, budget))
@@ -189,17 +244,21 @@ pub(super) fn charged_answer(
     post_tool_use_answer(rel, report, decision, budget, charge)
 }
 
-/// The one lock of a `PostToolUse`: the ADR joins the session's touched ADRs; a
-/// clean one starts its budget over (no charge), a failing one is charged.
+/// The one lock of a `PostToolUse`: the ADR joins the session's touched ADRs
+/// (`touch`; a phase plan never does); a clean one starts its budget over (no
+/// charge), a failing one is charged.
 pub(super) fn count_write(
     root: &Path,
     session: &str,
     rel: &str,
     errors: usize,
     budget: u32,
+    touch: bool,
 ) -> Result<(Option<budget::Charge>, Option<String>), state::StateError> {
     state::update(root, session, |s| {
-        s.touch(rel);
+        if touch {
+            s.touch(rel);
+        }
         if errors == 0 {
             s.reset(rel);
             return None;

@@ -1,0 +1,189 @@
+//! Bash: a shell command can write, move or delete an ADR, or helix-gate's own
+//! files, just as well as the write tools.
+//!
+//! - `PreToolUse`: a command that plainly writes, moves or deletes
+//!   helix-gate's configuration is put to the person, one that does so to
+//!   `.helix-gate/` is refused ([`super::shell::written`]). Everything else
+//!   runs.
+//! - `PostToolUse` and `PostToolUseFailure` (a failing command may have written
+//!   all the same): the files the command may have changed are compared with
+//!   what the session last saw ([`baseline::changed_since_seen`], a `stat`
+//!   each), and an ADR or phase plan that changed is checked on the spot,
+//!   exactly like a save through Write, so the feedback comes with the command
+//!   that broke it.
+
+use std::path::{Path, PathBuf};
+
+use super::baseline;
+use super::deadline::Deadline;
+use super::event::{EventKind, HookEvent};
+use super::output::HookOutput;
+use super::policy::{InfraError, load_engine, load_settings, need_session};
+use super::ruling::{Ruling, count, session_id};
+use super::tool_use::{DATA_DIR_WHY, ask_config, charged_answer, count_write};
+use super::{phases, shell};
+use crate::config::protected;
+use crate::decision_log::{Decision, Verdict};
+use crate::diagnostic::Severity;
+use crate::fs::data_dir;
+use crate::paths;
+
+/// The folder the command runs in (the event's `cwd`, else the project's).
+fn command_dir(event: &HookEvent, root: &Path) -> PathBuf {
+    event
+        .cwd
+        .as_deref()
+        .filter(|c| !c.is_empty())
+        .map_or_else(|| root.to_path_buf(), |c| paths::absolute(Path::new(c)))
+}
+
+/// `word` of a command as a repository-relative path, when it names a place
+/// inside the repository.
+fn in_repository(root: &Path, dir: &Path, word: &str) -> Option<String> {
+    if word.is_empty() || word.starts_with('~') || word.starts_with('$') {
+        return None;
+    }
+    paths::relative_to_real(root, &dir.join(word))
+}
+
+/// `PreToolUse` on Bash: refuse a plain write into `.helix-gate/`, ask the
+/// person about a plain write of the configuration; silence otherwise.
+pub(super) fn pre_tool_use(event: &HookEvent, root: &Path) -> Ruling {
+    let Some(command) = event.command.as_deref() else {
+        return Ruling::default();
+    };
+    let dir = command_dir(event, root);
+    let mut config = None;
+    for word in shell::written(command) {
+        let Some(rel) = in_repository(root, &dir, &word) else {
+            continue;
+        };
+        // `rm -rf config` or `rm -rf .` takes the protected files with it.
+        let contains_protected = |rel: &str| {
+            rel.is_empty()
+                || protected::CONFIG_FILES
+                    .iter()
+                    .any(|f| f.starts_with(&format!("{rel}/")))
+                || protected::APPROVALS_DIR.starts_with(&format!("{rel}/"))
+                || rel == protected::APPROVALS_DIR
+        };
+        if protected::is_data(&rel) || rel.is_empty() {
+            let target = if rel.is_empty() { ".".to_owned() } else { rel };
+            return Ruling {
+                output: Some(HookOutput::deny(format!(
+                    "helix-gate: this command writes, moves or deletes {target}, which holds {}/, {DATA_DIR_WHY}. The command was refused; leave the folder alone and ask the user if something there must change.",
+                    data_dir::DIR
+                ))),
+                decisions: vec![Decision {
+                    target,
+                    verdict: Verdict::Block,
+                    note: Some(format!("shell write into {}/ refused", data_dir::DIR)),
+                    ..Decision::default()
+                }],
+            };
+        }
+        if config.is_none() && (protected::is_config(&rel) || contains_protected(&rel)) {
+            config = Some(rel);
+        }
+    }
+    config.map_or_else(Ruling::default, |rel| ask_config(&rel))
+}
+
+/// `PostToolUse` / `PostToolUseFailure` on Bash: check what the command changed.
+pub(super) fn post_tool_use(
+    event: &HookEvent,
+    root: &Path,
+    deadline: &Deadline,
+    notes: &mut Vec<String>,
+) -> Result<Ruling, InfraError> {
+    let config = baseline::current(root);
+    let dir = command_dir(event, root);
+    let candidates: Vec<String> = event
+        .command
+        .as_deref()
+        .map(shell::named_documents)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|word| in_repository(root, &dir, &word))
+        .collect();
+    let mut loaded = None;
+    let changed = baseline::changed_since_seen(root, config, &candidates, || {
+        let settings = load_settings(root, deadline).ok()?;
+        let matcher = settings.adr_matcher().ok();
+        loaded = Some(settings);
+        matcher
+    })
+    .map_err(|e| InfraError::new(e, None))?;
+    let Some(changed) = changed.filter(|c| !c.is_empty()) else {
+        return Ok(Ruling::default());
+    };
+    let settings = match loaded {
+        Some(settings) => settings,
+        None => load_settings(root, deadline)?,
+    };
+    need_session(event, &settings)?;
+    let budget = settings.hook.budget;
+    let engine = load_engine(root, settings)?;
+    let mut rulings = Vec::new();
+    for rel in changed {
+        let path = root.join(&rel);
+        let report = match engine.check_file(&path) {
+            Ok(checked) => checked.report,
+            Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(InfraError::new(e.to_string(), Some(&engine.settings))),
+        };
+        let errors = count(&report, Severity::Error);
+        // A phase plan is counted under its own key but never joins the touched ADRs.
+        let (charge, note) = count_write(
+            root,
+            session_id(event),
+            &rel,
+            errors,
+            budget,
+            !phases::is_plan(&rel),
+        )
+        .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
+        notes.extend(note.clone());
+        notes.push(format!("{rel} changed by a shell command; checked"));
+        rulings.push(charged_answer(&rel, &report, charge.as_ref(), note, budget));
+    }
+    Ok(merge(rulings, event))
+}
+
+/// One answer for several checked files: a block when any blocks (all
+/// reasons), else their context and messages together.
+/// After a failed command (`PostToolUseFailure`) the findings go to the model
+/// as context: its block is not one Claude Code was seen to act on.
+fn merge(rulings: Vec<Ruling>, event: &HookEvent) -> Ruling {
+    let mut reasons = Vec::new();
+    let mut contexts = Vec::new();
+    let mut messages = Vec::new();
+    let mut decisions = Vec::new();
+    for ruling in rulings {
+        decisions.extend(ruling.decisions);
+        let Some(output) = ruling.output else {
+            continue;
+        };
+        reasons.extend(output.reason);
+        messages.extend(output.system_message);
+        contexts.extend(output.hook_specific.and_then(|h| h.additional_context));
+    }
+    let failed = event.kind == EventKind::PostToolUseFailure;
+    let output = if !reasons.is_empty() && !failed {
+        Some(HookOutput::block(reasons.join("\n\n")))
+    } else if !reasons.is_empty() || !contexts.is_empty() {
+        reasons.extend(contexts);
+        Some(HookOutput::context(
+            &event.hook_event_name,
+            &reasons.join("\n\n"),
+        ))
+    } else {
+        None
+    };
+    let output = match (output, messages.is_empty()) {
+        (Some(output), false) => Some(output.with_message(messages.join("\n"))),
+        (None, false) => Some(HookOutput::message(messages.join("\n"))),
+        (output, true) => output,
+    };
+    Ruling { output, decisions }
+}
