@@ -155,9 +155,9 @@ struct Counted {
 }
 
 /// The second and last lock of a Stop: an approved ADR's failed reviews start
-/// over; a rejected one counts one more, unless it is the very verdict counted
-/// last (same approval id: the unchanged file answered from the cache), which
-/// is not a new attempt. A file whose retries are spent is marked escalated,
+/// over; a rejected one counts one more, also when it is the very verdict
+/// counted last (same approval id: the unchanged file answered from the cache,
+/// a refusal the model did not act on). A file whose retries are spent is marked escalated,
 /// and no further review of it starts in this session. Takes no lock when
 /// nothing was reviewed.
 fn count_reviews(
@@ -184,12 +184,19 @@ fn count_reviews(
                 }
                 let id = &review.result.document.approval_id;
                 let target = s.target(&key);
+                // The same verdict again (the unchanged file, from the cache)
+                // counts like a failed revision: a refusal the model never acts
+                // on escalates within `max_retries`, long before Claude Code's
+                // own cap on Stop blocks.
                 let repeated = target.attempts > 0 && target.verdict.as_ref() == Some(id);
-                if !repeated {
-                    target.attempts += 1;
-                    target.verdict = Some(id.clone());
+                target.attempts += 1;
+                target.verdict = Some(id.clone());
+                let mut step = on_rejection.next_step(target.attempts - 1);
+                if repeated && step == NextStep::Block {
+                    // `action: fail` blocks a changed file again; an unchanged
+                    // one would be blocked until Claude Code's cap ends the turn.
+                    step = NextStep::Escalate;
                 }
-                let step = on_rejection.next_step(target.attempts - 1);
                 if step == NextStep::Escalate {
                     target.escalated = true;
                 }
@@ -234,8 +241,8 @@ fn act_on_reviews(
                 let text = result.feedback_for_attempt(failures);
                 feedback.push(if counted.repeated {
                     format!(
-                        "helix-gate: {rel} is unchanged since review {failures} of {}; the same verdict applies (no new review):\n\n{text}",
-                        on_rejection.max_retries
+                        "helix-gate: {rel} is unchanged since its last review; the same verdict applies (no new review), and an unchanged file counts as a failed revision: failed review {failures} of at most {} before it is escalated to the user:\n\n{text}",
+                        on_rejection.max_retries.saturating_add(1)
                     )
                 } else {
                     text

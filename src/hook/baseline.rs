@@ -123,6 +123,12 @@ pub struct Record {
     pub started: String,
     /// The digest of the configuration the session runs with (its copy).
     pub config_digest: String,
+    /// The session runs with its copy: it began with a `SessionStart` this
+    /// hook saw, or its record was lost. A session whose start the hook never
+    /// saw (installed while it ran) reads the repository's configuration as
+    /// it is, until its next session.
+    #[serde(default)]
+    pub pinned: bool,
     /// The digest of a changed configuration the user was told about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notified: Option<String>,
@@ -303,7 +309,7 @@ fn open(root: &Path, session: &str, first_event: bool) -> SessionConfig {
     let now = Snapshot::read(root);
     let digest = now.digest();
     let record = if let Some(mut record) = store.load() {
-        if record.config_digest != digest {
+        if record.pinned && record.config_digest != digest {
             adopt_or_keep(root, &store, &mut record, &now, &digest, &mut config);
         }
         record
@@ -314,9 +320,29 @@ fn open(root: &Path, session: &str, first_event: bool) -> SessionConfig {
             } else {
                 Origin::Recovered
             };
-            let record = start(root, &store, &now, &digest, origin, &mut config);
-            if origin == Origin::Recovered {
-                config.recovered_now = true;
+            // Told only where a record surely existed: the session already
+            // has its state file (a first event that is not SessionStart is
+            // also a session that began before helix-gate was installed).
+            let lost = origin == Origin::Recovered
+                && crate::fs::data_dir::session_files(root, session)
+                    .state
+                    .exists();
+            let record = start(root, &store, &now, &digest, lost, &mut config);
+            // Only a lost record falls back to HEAD: a session whose start was
+            // not seen would otherwise be held to a person's drafts in progress.
+            let origin = if lost {
+                Origin::Recovered
+            } else {
+                Origin::Start
+            };
+            let record = Record { origin, ..record };
+            config.recovered_now = lost;
+            let mut record = record;
+            record.pinned = lost || first_event;
+            if let Err(e) = store.save(&record) {
+                config.note = Some(e);
+            }
+            if lost {
                 config.message = Some(
                     "helix-gate: this session's baseline was missing (its state folder was removed, or the session began before helix-gate was installed); a new one was taken now, and the Stop gate also checks every ADR that differs from HEAD.".to_owned(),
                 );
@@ -324,7 +350,7 @@ fn open(root: &Path, session: &str, first_event: bool) -> SessionConfig {
             record
         }
     };
-    if store.config_dir().is_dir() {
+    if record.pinned && store.config_dir().is_dir() {
         config.config_root = store.config_dir();
     }
     config.record = Some(record);
@@ -395,27 +421,24 @@ fn start(
     store: &Store,
     now: &Snapshot,
     digest: &str,
-    origin: Origin,
+    lost: bool,
     config: &mut SessionConfig,
 ) -> Record {
     let mut snapshot = now.clone();
     let mut digest = digest.to_owned();
-    if loads(root) {
-        let _ = now.write_to(&store.last_good_dir());
-    } else if origin == Origin::Recovered && store.last_good_dir().is_dir() {
-        // Recovered with a configuration that does not load: the last good one decides.
+    if lost && store.last_good_dir().is_dir() {
+        // The record was lost: the configuration may have been changed since
+        // the session began, so the last one a session started with decides.
         snapshot = Snapshot::read(&store.last_good_dir());
         digest = snapshot.digest();
-        config.note = Some(
-            "the repository's configuration does not load; the session runs with the last good one"
-                .to_owned(),
-        );
+    } else if loads(root) {
+        let _ = now.write_to(&store.last_good_dir());
     }
     if let Err(e) = snapshot.write_to(&store.config_dir()) {
         config.note = Some(format!("cannot keep the session's configuration: {e}"));
     }
     let mut record = Record {
-        origin,
+        origin: Origin::Recovered,
         started: crate::clock::now_rfc3339(),
         config_digest: digest,
         ..Record::default()

@@ -100,6 +100,61 @@ fn text_of(answer: &Value, field: &str) -> String {
     answer[field].as_str().unwrap_or_default().to_owned()
 }
 
+/// A refusal the model never acts on: the unchanged, rejected ADR counts as a
+/// failed revision at every Stop, so with `max_retries: 2` the third Stop
+/// escalates it to the user (message, log, approval history) and stops
+/// blocking, long before Claude Code's own cap of 8 blocks.
+#[test]
+fn a_refusal_the_model_never_revises_escalates_within_max_retries() {
+    let Some(claude) = require_claude() else {
+        return;
+    };
+    let repo = project();
+    let command = serde_json::to_string(&claude.to_string_lossy()).unwrap();
+    repo.write(
+        "config/approvals.yaml",
+        format!(
+            "defaults:\n  command: {command}\n  timeout: 120\non_rejection:\n  max_retries: 2\n"
+        ),
+    );
+    repo.write(SECOND, second_adr("Version one."));
+    let api = FakeApi::start(|_: &RecordedRequest, _: &Conversation| {
+        Turn::structured_output(json!({"result": "rejected", "confidence": 0.9,
+            "findings": [{"severity": "error", "check": "completeness", "message": "REVIEWER: no rollback plan"}],
+            "recommendations": ["Describe the rollback."]}))
+    });
+    hook(repo.path(), Some(&api), &post_write(repo.path(), SECOND));
+    let (a, _) = hook(repo.path(), Some(&api), &stop());
+    assert_eq!(a["decision"], "block", "{a}");
+    let (a, _) = hook(repo.path(), Some(&api), &stop());
+    assert_eq!(a["decision"], "block", "{a}");
+    assert!(
+        text_of(&a, "reason").contains("failed review 2 of at most 3"),
+        "{a}"
+    );
+    // Third Stop, still unchanged: escalated, the turn may end.
+    let (a, _) = hook(repo.path(), Some(&api), &stop());
+    assert!(a.get("decision").is_none(), "{a}");
+    assert!(
+        text_of(&a, "systemMessage").contains("escalated to you"),
+        "{a}"
+    );
+    assert_eq!(api.requests().len(), 1, "one review of one content");
+    let log = repo.read(".helix-gate/log.jsonl").unwrap();
+    assert!(
+        log.lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .any(|l| l["target"] == SECOND && l["verdict"] == "escalate"),
+        "{log}"
+    );
+    let history = repo.read(".helix-gate/approvals.jsonl").unwrap();
+    assert!(history.contains("escalat"), "{history}");
+    // A fourth Stop starts nothing and blocks nothing.
+    let (a, _) = hook(repo.path(), Some(&api), &stop());
+    assert!(a.get("decision").is_none(), "{a}");
+    assert_eq!(api.requests().len(), 1);
+}
+
 /// Six Stops over one session: ADR 001 stays unchanged and approved; ADR 002
 /// is rejected, stays unchanged for one Stop, is changed twice (rejected each
 /// time, the second time its retries are spent: escalated), then stays and
@@ -116,7 +171,7 @@ fn six_stops_make_one_review_per_distinct_content_and_none_after_escalation() {
     repo.write(
         "config/approvals.yaml",
         format!(
-            "defaults:\n  command: {command}\n  timeout: 120\non_rejection:\n  max_retries: 2\n"
+            "defaults:\n  command: {command}\n  timeout: 120\non_rejection:\n  max_retries: 3\n"
         ),
     );
     repo.write(SECOND, second_adr("Version one."));
@@ -134,7 +189,7 @@ fn six_stops_make_one_review_per_distinct_content_and_none_after_escalation() {
     hook(repo.path(), Some(&api), &post_write(repo.path(), ADR));
     hook(repo.path(), Some(&api), &post_write(repo.path(), SECOND));
 
-    // Stop 1: both reviewed; 002 is rejected, review 1 of 2.
+    // Stop 1: both reviewed; 002 is rejected, review 1 (of at most 4 before escalation).
     let (a, _) = hook(repo.path(), Some(&api), &stop());
     assert_eq!(a["decision"], "block", "{a}");
     assert!(
@@ -143,19 +198,20 @@ fn six_stops_make_one_review_per_distinct_content_and_none_after_escalation() {
     );
     assert_eq!(reviews(), 2);
 
-    // Stop 2: nothing changed: the same findings again at no cost, and the
-    // same attempt (an identical verdict is not a new attempt).
+    // Stop 2: nothing changed: the same findings again at no cost; the
+    // unchanged file counts as a failed revision (review 2 of at most 4).
     let (a, _) = hook(repo.path(), Some(&api), &stop());
     assert_eq!(a["decision"], "block", "{a}");
     let reason = text_of(&a, "reason");
     assert!(
-        reason.contains("is unchanged since review 1 of 2")
+        reason.contains("is unchanged since its last review")
+            && reason.contains("failed review 2 of at most 4")
             && reason.contains("REVIEWER: no rollback plan"),
         "{reason}"
     );
     assert_eq!(reviews(), 2, "unchanged files are not reviewed again");
 
-    // Stop 3: 002 changed: reviewed, rejected, review 2 of 2.
+    // Stop 3: 002 changed: reviewed, rejected, review 3.
     repo.write(SECOND, second_adr("Version two."));
     let (a, _) = hook(repo.path(), Some(&api), &stop());
     assert_eq!(a["decision"], "block", "{a}");
@@ -481,7 +537,7 @@ mod e2e {
         repo.write(
             "config/approvals.yaml",
             format!(
-                "defaults:\n  command: {command}\n  timeout: 120\non_rejection:\n  max_retries: 2\n"
+                "defaults:\n  command: {command}\n  timeout: 120\non_rejection:\n  max_retries: 3\n"
             ),
         );
         let out = run(repo.path(), &["install", "claude"]);
@@ -522,7 +578,8 @@ mod e2e {
         let feedback = stop_hook_feedback(&api.main_requests());
         assert_eq!(feedback.len(), 3, "{}", first.describe());
         assert!(
-            feedback[1].contains("is unchanged since review 1 of 2"),
+            feedback[1].contains("is unchanged since its last review")
+                && feedback[1].contains("failed review 2 of at most 4"),
             "{}",
             feedback[1]
         );

@@ -153,6 +153,11 @@ fn warnings_only_give_context_and_clean_adrs_give_nothing() {
 #[test]
 fn budget_is_bounded_then_escalates_and_resets_after_a_pass() {
     let root = project();
+    write(
+        root.path(),
+        "config/approvals.yaml",
+        "defaults:\n  command: no-such-reviewer-binary\n",
+    );
     write(root.path(), "adr/001-x.md", bad_adr());
     for attempt in 1..=3 {
         let a = hook(root.path(), &post_write(root.path(), "s", "adr/001-x.md")).unwrap();
@@ -181,14 +186,9 @@ fn budget_is_bounded_then_escalates_and_resets_after_a_pass() {
     assert!(again.get("systemMessage").is_none());
     // Stop does not block an escalated target either, and never sends it to the
     // reviewer (which is enabled here and would fail to start).
-    write(
-        root.path(),
-        "config/approvals.yaml",
-        "defaults:\n  command: no-such-reviewer-binary\n",
-    );
+    // (The reviewer was enabled with a command that does not exist from the start.)
     assert_eq!(hook(root.path(), &stop("s", "done")), None);
     assert!(!root.path().join(".helix-gate/approvals").exists());
-    write(root.path(), "config/approvals.yaml", NO_APPROVAL);
     assert!(
         log_lines(root.path())
             .iter()
@@ -491,7 +491,7 @@ fn infrastructure_errors_fail_open_or_closed_as_configured() {
         "config/helix-gate.yaml",
         "hook: {budgett: 3}\n",
     );
-    let a = hook(root.path(), &post_write(root.path(), "s", "adr/001-x.md")).unwrap();
+    let a = hook(root.path(), &post_write(root.path(), "s1", "adr/001-x.md")).unwrap();
     assert!(a.get("decision").is_none());
     let msg = a["systemMessage"].as_str().unwrap();
     assert!(
@@ -506,7 +506,7 @@ fn infrastructure_errors_fail_open_or_closed_as_configured() {
     );
     let _ = std::fs::remove_dir_all(root.path().join(".helix-gate"));
     write(root.path(), ".helix-gate", "not a directory");
-    let a = hook(root.path(), &post_write(root.path(), "s", "adr/001-x.md")).unwrap();
+    let a = hook(root.path(), &post_write(root.path(), "s2", "adr/001-x.md")).unwrap();
     assert_eq!(a["decision"], "block");
     assert!(
         a["reason"]
@@ -520,7 +520,7 @@ fn infrastructure_errors_fail_open_or_closed_as_configured() {
         "config/helix-gate.yaml",
         "hook: {fail_closed: false}\n",
     );
-    let a = hook(root.path(), &post_write(root.path(), "s", "adr/001-x.md")).unwrap();
+    let a = hook(root.path(), &post_write(root.path(), "s3", "adr/001-x.md")).unwrap();
     assert!(
         a.get("decision").is_none()
             && a["systemMessage"]
