@@ -5,6 +5,7 @@ pub mod preset;
 pub mod protected;
 pub mod rules_file;
 pub mod settings;
+pub mod trust;
 
 use std::path::{Path, PathBuf};
 
