@@ -31,6 +31,7 @@
 
 pub mod cache;
 pub mod claude;
+pub mod consent;
 pub mod finalize;
 pub mod history;
 mod inputs;
@@ -58,6 +59,7 @@ use crate::fs::data_dir;
 use crate::{clock, env};
 
 pub use claude::RunnerError;
+pub use consent::consent_problem;
 pub use history::{FileRun, HistorySummary, Stage};
 pub use inputs::concept_digests;
 use inputs::{deterministic, distinct_concepts, file_concepts, read_files};
@@ -83,6 +85,12 @@ pub struct ApproveOptions {
     /// timeout is shortened to it, and a reviewer stopped by it fails with
     /// [`RunnerError::Deadline`].
     pub deadline: Option<Instant>,
+    /// Refuse ([`ApprovalError::NotTrusted`]) to start a reviewer command the
+    /// repository chose (anything but the built-in `claude`) unless the person
+    /// trusted the repository's configuration as it is now (`helix-gate trust`,
+    /// [`consent_problem`]). The user-scope hook sets it: there the repository
+    /// did not ask for helix-gate, it merely ships `config/helix-gate.yaml`.
+    pub require_consent: bool,
 }
 
 /// Why [`approve`] could not produce a verdict at all (usage or setup
@@ -103,6 +111,14 @@ pub enum ApprovalError {
     NestedReviewer,
     #[error("no files to approve")]
     NoFiles,
+    /// The repository's own reviewer command without the person's consent
+    /// ([`ApproveOptions::require_consent`]); nothing was started. `command`
+    /// is the exact text, shown escaped.
+    #[error(
+        "refusing to run the reviewer command `{}` from this repository's config/approvals.yaml: its configuration is not trusted (or changed since it was). Read config/approvals.yaml and approvals/, then run `helix-gate trust` in the repository to consent",
+        crate::text::escape_controls(command)
+    )]
+    NotTrusted { command: String },
     /// A file name that could steer the reviewer or the terminal: paths are
     /// part of the reviewer's prompt. `path` is shown escaped.
     #[error(
@@ -515,6 +531,12 @@ pub fn approve(
     check_paths(root, files)?;
     let settings = settings::load(root).map_err(ApprovalError::from)?;
     let type_settings = enabled_type(&settings, kind)?;
+    if options.require_consent && consent_problem(root, &settings, kind).is_some() {
+        return Err(ApprovalError::NotTrusted {
+            command: type_settings.command.clone(),
+        }
+        .into());
+    }
     let engine = Engine::load(root, None)?;
     let reviewed = read_files(root, files, engine.settings.adr.max_file_size)?;
     let file_concepts = file_concepts(&engine, kind, &reviewed);

@@ -84,6 +84,7 @@ pub(super) fn run(
     files: &[PathBuf],
     kind: &str,
     no_cache: bool,
+    require_consent: bool,
     format: Format,
 ) -> anyhow::Result<ExitStatus> {
     let root = current_root();
@@ -92,6 +93,7 @@ pub(super) fn run(
         no_cache,
         progress: std::io::stderr().is_terminal(),
         deadline: None,
+        require_consent,
     };
     let approval = approve(&root, &files, kind, &options)?;
     let status = exit_status(&approval);

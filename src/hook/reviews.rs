@@ -101,6 +101,7 @@ pub fn run_parallel(
         no_cache: false,
         progress: false,
         deadline: Some(until),
+        require_consent: false,
     };
     let next = AtomicUsize::new(0);
     let review = |i: usize| {
