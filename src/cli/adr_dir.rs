@@ -195,7 +195,7 @@ pub(super) fn doctor(format: ReportFormat) -> anyhow::Result<ExitStatus> {
     // Human output only: the machine formats stay the list of reports.
     if format == ReportFormat::Human {
         super::install::print_registrations(&root)?;
-        print(&super::trust::doctor_line(&root))?;
+        print(&super::trust::doctor_lines(&root, &approvals))?;
     }
     Ok(status)
 }

@@ -124,15 +124,35 @@ fn describe(snapshot: &Snapshot) -> String {
     out
 }
 
-/// The trust line of `doctor`'s human output.
-pub(super) fn doctor_line(root: &Path) -> String {
-    let digest = Snapshot::read(root).digest();
-    format!(
-        "\nReviewer consent (`helix-gate trust`, asked by the user-scope hook for a reviewer command other than `claude`):\n  {}: {}\n",
-        match trust::state(root, &digest) {
-            TrustState::Trusted { .. } => "ok",
-            _ => "note",
-        },
-        state_text(&trust::state(root, &digest))
-    )
+/// The consent part of `doctor`'s human output, for the repository at `root`
+/// whose approval settings are `approvals`.
+pub(super) fn doctor_lines(root: &Path, approvals: &crate::approval::ApprovalSettings) -> String {
+    let mut commands: Vec<String> = approvals
+        .types
+        .values()
+        .filter(|t| t.command != crate::approval::consent::DEFAULT_COMMAND)
+        .map(|t| format!("`{}`", escape_controls(&t.command)))
+        .collect();
+    commands.dedup();
+    let mut out =
+        String::from("\nReviewer consent for the user-scope hook (`helix-gate trust`):\n");
+    if commands.is_empty() {
+        out.push_str("  ok: not needed: every reviewer command is the built-in `claude`\n");
+        return out;
+    }
+    let state = trust::state(root, &Snapshot::read(root).digest());
+    let commands = commands.join(", ");
+    let _ = match &state {
+        TrustState::Trusted { .. } => writeln!(
+            out,
+            "  ok: {}: the user-scope hook may run the reviewer command(s) {commands}",
+            state_text(&state)
+        ),
+        _ => writeln!(
+            out,
+            "  warning: {}: the user-scope hook will not run the reviewer command(s) {commands} from config/approvals.yaml; read it and approvals/, then run `helix-gate trust`",
+            state_text(&state)
+        ),
+    };
+    out
 }
