@@ -26,6 +26,13 @@ pub(super) fn new(title: &str) -> anyhow::Result<ExitStatus> {
             ));
             Ok(ExitStatus::Failure)
         }
+        adr_dir::new::Outcome::Skipped { display, reason } => {
+            print_stderr(&format!(
+                "helix-gate: error: {} would never be checked: {reason}; nothing was written (choose another title, or change adr.globs / adr.exclude)\n",
+                escape_controls(&display)
+            ));
+            Ok(ExitStatus::Failure)
+        }
         adr_dir::new::Outcome::Created {
             display,
             place,
