@@ -331,20 +331,32 @@ impl Engine {
     /// Markdown files below an explicitly named directory, minus excluded names
     /// (INDEX.md, README.md, templates): a directory you name is an ADR directory.
     pub fn directory_adrs(&self, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-        let mut out = Vec::new();
+        Ok(self.directory_markdown(dir)?.0)
+    }
+
+    /// The Markdown files below `dir`, split into ADRs ([`Engine::directory_adrs`])
+    /// and those `adr.exclude` matches (INDEX.md, README.md, templates), both sorted.
+    pub fn directory_markdown(&self, dir: &Path) -> anyhow::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
+        let (mut adrs, mut excluded) = (Vec::new(), Vec::new());
         walk(dir, &mut |path| {
             let is_md = path
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("md"));
             let rel = crate::paths::relative_to(&self.root, path)
                 .unwrap_or_else(|| path.to_string_lossy().into_owned());
-            if is_md && !self.matcher().is_excluded(&rel) {
-                out.push(path.to_path_buf());
+            if !is_md {
+                return;
+            }
+            if self.matcher().is_excluded(&rel) {
+                excluded.push(path.to_path_buf());
+            } else {
+                adrs.push(path.to_path_buf());
             }
         })
         .with_context(|| format!("cannot list {}", dir.display()))?;
-        out.sort();
-        Ok(out)
+        adrs.sort();
+        excluded.sort();
+        Ok((adrs, excluded))
     }
 }
 

@@ -1,6 +1,7 @@
 //! Finding the repository root and showing paths relative to it.
 //!
-//! The root is the enclosing git work tree (a `.git` directory or file) or, outside
+//! The root is the enclosing git work tree (a `.git` directory, or a `.git` file
+//! that git accepts: `gitdir: <existing folder>`) or, outside
 //! git, the starting directory. This is a cheap walk up the directory tree; no git
 //! library is opened for it.
 //!
@@ -31,13 +32,68 @@ pub fn find_root(start: &Path) -> PathBuf {
         .unwrap_or(start)
 }
 
-/// The nearest ancestor of `start` (itself included) with a `.git` directory or
-/// file (a linked worktree or submodule has a file).
+/// The nearest ancestor of `start` (itself included) that git takes for a work
+/// tree: it has a `.git` directory, or a `.git` file that git accepts ([`is_gitfile`];
+/// a linked worktree or submodule has one). A `.git` file git rejects does not
+/// make a root: the walk goes on upward, as git's own discovery would fail there.
 fn enclosing_work_tree(start: &Path) -> Option<PathBuf> {
     start
         .ancestors()
-        .find(|dir| dir.join(".git").exists())
+        .find(|dir| has_git_marker(dir))
         .map(Path::to_path_buf)
+}
+
+/// Whether `dir` has a `.git` directory or a `.git` file git accepts.
+fn has_git_marker(dir: &Path) -> bool {
+    let dot_git = dir.join(".git");
+    match std::fs::metadata(&dot_git) {
+        Ok(meta) if meta.is_dir() => true,
+        Ok(meta) if meta.is_file() => is_gitfile(&dot_git, dir),
+        _ => false,
+    }
+}
+
+/// Longest `.git` file read: one `gitdir: <path>` line.
+const GITFILE_LIMIT: u64 = 16 * 1024;
+
+/// Whether the `.git` file at `path` (in the folder `dir`) is what git requires:
+/// `gitdir: <path>` (trailing line breaks aside, as git strips them), where the path,
+/// relative paths resolved against `dir`, is an existing directory. Read without
+/// blocking (the file was a regular one a moment ago; a FIFO swapped in is not
+/// waited on) and bounded.
+fn is_gitfile(path: &Path, dir: &Path) -> bool {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let Ok(file) = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits().cast_signed())
+        .open(path)
+    else {
+        return false;
+    };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut bytes = Vec::new();
+    if file
+        .take(GITFILE_LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .is_err()
+        || bytes.len() as u64 > GITFILE_LIMIT
+    {
+        return false;
+    }
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return false;
+    };
+    let Some(target) = text
+        .strip_prefix("gitdir: ")
+        .map(|t| t.trim_end_matches(['\n', '\r']))
+        .filter(|t| !t.is_empty() && !t.contains('\n'))
+    else {
+        return false;
+    };
+    dir.join(target).is_dir()
 }
 
 /// `path` made absolute against the current directory, with `.` and `..` removed
@@ -116,6 +172,57 @@ pub fn display(root: &Path, path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_git_file_counts_only_when_git_would_accept_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outer = tmp.path().join("outer");
+        let inner = outer.join("inner");
+        let sub = inner.join("sub");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::create_dir_all(outer.join(".git")).unwrap();
+        let gitdir = outer.join(".git/worktrees/inner");
+        std::fs::create_dir_all(&gitdir).unwrap();
+        for garbage in [
+            String::new(),
+            "not a gitfile\n".to_owned(),
+            "gitdir:\n".to_owned(),
+            "gitdir: \n".to_owned(),
+            "gitdir: /no/such/folder\n".to_owned(),
+            format!("gitdir:{}\n", gitdir.display()),
+            format!("gitdir: {}\nmore\n", gitdir.display()),
+            // A file, not a directory.
+            format!(
+                "gitdir: {}\n",
+                outer.join("inner/sub/../../inner/x").display()
+            ),
+        ] {
+            std::fs::write(inner.join(".git"), &garbage).unwrap();
+            assert_eq!(find_root(&sub), outer, "{garbage:?}");
+        }
+        std::fs::write(inner.join("x"), "").unwrap();
+        for good in [
+            format!("gitdir: {}\n", gitdir.display()),
+            format!("gitdir: {}", gitdir.display()),
+            format!("gitdir: {}\r\n", gitdir.display()),
+            // Relative to the folder of the `.git` file.
+            "gitdir: ../.git/worktrees/inner\n".to_owned(),
+        ] {
+            std::fs::write(inner.join(".git"), &good).unwrap();
+            assert_eq!(find_root(&sub), inner, "{good:?}");
+        }
+        // A `.git` directory counts as it is; a FIFO named `.git` does not, and is not waited on.
+        std::fs::remove_file(inner.join(".git")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(inner.join(".git"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert_eq!(find_root(&sub), outer);
+        std::fs::remove_file(inner.join(".git")).unwrap();
+        std::fs::create_dir(inner.join(".git")).unwrap();
+        assert_eq!(find_root(&sub), inner);
+    }
 
     #[test]
     fn relative_paths() {

@@ -83,6 +83,10 @@ pub struct Catalog {
     /// Digits of a number in file names and INDEX.md (`adr.number_width`: 3 for HELIX,
     /// 4 for MADR and adr-tools).
     pub width: usize,
+    /// Numbered Markdown files of the directory that `adr.exclude` keeps out
+    /// (`000-template.md`), by number: not ADRs, but their numbers are never
+    /// handed out again ([`Catalog::next_number`] counts them).
+    pub reserved: Vec<(u32, PathBuf)>,
 }
 
 impl Catalog {
@@ -99,6 +103,27 @@ impl Catalog {
             .flatten()
             .filter(|&n| n <= MAX_NUMBER)
             .collect()
+    }
+
+    /// [`Catalog::taken`] and the numbers of [`Catalog::reserved`] files: every
+    /// number a file of the directory carries in its name or `adr_id`.
+    pub fn used(&self) -> BTreeSet<u32> {
+        let mut used = self.taken();
+        used.extend(
+            self.reserved
+                .iter()
+                .map(|(n, _)| *n)
+                .filter(|&n| n <= MAX_NUMBER),
+        );
+        used
+    }
+
+    /// The excluded file whose name carries `number`, if any.
+    pub fn reserved_by(&self, number: u32) -> Option<&Path> {
+        self.reserved
+            .iter()
+            .find(|(n, _)| *n == number)
+            .map(|(_, p)| p.as_path())
     }
 
     /// The first ADR that uses `number` (by `adr_id` or file name).

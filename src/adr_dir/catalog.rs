@@ -18,7 +18,16 @@ impl Catalog {
         let dir = crate::paths::absolute(dir);
         let limit = engine.settings.adr.max_file_size;
         let mut entries = Vec::new();
-        for path in engine.directory_adrs(&dir)? {
+        let (adrs, excluded) = engine.directory_markdown(&dir)?;
+        // Excluded files keep the number in their name: a number is never handed out twice.
+        let reserved = excluded
+            .into_iter()
+            .filter_map(|path| {
+                let path = crate::paths::absolute(&path);
+                Some((adr::number_in_file_name(&path)?, path))
+            })
+            .collect();
+        for path in adrs {
             let path = crate::paths::absolute(&path);
             // An unreadable or undecodable file still takes the number in its name;
             // `doctor` reports why it cannot be read. A file that a link leads out of
@@ -40,12 +49,14 @@ impl Catalog {
             dir,
             entries,
             width: engine.settings.adr.number_width,
+            reserved,
         })
     }
 
-    /// One more than the highest taken number (1 in an empty directory).
+    /// One more than the highest number any file of the directory carries, an
+    /// excluded one too (1 in an empty directory).
     pub fn next_number(&self) -> anyhow::Result<u32> {
-        match self.taken().last() {
+        match self.used().last() {
             None => Ok(1),
             Some(&max) => max
                 .checked_add(1)

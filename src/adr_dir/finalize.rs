@@ -432,12 +432,16 @@ fn choose_number(
                 "{field} `{id}` is above the largest ADR number {}",
                 catalog::MAX_NUMBER
             ),
-            Some(n) => match catalog.holder(n) {
+            Some(n) => match catalog
+                .holder(n)
+                .map(|holder| holder.path.as_path())
+                .or_else(|| catalog.reserved_by(n))
+            {
                 None => return Ok((n, None)),
                 Some(holder) => format!(
                     "{field} {} is taken by {}",
                     catalog::format_number_width(n, width),
-                    crate::paths::display(root, &holder.path)
+                    crate::paths::display(root, holder)
                 ),
             },
             None => format!("{field} `{id}` is not a number"),

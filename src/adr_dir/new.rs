@@ -110,6 +110,37 @@ pub enum Outcome {
     },
     /// The file exists already; nothing was written.
     Exists { display: String },
+    /// The gate would never check a file at that path (`reason`: `adr.exclude`
+    /// matches it, or no `adr.globs` pattern does); nothing was written.
+    Skipped { display: String, reason: String },
+}
+
+/// Whether [`skipped_because`] asks for a matching `adr.globs` pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Globs {
+    /// A file in the ADR directory: the gate must find it.
+    Required,
+    /// A session draft: finalize checks it, and a preset whose globs do not cover
+    /// session drafts (madr, nygard) still gets one.
+    Ignored,
+}
+
+/// Why the gate (validate, the hook, pre-commit) would skip a file at `path`:
+/// `adr.exclude` matches it, or (`Globs::Required`) no `adr.globs` pattern does.
+/// `None`: it is an ADR.
+fn skipped_because(engine: &Engine, path: &Path, globs: Globs) -> Option<String> {
+    let rel = crate::paths::relative_to(&engine.root, path)?;
+    let matcher = engine.settings.matcher();
+    if matcher.is_excluded(&rel) {
+        Some(
+            "`adr.exclude` in config/helix-gate.yaml matches it (INDEX, README, template files)"
+                .to_owned(),
+        )
+    } else if globs == Globs::Required && !matcher.is_adr(&rel) {
+        Some("no pattern of `adr.globs` in config/helix-gate.yaml matches it".to_owned())
+    } else {
+        None
+    }
 }
 
 /// Create an ADR titled `title` in the repository at `root`, seen from `cwd`.
@@ -156,9 +187,15 @@ pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
     let slug = slug::slug(title);
     if let Some(session) = session_of(&root, &cwd, &engine)? {
         let dir = session.join(&engine.settings.new.drafts);
+        let path = dir.join(format!("ADR-{slug}.md"));
+        if let Some(reason) = skipped_because(&engine, &path, Globs::Ignored) {
+            return Ok(Outcome::Skipped {
+                display: show(&path),
+                reason,
+            });
+        }
         crate::fs::confine::create_dir_all(&root, &dir)
             .with_context(|| format!("cannot create {}", show(&dir)))?;
-        let path = dir.join(format!("ADR-{slug}.md"));
         return create(&root, &path, &fill(DRAFT_ID, DRAFT_NUMBER), show(&path)).map(|created| {
             created.map_or_else(
                 |display| Outcome::Exists { display },
@@ -191,6 +228,12 @@ pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
     let number = Catalog::load(&ws.engine, &ws.dir)?.next_number()?;
     let id = format_number_width(number, ws.engine.settings.adr.number_width);
     let path = ws.dir.join(format!("{id}-{slug}.md"));
+    if let Some(reason) = skipped_because(&ws.engine, &path, Globs::Required) {
+        return Ok(Outcome::Skipped {
+            display: show(&path),
+            reason,
+        });
+    }
     let created = create(&root, &path, &fill(&id, &number.to_string()), show(&path))?;
     Ok(created.map_or_else(
         |display| Outcome::Exists { display },

@@ -31,6 +31,7 @@
 
 pub mod cache;
 pub mod claude;
+pub mod consent;
 pub mod finalize;
 pub mod history;
 mod inputs;
@@ -58,6 +59,7 @@ use crate::fs::data_dir;
 use crate::{clock, env};
 
 pub use claude::RunnerError;
+pub use consent::{consent_problem, consent_problem_in};
 pub use history::{FileRun, HistorySummary, Stage};
 pub use inputs::concept_digests;
 use inputs::{deterministic, distinct_concepts, file_concepts, read_files};
@@ -88,6 +90,12 @@ pub struct ApproveOptions {
     /// layout: the session's, which the session cannot change) instead of the
     /// repository itself.
     pub config_root: Option<PathBuf>,
+    /// Refuse ([`ApprovalError::NotTrusted`]) to start a reviewer command the
+    /// repository chose (anything but the built-in `claude`) unless the person
+    /// trusted the repository's configuration as it is now (`helix-gate trust`,
+    /// [`consent_problem`]). The user-scope hook sets it: there the repository
+    /// did not ask for helix-gate, it merely ships `config/helix-gate.yaml`.
+    pub require_consent: bool,
 }
 
 /// Why [`approve`] could not produce a verdict at all (usage or setup
@@ -108,6 +116,14 @@ pub enum ApprovalError {
     NestedReviewer,
     #[error("no files to approve")]
     NoFiles,
+    /// The repository's own reviewer command without the person's consent
+    /// ([`ApproveOptions::require_consent`]); nothing was started. `command`
+    /// is the exact text, shown escaped.
+    #[error(
+        "refusing to run the reviewer command `{}` from this repository's config/approvals.yaml: its configuration is not trusted (or changed since it was). Read config/approvals.yaml and approvals/, then run `helix-gate trust` in the repository to consent",
+        crate::text::escape_controls(command)
+    )]
+    NotTrusted { command: String },
     /// A file name that could steer the reviewer or the terminal: paths are
     /// part of the reviewer's prompt. `path` is shown escaped.
     #[error(
@@ -521,6 +537,12 @@ pub fn approve(
     let config_root = options.config_root.as_deref().unwrap_or(root);
     let settings = settings::load(config_root).map_err(ApprovalError::from)?;
     let type_settings = enabled_type(&settings, kind)?;
+    if options.require_consent && consent_problem_in(root, config_root, &settings, kind).is_some() {
+        return Err(ApprovalError::NotTrusted {
+            command: type_settings.command.clone(),
+        }
+        .into());
+    }
     let engine = Engine::with_config(
         root,
         config_root,

@@ -26,6 +26,13 @@ pub(super) fn new(title: &str) -> anyhow::Result<ExitStatus> {
             ));
             Ok(ExitStatus::Failure)
         }
+        adr_dir::new::Outcome::Skipped { display, reason } => {
+            print_stderr(&format!(
+                "helix-gate: error: {} would never be checked: {reason}; nothing was written (choose another title, or change adr.globs / adr.exclude)\n",
+                escape_controls(&display)
+            ));
+            Ok(ExitStatus::Failure)
+        }
         adr_dir::new::Outcome::Created {
             display,
             place,
@@ -195,6 +202,7 @@ pub(super) fn doctor(format: ReportFormat) -> anyhow::Result<ExitStatus> {
     // Human output only: the machine formats stay the list of reports.
     if format == ReportFormat::Human {
         super::install::print_registrations(&root)?;
+        print(&super::trust::doctor_lines(&root, &approvals))?;
     }
     Ok(status)
 }

@@ -84,6 +84,7 @@ pub(super) fn run(
     files: &[PathBuf],
     kind: &str,
     no_cache: bool,
+    require_consent: bool,
     format: Format,
 ) -> anyhow::Result<ExitStatus> {
     let root = current_root();
@@ -93,6 +94,7 @@ pub(super) fn run(
         progress: std::io::stderr().is_terminal(),
         deadline: None,
         config_root: None,
+        require_consent,
     };
     let approval = approve(&root, &files, kind, &options)?;
     let status = exit_status(&approval);

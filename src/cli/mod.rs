@@ -14,6 +14,7 @@ mod precommit;
 mod report;
 mod schema;
 mod terminal;
+mod trust;
 mod validate;
 
 use std::path::PathBuf;
@@ -168,6 +169,11 @@ pub enum Command {
         /// Start a reviewer even when a verdict for this content is cached.
         #[arg(long)]
         no_cache: bool,
+        /// Refuse to run a reviewer command the repository chose (anything but the
+        /// built-in `claude`) unless `helix-gate trust` recorded consent to the
+        /// repository's configuration as it is now (as the user-scope hook does).
+        #[arg(long, conflicts_with = "override_")]
+        require_consent: bool,
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
         /// Record a person's judgement (approved or rejected) of the latest verdict of
@@ -237,6 +243,16 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
         format: ReportFormat,
     },
+    /// Consent to run the programs this repository's configuration names (its reviewer
+    /// `command`): the user-scope hook runs a reviewer other than `claude` only after this.
+    Trust {
+        /// Print whether the configuration as it is now is trusted; change nothing.
+        #[arg(long, conflicts_with = "revoke")]
+        show: bool,
+        /// Remove the consent for this repository.
+        #[arg(long)]
+        revoke: bool,
+    },
     /// Print the JSON Schema of a config file (for editors; also in schemas/).
     Schema {
         #[arg(value_enum)]
@@ -301,9 +317,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
             files,
             kind,
             no_cache,
+            require_consent,
             format,
             ..
-        } => approve::run(&files, &kind, no_cache, format),
+        } => approve::run(&files, &kind, no_cache, require_consent, format),
         Command::Gate(args) => gate::run(args),
         Command::Log { tail } => log::show(tail),
         Command::Stats { format } => log::stats(format),
@@ -317,6 +334,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         } => adr_dir::finalize(&draft, dry_run, force),
         Command::Index { check, write } => adr_dir::index(check, write),
         Command::Doctor { format } => adr_dir::doctor(format),
+        Command::Trust { show, revoke } => trust::run(if show {
+            trust::Action::Show
+        } else if revoke {
+            trust::Action::Revoke
+        } else {
+            trust::Action::Trust
+        }),
         Command::Schema { name } => schema::run(name),
         Command::Completions { shell } => docs::completions(shell),
         Command::Man { subcommand } => docs::man(subcommand.as_deref()),

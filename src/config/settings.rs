@@ -142,7 +142,15 @@ impl Settings {
             preset: Preset::Helix,
             adr: AdrSettings {
                 globs: strings(&["adr/**/*.md", "**/ADR-*.md"]),
-                exclude: strings(&["**/INDEX.md", "**/README.md", "**/*template*.md"]),
+                exclude: strings(&[
+                    "**/INDEX.md",
+                    "**/README.md",
+                    "**/templates/**",
+                    "**/template.md",
+                    "**/*.template.md",
+                    "**/{adr,000,0000}-template.md",
+                    "**/*-{000,0000}-template.md",
+                ]),
                 directory: "adr".to_owned(),
                 max_file_size: 5 * 1024 * 1024,
                 number_width: 3,
@@ -428,6 +436,18 @@ mod tests {
         assert!(!m.is_adr("adr/INDEX.md"));
         assert!(!m.is_adr("adr/README.md"));
         assert!(!m.is_adr("adr/000-Template.md"));
+        assert!(!m.is_adr("adr/0000-template.md"));
+        assert!(!m.is_adr("adr/template.md"));
+        assert!(!m.is_adr("adr/adr-template.md"));
+        assert!(!m.is_adr("adr/templates/decision.md"));
+        assert!(!m.is_adr("templates/ADR-x.md"));
+        assert!(!m.is_adr("adr/decision.template.md"));
+        assert!(!m.is_adr("adr/ODH-ADR-0000-template.md"));
+        assert!(m.is_adr("adr/1000-template.md"));
+        // A word in the title never excludes an ADR.
+        assert!(m.is_adr("adr/039-template-engine-selection.md"));
+        assert!(m.is_adr("adr/039-template.md"));
+        assert!(m.is_adr("output/ADR-template-engine-selection.md"));
         assert!(!m.is_adr("src/main.rs"));
         assert!(!m.is_adr("docs/adr.md"));
     }

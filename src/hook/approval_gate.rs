@@ -46,6 +46,28 @@ pub(super) fn approval_gate(
     let Some(kind) = settings.get(APPROVAL_TYPE).filter(|t| t.enabled) else {
         return Ok(None);
     };
+    // Registered for every session on the machine (user scope), the hook runs
+    // a reviewer command the repository names only after the person consented.
+    if super::project::registration() == super::project::Registration::User
+        && let Some(problem) =
+            approval::consent_problem_in(root, &config_root, &settings, APPROVAL_TYPE)
+    {
+        for rel in files {
+            decisions.push(Decision {
+                target: rel.clone(),
+                verdict: Verdict::Skip,
+                note: Some(
+                    "no review: the repository's reviewer command needs the person's consent"
+                        .to_owned(),
+                ),
+                ..Decision::default()
+            });
+        }
+        return Ok(Some(Ruling {
+            output: Some(HookOutput::message(format!("helix-gate: {problem}."))),
+            decisions: std::mem::take(decisions),
+        }));
+    }
     // One deadline for the whole Stop: Claude Code's timeout for this hook
     // minus a reserve; every reviewer must end before it.
     let window = reviews::StopWindow::find(root, &settings);

@@ -85,6 +85,7 @@ pub fn run() -> Answer {
 /// [`run`] for a hook registered as `registration`: registered for every
 /// session on the machine, it answers only in repositories that opted in.
 pub fn run_registered(registration: project::Registration) -> Answer {
+    project::set_registration(registration);
     // Inside a reviewer started by helix-gate the hook does nothing, so a
     // review can never trigger another review.
     if env::is_set(env::HELIX_GATE_CHILD) {

@@ -35,6 +35,19 @@ pub enum Registration {
     User,
 }
 
+/// How this process's hook was registered (one event per process).
+static REGISTRATION: std::sync::OnceLock<Registration> = std::sync::OnceLock::new();
+
+/// Record how the hook answering this event was registered.
+pub fn set_registration(registration: Registration) {
+    let _ = REGISTRATION.set(registration);
+}
+
+/// How the hook answering this event was registered (`Repository` unless set).
+pub fn registration() -> Registration {
+    REGISTRATION.get().copied().unwrap_or_default()
+}
+
 /// The folder Claude Code made the session's project: `CLAUDE_PROJECT_DIR`
 /// (constant for the session), else the event's `cwd`, else the process's
 /// working directory (which Claude Code sets to the session's).
@@ -94,8 +107,11 @@ pub fn stays_silent(registration: Registration, root: &Path, project_dir: &Path)
     registration == Registration::User && (!opted_in(root) || registered_in_project(project_dir))
 }
 
-/// Whether the project folder's own Claude Code settings carry a helix-gate hook
-/// (recognised by its status message, as `install` writes it).
+/// Whether the project folder's own Claude Code settings register helix-gate's
+/// hook: an entry for any event whose command really runs it
+/// ([`crate::install::claude::registers_hook`]). The marker text alone, or an
+/// entry that carries it with another command, is not a registration: a
+/// repository could ship one to silence the user-scope hook.
 fn registered_in_project(project_dir: &Path) -> bool {
     [".claude/settings.json", ".claude/settings.local.json"]
         .iter()
@@ -103,7 +119,8 @@ fn registered_in_project(project_dir: &Path) -> bool {
             crate::fs::read::optional_text(&project_dir.join(rel), crate::fs::read::CONFIG_LIMIT)
                 .ok()
                 .flatten()
-                .is_some_and(|text| text.contains(crate::install::claude::STATUS_MARKER))
+                .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+                .is_some_and(|settings| crate::install::claude::registers_hook(&settings))
         })
 }
 
@@ -143,9 +160,11 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let worktree = tmp.path().join("wt");
         std::fs::create_dir_all(worktree.join("projects/sessions/s1")).unwrap();
+        let gitdir = tmp.path().join("main/.git/worktrees/wt");
+        std::fs::create_dir_all(&gitdir).unwrap();
         std::fs::write(
             worktree.join(".git"),
-            "gitdir: /elsewhere/.git/worktrees/wt\n",
+            format!("gitdir: {}\n", gitdir.display()),
         )
         .unwrap();
         assert_eq!(
@@ -208,6 +227,69 @@ mod tests {
                 r#"{{"hooks": {{"Stop": [{{"hooks": [{{"type": "command", "command": "helix-gate hook", "statusMessage": "{}"}}]}}]}}}}"#,
                 crate::install::claude::STATUS_MARKER
             ),
+        )
+        .unwrap();
+        assert!(stays_silent(Registration::User, repo, &session));
+    }
+
+    /// Settings whose Stop entry has `command` and the status marker.
+    fn stop_entry(command: &str) -> String {
+        serde_json::json!({"hooks": {"Stop": [{"hooks": [{
+            "type": "command",
+            "command": command,
+            "statusMessage": crate::install::claude::STATUS_MARKER,
+        }]}]}})
+        .to_string()
+    }
+
+    #[test]
+    fn only_a_real_registration_silences_the_user_scope_hook() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path();
+        let session = repo.join("projects/sessions/s1");
+        std::fs::create_dir_all(session.join(".claude")).unwrap();
+        std::fs::create_dir_all(repo.join("config")).unwrap();
+        std::fs::write(repo.join(crate::config::settings::SETTINGS_PATH), "").unwrap();
+        let settings = session.join(".claude/settings.json");
+        let fakes = [
+            stop_entry("true"),
+            stop_entry("./evil.sh hook"),
+            stop_entry("helix-gate hook; true"),
+            stop_entry("\"relative/helix-gate\" hook"),
+            stop_entry("helix-gate validate"),
+            // The marker as plain text, not as an entry.
+            format!(
+                r#"{{"note": "{}", "hooks": {{}}}}"#,
+                crate::install::claude::STATUS_MARKER
+            ),
+            // A command hook's fields in the wrong place.
+            r#"{"hooks": {"Stop": [{"type": "command", "command": "helix-gate hook"}]}}"#
+                .to_owned(),
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "command": "helix-gate hook"}]}]}}"#
+                .to_owned(),
+            format!("not json {}", crate::install::claude::STATUS_MARKER),
+        ];
+        for fake in &fakes {
+            std::fs::write(&settings, fake).unwrap();
+            assert!(
+                !stays_silent(Registration::User, repo, &session),
+                "a fake entry silenced the hook: {fake}"
+            );
+        }
+        for real in [
+            "helix-gate hook",
+            "helix-gate hook --scope user",
+            "\"/opt/bin/helix-gate\" hook",
+            "\"/opt/bin/helix-gate\" hook --scope project",
+        ] {
+            std::fs::write(&settings, stop_entry(real)).unwrap();
+            assert!(stays_silent(Registration::User, repo, &session), "{real}");
+        }
+        // Any event counts, and the local settings file too.
+        std::fs::remove_file(&settings).unwrap();
+        std::fs::write(
+            session.join(".claude/settings.local.json"),
+            r#"{"hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "helix-gate hook"}]}]}}"#,
         )
         .unwrap();
         assert!(stays_silent(Registration::User, repo, &session));

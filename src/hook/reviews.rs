@@ -103,6 +103,9 @@ pub fn run_parallel(
         progress: false,
         deadline: Some(until),
         config_root: Some(config_root.to_path_buf()),
+        // Registered for every session on the machine, the hook runs no
+        // program a repository names without the person's consent.
+        require_consent: super::project::registration() == super::project::Registration::User,
     };
     let next = AtomicUsize::new(0);
     let review = |i: usize| {

@@ -174,18 +174,29 @@ pub fn hook_command() -> String {
 }
 
 /// Whether a hook entry is one of ours: it carries [`STATUS_MARKER`], or its
-/// command is exactly one an earlier version wrote.
+/// command is exactly one an earlier version wrote ([`is_hook_command`]).
 pub fn is_ours(hook: &Value) -> bool {
     hook.get("statusMessage").and_then(Value::as_str) == Some(STATUS_MARKER)
         || hook
             .get("command")
             .and_then(Value::as_str)
-            .is_some_and(is_legacy_command)
+            .is_some_and(is_hook_command)
 }
 
-/// The commands [`hook_command`] produced before entries carried the marker:
-/// `helix-gate hook`, or `"<absolute path to helix-gate>" hook`.
-fn is_legacy_command(command: &str) -> bool {
+/// Whether `command` runs helix-gate's hook, in the forms [`hook_command`] and
+/// [`install`] write: `helix-gate hook`, or `"<absolute path to helix-gate>" hook`,
+/// each optionally followed by ` --scope project|local|user`. Exact: a
+/// wrapper script, another subcommand, extra arguments or a relative path are
+/// not helix-gate's hook.
+pub fn is_hook_command(command: &str) -> bool {
+    let command = ["project", "local", "user"]
+        .iter()
+        .find_map(|scope| {
+            command
+                .strip_suffix(scope)
+                .and_then(|c| c.strip_suffix(" --scope "))
+        })
+        .unwrap_or(command);
     if command == "helix-gate hook" {
         return true;
     }
@@ -202,6 +213,28 @@ fn is_legacy_command(command: &str) -> bool {
         && exe
             .file_name()
             .is_some_and(|n| n == "helix-gate" || n == "helix-gate.exe")
+}
+
+/// Whether the Claude Code settings `settings` register helix-gate's hook for
+/// any event: a command hook entry (`hooks.<event>[].hooks[]`) whose `command`
+/// is [`is_hook_command`]. A marker text or a look-alike entry is not enough.
+pub fn registers_hook(settings: &Value) -> bool {
+    let Some(events) = settings.get("hooks").and_then(Value::as_object) else {
+        return false;
+    };
+    events
+        .values()
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(|group| group.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .any(|hook| {
+            hook.get("type").and_then(Value::as_str) == Some("command")
+                && hook
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .is_some_and(is_hook_command)
+        })
 }
 
 fn read_settings(path: &Path) -> anyhow::Result<Map<String, Value>> {
@@ -548,6 +581,8 @@ mod tests {
         let entry = |command: &str| json!({"type": "command", "command": command});
         assert!(is_ours(&entry("helix-gate hook")));
         assert!(is_ours(&entry("\"/opt/x/helix-gate\" hook")));
+        assert!(is_ours(&entry("helix-gate hook --scope user")));
+        assert!(is_ours(&entry("\"/opt/x/helix-gate\" hook --scope user")));
         let marked =
             json!({"type": "command", "command": "/x/y hook", "statusMessage": STATUS_MARKER});
         assert!(is_ours(&marked));
@@ -558,6 +593,9 @@ mod tests {
             "\"/opt/helix-gate-tools/lint\" hook",
             "\"relative/helix-gate\" hook",
             "helix-gate hook --other",
+            "helix-gate hook --scope user; ./evil.sh",
+            "helix-gate hook --scope",
+            "true",
             "${CLAUDE_PLUGIN_ROOT}/hooks/helix-gate.sh hook",
             " helix-gate hook",
         ] {

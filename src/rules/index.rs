@@ -350,6 +350,7 @@ mod tests {
             dir: PathBuf::from(DIR),
             entries,
             width: 3,
+            reserved: Vec::new(),
         }
     }
 

@@ -276,6 +276,10 @@ fn the_consultant_path_from_new_to_commit_with_one_review() {
         &["install", "claude", "--scope", "user"],
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // The repository names its own reviewer command (the pinned client's
+    // path): a user-scope hook runs it only after the person's consent.
+    let out = helix(repo.path(), Some(home.path()), &path, None, &["trust"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
 
     let session = repo.join(SESSION);
     let draft: PathBuf = session.join(DRAFT);

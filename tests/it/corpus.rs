@@ -3,6 +3,17 @@
 
 use crate::support::cli::*;
 
+/// A template file by the default `adr.exclude` (the corpus has no `templates/`
+/// folder): by its file name (lower case), never by a word in an ADR's title, so
+/// `0039-use-apache-velocity-as-template-engine.md` is an ADR.
+fn is_template(name: &str) -> bool {
+    name == "template.md"
+        || name.ends_with(".template.md")
+        || ["adr-template.md", "000-template.md", "0000-template.md"].contains(&name)
+        || name.ends_with("-000-template.md")
+        || name.ends_with("-0000-template.md")
+}
+
 #[test]
 fn public_adr_corpus_is_processed_without_crash() {
     let corpus = manifest_dir().join("../shared/corpus/public-adrs");
@@ -25,7 +36,7 @@ fn public_adr_corpus_is_processed_without_crash() {
             } else if name.ends_with(".md")
                 && name != "readme.md"
                 && name != "index.md"
-                && !name.contains("template")
+                && !is_template(&name)
             {
                 expected += 1;
             }

@@ -43,4 +43,5 @@ mod snapshots;
 mod structure;
 #[path = "../support/mod.rs"]
 mod support;
+mod trust;
 mod validate;

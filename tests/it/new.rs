@@ -365,3 +365,95 @@ mod e2e {
         assert_eq!(outcome.result_text(), Some("ADR written."));
     }
 }
+
+#[test]
+fn an_adr_titled_template_is_an_adr_everywhere() {
+    let repo = helix_repo();
+    let out = run(repo.path(), &["new", "Template engine selection"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let rel = "adr/008-template-engine-selection.md";
+    assert!(repo.path().join(rel).is_file());
+    // validate of the repository checks it (the template's gaps are still open).
+    let out = run(repo.path(), &["validate", "--format", "json"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files: Vec<&str> = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(files.contains(&rel), "{files:?}");
+    let (exit, found) = findings(repo.path(), rel);
+    assert_eq!(exit, 1);
+    assert!(
+        found.iter().any(|(rule, _)| rule == "template-placeholder"),
+        "{found:?}"
+    );
+    // Its number is taken.
+    assert_eq!(stdout(&run(repo.path(), &["next-number"])), "009\n");
+}
+
+#[test]
+fn next_number_counts_excluded_numbered_files_too() {
+    let repo = helix_repo();
+    write(
+        repo.path(),
+        "adr/templates/011-old-template.md",
+        "# template\n",
+    );
+    assert_eq!(stdout(&run(repo.path(), &["next-number"])), "012\n");
+    // A repository's own exclude: the excluded file still holds its number.
+    write(
+        repo.path(),
+        "config/helix-gate.yaml",
+        "adr:\n  exclude: [\"**/INDEX.md\", \"**/*-wip.md\"]\n",
+    );
+    write(repo.path(), "adr/020-parked-wip.md", "# parked\n");
+    assert_eq!(stdout(&run(repo.path(), &["next-number"])), "021\n");
+    let out = run(repo.path(), &["new", "After the parked one"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        repo.path()
+            .join("adr/021-after-the-parked-one.md")
+            .is_file()
+    );
+}
+
+#[test]
+fn new_refuses_a_file_the_gate_would_skip() {
+    let repo = helix_repo();
+    write(
+        repo.path(),
+        "config/helix-gate.yaml",
+        "adr:\n  exclude: [\"**/INDEX.md\", \"**/*secret*.md\"]\n",
+    );
+    let out = run(repo.path(), &["new", "Secret handling"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains(
+            "adr/008-secret-handling.md would never be checked: `adr.exclude` in config/helix-gate.yaml matches it"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!repo.path().join("adr/008-secret-handling.md").exists());
+    // In a session the draft's name is checked the same way.
+    let session = repo.path().join("projects/sessions/s1");
+    let out = run(&session, &["new", "Secret handling"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(!session.join("output/ADR-secret-handling.md").exists());
+    // An ADR directory the globs do not cover.
+    write(
+        repo.path(),
+        "config/helix-gate.yaml",
+        "adr:\n  globs: [\"docs/decisions/**/*.md\"]\n",
+    );
+    let out = run(repo.path(), &["new", "Lazy rule loading"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("no pattern of `adr.globs`"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!repo.path().join("adr/008-lazy-rule-loading.md").exists());
+}
