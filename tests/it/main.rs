@@ -44,3 +44,4 @@ mod structure;
 #[path = "../support/mod.rs"]
 mod support;
 mod validate;
+mod walkaround;
