@@ -119,10 +119,11 @@ fn verdicts(repo: &ScratchRepo, target: &str) -> Vec<String> {
         .collect()
 }
 
-/// Everything the client recorded under its HOME's `.claude/projects` (the
-/// transcripts, where hook `systemMessage`s are kept for the user).
-fn transcripts(outcome: &ClaudeOutcome) -> String {
-    fn walk(dir: &Path, out: &mut String) {
+/// The hook `systemMessage`s the client showed the user, in order: the
+/// `hook_system_message` attachments of the transcripts under its HOME's
+/// `.claude/projects` (`claude -p --output-format json` prints only the result).
+fn system_messages(outcome: &ClaudeOutcome) -> Vec<String> {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
@@ -131,12 +132,16 @@ fn transcripts(outcome: &ClaudeOutcome) -> String {
             if path.is_dir() {
                 walk(&path, out);
             } else if let Ok(text) = std::fs::read_to_string(&path) {
-                out.push_str(&text);
-                out.push('\n');
+                out.extend(
+                    text.lines()
+                        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                        .filter(|v| v["attachment"]["type"] == "hook_system_message")
+                        .filter_map(|v| v["attachment"]["content"].as_str().map(str::to_owned)),
+                );
             }
         }
     }
-    let mut out = String::new();
+    let mut out = Vec::new();
     walk(&outcome.home.join(".claude/projects"), &mut out);
     out
 }
@@ -330,12 +335,12 @@ fn a_configuration_rewritten_behind_the_text_check_changes_nothing_in_the_sessio
     );
     // The user is told, once, which file changed.
     let told = "config/helix-gate.yaml changed during this session";
-    let seen_by_user = format!("{}\n{}", outcome.stdout, transcripts(&outcome));
-    assert!(
-        seen_by_user.contains(told),
-        "expected {told:?} in the run's output or transcript\n{}\n--- transcripts ---\n{}",
-        outcome.describe(),
-        transcripts(&outcome)
+    let messages = system_messages(&outcome);
+    assert_eq!(
+        messages.iter().filter(|m| m.contains(told)).count(),
+        1,
+        "expected {told:?} once among the hook system messages: {messages:#?}\n{}",
+        outcome.describe()
     );
 }
 
