@@ -45,3 +45,4 @@ mod structure;
 mod support;
 mod trust;
 mod validate;
+mod walkaround;
