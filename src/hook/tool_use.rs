@@ -206,6 +206,9 @@ pub(super) fn post_tool_use(
     let budget = settings.hook.budget;
     let engine = load_engine(root, settings)?;
     engine.set_matcher(matcher);
+    // Checked (and named in the answer) as the ADR it is, also when written
+    // through a link.
+    let path = root.join(&rel);
     let report = match engine.check_file(&path) {
         Ok(checked) => checked.report,
         Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => {
