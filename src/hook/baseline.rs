@@ -165,6 +165,35 @@ impl Store {
         self.dir.join(format!("{}.json", self.stem))
     }
 
+    /// A copy of the session's state file (attempts, touched ADRs), kept
+    /// where a wiped `.helix-gate/` does not take it.
+    fn state_copy_path(&self) -> PathBuf {
+        self.dir.join(format!("{}.state.json", self.stem))
+    }
+
+    /// The copy of the session's state, when there is one.
+    pub fn state_copy(&self) -> Option<Vec<u8>> {
+        crate::fs::read::regular(
+            &self.state_copy_path(),
+            RECORD_LIMIT,
+            crate::fs::read::Links::Refuse,
+        )
+        .ok()
+    }
+
+    /// Keep `bytes` as the copy of the session's state (best effort: the
+    /// state in the work tree is the one that counts while it is there).
+    pub fn save_state_copy(&self, bytes: &[u8]) {
+        if self.ensure().is_ok() {
+            let _ = crate::fs::atomic::write_with(
+                &self.dir,
+                &self.state_copy_path(),
+                bytes,
+                crate::fs::atomic::Options::FAST,
+            );
+        }
+    }
+
     /// The folder with the session's copy of the configuration.
     pub fn config_dir(&self) -> PathBuf {
         self.dir.join(format!("{}.config", self.stem))

@@ -100,6 +100,8 @@ pub struct Locked {
     root: PathBuf,
     /// The bytes read, when they parsed: an unchanged state is not written again.
     original: Option<Vec<u8>>,
+    /// Where the copy of the state outside the work tree goes.
+    store: Option<super::baseline::Store>,
     _lock: FileLock,
 }
 
@@ -115,7 +117,13 @@ impl Locked {
         // attempt counts on power loss is harmless; an fsync would cost milliseconds
         // on every tool call.
         atomic::write_with(&self.root, &self.path, &bytes, atomic::Options::FAST)
-            .map_err(|e| io_error(e, &self.dir))
+            .map_err(|e| io_error(e, &self.dir))?;
+        // The copy outside the work tree: a wiped `.helix-gate/` does not
+        // give the session a fresh budget.
+        if let Some(store) = &self.store {
+            store.save_state_copy(&bytes);
+        }
+        Ok(())
     }
 }
 
@@ -141,6 +149,7 @@ pub fn lock(root: &Path, session: &str) -> Result<Locked, StateError> {
         })?;
     let mut note = None;
     let mut original = None;
+    let store = super::baseline::Store::of(root, session);
     let state = match crate::fs::read::regular(&path, STATE_LIMIT, crate::fs::read::Links::Refuse) {
         Ok(bytes) => serde_json::from_slice(&bytes).map_or_else(
             |e| {
@@ -155,7 +164,23 @@ pub fn lock(root: &Path, session: &str) -> Result<Locked, StateError> {
                 state
             },
         ),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => SessionState::default(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // Gone from the work tree (a `rm -rf .helix-gate`): the copy outside
+            // it keeps the session's attempts.
+            match store.as_ref().and_then(super::baseline::Store::state_copy) {
+                Some(bytes) => match serde_json::from_slice(&bytes) {
+                    Ok(state) => {
+                        note = Some(format!(
+                            "session state {} was missing; restored from its copy outside the work tree",
+                            path.display()
+                        ));
+                        state
+                    }
+                    Err(_) => SessionState::default(),
+                },
+                None => SessionState::default(),
+            }
+        }
         Err(e) => return Err(io_error(e, &path)),
     };
     Ok(Locked {
@@ -165,6 +190,7 @@ pub fn lock(root: &Path, session: &str) -> Result<Locked, StateError> {
         dir,
         root: root.to_path_buf(),
         original,
+        store,
         _lock: lock,
     })
 }

@@ -373,6 +373,13 @@ fn wiping_the_state_folder_does_not_make_the_stop_forget_a_broken_adr() {
         "the Stop must still block on the broken ADR after .helix-gate/ was wiped: {feedback:#?}\n{}",
         outcome.describe()
     );
+    // The wipe does not give the session a fresh budget: the first Stop is
+    // the second attempt, and the budget of 3 ends the loop after two Stops.
+    assert!(
+        feedback[0].contains("[attempt 2/3] adr/044-x.md"),
+        "{feedback:#?}"
+    );
+    assert_eq!(feedback.len(), 2, "{feedback:#?}");
 }
 
 #[test]
