@@ -7,21 +7,21 @@
 //!   runs.
 //! - `PostToolUse` and `PostToolUseFailure` (a failing command may have written
 //!   all the same): the files the command may have changed are compared with
-//!   what the session last saw ([`baseline::changed_since_seen`], a `stat`
+//!   what the session last saw ([`changes::changed_since_seen`], a `stat`
 //!   each), and an ADR or phase plan that changed is checked on the spot,
 //!   exactly like a save through Write, so the feedback comes with the command
 //!   that broke it.
 
 use std::path::{Path, PathBuf};
 
-use super::baseline;
 use super::deadline::Deadline;
 use super::event::{EventKind, HookEvent};
 use super::output::HookOutput;
 use super::policy::{InfraError, load_engine, load_settings, need_session};
 use super::ruling::{Ruling, count, session_id};
+use super::shell;
 use super::tool_use::{DATA_DIR_WHY, ask_config, charged_answer, count_write};
-use super::{phases, shell};
+use super::{baseline, changes};
 use crate::config::protected;
 use crate::decision_log::{Decision, Verdict};
 use crate::diagnostic::Severity;
@@ -107,12 +107,17 @@ pub(super) fn post_tool_use(
         .filter_map(|word| in_repository(root, &dir, &word))
         .collect();
     let mut loaded = None;
-    let changed = baseline::changed_since_seen(root, config, &candidates, || {
-        let settings = load_settings(root, deadline).ok()?;
-        let matcher = settings.adr_matcher().ok();
-        loaded = Some(settings);
-        matcher
-    })
+    let changed = changes::changed_since_seen(
+        root,
+        config.store.as_ref().zip(config.record.as_ref()),
+        &candidates,
+        || {
+            let settings = load_settings(root, deadline).ok()?;
+            let matcher = settings.adr_matcher().ok();
+            loaded = Some(settings);
+            matcher
+        },
+    )
     .map_err(|e| InfraError::new(e, None))?;
     let Some(changed) = changed.filter(|c| !c.is_empty()) else {
         return Ok(Ruling::default());
@@ -140,7 +145,7 @@ pub(super) fn post_tool_use(
             &rel,
             errors,
             budget,
-            !phases::is_plan(&rel),
+            !super::tool_use::is_plan(&rel),
         )
         .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
         notes.extend(note.clone());

@@ -28,7 +28,7 @@ pub(super) fn session_context(
     );
     if event.kind == EventKind::SessionStart {
         state::prune(root, settings.hook.state_retention_days);
-        baseline::prune(root, settings.hook.state_retention_days);
+        super::store::prune(root, settings.hook.state_retention_days);
     }
     if !enabled(&settings) {
         return Ok(Ruling::default());

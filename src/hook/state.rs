@@ -101,7 +101,7 @@ pub struct Locked {
     /// The bytes read, when they parsed: an unchanged state is not written again.
     original: Option<Vec<u8>>,
     /// Where the copy of the state outside the work tree goes.
-    store: Option<super::baseline::Store>,
+    store: Option<super::store::Store>,
     _lock: FileLock,
 }
 
@@ -149,7 +149,7 @@ pub fn lock(root: &Path, session: &str) -> Result<Locked, StateError> {
         })?;
     let mut note = None;
     let mut original = None;
-    let store = super::baseline::Store::of(root, session);
+    let store = super::store::Store::of(root, session);
     let state = match crate::fs::read::regular(&path, STATE_LIMIT, crate::fs::read::Links::Refuse) {
         Ok(bytes) => serde_json::from_slice(&bytes).map_or_else(
             |e| {
@@ -167,7 +167,7 @@ pub fn lock(root: &Path, session: &str) -> Result<Locked, StateError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             // Gone from the work tree (a `rm -rf .helix-gate`): the copy outside
             // it keeps the session's attempts.
-            match store.as_ref().and_then(super::baseline::Store::state_copy) {
+            match store.as_ref().and_then(super::store::Store::state_copy) {
                 Some(bytes) => match serde_json::from_slice(&bytes) {
                     Ok(state) => {
                         note = Some(format!(

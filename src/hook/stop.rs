@@ -11,7 +11,7 @@ use super::event::{BrokenField, HookEvent};
 use super::finalized;
 use super::policy::{InfraError, load_engine, load_settings, need_session};
 use super::ruling::{Ruling, count, rule_ids, session_id};
-use super::{STEP_TARGET, baseline, project, state, step_marker};
+use super::{STEP_TARGET, baseline, changes, project, state, step_marker};
 use crate::config::{AdrMatcher, Settings};
 use crate::decision_log::{Decision, Verdict};
 use crate::diagnostic::Severity;
@@ -268,9 +268,9 @@ fn changed_files(root: &Path, adrs: &AdrMatcher, notes: &mut Vec<String>) -> Vec
     let Some(record) = &config.record else {
         return Vec::new();
     };
-    let mut changed = baseline::changed_since_start(root, record, adrs);
-    if record.origin == baseline::Origin::Recovered {
-        let head = baseline::changed_since_head(root, adrs);
+    let mut changed = changes::changed_since_start(root, record, adrs);
+    if record.origin == super::store::Origin::Recovered {
+        let head = changes::changed_since_head(root, adrs);
         if !head.is_empty() {
             notes.push(format!(
                 "baseline recovered late: also checking {} file(s) that differ from HEAD",

@@ -8,7 +8,6 @@ use super::budget;
 use super::deadline::Deadline;
 use super::event::HookEvent;
 use super::output::HookOutput;
-use super::phases;
 use super::policy::{InfraError, load_engine, load_settings, need_session, needed};
 use super::ruling::{Ruling, count, rule_ids, session_id, skipped};
 use super::state;
@@ -159,8 +158,8 @@ pub(super) fn post_tool_use(
     let Some(rel) = paths::relative_to_real(root, &path) else {
         return Ok(Ruling::default());
     };
-    if phases::is_plan(&rel) {
-        return phases::post_tool_use(event, root, &path, rel, deadline, notes);
+    if is_plan(&rel) {
+        return plan_post_tool_use(event, root, &path, rel, deadline, notes);
     }
     // The no-op path: with the default settings every ADR glob ends in `.md`, so any
     // other file is dismissed before a configuration file is even opened.
@@ -176,12 +175,11 @@ pub(super) fn post_tool_use(
     // ADR it really is (and counted under that name).
     let rel = match real_relative(root, &path) {
         Some(real_rel)
-            if !matcher.is_adr(&rel)
-                && (matcher.is_adr(&real_rel) || phases::is_plan(&real_rel)) =>
+            if !matcher.is_adr(&rel) && (matcher.is_adr(&real_rel) || is_plan(&real_rel)) =>
         {
             notes.push(format!("{rel} is {real_rel} (through a symbolic link)"));
-            if phases::is_plan(&real_rel) {
-                return phases::post_tool_use(
+            if is_plan(&real_rel) {
+                return plan_post_tool_use(
                     event,
                     root,
                     &root.join(&real_rel),
@@ -219,6 +217,44 @@ pub(super) fn post_tool_use(
     };
     let errors = count(&report, Severity::Error);
     let (charge, note) = count_write(root, session_id(event), &rel, errors, budget, true)
+        .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
+    notes.extend(note.clone());
+    Ok(charged_answer(&rel, &report, charge.as_ref(), note, budget))
+}
+
+/// Whether `rel` is a consultant's phase plan (checked on save like an ADR,
+/// charged under its own key, never one of the session's touched ADRs: the
+/// Stop's reviewer is for ADRs).
+pub(super) fn is_plan(rel: &str) -> bool {
+    crate::rules::phases::is_session_plan(rel)
+}
+
+/// Check the saved plan at `path` (`rel` in the project) and answer as for an ADR.
+pub(super) fn plan_post_tool_use(
+    event: &HookEvent,
+    root: &Path,
+    path: &Path,
+    rel: String,
+    deadline: &Deadline,
+    notes: &mut Vec<String>,
+) -> Result<Ruling, InfraError> {
+    let settings = load_settings(root, deadline)?;
+    need_session(event, &settings)?;
+    if !crate::fs::confine::inside(root, path) {
+        notes.push(format!("{rel} points outside the project; not read"));
+        return Ok(skipped(rel, "symlink leads outside the project"));
+    }
+    let budget = settings.hook.budget;
+    let engine = load_engine(root, settings)?;
+    let report = match engine.check_file(path) {
+        Ok(checked) => checked.report,
+        Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(skipped(rel, "file no longer exists"));
+        }
+        Err(e) => return Err(InfraError::new(e.to_string(), Some(&engine.settings))),
+    };
+    let errors = count(&report, Severity::Error);
+    let (charge, note) = count_write(root, session_id(event), &rel, errors, budget, false)
         .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
     notes.extend(note.clone());
     Ok(charged_answer(&rel, &report, charge.as_ref(), note, budget))

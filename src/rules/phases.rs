@@ -157,6 +157,13 @@ pub fn is_plan(path: &std::path::Path) -> bool {
     path.file_name().is_some_and(|n| n == FILE_NAME)
 }
 
+/// Whether the project-relative path `rel` is a consultant's phase plan, which
+/// the hook checks on save: `output/phases.yaml` at the project root or in any
+/// folder below it (`projects/sessions/<id>/output/phases.yaml`).
+pub fn is_session_plan(rel: &str) -> bool {
+    rel == "output/phases.yaml" || rel.ends_with("/output/phases.yaml")
+}
+
 /// A phase plan as far as helix-gate reads it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Plan {

@@ -1,0 +1,255 @@
+//! The session's record outside the work tree and where it lives:
+//! `<state dir>/sessions/<repository key>/<session>.*` (see
+//! [`crate::env::state_dir`], the folder of the signing key), out of reach of a
+//! `rm -rf .helix-gate`. What it means is [`super::baseline`]'s business.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
+
+use crate::config::protected;
+use crate::fs::lock::{FileLock, Release};
+
+/// How long to wait for another hook process of the same session.
+const LOCK_WAIT: Duration = Duration::from_secs(5);
+/// The largest record read (a repository of many thousands of ADRs).
+pub(super) const RECORD_LIMIT: u64 = 64 << 20;
+/// The largest file hashed for the baseline; a larger one is compared by its
+/// size and times only.
+const HASH_LIMIT: u64 = 64 << 20;
+
+/// How the record came about.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// Taken at the session's first event.
+    #[default]
+    Start,
+    /// Made later because the record was missing: the Stop also checks what
+    /// differs from `HEAD`.
+    Recovered,
+}
+
+/// The content of one file, cheap to compare first (`stat`), exact second (hash).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileState {
+    len: u64,
+    mtime: i128,
+    ctime: i128,
+    ino: u64,
+    /// SHA-256 (hex), empty when the file was too large to hash.
+    hash: String,
+}
+
+impl FileState {
+    pub(super) fn stat(path: &Path) -> Option<(u64, i128, i128, u64)> {
+        let meta = std::fs::metadata(path).ok()?;
+        meta.is_file().then(|| {
+            (
+                meta.len(),
+                i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+                i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+                meta.ino(),
+            )
+        })
+    }
+
+    /// The file at `path` now (`None` when it is gone or not a regular file).
+    pub(super) fn read(path: &Path) -> Option<FileState> {
+        let (len, mtime, ctime, ino) = FileState::stat(path)?;
+        let hash = if len <= HASH_LIMIT {
+            crate::fs::read::read_limited(path, HASH_LIMIT)
+                .ok()
+                .map(|bytes| protected::hex(&Sha256::digest(&bytes)))
+                .unwrap_or_default()
+        } else {
+            String::new()
+        };
+        Some(FileState {
+            len,
+            mtime,
+            ctime,
+            ino,
+            hash,
+        })
+    }
+
+    /// Whether a `stat` says the file is as it was (no read needed).
+    pub(super) fn same_stat(&self, path: &Path) -> bool {
+        FileState::stat(path) == Some((self.len, self.mtime, self.ctime, self.ino))
+    }
+
+    /// Whether the content equals `other`'s (by hash; by size and times when
+    /// either could not be hashed).
+    pub(super) fn same_content(&self, other: &FileState) -> bool {
+        if self.hash.is_empty() || other.hash.is_empty() {
+            return self.len == other.len && self.mtime == other.mtime;
+        }
+        self.hash == other.hash
+    }
+}
+
+/// The session's record.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Record {
+    pub origin: Origin,
+    pub started: String,
+    /// The digest of the configuration the session runs with (its copy).
+    pub config_digest: String,
+    /// The session runs with its copy: it began with a `SessionStart` this
+    /// hook saw, or its record was lost. A session whose start the hook never
+    /// saw (installed while it ran) reads the repository's configuration as
+    /// it is, until its next session.
+    #[serde(default)]
+    pub pinned: bool,
+    /// The digest of a changed configuration the user was told about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notified: Option<String>,
+    /// ADRs and phase plans at the session's first event.
+    pub files: BTreeMap<String, FileState>,
+    /// The files as the session's hooks last saw them.
+    pub seen: BTreeMap<String, FileState>,
+    /// Folders that hold ADRs, with their modification times: a new file in
+    /// one changes its time.
+    pub dirs: BTreeMap<String, i128>,
+}
+
+/// Where one session's record lives.
+#[derive(Debug, Clone)]
+pub struct Store {
+    dir: PathBuf,
+    stem: String,
+}
+
+impl Store {
+    /// The store of `session` in the repository at `root`; `None` without a
+    /// per-user state folder (no `HOME`).
+    pub fn of(root: &Path, session: &str) -> Option<Store> {
+        let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let key = protected::hex(&Sha256::digest(real.as_os_str().as_encoded_bytes()));
+        let dir = crate::env::state_dir()?.join("sessions").join(&key[..32]);
+        Some(Store {
+            dir,
+            stem: crate::fs::data_dir::session_stem(session),
+        })
+    }
+
+    pub(super) fn record_path(&self) -> PathBuf {
+        self.dir.join(format!("{}.json", self.stem))
+    }
+
+    /// A copy of the session's state file (attempts, touched ADRs), kept
+    /// where a wiped `.helix-gate/` does not take it.
+    pub(super) fn state_copy_path(&self) -> PathBuf {
+        self.dir.join(format!("{}.state.json", self.stem))
+    }
+
+    /// The copy of the session's state, when there is one.
+    pub fn state_copy(&self) -> Option<Vec<u8>> {
+        crate::fs::read::regular(
+            &self.state_copy_path(),
+            RECORD_LIMIT,
+            crate::fs::read::Links::Refuse,
+        )
+        .ok()
+    }
+
+    /// Keep `bytes` as the copy of the session's state (best effort: the
+    /// state in the work tree is the one that counts while it is there).
+    pub fn save_state_copy(&self, bytes: &[u8]) {
+        if self.ensure().is_ok() {
+            let _ = crate::fs::atomic::write_with(
+                &self.dir,
+                &self.state_copy_path(),
+                bytes,
+                crate::fs::atomic::Options::FAST,
+            );
+        }
+    }
+
+    /// The folder with the session's copy of the configuration.
+    pub fn config_dir(&self) -> PathBuf {
+        self.dir.join(format!("{}.config", self.stem))
+    }
+
+    /// The repository's last configuration that loaded (kept across sessions).
+    pub(super) fn last_good_dir(&self) -> PathBuf {
+        self.dir.join("last-good.config")
+    }
+
+    pub(super) fn ensure(&self) -> std::io::Result<()> {
+        use std::os::unix::fs::DirBuilderExt as _;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&self.dir)
+    }
+
+    pub(super) fn lock(&self) -> Result<FileLock, String> {
+        self.ensure()
+            .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
+        FileLock::acquire(
+            &self.dir,
+            &self.dir.join(format!("{}.lock", self.stem)),
+            LOCK_WAIT,
+            Release::Keep,
+        )
+        .map_err(|e| format!("cannot lock the session record: {e}"))
+    }
+
+    pub(super) fn load(&self) -> Option<Record> {
+        let bytes = crate::fs::read::regular(
+            &self.record_path(),
+            RECORD_LIMIT,
+            crate::fs::read::Links::Refuse,
+        )
+        .ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    pub(super) fn save(&self, record: &Record) -> Result<(), String> {
+        let bytes = serde_json::to_vec(record).unwrap_or_default();
+        crate::fs::atomic::write_with(
+            &self.dir,
+            &self.record_path(),
+            &bytes,
+            crate::fs::atomic::Options::FAST,
+        )
+        .map_err(|e| format!("cannot write the session record: {e}"))
+    }
+}
+
+/// Remove session records older than `days` (the session files' retention).
+pub(super) fn prune(root: &Path, days: u64) {
+    let Some(store) = Store::of(root, "x") else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(&store.dir) else {
+        return;
+    };
+    let max_age = Duration::from_secs(days.saturating_mul(86_400));
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if name == "last-good.config" {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| SystemTime::now().duration_since(t).ok())
+            .is_some_and(|age| age > max_age);
+        if old {
+            let path = entry.path();
+            let _ = if path.is_dir() {
+                std::fs::remove_dir_all(&path)
+            } else {
+                std::fs::remove_file(&path)
+            };
+        }
+    }
+}
