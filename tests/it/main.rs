@@ -38,6 +38,7 @@ mod readme;
 mod report;
 mod review_config;
 mod schemas;
+mod session_config;
 mod sessions;
 mod snapshots;
 mod structure;

@@ -1,0 +1,379 @@
+//! The session's own configuration and baseline, driven through stdin with
+//! real git repositories and a state folder of the test's own: a change of
+//! helix-gate's configuration during a session waits for the next session or
+//! `helix-gate trust`; a configuration that does not load fails closed by the
+//! last good one; plain shell writes of helix-gate's files are put to the
+//! person or refused; a user-scope Stop runs no reviewer the repository names
+//! without consent; a lost baseline falls back to `HEAD` and says so.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::support::cli::*;
+
+const NO_APPROVAL: &str = "approvals:\n  adr:\n    enabled: false\n";
+
+/// A committed repository with the passing fixture's dependency, reviewer off.
+fn repo() -> tempfile::TempDir {
+    let repo = tempfile::tempdir().unwrap();
+    git(repo.path(), &["init", "-q"]);
+    write(repo.path(), "src/lib.rs", "");
+    write(repo.path(), "config/approvals.yaml", NO_APPROVAL);
+    write(repo.path(), "config/helix-gate.yaml", "");
+    git(repo.path(), &["add", "-A"]);
+    git(repo.path(), &["commit", "-qm", "init"]);
+    repo
+}
+
+fn git(root: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+}
+
+fn state_dir(root: &Path) -> PathBuf {
+    root.join(".git/helix-gate-test-state")
+}
+
+/// Run `helix-gate ARGS` in `root` with the test's state folder.
+fn cli(root: &Path, args: &[&str]) -> std::process::Output {
+    let mut cmd = Command::new(bin());
+    cmd.args(args)
+        .current_dir(root)
+        .env_remove("HELIX_GATE_CHILD")
+        .env_remove("XDG_STATE_HOME")
+        .env("HELIX_GATE_STATE_DIR", state_dir(root))
+        .env("CLAUDE_PROJECT_DIR", root);
+    cmd.output().unwrap()
+}
+
+/// The hook's answer to `event` (`None` for none), with extra arguments.
+fn hook_with(root: &Path, args: &[&str], event: &Value) -> Option<Value> {
+    let mut cmd = Command::new(bin());
+    cmd.arg("hook")
+        .args(args)
+        .current_dir(root)
+        .env_remove("HELIX_GATE_CHILD")
+        .env_remove("XDG_STATE_HOME")
+        .env("HELIX_GATE_STATE_DIR", state_dir(root))
+        .env("CLAUDE_PROJECT_DIR", root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let _ = child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{event}\n").as_bytes());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.lines().count() <= 1, "{text}");
+    (!text.trim().is_empty()).then(|| serde_json::from_str(text.trim()).unwrap())
+}
+
+fn hook(root: &Path, event: &Value) -> Option<Value> {
+    hook_with(root, &[], event)
+}
+
+fn start(root: &Path, session: &str) {
+    hook(
+        root,
+        &json!({"session_id": session, "cwd": root, "hook_event_name": "SessionStart", "source": "startup"}),
+    );
+}
+
+fn post_write(root: &Path, session: &str, rel: &str) -> Value {
+    json!({"session_id": session, "cwd": root, "hook_event_name": "PostToolUse",
+           "tool_name": "Write", "tool_input": {"file_path": root.join(rel), "content": "…"}})
+}
+
+fn bash(root: &Path, session: &str, event: &str, command: &str) -> Value {
+    json!({"session_id": session, "cwd": root, "hook_event_name": event,
+           "tool_name": "Bash", "tool_input": {"command": command}})
+}
+
+fn stop(session: &str) -> Value {
+    json!({"session_id": session, "hook_event_name": "Stop", "stop_hook_active": false,
+           "last_assistant_message": "done", "background_tasks": []})
+}
+
+#[allow(clippy::ref_option, reason = "takes the hook's answer as it comes")]
+fn text(answer: &Option<Value>, pointer: &str) -> String {
+    text_of(answer.as_ref(), pointer)
+}
+
+fn text_of(answer: Option<&Value>, pointer: &str) -> String {
+    answer
+        .and_then(|a| a.pointer(pointer))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn bad_adr() -> String {
+    good_adr().replace("## Dokumentation", "## Notizen")
+}
+
+#[test]
+fn a_budget_changed_during_the_session_waits_for_trust_and_then_applies() {
+    let root = repo();
+    let root = root.path();
+    start(root, "s");
+    write(root, "config/helix-gate.yaml", "hook: {budget: 7}\n");
+    write(root, "adr/001-x.md", bad_adr());
+    let a = hook(root, &post_write(root, "s", "adr/001-x.md"));
+    assert!(text(&a, "/reason").contains("attempt 1/3"), "{a:?}");
+    let message = text(&a, "/systemMessage");
+    assert!(
+        message.contains("config/helix-gate.yaml changed during this session")
+            && message.contains("helix-gate trust"),
+        "{a:?}"
+    );
+    // Told once.
+    let a = hook(root, &post_write(root, "s", "adr/001-x.md"));
+    assert!(text(&a, "/reason").contains("attempt 2/3"), "{a:?}");
+    assert!(text(&a, "/systemMessage").is_empty(), "{a:?}");
+    // The person trusts the new configuration: it applies at once.
+    let out = cli(root, &["trust"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let a = hook(root, &post_write(root, "s", "adr/001-x.md"));
+    assert!(text(&a, "/reason").contains("/7"), "{a:?}");
+    // A new session starts with it anyway.
+    start(root, "t");
+    let a = hook(root, &post_write(root, "t", "adr/001-x.md"));
+    assert!(text(&a, "/reason").contains("attempt 1/7"), "{a:?}");
+}
+
+#[test]
+fn a_configuration_that_does_not_load_fails_closed_by_the_last_good_one() {
+    let root = repo();
+    let root = root.path();
+    write(
+        root,
+        "config/helix-gate.yaml",
+        "hook: {fail_closed: true}\n",
+    );
+    start(root, "s1");
+    // Between sessions the file breaks: the setting that asked to fail closed
+    // is in the broken file, and the last good configuration decides.
+    write(
+        root,
+        "config/helix-gate.yaml",
+        "hook: {fail_closed: true, budget: [}\n",
+    );
+    start(root, "s2");
+    write(root, "adr/001-x.md", good_adr());
+    let a = hook(root, &post_write(root, "s2", "adr/001-x.md"));
+    assert_eq!(text(&a, "/decision"), "block", "{a:?}");
+    assert!(
+        text(&a, "/reason").starts_with("helix-gate infrastructure error"),
+        "{a:?}"
+    );
+    // A repository that never had a good configuration fails open, loudly.
+    let other = repo();
+    let other = other.path();
+    write(other, "config/helix-gate.yaml", "hook: {budget: [}\n");
+    start(other, "s");
+    write(other, "adr/001-x.md", good_adr());
+    let a = hook(other, &post_write(other, "s", "adr/001-x.md"));
+    assert!(
+        a.as_ref().and_then(|a| a.get("decision")).is_none(),
+        "{a:?}"
+    );
+    assert!(
+        text(&a, "/systemMessage").contains("infrastructure error"),
+        "{a:?}"
+    );
+}
+
+#[test]
+fn plain_shell_writes_of_the_gate_files_are_put_to_the_person_or_refused() {
+    let root = repo();
+    let root = root.path();
+    start(root, "s");
+    for command in [
+        "echo 'approvals: {adr: {enabled: false}}' > config/approvals.yaml",
+        "sed -i 's/budget: 3/budget: 99/' config/helix-gate.yaml",
+        "rm -rf approvals",
+        "cd . && cp /tmp/x.yaml ./config/adr-completeness-rules.yaml",
+    ] {
+        let a = hook(root, &bash(root, "s", "PreToolUse", command));
+        assert_eq!(
+            text(&a, "/hookSpecificOutput/permissionDecision"),
+            "ask",
+            "{command}: {a:?}"
+        );
+    }
+    for command in [
+        "rm -rf .helix-gate",
+        "rm -rf .",
+        "echo x > .helix-gate/log.jsonl",
+    ] {
+        let a = hook(root, &bash(root, "s", "PreToolUse", command));
+        assert_eq!(
+            text(&a, "/hookSpecificOutput/permissionDecision"),
+            "deny",
+            "{command}: {a:?}"
+        );
+    }
+    for command in [
+        "cat config/helix-gate.yaml",
+        "cp config/approvals.yaml /tmp/copy.yaml",
+        "grep -r budget config/",
+        "helix-gate validate adr/",
+    ] {
+        assert_eq!(
+            hook(root, &bash(root, "s", "PreToolUse", command)),
+            None,
+            "{command}"
+        );
+    }
+}
+
+#[test]
+fn a_shell_command_that_changes_an_adr_is_checked_on_the_spot_even_when_it_failed() {
+    let root = repo();
+    let root = root.path();
+    write(root, "adr/001-x.md", good_adr());
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "adr"]);
+    start(root, "s");
+    // Nothing changed: nothing to say.
+    assert_eq!(hook(root, &bash(root, "s", "PostToolUse", "ls")), None);
+    // Same size, same second: still seen (the content hash decides).
+    let broken = good_adr().replace("## Dokumentation", "## Dokumentatio_");
+    write(root, "adr/001-x.md", &broken);
+    let a = hook(root, &bash(root, "s", "PostToolUse", "python3 fix.py"));
+    assert_eq!(text(&a, "/decision"), "block", "{a:?}");
+    assert!(text(&a, "/reason").contains("adr/001-x.md"), "{a:?}");
+    // A new ADR in a watched folder, by a command that failed afterwards.
+    write(
+        root,
+        "adr/002-y.md",
+        bad_adr().replace("\"001\"", "\"002\""),
+    );
+    let a = hook(
+        root,
+        &bash(
+            root,
+            "s",
+            "PostToolUseFailure",
+            "cat > adr/002-y.md <<EOF; false",
+        ),
+    );
+    assert!(
+        text(&a, "/hookSpecificOutput/additionalContext").contains("adr/002-y.md"),
+        "{a:?}"
+    );
+    assert_eq!(
+        text(&a, "/hookSpecificOutput/hookEventName"),
+        "PostToolUseFailure"
+    );
+    // Seen once: the next command that changes nothing is silent again.
+    assert_eq!(hook(root, &bash(root, "s", "PostToolUse", "ls")), None);
+}
+
+#[test]
+fn a_lost_baseline_falls_back_to_head_and_says_so() {
+    let root = repo();
+    let root = root.path();
+    start(root, "s");
+    write(root, "adr/001-x.md", bad_adr());
+    let a = hook(root, &post_write(root, "s", "adr/001-x.md"));
+    assert_eq!(text(&a, "/decision"), "block");
+    // Both the work-tree state and the record outside it are wiped.
+    std::fs::remove_dir_all(state_dir(root)).unwrap();
+    write(
+        root,
+        "adr/002-y.md",
+        bad_adr().replace("\"001\"", "\"002\""),
+    );
+    let a = hook(root, &stop("s"));
+    assert_eq!(text(&a, "/decision"), "block", "{a:?}");
+    let reason = text(&a, "/reason");
+    assert!(
+        reason.contains("adr/001-x.md") && reason.contains("adr/002-y.md"),
+        "both differ from HEAD: {reason}"
+    );
+    assert!(
+        text(&a, "/systemMessage").contains("baseline was missing"),
+        "{a:?}"
+    );
+}
+
+/// A repository that opted in and names its own reviewer program.
+fn repo_with_own_reviewer() -> tempfile::TempDir {
+    let repo = repo();
+    let runs = repo.path().join("runs.txt");
+    let result = json!({"type": "result", "subtype": "success", "is_error": false, "result": "",
+        "total_cost_usd": 0.01, "usage": {"input_tokens": 10, "output_tokens": 5},
+        "structured_output": {"result": "approved", "confidence": 0.95, "findings": [],
+                              "recommendations": [], "summary": "Seen."}});
+    fake_reviewer(
+        repo.path(),
+        &result.to_string(),
+        &format!("echo run >> '{}'\n", runs.display()),
+    );
+    write(
+        repo.path(),
+        "config/approvals.yaml",
+        "defaults:\n  command: fake/reviewer.sh\n  timeout: 60\n",
+    );
+    repo
+}
+
+#[test]
+fn a_user_scope_stop_runs_a_repository_reviewer_only_after_consent() {
+    let repo = repo_with_own_reviewer();
+    let root = repo.path();
+    let user = ["--scope", "user"];
+    let session_start = |s: &str| {
+        hook_with(
+            root,
+            &user,
+            &json!({"session_id": s, "cwd": root, "hook_event_name": "SessionStart", "source": "startup"}),
+        )
+    };
+    session_start("s");
+    write(root, "adr/001-x.md", good_adr());
+    assert_eq!(
+        hook_with(root, &user, &post_write(root, "s", "adr/001-x.md")),
+        None
+    );
+    let a = hook_with(root, &user, &stop("s"));
+    assert!(
+        a.as_ref().and_then(|a| a.get("decision")).is_none(),
+        "{a:?}"
+    );
+    let message = text(&a, "/systemMessage");
+    assert!(
+        message.contains("fake/reviewer.sh") && message.contains("helix-gate trust"),
+        "{message}"
+    );
+    assert!(!root.join("runs.txt").exists(), "the program did not run");
+    // Registered by the repository itself, it would run: consent is for user scope.
+    // After the person's consent, a new session runs it.
+    let out = cli(root, &["trust"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    session_start("t");
+    hook_with(root, &user, &post_write(root, "t", "adr/001-x.md"));
+    let a = hook_with(root, &user, &stop("t"));
+    assert!(text(&a, "/systemMessage").contains("approved"), "{a:?}");
+    assert!(root.join("runs.txt").exists(), "the program ran");
+}
