@@ -18,4 +18,31 @@ export CLAUDE_PROJECT_DIR="$seed_repo"
   "hook --scope user, no config/ (no-op)=$bin hook --scope user<$work/adr.json" \
   "hook PostToolUse seed ADR (51 KB)=$bin hook<$work/adr.json")
 echo "  peak RSS hook seed ADR: $(cd "$seed_repo" && /usr/bin/time -f '%M' "$bin" hook < "$work/adr.json" 2>&1 >/dev/null | tail -n 1) KB"
-unset CLAUDE_PROJECT_DIR
+
+# The Bash hook when no ADR changed, against the Write no-op, in a session that has its
+# baseline (taken by SessionStart, in a state folder of the benchmark's own).
+export HELIX_GATE_STATE_DIR="$work/state"
+printf '{"session_id":"bench","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}\n' "$seed_repo" > "$work/start.json"
+printf '{"session_id":"bench","transcript_path":"t","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"cargo test","description":"Run the tests"},"tool_response":{"stdout":"ok"},"tool_use_id":"toolu_1","duration_ms":3}\n' "$seed_repo" > "$work/bash.json"
+printf '{"session_id":"bench","transcript_path":"t","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cargo test","description":"Run the tests"},"tool_use_id":"toolu_1"}\n' "$seed_repo" > "$work/prebash.json"
+(cd "$seed_repo" && "$bin" hook < "$work/start.json" > /dev/null)
+(cd "$seed_repo" && python3 "$root/scripts/bench_spawn.py" 300 \
+  "hook PostToolUse non-ADR (no-op)=$bin hook<$work/noop.json" \
+  "hook PostToolUse Bash, no ADR changed=$bin hook<$work/bash.json" \
+  "hook PreToolUse Bash, plain command=$bin hook<$work/prebash.json")
+
+# The Stop in a repository of 1000 ADRs that the session did not change (it walks the
+# repository against the baseline). HELIX_GATE_BENCH_BEFORE names an older binary to
+# time in the same rounds.
+printf '{"session_id":"bench","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}\n' "$big" > "$work/big-start.json"
+printf '{"session_id":"bench","cwd":"%s","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"done","background_tasks":[]}\n' "$big" > "$work/big-stop.json"
+mkdir -p "$big/config" && printf 'approvals:\n  adr:\n    enabled: false\n' > "$big/config/approvals.yaml"
+export CLAUDE_PROJECT_DIR="$big"
+(cd "$big" && "$bin" hook < "$work/big-start.json" > /dev/null)
+stops=("Stop, 1000 unchanged ADRs=$bin hook<$work/big-stop.json")
+if [ -n "${HELIX_GATE_BENCH_BEFORE:-}" ]; then
+  stops+=("Stop, 1000 ADRs, before=$HELIX_GATE_BENCH_BEFORE hook<$work/big-stop.json")
+fi
+(cd "$big" && python3 "$root/scripts/bench_spawn.py" 100 "${stops[@]}")
+echo "  SessionStart, 1000 ADRs (baseline taken): $(cd "$big" && python3 "$root/scripts/bench_spawn.py" 20 "start=$bin hook<$work/big-start.json" | sed -n 's/.*median wall *\([0-9.]*\) ms.*/\1/p') ms median"
+unset CLAUDE_PROJECT_DIR HELIX_GATE_STATE_DIR

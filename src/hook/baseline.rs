@@ -202,7 +202,7 @@ fn adopt_or_keep(
         return;
     }
     let old = Snapshot::read(&store.config_dir());
-    let changed = old.changed_files(now).join(", ");
+    let changed = crate::text::escape_controls(&old.changed_files(now).join(", ")).into_owned();
     config.message = Some(format!(
         "helix-gate: {changed} changed during this session. This session keeps the configuration it started with; the change takes effect in the next session, or now if you run `helix-gate trust` in {}.",
         root.display()
