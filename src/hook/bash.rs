@@ -20,10 +20,9 @@ use super::output::HookOutput;
 use super::policy::{InfraError, load_engine, load_settings, need_session};
 use super::ruling::{Ruling, count, session_id};
 use super::shell;
-use super::tool_use::{DATA_DIR_WHY, ask_config, charged_answer, count_write};
+use super::tool_use::{DATA_DIR_WHY, ask_config, charged_answer, count_write, refuse_data};
 use super::{baseline, changes};
 use crate::config::protected;
-use crate::decision_log::{Decision, Verdict};
 use crate::diagnostic::Severity;
 use crate::fs::data_dir;
 use crate::paths;
@@ -69,18 +68,11 @@ pub(super) fn pre_tool_use(event: &HookEvent, root: &Path) -> Ruling {
         };
         if protected::is_data(&rel) || rel.is_empty() {
             let target = if rel.is_empty() { ".".to_owned() } else { rel };
-            return Ruling {
-                output: Some(HookOutput::deny(format!(
-                    "helix-gate: this command writes, moves or deletes {target}, which holds {}/, {DATA_DIR_WHY}. The command was refused; leave the folder alone and ask the user if something there must change.",
-                    data_dir::DIR
-                ))),
-                decisions: vec![Decision {
-                    target,
-                    verdict: Verdict::Block,
-                    note: Some(format!("shell write into {}/ refused", data_dir::DIR)),
-                    ..Decision::default()
-                }],
-            };
+            let why = format!(
+                "helix-gate: this command writes, moves or deletes {target}, which holds {}/, {DATA_DIR_WHY}. The command was refused",
+                data_dir::DIR
+            );
+            return refuse_data(target, &why, "shell write");
         }
         if config.is_none() && (protected::is_config(&rel) || contains_protected(&rel)) {
             config = Some(rel);

@@ -216,20 +216,24 @@ pub fn prune(root: &Path, days: u64) {
     else {
         return;
     };
-    // `hook.state_retention_days` is the repository's to set: a huge value
-    // keeps everything (it must neither overflow nor wrap to "prune all").
-    let max_age = Duration::from_secs(days.saturating_mul(86_400));
     for entry in entries.flatten() {
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| SystemTime::now().duration_since(t).ok())
-            .is_some_and(|age| age > max_age);
-        if old {
+        if older_than(&entry, days) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
+}
+
+/// Whether `entry` was last modified more than `days` ago. `days` is the
+/// repository's to set (`hook.state_retention_days`): a huge value keeps
+/// everything (it must neither overflow nor wrap to "prune all").
+pub(super) fn older_than(entry: &std::fs::DirEntry, days: u64) -> bool {
+    let max_age = Duration::from_secs(days.saturating_mul(86_400));
+    entry
+        .metadata()
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| SystemTime::now().duration_since(t).ok())
+        .is_some_and(|age| age > max_age)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
@@ -231,19 +231,11 @@ pub(super) fn prune(root: &Path, days: u64) {
     let Ok(entries) = std::fs::read_dir(&store.dir) else {
         return;
     };
-    let max_age = Duration::from_secs(days.saturating_mul(86_400));
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        if name == "last-good.config" {
+        if entry.file_name() == "last-good.config" {
             continue;
         }
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| SystemTime::now().duration_since(t).ok())
-            .is_some_and(|age| age > max_age);
-        if old {
+        if super::state::older_than(&entry, days) {
             let path = entry.path();
             let _ = if path.is_dir() {
                 std::fs::remove_dir_all(&path)

@@ -96,18 +96,27 @@ pub(super) fn pre_tool_use(
         return Ok(config.map_or_else(Ruling::default, |rel| ask_config(&rel)));
     }
     let target = shown(root, &path);
-    Ok(Ruling {
+    let why = format!(
+        "helix-gate: {target} is inside {}/, {DATA_DIR_WHY}. The write was refused",
+        data_dir::DIR
+    );
+    Ok(refuse_data(target, &why, "write"))
+}
+
+/// `PreToolUse`'s refusal of a change to `.helix-gate/` (`why` opens the
+/// reason; `what` names the kind of change in the log).
+pub(super) fn refuse_data(target: String, why: &str, what: &str) -> Ruling {
+    Ruling {
         output: Some(HookOutput::deny(format!(
-            "helix-gate: {target} is inside {}/, {DATA_DIR_WHY}. The write was refused; leave the folder alone and ask the user if something there must change.",
-            data_dir::DIR
+            "{why}; leave the folder alone and ask the user if something there must change."
         ))),
         decisions: vec![Decision {
             target,
             verdict: Verdict::Block,
-            note: Some(format!("write into {}/ refused", data_dir::DIR)),
+            note: Some(format!("{what} into {}/ refused", data_dir::DIR)),
             ..Decision::default()
         }],
-    })
+    }
 }
 
 /// A write of helix-gate's configuration: the person decides (Claude Code asks
