@@ -220,3 +220,48 @@ pub(super) fn changed_since_head(root: &Path, matcher: &AdrMatcher) -> Vec<Strin
     out.sort();
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matcher() -> AdrMatcher {
+        crate::config::Settings::builtin().adr_matcher().unwrap()
+    }
+
+    fn record(root: &Path) -> Record {
+        let files = scan(root, &matcher());
+        Record {
+            dirs: dirs_of(root, &files, &matcher()),
+            seen: files.clone(),
+            files,
+            ..Record::default()
+        }
+    }
+
+    #[test]
+    fn only_a_change_of_content_counts_and_new_files_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("adr")).unwrap();
+        std::fs::create_dir_all(root.join("s/output")).unwrap();
+        std::fs::write(root.join("adr/001-a.md"), "one").unwrap();
+        std::fs::write(root.join("adr/002-b.md"), "two").unwrap();
+        std::fs::write(root.join("notes.md"), "not an ADR").unwrap();
+        let start = record(root);
+        assert_eq!(start.files.len(), 2);
+        assert!(start.dirs.contains_key("adr"));
+        // Rewritten with the same bytes (a new inode and times): not a change.
+        std::fs::remove_file(root.join("adr/001-a.md")).unwrap();
+        std::fs::write(root.join("adr/001-a.md"), "one").unwrap();
+        // Same size, other bytes: a change.
+        std::fs::write(root.join("adr/002-b.md"), "twO").unwrap();
+        std::fs::write(root.join("s/output/ADR-c.md"), "new").unwrap();
+        std::fs::write(root.join("s/output/phases.yaml"), "phases: []").unwrap();
+        std::fs::write(root.join("notes.md"), "changed, not an ADR").unwrap();
+        assert_eq!(
+            changed_since_start(root, &start, &matcher()),
+            ["adr/002-b.md", "s/output/ADR-c.md", "s/output/phases.yaml"]
+        );
+    }
+}
