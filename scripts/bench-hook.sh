@@ -12,11 +12,15 @@ printf '{"session_id":"bench","transcript_path":"t","cwd":"%s","hook_event_name"
 export CLAUDE_PROJECT_DIR="$seed_repo"
 # Interleaved whole-process runs with stdin from a file (scripts/bench_spawn.py: hyperfine 1.15
 # cannot feed stdin without a shell, and its shell mode's subtraction breaks on a loaded VM).
-(cd "$seed_repo" && python3 "$root/scripts/bench_spawn.py" 300 \
-  "minimal program reading stdin=$baseline<$work/noop.json" \
-  "hook PostToolUse non-ADR (no-op)=$bin hook<$work/noop.json" \
-  "hook --scope user, no config/ (no-op)=$bin hook --scope user<$work/adr.json" \
+first=("minimal program reading stdin=$baseline<$work/noop.json"
+  "hook PostToolUse non-ADR (no-op)=$bin hook<$work/noop.json"
+  "hook --scope user, no config/ (no-op)=$bin hook --scope user<$work/adr.json"
   "hook PostToolUse seed ADR (51 KB)=$bin hook<$work/adr.json")
+if [ -n "${HELIX_GATE_BENCH_BEFORE:-}" ]; then
+  first+=("no-op, before=$HELIX_GATE_BENCH_BEFORE hook<$work/noop.json"
+    "seed ADR, before=$HELIX_GATE_BENCH_BEFORE hook<$work/adr.json")
+fi
+(cd "$seed_repo" && python3 "$root/scripts/bench_spawn.py" 300 "${first[@]}")
 echo "  peak RSS hook seed ADR: $(cd "$seed_repo" && /usr/bin/time -f '%M' "$bin" hook < "$work/adr.json" 2>&1 >/dev/null | tail -n 1) KB"
 
 # The Bash hook when no ADR changed, against the Write no-op, in a session that has its
@@ -44,5 +48,17 @@ if [ -n "${HELIX_GATE_BENCH_BEFORE:-}" ]; then
   stops+=("Stop, 1000 ADRs, before=$HELIX_GATE_BENCH_BEFORE hook<$work/big-stop.json")
 fi
 (cd "$big" && python3 "$root/scripts/bench_spawn.py" 100 "${stops[@]}")
-echo "  SessionStart, 1000 ADRs (baseline taken): $(cd "$big" && python3 "$root/scripts/bench_spawn.py" 20 "start=$bin hook<$work/big-start.json" | sed -n 's/.*median wall *\([0-9.]*\) ms.*/\1/p') ms median"
+# A session's first SessionStart takes the baseline (a walk, and a hash of every ADR):
+# 20 new sessions, one process each.
+python3 - "$bin" "$big" "$work" <<'PY'
+import os, statistics, subprocess, sys, time
+binary, big, work = sys.argv[1:4]
+walls = []
+for i in range(20):
+    event = f'{{"session_id":"fresh-{i}","cwd":"{big}","hook_event_name":"SessionStart","source":"startup"}}\n'
+    start = time.perf_counter()
+    subprocess.run([binary, "hook"], input=event.encode(), cwd=big, stdout=subprocess.DEVNULL, check=True)
+    walls.append(time.perf_counter() - start)
+print(f"  SessionStart of a new session, 1000 ADRs (baseline taken): median wall {statistics.median(walls) * 1000:.2f} ms, n=20")
+PY
 unset CLAUDE_PROJECT_DIR HELIX_GATE_STATE_DIR

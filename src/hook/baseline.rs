@@ -114,6 +114,20 @@ fn open(root: &Path, session: &str, first_event: bool) -> SessionConfig {
         );
         return config;
     };
+    let now = Snapshot::read(root);
+    let digest = now.digest();
+    // The common case reads only: a record whose configuration is unchanged
+    // (records are replaced by rename, so a read never sees half of one).
+    if let Some(record) = store.load()
+        && (!record.pinned || record.config_digest == digest)
+    {
+        if record.pinned && store.config_dir().is_dir() {
+            config.config_root = store.config_dir();
+        }
+        config.record = Some(record);
+        config.store = Some(store);
+        return config;
+    }
     let _lock = match store.lock() {
         Ok(lock) => lock,
         Err(e) => {
@@ -121,8 +135,6 @@ fn open(root: &Path, session: &str, first_event: bool) -> SessionConfig {
             return config;
         }
     };
-    let now = Snapshot::read(root);
-    let digest = now.digest();
     let record = if let Some(mut record) = store.load() {
         if record.pinned && record.config_digest != digest {
             adopt_or_keep(root, &store, &mut record, &now, &digest, &mut config);

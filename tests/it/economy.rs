@@ -527,6 +527,73 @@ mod e2e {
         )
     }
 
+    /// A refusal the model never acts on, with the real client: the model
+    /// writes the ADR once and then only answers. With `max_retries: 2` the
+    /// unchanged, rejected ADR blocks two Stops (one review, then the same
+    /// verdict from the cache) and escalates at the third: the turn ends well
+    /// before Claude Code's own cap of 8 blocks, and the escalation is in the
+    /// log and the approval history.
+    #[test]
+    fn a_refusal_the_model_never_acts_on_escalates_before_claude_codes_cap() {
+        let Some(claude) = require_claude() else {
+            return;
+        };
+        let repo = project();
+        let command = serde_json::to_string(&claude.to_string_lossy()).unwrap();
+        repo.write(
+            "config/approvals.yaml",
+            format!(
+                "defaults:\n  command: {command}\n  timeout: 120\non_rejection:\n  max_retries: 2\n"
+            ),
+        );
+        let out = run(repo.path(), &["install", "claude"]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let file = repo.join(ADR);
+        let main = AtomicUsize::new(0);
+        let api = FakeApi::start(move |_: &RecordedRequest, conv: &Conversation<'_>| {
+            if conv.is_structured_output() {
+                return Turn::structured_output(json!({"result": "rejected", "confidence": 0.9,
+                    "findings": [{"severity": "error", "check": "migration", "message": "REVIEWER: no rollback"}],
+                    "recommendations": ["Describe the rollback."]}));
+            }
+            match main.fetch_add(1, Ordering::SeqCst) {
+                0 => Turn::text("Writing the ADR.")
+                    .with_tool("Write", json!({"file_path": file, "content": version(1)})),
+                _ => Turn::text("I think the ADR is fine as it is."),
+            }
+        });
+        let outcome = ClaudeRun::new(&claude, &api, repo.path(), "Write the ADR").run();
+        outcome.assert_success();
+        let feedback = stop_hook_feedback(&api.main_requests());
+        assert_eq!(feedback.len(), 2, "{}", outcome.describe());
+        assert!(
+            feedback[0].contains("REVIEWER: no rollback"),
+            "{}",
+            feedback[0]
+        );
+        assert!(
+            feedback[1].contains("is unchanged since its last review")
+                && feedback[1].contains("failed review 2 of at most 3"),
+            "{}",
+            feedback[1]
+        );
+        let reviews = api
+            .requests()
+            .iter()
+            .filter(|r| r.is_structured_output())
+            .count();
+        assert_eq!(reviews, 1, "one review of one content");
+        let log = repo.read(".helix-gate/log.jsonl").unwrap();
+        assert!(
+            log.lines()
+                .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                .any(|l| l["target"] == ADR && l["verdict"] == "escalate"),
+            "{log}"
+        );
+        let history = repo.read(".helix-gate/approvals.jsonl").unwrap();
+        assert!(history.contains("escalat"), "{history}");
+    }
+
     #[test]
     fn a_session_of_six_stops_pays_one_review_per_distinct_content() {
         let Some(claude) = require_claude() else {
