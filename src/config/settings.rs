@@ -78,7 +78,7 @@ pub struct SessionsSettings {
 impl SessionsSettings {
     /// The compiled session globs (their syntax was checked when the settings loaded).
     pub fn globs(&self) -> Result<GlobSet, String> {
-        build_globs(&self.paths, false)
+        build_globs(&self.paths)
     }
 }
 
@@ -313,8 +313,19 @@ impl Settings {
     /// The compiled ADR globs.
     pub fn adr_matcher(&self) -> Result<AdrMatcher, String> {
         Ok(AdrMatcher {
-            include: build_globs(&self.adr.globs, false)?,
-            exclude: build_globs(&self.adr.exclude, true)?,
+            include: build_globs(&self.adr.globs)?,
+            // Case-insensitive by lower-casing pattern and path: globset builds a
+            // regex for every case-insensitive glob, but matches a lower-case
+            // `**/index.md` or `**/*.template.md` by a hash or suffix lookup (a
+            // third of the hook's set-up on an ADR save was these regexes).
+            exclude: build_globs(
+                &self
+                    .adr
+                    .exclude
+                    .iter()
+                    .map(|p| p.to_lowercase())
+                    .collect::<Vec<_>>(),
+            )?,
             prefixes: self.adr.globs.iter().map(|g| literal_prefix(g)).collect(),
         })
     }
@@ -329,12 +340,11 @@ fn stays_below(path: &str) -> bool {
             .any(|c| matches!(c, std::path::Component::ParentDir))
 }
 
-fn build_globs(patterns: &[String], case_insensitive: bool) -> Result<GlobSet, String> {
+fn build_globs(patterns: &[String]) -> Result<GlobSet, String> {
     let mut builder = GlobSetBuilder::new();
     for pattern in patterns {
         let glob = GlobBuilder::new(pattern)
             .literal_separator(true)
-            .case_insensitive(case_insensitive)
             .build()
             .map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
         builder.add(glob);
@@ -368,7 +378,7 @@ pub struct AdrMatcher {
 impl AdrMatcher {
     /// `rel` is relative to the repository root with `/` separators.
     pub fn is_adr(&self, rel: &str) -> bool {
-        self.include.is_match(rel) && !self.exclude.is_match(rel)
+        self.include.is_match(rel) && !self.is_excluded(rel)
     }
 
     /// The folders the ADR globs start in, before any wildcard (`""` is the root).
@@ -378,7 +388,7 @@ impl AdrMatcher {
 
     /// Whether `rel` is excluded (INDEX.md, README.md, templates) regardless of globs.
     pub fn is_excluded(&self, rel: &str) -> bool {
-        self.exclude.is_match(rel)
+        self.exclude.is_match(rel.to_lowercase())
     }
 }
 
