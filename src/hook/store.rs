@@ -159,15 +159,22 @@ impl Store {
     }
 
     /// Keep `bytes` as the copy of the session's state (best effort: the
-    /// state in the work tree is the one that counts while it is there).
+    /// state in the work tree is the one that counts while it is there). Written
+    /// in place, without a temporary file and rename: the caller holds the
+    /// session's lock, and a torn copy only reads as no copy.
     pub fn save_state_copy(&self, bytes: &[u8]) {
-        if self.ensure().is_ok() {
-            let _ = crate::fs::atomic::write_with(
-                &self.dir,
-                &self.state_copy_path(),
-                bytes,
-                crate::fs::atomic::Options::FAST,
-            );
+        use std::io::Write as _;
+        if self.ensure().is_err() {
+            return;
+        }
+        let file = crate::fs::confine::open_no_follow(
+            &self.state_copy_path(),
+            crate::fs::confine::Access::ReadWriteCreate,
+        );
+        if let Ok(mut file) = file
+            && file.set_len(0).is_ok()
+        {
+            let _ = file.write_all(bytes);
         }
     }
 
