@@ -112,10 +112,38 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCo
         outcome.notes = checked.notes;
         reports.extend(checked.reports);
     }
+    reports.extend(check_staged_plans(&staged, &engine, &root)?);
     // Index order: the checked ADRs already are in it; the others join them by path.
     reports.sort_by(|a, b| a.path.cmp(&b.path));
     outcome.reports = reports;
     Ok(outcome)
+}
+
+/// The phase plans (`phases.yaml`) the commit adds or changes, checked as the
+/// hook and `validate` check them (ids unique, `depends_on` known, gate types
+/// known, paths relative, no placeholders): a plan the model broke is stopped
+/// at the commit as well as on save.
+fn check_staged_plans(
+    staged: &StagedIndex,
+    engine: &Engine,
+    root: &Path,
+) -> Result<Vec<FileReport>, GitError> {
+    let files = IndexFiles::new(staged, root);
+    let mut reports = Vec::new();
+    for entry in staged.changed() {
+        let path = root.join(&entry.path);
+        if !matches!(entry.kind, EntryKind::Regular | EntryKind::Executable)
+            || !crate::rules::phases::is_plan(&path)
+            || engine.matcher().is_adr(&entry.path)
+        {
+            continue;
+        }
+        let bytes = staged.read_blob(&entry, engine.settings.adr.max_file_size)?;
+        let mut report = engine.check_bytes(&path, bytes, &files).report;
+        report.path.clone_from(&entry.path);
+        reports.push(report);
+    }
+    Ok(reports)
 }
 
 /// Step 1: the staged ADRs the commit adds or changes. Files are returned to be checked, and so

@@ -969,3 +969,23 @@ fn shim_fails_closed_when_helix_gate_is_not_on_path() {
         stderr(&out)
     );
 }
+
+/// A staged phase plan is checked as on save: duplicate ids, unknown
+/// `depends_on`, unknown gate types and absolute paths block the commit; a good
+/// plan passes, and a plan that is not staged is not read.
+#[test]
+fn a_staged_phase_plan_is_checked_like_on_save() {
+    let repo = Repo::with_adr();
+    let plan = "projects/sessions/s1/output/phases.yaml";
+    repo.write(plan, crate::phases::GOOD_PLAN);
+    repo.git(&["add", plan]);
+    assert_passes(&repo.pre_commit());
+    repo.git(&["commit", "-qm", "plan", "--no-verify"]);
+    repo.write(plan, crate::phases::BAD_PLAN);
+    // Not staged: the commit-to-be still holds the good plan.
+    assert_passes(&repo.pre_commit());
+    repo.git(&["add", plan]);
+    let out = repo.pre_commit();
+    assert_blocked(&out, "phase-id-duplicate");
+    assert!(stderr(&out).contains(plan), "{}", stderr(&out));
+}
