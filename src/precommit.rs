@@ -113,6 +113,7 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCo
         reports.extend(checked.reports);
     }
     reports.extend(check_staged_plans(&staged, &engine, &root)?);
+    reports.extend(check_index_drift(&staged, &engine, &root));
     // Index order: the checked ADRs already are in it; the others join them by path.
     reports.sort_by(|a, b| a.path.cmp(&b.path));
     outcome.reports = reports;
@@ -144,6 +145,86 @@ fn check_staged_plans(
         reports.push(report);
     }
     Ok(reports)
+}
+
+/// INDEX.md drift that `finalize` or `index --write` would have prevented: when
+/// the commit-to-be has an INDEX.md in the ADR directory, every ADR of that
+/// directory the commit adds or changes needs its row there, with its number,
+/// title and status (the index rules, limited to those ADRs: rows of ADRs the
+/// commit leaves alone are not this commit's business). A repository without
+/// INDEX.md is not asked to keep one.
+fn check_index_drift(staged: &StagedIndex, engine: &Engine, root: &Path) -> Vec<FileReport> {
+    use crate::adr::catalog::{Catalog, Entry};
+    use crate::adr::index_table::INDEX_FILE;
+    let dir_rel = engine.settings.adr.directory.trim_end_matches('/');
+    let index_rel = format!("{dir_rel}/{INDEX_FILE}");
+    let Some(index) = staged
+        .changed()
+        .into_iter()
+        .chain(staged.unchanged().iter().cloned())
+        .find(|e| e.path == index_rel)
+    else {
+        return Vec::new();
+    };
+    let limit = engine.settings.adr.max_file_size;
+    let dir = root.join(dir_rel);
+    let mut entries = Vec::new();
+    for entry in staged.changed() {
+        let in_dir = entry
+            .path
+            .strip_prefix(&format!("{dir_rel}/"))
+            .is_some_and(|rest| !rest.contains('/'));
+        if !in_dir
+            || !matches!(entry.kind, EntryKind::Regular | EntryKind::Executable)
+            || !engine.matcher().is_adr(&entry.path)
+        {
+            continue;
+        }
+        let path = root.join(&entry.path);
+        let adr = staged
+            .read_blob(&entry, limit)
+            .ok()
+            .and_then(|bytes| input::decode(bytes, limit).ok())
+            .map(|text| Adr::parse(&text));
+        entries.push(Entry {
+            link: entry.path[dir_rel.len() + 1..].to_owned(),
+            file_number: adr::number_in_file_name(&path),
+            adr,
+            path,
+        });
+    }
+    // An INDEX.md that cannot be read as text is `validate`'s and `doctor`'s
+    // to report; here it only means there is nothing to compare.
+    let Some(text) = staged
+        .read_blob(&index, crate::fs::read::CONFIG_LIMIT)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+    else {
+        return Vec::new();
+    };
+    if entries.is_empty() {
+        return Vec::new();
+    }
+    let catalog = Catalog {
+        dir,
+        entries,
+        width: engine.settings.adr.number_width,
+        reserved: Vec::new(),
+    };
+    // Rows of ADRs the commit does not touch resolve to nothing in this
+    // catalog: their "dangling" findings are not this commit's.
+    let findings: Vec<Finding> = crate::rules::index::check(Some(&text), &catalog)
+        .into_iter()
+        .filter(|f| f.rule != crate::rules::index::ROW_DANGLING.id)
+        .map(|f| f.hint("run `helix-gate index --write` (or `helix-gate finalize`), then `git add` INDEX.md"))
+        .collect();
+    if findings.is_empty() {
+        return Vec::new();
+    }
+    vec![FileReport {
+        path: index_rel,
+        findings,
+    }]
 }
 
 /// Step 1: the staged ADRs the commit adds or changes. Files are returned to be checked, and so

@@ -989,3 +989,47 @@ fn a_staged_phase_plan_is_checked_like_on_save() {
     assert_blocked(&out, "phase-id-duplicate");
     assert!(stderr(&out).contains(plan), "{}", stderr(&out));
 }
+
+/// INDEX.md drift that `finalize` or `index --write` would have prevented: with an
+/// INDEX.md in the commit, an ADR the commit adds needs its row, and a changed
+/// title needs its row changed too; rows of untouched ADRs are not this
+/// commit's business, and a repository without INDEX.md is not asked for one.
+#[test]
+fn index_drift_of_the_adrs_a_commit_touches_blocks_it() {
+    let repo = Repo::with_adr();
+    let second = "adr/002-second.md";
+    let second_adr = good_adr()
+        .replace("adr_id: \"001\"", "adr_id: \"002\"")
+        .replacen("title: ", "title: Second ", 1);
+    // No INDEX.md: nothing to drift from.
+    repo.write(second, &second_adr);
+    repo.git(&["add", second]);
+    assert_passes(&repo.pre_commit());
+    repo.git(&["reset", "-q"]);
+    std::fs::remove_file(repo.base().join("repo").join(second)).unwrap();
+    // INDEX.md lists 001 (written by the tool itself).
+    let out = repo.helix(&["index", "--write"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "index", "--no-verify"]);
+    assert_passes(&repo.pre_commit());
+    // A new ADR without its row.
+    repo.write(second, &second_adr);
+    repo.git(&["add", second]);
+    let out = repo.pre_commit();
+    assert_blocked(&out, "index-row-missing");
+    assert!(stderr(&out).contains("index --write"), "{}", stderr(&out));
+    // With its row (staged too), it passes.
+    let out = repo.helix(&["index", "--write"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    repo.git(&["add", "adr/INDEX.md"]);
+    assert_passes(&repo.pre_commit());
+    repo.git(&["commit", "-qm", "second", "--no-verify"]);
+    // A changed title without its row changed.
+    repo.write(
+        second,
+        second_adr.replacen("title: Second ", "title: Renamed ", 1),
+    );
+    repo.git(&["add", second]);
+    assert_blocked(&repo.pre_commit(), "index-row-mismatch");
+}
