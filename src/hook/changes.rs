@@ -221,6 +221,57 @@ pub(super) fn changed_since_head(root: &Path, matcher: &AdrMatcher) -> Vec<Strin
     out
 }
 
+/// The other ADRs of the repository whose `adr_id` has `number`, for the
+/// duplicate check on save: those the session's record knows (confirmed
+/// where they changed since), and those beside `rel` whose file name carries
+/// the number (an ADR the session wrote, which the record does not know yet).
+pub(super) fn same_number(
+    root: &Path,
+    record: Option<&Record>,
+    rel: &str,
+    number: u32,
+    matcher: &AdrMatcher,
+) -> Vec<String> {
+    let still = |other: &str| {
+        FileState::read(&root.join(other)).is_some_and(|now| now.number == Some(number))
+    };
+    let mut out: Vec<String> = Vec::new();
+    if let Some(record) = record {
+        for (other, state) in record.files.iter().chain(&record.seen) {
+            if other != rel
+                && state.number == Some(number)
+                && !out.contains(other)
+                && (state.same_stat(&root.join(other)) || still(other))
+            {
+                out.push(other.clone());
+            }
+        }
+    }
+    let dir = rel.rsplit_once('/').map_or("", |(dir, _)| dir);
+    if let Ok(entries) = std::fs::read_dir(root.join(dir)) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let other = if dir.is_empty() {
+                name.to_owned()
+            } else {
+                format!("{dir}/{name}")
+            };
+            if other != rel
+                && !out.contains(&other)
+                && crate::adr::number_in_file_name(Path::new(name)) == Some(number)
+                && matcher.is_adr(&other)
+                && crate::fs::confine::inside(root, &root.join(&other))
+                && still(&other)
+            {
+                out.push(other);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

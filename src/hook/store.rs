@@ -43,6 +43,9 @@ pub struct FileState {
     ino: u64,
     /// SHA-256 (hex), empty when the file was too large to hash.
     hash: String,
+    /// The number of its `adr_id` (front matter), for the duplicate check on save.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) number: Option<u32>,
 }
 
 impl FileState {
@@ -61,20 +64,19 @@ impl FileState {
     /// The file at `path` now (`None` when it is gone or not a regular file).
     pub(super) fn read(path: &Path) -> Option<FileState> {
         let (len, mtime, ctime, ino) = FileState::stat(path)?;
-        let hash = if len <= HASH_LIMIT {
-            crate::fs::read::read_limited(path, HASH_LIMIT)
-                .ok()
-                .map(|bytes| protected::hex(&Sha256::digest(&bytes)))
-                .unwrap_or_default()
-        } else {
-            String::new()
-        };
+        let bytes = (len <= HASH_LIMIT)
+            .then(|| crate::fs::read::read_limited(path, HASH_LIMIT).ok())
+            .flatten();
         Some(FileState {
             len,
             mtime,
             ctime,
             ino,
-            hash,
+            hash: bytes
+                .as_deref()
+                .map(|b| protected::hex(&Sha256::digest(b)))
+                .unwrap_or_default(),
+            number: bytes.as_deref().and_then(adr_number),
         })
     }
 
@@ -91,6 +93,28 @@ impl FileState {
         }
         self.hash == other.hash
     }
+}
+
+/// The number of the `adr_id` in the front matter at the start of `bytes`, by
+/// a look at its lines (no YAML parse: the baseline reads every ADR).
+pub(super) fn adr_number(bytes: &[u8]) -> Option<u32> {
+    let head = &bytes[..bytes.len().min(16 * 1024)];
+    let text = match std::str::from_utf8(head) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).ok()?,
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.lines();
+    if lines.next()?.trim_end() != "---" {
+        return None;
+    }
+    lines
+        .take_while(|line| line.trim_end() != "---")
+        .find_map(|line| line.strip_prefix("adr_id:"))
+        .and_then(|value| {
+            let value = value.split(" #").next().unwrap_or(value).trim();
+            crate::adr::number_in_id(value.trim_matches(|c| c == '"' || c == '\''))
+        })
 }
 
 /// The session's record.
@@ -249,6 +273,24 @@ pub(super) fn prune(root: &Path, days: u64) {
             } else {
                 std::fs::remove_file(&path)
             };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_adr_id_number_is_read_from_the_front_matter_lines() {
+        for (text, number) in [
+            ("---\nadr_id: \"040\"\ntitle: x\n---\n", Some(40)),
+            ("\u{feff}---\ntitle: x\nadr_id: ADR-7 # the id\n---\n", Some(7)),
+            ("---\nadr_id: 'XXX'\n---\n", None),
+            ("---\ntitle: x\n---\nadr_id: \"040\"\n", None),
+            ("# no front matter\nadr_id: 1\n", None),
+        ] {
+            assert_eq!(adr_number(text.as_bytes()), number, "{text:?}");
         }
     }
 }

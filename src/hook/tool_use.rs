@@ -216,14 +216,24 @@ pub(super) fn post_tool_use(
     // Checked (and named in the answer) as the ADR it is, also when written
     // through a link.
     let path = root.join(&rel);
-    let report = match engine.check_file(&path) {
-        Ok(checked) => checked.report,
+    let mut report = match engine.check_file(&path) {
+        Ok(checked) => {
+            let mut report = checked.report;
+            report.findings.extend(duplicate_id(
+                root,
+                &rel,
+                checked.adr.as_ref(),
+                engine.matcher(),
+            ));
+            report
+        }
         Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => {
             // Deleted between the tool call and the hook: nothing to check.
             return Ok(skipped(rel, "file no longer exists"));
         }
         Err(e) => return Err(InfraError::new(e.to_string(), Some(&engine.settings))),
     };
+    report.sort();
     let errors = count(&report, Severity::Error);
     let (charge, note) = count_write(root, session_id(event), &rel, errors, budget, true)
         .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
@@ -267,6 +277,38 @@ pub(super) fn plan_post_tool_use(
         .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
     notes.extend(note.clone());
     Ok(charged_answer(&rel, &report, charge.as_ref(), note, budget))
+}
+
+/// `adr-id-duplicate` on save: another ADR of the repository already has this
+/// ADR's `adr_id` number (the rule `validate` of a directory and pre-commit
+/// apply across files, here against the session's record of the repository,
+/// so the model hears it where it works).
+fn duplicate_id(
+    root: &Path,
+    rel: &str,
+    adr: Option<&crate::adr::Adr>,
+    matcher: &crate::config::AdrMatcher,
+) -> Option<crate::diagnostic::Finding> {
+    let front_matter = adr?.front_matter()?;
+    let number = front_matter
+        .adr_id
+        .valid()
+        .and_then(|id| crate::adr::number_in_id(id))?;
+    let record = super::baseline::peek().and_then(|c| c.record.as_ref());
+    let others = super::changes::same_number(root, record, rel, number, matcher);
+    if others.is_empty() {
+        return None;
+    }
+    let line = front_matter.key_lines.get("adr_id").copied().unwrap_or(1);
+    Some(
+        crate::rules::across::DUPLICATE_ID
+            .finding(format!(
+                "adr_id {number:03} is also used by {}",
+                others.join(", ")
+            ))
+            .at(line)
+            .hint("take a free number from `helix-gate next-number` (and rename the file)"),
+    )
 }
 
 /// The decision record and answer of a checked save: the charge (if it failed) and

@@ -377,3 +377,42 @@ fn a_user_scope_stop_runs_a_repository_reviewer_only_after_consent() {
     assert!(text(&a, "/systemMessage").contains("approved"), "{a:?}");
     assert!(root.join("runs.txt").exists(), "the program ran");
 }
+
+#[test]
+fn a_saved_adr_whose_adr_id_another_adr_has_is_blocked_naming_it() {
+    let root = repo();
+    let root = root.path();
+    write(root, "adr/001-first.md", good_adr());
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "first"]);
+    start(root, "s");
+    let with_id = |id: &str| good_adr().replace("adr_id: \"001\"", &format!("adr_id: \"{id}\""));
+    // A committed ADR has 001 (known from the session's baseline).
+    write(root, "adr/002-second.md", with_id("001"));
+    let a = hook(root, &post_write(root, "s", "adr/002-second.md"));
+    assert_eq!(text(&a, "/decision"), "block", "{a:?}");
+    let reason = text(&a, "/reason");
+    assert!(
+        reason.contains("adr-id-duplicate") && reason.contains("adr/001-first.md"),
+        "{reason}"
+    );
+    // Fixed: passes.
+    write(root, "adr/002-second.md", with_id("002"));
+    assert_eq!(
+        hook(root, &post_write(root, "s", "adr/002-second.md")),
+        None
+    );
+    // Two ADRs written in this session (not in the baseline) by file name.
+    write(root, "adr/003-a.md", with_id("003"));
+    assert_eq!(hook(root, &post_write(root, "s", "adr/003-a.md")), None);
+    write(root, "adr/003-b.md", with_id("003"));
+    let a = hook(root, &post_write(root, "s", "adr/003-b.md"));
+    assert!(text(&a, "/reason").contains("adr/003-a.md"), "{a:?}");
+    // A draft without a number yet is no duplicate of anything.
+    write(root, "projects/sessions/s1/output/ADR-x.md", with_id("XXX"));
+    let a = hook(
+        root,
+        &post_write(root, "s", "projects/sessions/s1/output/ADR-x.md"),
+    );
+    assert!(!text(&a, "/reason").contains("adr-id-duplicate"), "{a:?}");
+}
