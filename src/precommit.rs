@@ -97,7 +97,9 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCo
     if !to_check.is_empty() {
         // Read only now: a commit without staged ADRs never depends on the approval settings.
         let approvals = if approval_required(&root)? {
-            Approvals::Required(ApprovalLookup::load(&root, crate::approval::ADR_TYPE))
+            Approvals::Required(
+                ApprovalLookup::load(&root, crate::approval::ADR_TYPE).map(Box::new),
+            )
         } else {
             Approvals::NotRequired
         };
@@ -505,7 +507,7 @@ impl<'a> Gate<'a> {
 /// instructions cannot be read, so nothing counts as approved).
 enum Approvals {
     NotRequired,
-    Required(Option<ApprovalLookup>),
+    Required(Option<Box<ApprovalLookup>>),
 }
 
 /// What the workers of step 3 share: nothing of the index handle, which may not leave the

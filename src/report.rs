@@ -35,6 +35,8 @@ pub fn build(root: &Path) -> Report {
         |n| n.to_string_lossy().into_owned(),
     );
     data.generated = crate::clock::now_rfc3339();
+    let coverage = crate::approval::coverage(root);
+    data.coverage = (coverage.adrs, coverage.approved);
     Report {
         page: crate::render::report::html(&data),
         decisions: decisions.len(),

@@ -91,6 +91,15 @@ pub fn key(
         h.field(name.as_bytes());
         h.field(text.as_bytes());
     }
+    // Only with skills, so the keys of every type without them stay as they were.
+    if !instructions.skills.is_empty() {
+        h.field(b"skills");
+        h.field(&(instructions.skills.len() as u64).to_be_bytes());
+        for (name, text) in &instructions.skills {
+            h.field(name.as_bytes());
+            h.field(text.as_bytes());
+        }
+    }
     let mut sorted = digests.to_vec();
     sorted.sort_unstable();
     h.field(&(sorted.len() as u64).to_be_bytes());
@@ -262,6 +271,7 @@ mod tests {
         Instructions {
             claude_md: text.into(),
             checks: vec![("a".into(), "check a".into())],
+            skills: Vec::new(),
             origin: Origin::BuiltIn,
         }
     }

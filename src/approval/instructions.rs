@@ -89,8 +89,16 @@ pub struct Instructions {
     pub claude_md: String,
     /// `(check name, text)` in the configured order.
     pub checks: Vec<(String, String)>,
+    /// `(path below skills/, text)` of the type folder's `skills/`, sorted:
+    /// background the reviewer may use (a repository's folder only).
+    pub skills: Vec<(String, String)>,
     pub origin: Origin,
 }
+
+/// At most this many files of a type's `skills/` reach the reviewer.
+pub const MAX_SKILLS: usize = 64;
+/// How deep the walk below `skills/` goes.
+const SKILLS_DEPTH: usize = 4;
 
 /// The instructions of `kind` could not be assembled.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -143,9 +151,11 @@ pub fn load(root: &Path, settings: &TypeSettings) -> Result<Instructions, Instru
             }
             checks.push((check.clone(), read(&path)?));
         }
+        let skills = skills(root, &folder.join("skills"), &read)?;
         return Ok(Instructions {
             claude_md,
             checks,
+            skills,
             origin: Origin::Repository(folder),
         });
     }
@@ -177,8 +187,61 @@ pub fn load(root: &Path, settings: &TypeSettings) -> Result<Instructions, Instru
     Ok(Instructions {
         claude_md: (*claude_md).to_owned(),
         checks,
+        skills: Vec::new(),
         origin: Origin::BuiltIn,
     })
+}
+
+/// The files below a type folder's `skills/` (files, or links to files inside
+/// the repository), by their path below it: sorted, at most [`MAX_SKILLS`],
+/// only names made of letters, digits, `-`, `_` and `.` (no `..`), so a name
+/// can reach the reviewer's folder and prompt as it is. A link that leads out
+/// of the repository is not read.
+fn skills(
+    root: &Path,
+    dir: &Path,
+    read: &dyn Fn(&Path) -> Result<String, InstructionsError>,
+) -> Result<Vec<(String, String)>, InstructionsError> {
+    fn list(dir: &Path, prefix: &str, depth: usize, out: &mut Vec<(String, PathBuf)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            let simple = !name.starts_with('.')
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+            if !simple || out.len() > MAX_SKILLS {
+                continue;
+            }
+            let rel = format!("{prefix}{name}");
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(t) if t.is_dir() && depth < SKILLS_DEPTH => {
+                    list(&path, &format!("{rel}/"), depth + 1, out);
+                }
+                Ok(t) if t.is_file() || (t.is_symlink() && path.is_file()) => out.push((rel, path)),
+                _ => {}
+            }
+        }
+    }
+    if !dir.is_dir() || !crate::fs::confine::inside(root, dir) {
+        return Ok(Vec::new());
+    }
+    let mut found = Vec::new();
+    list(dir, "", 0, &mut found);
+    found.sort();
+    found.truncate(MAX_SKILLS);
+    let mut out = Vec::with_capacity(found.len());
+    for (rel, path) in found {
+        if crate::fs::confine::inside(root, &path) {
+            out.push((rel, read(&path)?));
+        }
+    }
+    Ok(out)
 }
 
 /// The stems of every `checks/*.md` in a repository's type folder, sorted, for
@@ -276,9 +339,37 @@ mod tests {
         }
         let i = load(dir.path(), &listed).unwrap();
         assert_eq!(i.claude_md, "own");
+        assert!(i.skills.is_empty());
         assert_eq!(
             i.checks[1],
             ("migration".to_owned(), "migration".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_type_folder_gives_its_skills_but_not_links_out_or_odd_names() {
+        let settings = settings::from_layers(None, "none").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("approvals/adr");
+        std::fs::create_dir_all(folder.join("skills/domain")).unwrap();
+        std::fs::write(folder.join("CLAUDE.md"), "own").unwrap();
+        std::fs::write(folder.join("skills/helix.md"), "HELIX format").unwrap();
+        std::fs::write(folder.join("skills/domain/caching.md"), "caching").unwrap();
+        std::fs::write(folder.join("skills/bad name.md"), "x").unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.md"), "secret").unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.md"),
+            folder.join("skills/out.md"),
+        )
+        .unwrap();
+        let i = load(dir.path(), settings.get("adr").unwrap()).unwrap();
+        assert_eq!(
+            i.skills,
+            [
+                ("domain/caching.md".to_owned(), "caching".to_owned()),
+                ("helix.md".to_owned(), "HELIX format".to_owned())
+            ]
         );
     }
 

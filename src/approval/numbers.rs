@@ -31,6 +31,8 @@ pub struct Targets {
     pub cost_usd: f64,
     pub false_positive_rate: f64,
     pub false_negative_rate: f64,
+    /// Share of the repository's ADRs with a current approval, above.
+    pub approval_coverage: f64,
 }
 
 pub const TARGETS: Targets = Targets {
@@ -38,6 +40,7 @@ pub const TARGETS: Targets = Targets {
     cost_usd: 0.30,
     false_positive_rate: 0.05,
     false_negative_rate: 0.01,
+    approval_coverage: 0.90,
 };
 
 /// The figures of one file or one session.

@@ -38,6 +38,8 @@ pub struct RunDir {
     /// `concept/...` copies of the reviewed ADRs' concepts and their repository paths
     /// ([`add_concepts`]).
     pub concepts: Vec<(String, String)>,
+    /// `skills/...` copies of the type's skills, in order.
+    pub skills: Vec<String>,
 }
 
 impl RunDir {
@@ -94,6 +96,13 @@ pub fn create(
     for (name, text) in &instructions.checks {
         std::fs::write(path.join("checks").join(format!("{name}.md")), text)?;
     }
+    for (name, text) in &instructions.skills {
+        let target = path.join("skills").join(name);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(target, text)?;
+    }
     std::fs::create_dir(path.join("input"))?;
     std::fs::create_dir(path.join("output"))?;
     let mut inputs = Vec::with_capacity(files.len());
@@ -107,6 +116,11 @@ pub fn create(
         inputs.push(rel);
     }
     Ok(RunDir {
+        skills: instructions
+            .skills
+            .iter()
+            .map(|(name, _)| format!("skills/{name}"))
+            .collect(),
         id,
         path,
         inputs,
@@ -202,6 +216,7 @@ mod tests {
         let instructions = Instructions {
             claude_md: "# r".into(),
             checks: vec![("completeness".into(), "c".into())],
+            skills: vec![("domain/x.md".into(), "skill".into())],
             origin: Origin::BuiltIn,
         };
         let files = vec![
@@ -229,6 +244,7 @@ mod tests {
             b"one"
         );
         assert!(a.path.join("checks/completeness.md").is_file());
+        assert!(a.path.join("skills/domain/x.md").is_file());
         assert!(a.output().is_dir());
         assert!(root.join(".helix-gate/.gitignore").is_file());
 

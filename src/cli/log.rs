@@ -60,8 +60,8 @@ pub(super) fn stats(format: Format) -> anyhow::Result<ExitStatus> {
     match format {
         Format::Json => {
             let reviewer = serde_json::to_value(crate::approval::reviewer_numbers(&root)).ok();
-            let doc =
-                serde_json::json!({"hook": hook, "approvals": approvals, "reviewer": reviewer});
+            let coverage = crate::approval::coverage(&root);
+            let doc = serde_json::json!({"hook": hook, "approvals": approvals, "reviewer": reviewer, "coverage": coverage});
             print(&(serde_json::to_string_pretty(&doc)? + "\n"))?;
         }
         Format::Human => {
@@ -100,10 +100,27 @@ pub(super) fn stats(format: Format) -> anyhow::Result<ExitStatus> {
                 out.push_str(&text);
                 out.push_str(&reviewer_text(&crate::approval::reviewer_numbers(&root)));
             }
+            out.push_str(&coverage_text(&crate::approval::coverage(&root)));
             print(&out)?;
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// The approval coverage line: the share of the repository's ADRs with a current
+/// approval, against the seeds' target.
+fn coverage_text(c: &crate::approval::Coverage) -> String {
+    match c.share {
+        None => "approval coverage: no ADRs in the repository\n".to_owned(),
+        Some(share) => format!(
+            "approval coverage: {} of {} ADR(s) have a current approval ({:.0}%; target > {:.0}%: {})\n",
+            c.approved,
+            c.adrs,
+            share * 100.0,
+            c.target * 100.0,
+            if share > c.target { "met" } else { "missed" }
+        ),
+    }
 }
 
 /// Approval figures for `stats --format json`.

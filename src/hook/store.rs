@@ -285,7 +285,10 @@ mod tests {
     fn the_adr_id_number_is_read_from_the_front_matter_lines() {
         for (text, number) in [
             ("---\nadr_id: \"040\"\ntitle: x\n---\n", Some(40)),
-            ("\u{feff}---\ntitle: x\nadr_id: ADR-7 # the id\n---\n", Some(7)),
+            (
+                "\u{feff}---\ntitle: x\nadr_id: ADR-7 # the id\n---\n",
+                Some(7),
+            ),
             ("---\nadr_id: 'XXX'\n---\n", None),
             ("---\ntitle: x\n---\nadr_id: \"040\"\n", None),
             ("# no front matter\nadr_id: 1\n", None),

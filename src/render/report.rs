@@ -65,6 +65,8 @@ pub struct ReportData {
     pub verdicts: Vec<(String, usize)>,
     pub review_days: Vec<ReviewDay>,
     pub total_cost_usd: f64,
+    /// ADRs of the repository, and those with a current approval.
+    pub coverage: (usize, usize),
 }
 
 const BLOCK: &str = "#d64545";
@@ -125,7 +127,8 @@ fn kpis(out: &mut String, data: &ReportData) {
 <div class=\"kpi\"><b style=\"color:{ESCALATE}\">{}</b><span>escalations</span></div>\
 <div class=\"kpi\"><b>{}</b><span>fixed within the budget</span></div>\
 <div class=\"kpi\"><b>{reviews}</b><span>reviewer runs</span></div>\
-<div class=\"kpi\"><b>${:.2}</b><span>reviewer cost</span></div></div></section>",
+<div class=\"kpi\"><b>${:.2}</b><span>reviewer cost</span></div>\
+<div class=\"kpi\"><b>{}</b><span>ADRs with a current approval ({} of {}; target &gt; 90 %)</span></div></div></section>",
         data.decisions,
         count(|d| d.block),
         count(|d| d.pass),
@@ -137,6 +140,9 @@ fn kpis(out: &mut String, data: &ReportData) {
                 .count(),
         percent(data.fixed_within_budget, data.blocked_targets),
         data.total_cost_usd,
+        percent(data.coverage.1, data.coverage.0),
+        data.coverage.1,
+        data.coverage.0,
     );
 }
 

@@ -982,3 +982,53 @@ fn code_type_reviews_source_files_when_enabled() {
     );
     assert!(dir.join("input/src/lib.rs").is_file());
 }
+
+/// `stats` shows the share of the repository's ADRs with a current approval
+/// against the seeds' target (> 90 %): an approval counts for exactly the
+/// content it judged, and a skill file of the type is handed to the reviewer.
+#[test]
+fn stats_shows_the_approval_coverage_and_the_reviewer_gets_the_skills() {
+    let repo = project();
+    second_adr(&repo);
+    fake_reviewer(
+        repo.path(),
+        &canned_result(&approved(0.95)),
+        "ls -R skills > output/skills.txt\n",
+    );
+    configure(&repo, Path::new("fake/reviewer.sh"), 30);
+    repo.write("approvals/adr/CLAUDE.md", "Review the ADR.\n");
+    repo.write(
+        "approvals/adr/skills/helix-format.md",
+        "The HELIX format.\n",
+    );
+    let stats = |repo: &ScratchRepo| {
+        let mut stats = Command::new(bin());
+        stats
+            .args(["stats", "--format", "json"])
+            .current_dir(repo.path())
+            .env_remove("XDG_STATE_HOME")
+            .env("HELIX_GATE_STATE_DIR", state_dir(repo.path()));
+        let out = stats.output().unwrap();
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["coverage"].clone()
+    };
+    assert_eq!(stats(&repo)["approved"], 0);
+    let (code, doc) = approve_json(repo.path(), None, &[ADR]);
+    assert_eq!(code, 0, "{doc:#}");
+    let listed =
+        std::fs::read_to_string(run_dir(repo.path(), &doc).join("output/skills.txt")).unwrap();
+    assert!(listed.contains("helix-format.md"), "{listed}");
+    let coverage = stats(&repo);
+    assert_eq!(
+        (coverage["adrs"].as_u64(), coverage["approved"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(coverage["share"], 0.5);
+    assert_eq!(coverage["target"], 0.9);
+    // Changed since: no longer covered.
+    repo.write(
+        ADR,
+        good_adr().replace("## Kontext", "## Kontext\n\nMore context."),
+    );
+    assert_eq!(stats(&repo)["approved"], 0);
+}
