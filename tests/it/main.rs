@@ -30,6 +30,7 @@ mod language;
 mod marketplace;
 mod new;
 mod new_presets;
+mod orchestrator;
 mod phases;
 mod precommit;
 mod preset_edges;
