@@ -174,7 +174,7 @@ impl Settings {
                 steps: strings(&["what", "why", "constraints", "generate", "finalize", "done"]),
                 fallback_file: "output/response.md".to_owned(),
                 paths: strings(&["projects/sessions/**"]),
-                status_file: Some("status.json".to_owned()),
+                status_file: None,
             },
             new: NewSettings {
                 drafts: "output".to_owned(),

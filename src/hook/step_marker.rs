@@ -271,7 +271,7 @@ pub(super) fn record_status(
     decisions: &mut Vec<crate::decision_log::Decision>,
     notes: &mut Vec<String>,
 ) {
-    let Some(file) = settings.status_file.as_deref() else {
+    let Some(file) = settings.status_file.as_deref().filter(|f| !f.is_empty()) else {
         return;
     };
     let note = match write_status(root, folders, file, step) {

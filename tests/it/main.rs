@@ -42,6 +42,7 @@ mod schemas;
 mod session_config;
 mod sessions;
 mod snapshots;
+mod status_file;
 mod structure;
 #[path = "../support/mod.rs"]
 mod support;
