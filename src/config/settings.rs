@@ -63,6 +63,11 @@ pub struct StepMarkerSettings {
     /// Globs of session working directories (relative to the repository) the
     /// marker is required in; empty: every session (when enabled).
     pub paths: Vec<String>,
+    /// A JSON file (relative to the session's working directory, like
+    /// `fallback_file`) whose `step` and `updated_at` helix-gate sets at every
+    /// Stop with a valid marker and when the fallback marker is applied. Unset: off.
+    #[serde(default)]
+    pub status_file: Option<String>,
 }
 
 /// Where Claude Code sessions of this repository run when they are started below
@@ -169,6 +174,7 @@ impl Settings {
                 steps: strings(&["what", "why", "constraints", "generate", "finalize", "done"]),
                 fallback_file: "output/response.md".to_owned(),
                 paths: strings(&["projects/sessions/**"]),
+                status_file: None,
             },
             new: NewSettings {
                 drafts: "output".to_owned(),

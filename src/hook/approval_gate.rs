@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use super::deadline::Deadline;
 use super::event::HookEvent;
-use super::output::HookOutput;
+use super::output::{EscalationKind, HookOutput, escalation_line};
 use super::policy::InfraError;
 use super::ruling::{Ruling, session_id};
 use super::{reviews, state};
@@ -101,7 +101,16 @@ pub(super) fn approval_gate(
             "Also: helix-gate infrastructure error (not a problem in your files): {}",
             err.message
         ));
-        messages.push(format!("helix-gate: infrastructure error: {}", err.message));
+        messages.push(escalation_line(
+            EscalationKind::Infrastructure,
+            "-",
+            &[],
+            "1 failure",
+            &format!(
+                "infrastructure error (not a problem in your files), those reviews skipped: {}",
+                err.message
+            ),
+        ));
     }
     if !feedback.is_empty() {
         let mut output = HookOutput::block(feedback.join("\n\n"));
@@ -292,10 +301,16 @@ fn act_on_reviews(
                     failures,
                     Some(&result.document.approval_id),
                 );
-                messages.push(format!(
-                    "helix-gate: approval of {rel} still {} after {failures} review(s); escalated to you ({}). The Stop gate starts no further review of {rel} in this session; run `helix-gate approve {rel}` when it is ready.",
-                    result.verdict().as_str(),
-                    result.one_line()
+                messages.push(escalation_line(
+                    EscalationKind::Review,
+                    rel,
+                    &rules,
+                    &format!("{failures} review(s)"),
+                    &format!(
+                        "approval still {}, escalated to you ({}); the Stop gate starts no further review of {rel} in this session; run `helix-gate approve {rel}` when it is ready",
+                        result.verdict().as_str(),
+                        result.one_line()
+                    ),
                 ));
                 decisions.push(Decision {
                     target: rel.clone(),

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::output::HookOutput;
+use super::output::{EscalationKind, HookOutput, escalation_line};
 use super::state::{SessionState, Target};
 use super::{STEP_TARGET, step_marker};
 use crate::config::Settings;
@@ -226,6 +226,7 @@ pub(super) fn decide(
     failing: &[Failing],
     last: &str,
     decisions: &mut Vec<Decision>,
+    notes: &mut Vec<String>,
 ) -> Option<HookOutput> {
     let budget = settings.hook.budget;
     let mut block_text = Vec::new();
@@ -243,7 +244,8 @@ pub(super) fn decide(
             Verdict::Block
         } else {
             if charge.first_escalation {
-                escalated_text.push(format!("{} ({})", f.target, escalation(&charge, budget)));
+                let attempts = format!("attempt {attempt}/{budget}");
+                let why = escalation(&charge, budget);
                 if f.target == STEP_TARGET {
                     let applied = step_marker::fallback(
                         root,
@@ -251,12 +253,37 @@ pub(super) fn decide(
                         &settings.step_marker.fallback_file,
                         last,
                     );
+                    escalated_text.push(escalation_line(
+                        EscalationKind::StepMarker,
+                        &settings.step_marker.fallback_file,
+                        &f.rules,
+                        &attempts,
+                        &format!("fallback applied ({why}): {applied}"),
+                    ));
                     decisions.push(Decision {
                         target: STEP_TARGET.into(),
                         verdict: Verdict::Fallback,
                         note: Some(applied),
                         ..Decision::default()
                     });
+                    step_marker::record_status(
+                        root,
+                        session_folders,
+                        &settings.step_marker,
+                        step_marker::heuristic_step(last),
+                        decisions,
+                        notes,
+                    );
+                } else {
+                    escalated_text.push(escalation_line(
+                        EscalationKind::Budget,
+                        &f.target,
+                        &f.rules,
+                        &attempts,
+                        &format!(
+                            "still fails, escalated to you ({why}); helix-gate no longer blocks it in this session; see `helix-gate log --tail` and `helix-gate validate`"
+                        ),
+                    ));
                 }
             }
             Verdict::Escalate
@@ -279,10 +306,8 @@ pub(super) fn decide(
     if !escalated_text.is_empty() {
         // At Stop, additionalContext would make the model continue (it counts like a
         // block), so the escalation goes to the user only and the turn ends.
-        return Some(HookOutput::message(format!(
-            "helix-gate: retry budget ({budget}) spent, escalated to you: {} still fail(s). See `helix-gate log --tail` and `helix-gate validate`.",
-            escalated_text.join(", ")
-        )));
+        // One line per escalation ([`escalation_line`]).
+        return Some(HookOutput::message(escalated_text.join("\n")));
     }
     None
 }

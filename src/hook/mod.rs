@@ -101,8 +101,14 @@ pub fn run_registered(registration: project::Registration) -> Answer {
             // Without an event we cannot tell which decision would apply: fail open, loudly.
             return Answer {
                 stdout: Some(
-                    HookOutput::message(format!(
-                        "helix-gate: infrastructure error, hook skipped: {err}"
+                    HookOutput::message(output::escalation_line(
+                        output::EscalationKind::Infrastructure,
+                        "-",
+                        &[],
+                        "1 failure",
+                        &format!(
+                            "infrastructure error (not a problem in your files), hook skipped (fail-open): {err}"
+                        ),
                     ))
                     .to_json_line(),
                 ),

@@ -11,6 +11,68 @@ use crate::text::truncate;
 /// text is saved to a file and only a 2 KB preview reaches the model.
 pub const MAX_CONTEXT_CHARS: usize = 9_500;
 
+/// The fixed start of every escalation line in a `systemMessage`: the contract
+/// with orchestrators (README, "For orchestrators"). Never change it.
+pub const ESCALATION_PREFIX: &str = "helix-gate escalation:";
+
+/// What escalated; the second word of an escalation line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EscalationKind {
+    /// A file's retry budget is spent (on a save or at Stop): no more blocks.
+    Budget,
+    /// The STEP marker's budget is spent: the heuristic fallback was applied.
+    StepMarker,
+    /// A reviewer's refusal was escalated: no further review in this session.
+    Review,
+    /// helix-gate or the reviewer could not decide; under fail-open the check is skipped.
+    Infrastructure,
+}
+
+impl EscalationKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EscalationKind::Budget => "budget",
+            EscalationKind::StepMarker => "step-marker",
+            EscalationKind::Review => "review",
+            EscalationKind::Infrastructure => "infrastructure",
+        }
+    }
+}
+
+/// One escalation as one line, in the documented format:
+///
+/// `helix-gate escalation: <kind> <target>: <rules> after <attempts>; <what happens now>`
+///
+/// `target` is the file (repository-relative) or `-`; `rules` the rule ids joined
+/// by `,` or `-`; `attempts` e.g. `attempt 4/3` or `3 review(s)`. Line breaks in
+/// any part become spaces, so one escalation is always one line.
+pub fn escalation_line(
+    kind: EscalationKind,
+    target: &str,
+    rules: &[String],
+    attempts: &str,
+    next: &str,
+) -> String {
+    let one_line = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut ids: Vec<&str> = rules.iter().map(String::as_str).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let rules = if ids.is_empty() {
+        "-".to_owned()
+    } else {
+        ids.join(",")
+    };
+    let target = if target.is_empty() { "-" } else { target };
+    format!(
+        "{ESCALATION_PREFIX} {} {}: {} after {}; {}",
+        kind.as_str(),
+        one_line(target),
+        one_line(&rules),
+        one_line(attempts),
+        one_line(next)
+    )
+}
+
 /// One hook answer. `None` fields are omitted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct HookOutput {
@@ -155,6 +217,31 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&both.to_json_line()).unwrap();
         assert_eq!(v["hookSpecificOutput"]["hookEventName"], "Stop");
         assert_eq!(v["systemMessage"], "M");
+    }
+
+    #[test]
+    fn an_escalation_is_one_line_in_the_documented_format() {
+        let line = escalation_line(
+            EscalationKind::Budget,
+            "adr/001-x.md",
+            &["sections.required".into(), "a.b".into(), "a.b".into()],
+            "attempt 4/3",
+            "no longer blocked;\nrun `helix-gate validate adr/001-x.md`",
+        );
+        assert_eq!(
+            line,
+            "helix-gate escalation: budget adr/001-x.md: a.b,sections.required after attempt 4/3; no longer blocked; run `helix-gate validate adr/001-x.md`"
+        );
+        assert!(
+            escalation_line(
+                EscalationKind::Infrastructure,
+                "",
+                &[],
+                "1 failure",
+                "skipped"
+            )
+            .starts_with("helix-gate escalation: infrastructure -: - after 1 failure;")
+        );
     }
 
     #[test]

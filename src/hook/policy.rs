@@ -10,7 +10,7 @@ use std::path::Path;
 use super::baseline;
 use super::deadline::Deadline;
 use super::event::{EventKind, HookEvent};
-use super::output::HookOutput;
+use super::output::{EscalationKind, HookOutput, escalation_line};
 use super::ruling::Ruling;
 use crate::config::Settings;
 use crate::decision_log::{Decision, Verdict};
@@ -54,9 +54,16 @@ pub(super) fn infrastructure(
     } else if err.fail_closed && event.kind == EventKind::PreToolUse {
         HookOutput::deny(closed(&err.message))
     } else {
-        HookOutput::message(format!(
-            "helix-gate: infrastructure error, check skipped: {}",
-            err.message
+        // Fail-open: the check is skipped, which is an escalation to the person.
+        HookOutput::message(escalation_line(
+            EscalationKind::Infrastructure,
+            "-",
+            &[],
+            "1 failure",
+            &format!(
+                "infrastructure error (not a problem in your files), check skipped (fail-open): {}",
+                err.message
+            ),
         ))
     };
     Ruling {

@@ -185,6 +185,111 @@ pub fn fallback(root: &Path, folders: &[PathBuf], fallback_file: &str, last: &st
     }
 }
 
+/// The largest status file helix-gate reads and rewrites.
+const STATUS_LIMIT: u64 = 1024 * 1024;
+
+/// What became of the status file at one Stop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// `step` and `updated_at` were written; the note is for the decision log.
+    Written(String),
+    /// Left alone, and the person should know why (not a JSON object, not a
+    /// regular file, leads out of the project, cannot be written): never a block.
+    Left(String),
+}
+
+/// Set `step` and `updated_at` (RFC 3339) in the JSON object in `status_file`
+/// (`step_marker.status_file`, relative to the session's working directory and
+/// looked for in each of `folders` like the fallback file), keeping every other
+/// key and their order, atomically and confined to the project at `root`. Only an
+/// existing file is written (HELIX creates it); `None` when there is none.
+pub fn write_status(
+    root: &Path,
+    folders: &[PathBuf],
+    status_file: &str,
+    step: &str,
+) -> Option<Status> {
+    let crate::rules::file_refs::PathCheck::Relative(rel) =
+        crate::rules::file_refs::classify(status_file)
+    else {
+        return Some(Status::Left(format!(
+            "status file `{status_file}` is not a relative path; step `{step}` not written"
+        )));
+    };
+    // `exists` follows links: a dangling one is no file; `symlink_metadata` sees it.
+    let path = folders
+        .iter()
+        .map(|folder| folder.join(&rel))
+        .find(|path| path.symlink_metadata().is_ok())?;
+    let shown =
+        crate::paths::relative_to_real(root, &path).unwrap_or_else(|| path.display().to_string());
+    let left = |why: String| {
+        Some(Status::Left(format!(
+            "status file {shown} {why}; left alone, step `{step}` not written"
+        )))
+    };
+    if !crate::fs::confine::inside(root, &path) {
+        return left("leads outside the project".to_owned());
+    }
+    let bytes = match crate::fs::read::regular(&path, STATUS_LIMIT, crate::fs::read::Links::Follow)
+    {
+        Ok(bytes) => bytes,
+        Err(e) => match crate::fs::read::not_regular(&e) {
+            Some(kind) => return left(format!("is {kind}, not a regular file")),
+            None => return left(format!("cannot be read ({e})")),
+        },
+    };
+    let mut value = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(serde_json::Value::Object(map)) => map,
+        Ok(_) => return left("is not a JSON object".to_owned()),
+        Err(e) => return left(format!("is not valid JSON ({e})")),
+    };
+    let now = crate::clock::now_rfc3339();
+    value.insert("step".to_owned(), serde_json::Value::from(step));
+    value.insert(
+        "updated_at".to_owned(),
+        serde_json::Value::from(now.as_str()),
+    );
+    let mut text = serde_json::to_string_pretty(&serde_json::Value::Object(value))
+        .unwrap_or_else(|_| "{}".to_owned());
+    text.push('\n');
+    match crate::fs::atomic::write(root, &path, text.as_bytes()) {
+        Ok(()) => Some(Status::Written(format!(
+            "status file {shown}: step `{step}`, updated_at {now}"
+        ))),
+        Err(e) => left(format!("cannot be written ({e})")),
+    }
+}
+
+/// [`write_status`] when `step_marker.status_file` is set: a write is logged,
+/// a file left alone is logged and noted on stderr (never a block).
+pub(super) fn record_status(
+    root: &Path,
+    folders: &[PathBuf],
+    settings: &StepMarkerSettings,
+    step: &str,
+    decisions: &mut Vec<crate::decision_log::Decision>,
+    notes: &mut Vec<String>,
+) {
+    let Some(file) = settings.status_file.as_deref().filter(|f| !f.is_empty()) else {
+        return;
+    };
+    let note = match write_status(root, folders, file, step) {
+        None => return,
+        Some(Status::Written(note)) => note,
+        Some(Status::Left(note)) => {
+            notes.push(note.clone());
+            note
+        }
+    };
+    decisions.push(crate::decision_log::Decision {
+        target: super::STEP_TARGET.into(),
+        verdict: crate::decision_log::Verdict::Pass,
+        note: Some(note),
+        ..crate::decision_log::Decision::default()
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,6 +324,7 @@ mod tests {
             steps: steps(),
             fallback_file: "output/response.md".into(),
             paths: paths.iter().map(|p| (*p).to_owned()).collect(),
+            status_file: None,
         }
     }
 

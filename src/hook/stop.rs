@@ -28,6 +28,8 @@ pub(super) struct StopChecks {
     /// Touched ADRs whose review was escalated earlier in this session: the
     /// Stop gate starts no further review of them.
     escalated_reviews: Vec<String>,
+    /// The step of a valid STEP marker (where the marker is required).
+    step: Option<String>,
 }
 
 /// Stop: every ADR this session touched must pass as it is on disk now, and the
@@ -74,6 +76,17 @@ pub(super) fn stop(
     let last = event.last_assistant_message.as_deref().unwrap_or("");
     let checks = deterministic_gate(event, root, &settings, last, broken_last, notes)?;
     let mut decisions = Vec::new();
+    // Outside the session lock: the dashboard's status file follows the marker.
+    if let Some(step) = &checks.step {
+        step_marker::record_status(
+            root,
+            &session,
+            &settings.step_marker,
+            step,
+            &mut decisions,
+            notes,
+        );
+    }
     if let Some(output) = budget::decide(
         root,
         &session,
@@ -81,6 +94,7 @@ pub(super) fn stop(
         &checks.failing,
         last,
         &mut decisions,
+        notes,
     ) {
         return Ok(Ruling {
             output: Some(output),
@@ -185,10 +199,14 @@ pub(super) fn deterministic_gate(
         .collect();
     let (mut failing, mut passing) = check_touched(root, settings, &touched, notes)?;
     let marker = &settings.step_marker;
+    let mut step = None;
     // Without a readable last answer the marker is neither passed nor charged.
     if marker.enabled && broken_last.is_none() {
         match step_marker::check(last, &marker.steps) {
-            Ok(_) => passing.push(STEP_TARGET.to_owned()),
+            Ok(found) => {
+                step = Some(found);
+                passing.push(STEP_TARGET.to_owned());
+            }
             Err(problem) => failing.push(Failing::new(
                 STEP_TARGET.to_owned(),
                 step_marker::feedback(&problem, &marker.steps),
@@ -208,6 +226,7 @@ pub(super) fn deterministic_gate(
         passing,
         failing,
         escalated_reviews,
+        step,
     })
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::budget;
 use super::deadline::Deadline;
 use super::event::HookEvent;
-use super::output::HookOutput;
+use super::output::{EscalationKind, HookOutput, escalation_line};
 use super::policy::{InfraError, load_engine, load_settings, need_session, needed};
 use super::ruling::{Ruling, count, rule_ids, session_id, skipped};
 use super::state;
@@ -385,8 +385,14 @@ pub(super) fn post_tool_use_answer(
         );
         let out = HookOutput::context("PostToolUse", &context);
         Some(if charge.first_escalation {
-            out.with_message(format!(
-                "helix-gate: {rel} still fails {errors} check(s); escalated to you ({why}; run `helix-gate validate {rel}`)."
+            out.with_message(escalation_line(
+                EscalationKind::Budget,
+                rel,
+                &decision.rules,
+                &format!("attempt {}/{budget}", charge.attempt),
+                &format!(
+                    "still fails {errors} check(s), escalated to you ({why}); helix-gate no longer blocks it in this session; run `helix-gate validate {rel}`"
+                ),
             ))
         } else {
             out

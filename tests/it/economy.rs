@@ -136,7 +136,9 @@ fn a_refusal_the_model_never_revises_escalates_within_max_retries() {
     let (a, _) = hook(repo.path(), Some(&api), &stop());
     assert!(a.get("decision").is_none(), "{a}");
     assert!(
-        text_of(&a, "systemMessage").contains("escalated to you"),
+        text_of(&a, "systemMessage").starts_with(&format!(
+            "helix-gate escalation: review {SECOND}: completeness after 3 review(s); approval still rejected, escalated to you"
+        )),
         "{a}"
     );
     assert_eq!(api.requests().len(), 1, "one review of one content");
@@ -225,7 +227,8 @@ fn six_stops_make_one_review_per_distinct_content_and_none_after_escalation() {
     assert!(a.get("decision").is_none(), "{a}");
     let message = text_of(&a, "systemMessage");
     assert!(
-        message.contains("escalated to you")
+        message.contains("helix-gate escalation: review adr/002-cache-rules-again.md: ")
+            && message.contains("escalated to you")
             && message.contains("starts no further review of adr/002-cache-rules-again.md"),
         "{message}"
     );

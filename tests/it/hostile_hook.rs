@@ -139,7 +139,9 @@ fn assert_fails_open(answer: &Value, what: &str) {
     assert!(answer.get("decision").is_none(), "{answer}");
     let msg = answer["systemMessage"].as_str().unwrap();
     assert!(
-        msg.starts_with("helix-gate: infrastructure error") && msg.contains(what),
+        msg.starts_with(
+            "helix-gate escalation: infrastructure -: - after 1 failure; infrastructure error"
+        ) && msg.contains(what),
         "{msg}"
     );
 }

@@ -30,6 +30,7 @@ mod language;
 mod marketplace;
 mod new;
 mod new_presets;
+mod orchestrator;
 mod phases;
 mod precommit;
 mod preset_edges;
@@ -41,6 +42,7 @@ mod schemas;
 mod session_config;
 mod sessions;
 mod snapshots;
+mod status_file;
 mod structure;
 #[path = "../support/mod.rs"]
 mod support;
