@@ -55,7 +55,7 @@ pub(super) fn session_context(
     let mut text = format!(
         "helix-gate checks every ADR you write ({}) when you save it and before you finish:\n\
 {}- ## sections: {}{length}\n{}\
-- no template placeholder left: replace every <...> gap of the template, brackets included (template-placeholder)\n\
+- no template placeholder left: replace every <...> gap of the template, brackets included (template-placeholder); a hint with its brackets removed is no content either (template-hint-left)\n\
 - `helix-gate new \"<title>\"` writes a new ADR from the {} template that passes once its gaps are filled\n\
 - concept diff: an ADR is compared with its concept ({}); a section of the concept the rules require must not be lost (concept-required-section-missing)\n",
         settings.adr.globs.join(", "),
