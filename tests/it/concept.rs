@@ -625,3 +625,63 @@ fn finalize_writes_a_discovered_concept_into_the_front_matter() {
         stdout(&out)
     );
 }
+
+#[test]
+fn pre_commit_compares_a_staged_draft_with_the_concept_beside_it() {
+    let repo = Repo::with_adr();
+    repo.write("output/concept.md", CONCEPT);
+    repo.write("output/ADR-x.md", good_adr().replace("\"001\"", "\"002\""));
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(code(&out), 1, "{text}");
+    assert!(
+        text.contains("section \"Migration\" of the concept output/concept.md"),
+        "{text}"
+    );
+    // Discovery turned off: the draft passes.
+    repo.write("config/helix-gate.yaml", "concept:\n  discover: []\n");
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+}
+
+#[test]
+fn a_discovered_concept_is_in_the_approval_cache_key_and_the_run_folder() {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "");
+    repo.write(
+        "output/concept.md",
+        "# Konzept\n## Kontext\nx\n## Entscheidung\ny\n",
+    );
+    let draft = "output/ADR-cache.md";
+    repo.write(draft, good_adr());
+    let runs = repo.path().join("fake/runs");
+    let script = fake_reviewer(
+        repo.path(),
+        &canned_result(&approved(0.9)),
+        &format!(
+            "echo run >> '{}'\ncp concept/output/concept.md output/seen-concept.md\n",
+            runs.display()
+        ),
+    );
+    configure(&repo, &script, 30);
+    let (exit, first) = approve_json(repo.path(), None, &[draft]);
+    assert_eq!(exit, 0, "{first:#}");
+    assert!(
+        run_dir(repo.path(), &first)
+            .join("output/seen-concept.md")
+            .is_file()
+    );
+    let (_, again) = approve_json(repo.path(), None, &[draft]);
+    assert_eq!(again["stage"], "cache", "{again:#}");
+    // The concept beside the draft changed: a new review.
+    repo.write(
+        "output/concept.md",
+        "# Konzept\n## Kontext\nx\n## Entscheidung\nanders\n",
+    );
+    let (exit, changed) = approve_json(repo.path(), None, &[draft]);
+    assert_eq!(exit, 0, "{changed:#}");
+    assert_ne!(changed["stage"], "cache", "{changed:#}");
+    assert_eq!(std::fs::read_to_string(&runs).unwrap().lines().count(), 2);
+}
