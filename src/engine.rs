@@ -20,6 +20,18 @@ pub struct Engine {
     pub rules: RuleSet,
     /// Compiled on first use: checking one named file never needs the globs.
     matcher: std::sync::OnceLock<AdrMatcher>,
+    /// The concept candidates found in a folder (`concept.discover`), listed once per
+    /// folder: many ADRs in one folder are checked on all cores.
+    discovered: std::sync::Mutex<std::collections::HashMap<PathBuf, Vec<PathBuf>>>,
+}
+
+/// How an ADR came by its concept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConceptOrigin {
+    /// Its front matter names it (`concept: PATH`, the path as written).
+    Named(String),
+    /// Found in its folder by `concept.discover`.
+    Discovered,
 }
 
 /// One checked document.
@@ -63,6 +75,7 @@ impl Engine {
             settings,
             rules,
             matcher: std::sync::OnceLock::new(),
+            discovered: std::sync::Mutex::default(),
         })
     }
 
@@ -80,6 +93,7 @@ impl Engine {
             settings,
             rules,
             matcher: std::sync::OnceLock::new(),
+            discovered: std::sync::Mutex::default(),
         })
     }
 
@@ -131,30 +145,105 @@ impl Engine {
         }
     }
 
-    /// The concept diff of an ADR whose front matter names its concept (`concept:`); the
-    /// concept is read from the working tree, also by pre-commit (a concept is a source the
-    /// ADR was written from, not necessarily part of the commit).
+    /// The concept diff of an ADR against its concept ([`Engine::concept_of`]); the concept
+    /// is read from the working tree, also by pre-commit (a concept is a source the ADR was
+    /// written from, not necessarily part of the commit).
     fn named_concept(&self, path: &Path, adr: &Adr) -> Vec<Finding> {
-        let named = match rules::concept::named(adr) {
+        let (concept, origin) = match self.concept_of(path, adr) {
             None => return Vec::new(),
             Some(Err(finding)) => return vec![finding],
-            Some(Ok(named)) => named,
+            Some(Ok(found)) => found,
         };
-        match self
-            .resolve_concept(path, &named)
-            .and_then(|concept| self.read_concept(&concept).map(|text| (concept, text)))
-        {
-            Ok((concept, text)) => rules::concept::compare(
+        match self.read_concept(&concept) {
+            Ok(text) => rules::concept::compare(
                 adr,
                 &text,
                 &crate::paths::display(&self.root, &concept),
                 &self.rules,
             ),
-            Err(why) => vec![rules::concept::unreadable(
+            Err(why) => vec![self.unusable(adr, &concept, &origin, &why)],
+        }
+    }
+
+    /// The finding for a concept that cannot be used.
+    fn unusable(&self, adr: &Adr, concept: &Path, origin: &ConceptOrigin, why: &str) -> Finding {
+        match origin {
+            ConceptOrigin::Named(named) => rules::concept::unreadable(
                 adr,
                 format!("cannot use the concept `{named}` named in the front matter: {why}"),
-            )],
+            ),
+            ConceptOrigin::Discovered => rules::concept::undiscoverable(format!(
+                "cannot use the concept {} found next to the ADR: {why}",
+                crate::paths::display(&self.root, concept)
+            )),
         }
+    }
+
+    /// The concept of the ADR at `adr_path` (parsed as `adr`), the one place every entry
+    /// point asks (validate, the hook, pre-commit, approve and its cache key, gate,
+    /// finalize): the file its front matter names (`concept:`), else the first file in its
+    /// own folder that `concept.discover` matches (never the ADR itself, nor a file outside
+    /// the repository). None: it has none; `Err`: a named concept that cannot be found.
+    pub fn concept_of(
+        &self,
+        adr_path: &Path,
+        adr: &Adr,
+    ) -> Option<Result<(PathBuf, ConceptOrigin), Finding>> {
+        match rules::concept::named(adr) {
+            Some(Err(finding)) => Some(Err(finding)),
+            Some(Ok(named)) => Some(match self.resolve_concept(adr_path, &named) {
+                Ok(found) => Ok((found, ConceptOrigin::Named(named))),
+                Err(why) => Err(self.unusable(
+                    adr,
+                    Path::new(&named),
+                    &ConceptOrigin::Named(named.clone()),
+                    &why,
+                )),
+            }),
+            None => self
+                .discover_concept(adr_path)
+                .map(|found| Ok((found, ConceptOrigin::Discovered))),
+        }
+    }
+
+    /// The concept found by convention next to the ADR at `adr_path` (`concept.discover`).
+    pub fn discover_concept(&self, adr_path: &Path) -> Option<PathBuf> {
+        if self.settings.concept.discover.is_empty() {
+            return None;
+        }
+        let adr_path = crate::paths::absolute(adr_path);
+        let dir = adr_path.parent()?.to_path_buf();
+        crate::paths::relative_to(&self.root, &dir)?;
+        let mut cache = self
+            .discovered
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let candidates = cache
+            .entry(dir.clone())
+            .or_insert_with(|| self.concept_candidates(&dir));
+        candidates.iter().find(|c| **c != adr_path).cloned()
+    }
+
+    /// The files in `dir` that `concept.discover` matches, best first: by pattern, then name.
+    fn concept_candidates(&self, dir: &Path) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut found: Vec<(usize, String)> = entries
+            .filter_map(Result::ok)
+            .filter_map(|entry| {
+                let name = entry.file_name().into_string().ok()?;
+                let rank = self.settings.concept.matches(&name)?;
+                let kind = entry.file_type().ok()?;
+                (kind.is_file() || kind.is_symlink()).then_some((rank, name))
+            })
+            .collect();
+        found.sort();
+        found
+            .into_iter()
+            .map(|(_, name)| dir.join(name))
+            .filter(|path| crate::fs::confine::inside(&self.root, path))
+            .collect()
     }
 
     /// Where the concept `named` by the ADR at `adr_path` is: looked up next to the ADR

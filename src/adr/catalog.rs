@@ -172,19 +172,30 @@ pub fn summary(adr: &Adr) -> String {
     let Some(section) = adr.section(&keys) else {
         return String::new();
     };
+    // Line by line, so that a line still holding a template's hint (brackets removed or
+    // not) is skipped: the summary is never the template's `<Warum wird das gebraucht?>`.
     let mut text = String::new();
+    let mut line = String::new();
     let mut in_paragraph = false;
+    let keep = |line: &mut String, text: &mut String| {
+        if !super::template_hints::is_hint(line) {
+            text.push_str(line);
+            text.push(' ');
+        }
+        line.clear();
+    };
     for event in Parser::new(adr.content(section)) {
         match event {
             Event::Start(Tag::Paragraph) => in_paragraph = true,
             Event::End(TagEnd::Paragraph) => {
                 in_paragraph = false;
+                keep(&mut line, &mut text);
                 if !text.trim().is_empty() {
                     break;
                 }
             }
-            Event::Text(t) | Event::Code(t) if in_paragraph => text.push_str(&t),
-            Event::SoftBreak | Event::HardBreak if in_paragraph => text.push(' '),
+            Event::Text(t) | Event::Code(t) if in_paragraph => line.push_str(&t),
+            Event::SoftBreak | Event::HardBreak if in_paragraph => keep(&mut line, &mut text),
             _ => {}
         }
     }
@@ -221,6 +232,21 @@ mod tests {
         assert_eq!(format_number(7), "007");
         assert_eq!(format_number(39), "039");
         assert_eq!(format_number(1234), "1234");
+    }
+
+    #[test]
+    fn summary_never_takes_a_template_hint() {
+        let adr = Adr::parse(
+            "## Kontext\n\nWarum wird das gebraucht? Welches Problem gibt es heute, wen betrifft es, was kostet es?\n\nDer Hook liest die Regeln bei jedem Aufruf neu. Das kostet Zeit.\n",
+        );
+        assert_eq!(
+            summary(&adr),
+            "Der Hook liest die Regeln bei jedem Aufruf neu."
+        );
+        let adr = Adr::parse("## Kontext\n\n<Warum wird das gebraucht?>\nEchter Grund hier.\n");
+        assert_eq!(summary(&adr), "Echter Grund hier.");
+        let adr = Adr::parse("## Kontext\n\nWarum wird das gebraucht?\n");
+        assert_eq!(summary(&adr), "");
     }
 
     #[test]

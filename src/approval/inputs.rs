@@ -47,8 +47,8 @@ pub(super) fn read_files(
         .collect()
 }
 
-/// The concept each reviewed file names in its front matter (`concept:`), in
-/// the order of `files`: None for a file that is no ADR or names none. The
+/// The concept of each reviewed file (named in its front matter or found next to
+/// it), in the order of `files`: None for a file that is no ADR or has none. The
 /// deterministic stage has reported any that cannot be read, so these are the
 /// readable ones.
 pub(super) fn file_concepts(
@@ -79,14 +79,12 @@ pub(super) fn distinct_concepts(
     out
 }
 
-/// The concept the ADR at `path` with content `bytes` names, read from the
-/// work tree, when it resolves and can be read.
+/// The concept of the ADR at `path` with content `bytes` (named in its front matter or
+/// found next to it: [`Engine::concept_of`]), read from the work tree, when it resolves
+/// and can be read.
 fn concept_of(engine: &Engine, path: &Path, bytes: &[u8]) -> Option<run_dir::ReviewedFile> {
     let adr = crate::adr::Adr::parse(&String::from_utf8_lossy(bytes));
-    let Some(Ok(named)) = crate::rules::concept::named(&adr) else {
-        return None;
-    };
-    let concept = engine.resolve_concept(path, &named).ok()?;
+    let (concept, _) = engine.concept_of(path, &adr)?.ok()?;
     let text = engine.read_concept(&concept).ok()?;
     Some(run_dir::ReviewedFile {
         display: crate::paths::display(&engine.root, &concept),

@@ -27,6 +27,7 @@ pub struct Settings {
     pub step_marker: StepMarkerSettings,
     pub new: NewSettings,
     pub sessions: SessionsSettings,
+    pub concept: ConceptSettings,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
@@ -85,6 +86,49 @@ impl SessionsSettings {
     pub fn globs(&self) -> Result<GlobSet, String> {
         build_globs(&self.paths)
     }
+}
+
+/// The concept document an ADR is compared with when its front matter names none.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConceptSettings {
+    /// File-name patterns (`*` any run of characters, `?` one; case-insensitive), tried in
+    /// order in the ADR's own folder: the first pattern that matches a file names the
+    /// concept (of several files, the first by name). Empty: no discovery.
+    pub discover: Vec<String>,
+}
+
+impl ConceptSettings {
+    /// The first pattern of `discover` that file name `name` matches (its index).
+    pub fn matches(&self, name: &str) -> Option<usize> {
+        let name = name.to_lowercase();
+        self.discover
+            .iter()
+            .position(|pattern| wildcard(&pattern.to_lowercase(), &name))
+    }
+}
+
+/// Whether `name` matches `pattern` (`*` any run of characters, `?` one, else literal).
+fn wildcard(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    let (mut pi, mut ni) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == n[ni]) {
+            pi += 1;
+            ni += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ni));
+            pi += 1;
+        } else if let Some((sp, sn)) = star {
+            pi = sp + 1;
+            ni = sn + 1;
+            star = Some((sp, sn + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
 }
 
 /// Where `helix-gate new` writes a draft, and from which template.
@@ -183,6 +227,9 @@ impl Settings {
             sessions: SessionsSettings {
                 paths: strings(&["projects/sessions/*"]),
             },
+            concept: ConceptSettings {
+                discover: strings(&["concept.md", "*-concept.md", "konzept.md", "konzept*.md"]),
+            },
         }
     }
 
@@ -279,6 +326,16 @@ impl Settings {
             return Err(format!(
                 "adr.directory must be a folder inside the repository, got `{}`",
                 self.adr.directory
+            ));
+        }
+        if let Some(bad) = self
+            .concept
+            .discover
+            .iter()
+            .find(|p| p.trim().is_empty() || p.contains(['/', '\\']))
+        {
+            return Err(format!(
+                "concept.discover takes file names in the ADR's folder (no `/`), got `{bad}`"
             ));
         }
         if self.hook.budget == 0 {
@@ -473,6 +530,23 @@ mod tests {
         let parsed: Settings = yaml::parse(DEFAULT_SETTINGS).unwrap();
         assert_eq!(Settings::builtin(), parsed);
         assert_eq!(Settings::from_layers(None, "none").unwrap(), parsed);
+    }
+
+    #[test]
+    fn concept_patterns_match_file_names_case_insensitively_in_order() {
+        let s = Settings::builtin();
+        assert_eq!(s.concept.matches("concept.md"), Some(0));
+        assert_eq!(s.concept.matches("Concept.MD"), Some(0));
+        assert_eq!(s.concept.matches("payment-concept.md"), Some(1));
+        assert_eq!(s.concept.matches("KONZEPT.md"), Some(2));
+        assert_eq!(s.concept.matches("Konzept-Zahlung.md"), Some(3));
+        assert_eq!(s.concept.matches("concept.txt"), None);
+        assert_eq!(s.concept.matches("ADR-concept-x.md"), None);
+        assert_eq!(s.concept.matches("preconcept.md"), None);
+        let off = Settings::from_layers(Some("concept: {discover: []}\n"), "x").unwrap();
+        assert_eq!(off.concept.matches("concept.md"), None);
+        let err = Settings::from_layers(Some("concept: {discover: [a/concept.md]}\n"), "x");
+        assert!(err.unwrap_err().message.contains("concept.discover"));
     }
 
     #[test]

@@ -13,6 +13,17 @@ use super::{baseline, project, state, step_marker};
 use crate::config::Settings;
 use crate::diagnostic::Severity;
 
+/// Where an ADR's concept comes from, for the summary.
+fn concept_source(settings: &Settings) -> String {
+    match settings.concept.discover.as_slice() {
+        [] => "front matter `concept: PATH`".to_owned(),
+        patterns => format!(
+            "front matter `concept: PATH`, else the first of {} in the ADR's folder",
+            patterns.join(", ")
+        ),
+    }
+}
+
 /// `SessionStart` / `UserPromptSubmit`: a short summary of the rules, so fewer mistakes happen.
 pub(super) fn session_context(
     event: &HookEvent,
@@ -44,13 +55,15 @@ pub(super) fn session_context(
     let mut text = format!(
         "helix-gate checks every ADR you write ({}) when you save it and before you finish:\n\
 {}- ## sections: {}{length}\n{}\
-- no template placeholder left: replace every <...> gap of the template, brackets included (template-placeholder)\n\
-- `helix-gate new \"<title>\"` writes a new ADR from the {} template that passes once its gaps are filled\n",
+- no template placeholder left: replace every <...> gap of the template, brackets included (template-placeholder); a hint with its brackets removed is no content either (template-hint-left)\n\
+- `helix-gate new \"<title>\"` writes a new ADR from the {} template that passes once its gaps are filled\n\
+- concept diff: an ADR is compared with its concept ({}); a section of the concept the rules require must not be lost (concept-required-section-missing)\n",
         settings.adr.globs.join(", "),
         crate::rules::document::brief(&rules),
         rules.base.required_sections.join(", "),
         crate::rules::document::criteria_brief(&rules),
         settings.new.template_name(settings.preset),
+        concept_source(&settings),
     );
     for rule in rules
         .contextual

@@ -1,10 +1,13 @@
 //! Concept diff (HELIX layer 3): every H2 section of the concept document should
 //! reappear in the ADR, so a migration plan cannot get lost on the way.
 //!
-//! The concept is known in two ways: the ADR names it in its front matter
-//! (`concept: concept.md`), which every entry point that runs the engine honours
-//! (validate, the hook, pre-commit, approve, gate), or a caller passes one
-//! (`validate --concept`, `gate adr_complete --concept`).
+//! The concept is known in three ways, which every entry point that runs the engine
+//! honours alike (validate, the hook, pre-commit, approve, gate, finalize): the ADR names
+//! it in its front matter (`concept: concept.md`); or, naming none, a file in the ADR's own
+//! folder matches `concept.discover` (by default `concept.md`, `*-concept.md`,
+//! `konzept.md`, `konzept*.md`, case-insensitive: the consultant's `output/concept.md`
+//! beside its draft `output/ADR-x.md`), found in one place, `Engine::concept_of`; or a
+//! caller passes one (`validate --concept`, `gate adr_complete --concept`).
 
 use crate::adr::{Adr, markdown};
 use crate::config::RuleSet;
@@ -13,8 +16,9 @@ use crate::diagnostic::Finding;
 
 declare_rules! {
     /// ## What it does
-    /// When the ADR has a concept (front-matter `concept:`, `validate --concept` or the `gate`
-    /// command's `--concept`), reports each level-2 section of the concept that the ADR lacks and
+    /// When the ADR has a concept (front-matter `concept:`, else a file in the ADR's folder
+    /// that `concept.discover` matches such as `concept.md` or `konzept.md`, or
+    /// `validate --concept` or the `gate` command's `--concept`), reports each level-2 section of the concept that the ADR lacks and
     /// that the rules do not require (Status, Zusammenfassung, Referenzen, Meta, Fragen and Open
     /// Questions are ignored; aliases count). Sections the rules require are reported as
     /// `concept-required-section-missing` instead.
@@ -63,7 +67,8 @@ declare_rules! {
     /// Reports a concept the ADR names in its front matter (`concept: PATH`) that cannot be used:
     /// not a string, an absolute path, a path that leaves the repository, a file that does not
     /// exist, cannot be read, is larger than `adr.max_file_size` or is not UTF-8 text. The path
-    /// is looked up next to the ADR first, then from the repository root.
+    /// is looked up next to the ADR first, then from the repository root. A concept found next
+    /// to the ADR by `concept.discover` that cannot be read is reported too.
     ///
     /// ## Why
     /// An ADR that names its concept asks to be compared with it; a comparison that silently does
@@ -71,7 +76,8 @@ declare_rules! {
     ///
     /// ## Fix
     /// Correct the path (relative to the ADR's folder or to the repository root), or remove the
-    /// `concept:` field.
+    /// `concept:` field; for a discovered concept, make it readable text, name the right one
+    /// with `concept:`, or turn discovery off (`concept.discover: []`).
     pub const UNREADABLE {
         id: "concept-unreadable",
         severity: Error,
@@ -121,6 +127,13 @@ pub fn named(adr: &Adr) -> Option<Result<String, Finding>> {
                 "write `concept: concept.md` (relative to the ADR's folder or the repository root)",
             )),
     })
+}
+
+/// A finding about a concept found next to the ADR (`concept.discover`) that cannot be read.
+pub fn undiscoverable(message: impl Into<String>) -> Finding {
+    UNREADABLE.finding(message).at(1).hint(
+        "make the concept readable text, name the right one with `concept: PATH`, or set `concept.discover: []` in config/helix-gate.yaml",
+    )
 }
 
 /// A finding about the named concept, at the `concept:` line.

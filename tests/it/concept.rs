@@ -441,3 +441,247 @@ fn a_verdict_for_another_concept_is_neither_judged_nor_refuses_finalize() {
     let out = helix_in(&repo, &["finalize", draft]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
 }
+
+/// The consultant's session: a minor draft `output/ADR-x.md` that names no concept.
+const SESSION: &str = "projects/sessions/s1/output";
+
+#[test]
+fn a_draft_is_compared_with_the_concept_next_to_it_by_convention() {
+    // The ADR-014 case: a minor ADR beside the concept it was written from, which lost the
+    // concept's migration plan, found without a `concept:` key.
+    let repo = scratch();
+    let draft = format!("{SESSION}/ADR-x.md");
+    write(repo.path(), &format!("{SESSION}/concept.md"), CONCEPT);
+    write(repo.path(), &draft, good_adr());
+    let origin = format!("{SESSION}/concept.md");
+
+    let out = run(repo.path(), &["validate", &draft]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 1, "{text}");
+    assert!(
+        text.contains(&format!("error[concept-required-section-missing] section \"Migration\" of the concept {origin} (line 4)")),
+        "{text}"
+    );
+
+    // The hook, driven by its event on stdin.
+    let event = json!({"session_id": "s", "transcript_path": "t", "cwd": repo.path(),
+        "hook_event_name": "PostToolUse", "tool_name": "Write",
+        "tool_input": {"file_path": repo.path().join(&draft), "content": "…"},
+        "tool_response": {"type": "create"}, "tool_use_id": "toolu_1"});
+    let answer: Value = serde_json::from_str(hook_once(repo.path(), &event).trim()).unwrap();
+    assert_eq!(answer["decision"], "block", "{answer}");
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("concept-required-section-missing"),
+        "{reason}"
+    );
+
+    // The gate of a phase plan.
+    let out = std::process::Command::new(bin())
+        .args(["gate", "adr_complete", "--file", "output/ADR-*.md"])
+        .current_dir(repo.path().join("projects/sessions/s1"))
+        .env("NO_COLOR", "1")
+        .env_remove("HELIX_GATE_CHILD")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(
+        doc["details"]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["rule"] == "concept-required-section-missing"),
+        "{doc:#}"
+    );
+
+    // With the section carried over, all pass; the coverage names the discovered concept.
+    let fixed = good_adr().replacen(
+        "## Konsequenzen",
+        "## Migration\n\nPhase 1: 14 Tage Parallelbetrieb, dann Umstellung in einem Schritt.\n\n## Konsequenzen",
+        1,
+    );
+    write(repo.path(), &draft, &fixed);
+    let out = run(repo.path(), &["validate", &draft]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(&format!("concept coverage ({origin}): 2 of 3 sections")),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn discovery_is_case_insensitive_ordered_and_can_be_turned_off() {
+    let repo = scratch();
+    let draft = format!("{SESSION}/ADR-x.md");
+    write(repo.path(), &draft, good_adr());
+    // No concept next to the draft: unaffected (an unrelated file does not count).
+    write(repo.path(), &format!("{SESSION}/notes.md"), CONCEPT);
+    let out = run(repo.path(), &["validate", &draft]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    assert!(!stdout(&out).contains("concept"), "{}", stdout(&out));
+    // `konzept*.md`, whatever the case.
+    write(
+        repo.path(),
+        &format!("{SESSION}/Konzept-Zahlung.md"),
+        CONCEPT,
+    );
+    let out = run(repo.path(), &["validate", &draft]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("of the concept projects/sessions/s1/output/Konzept-Zahlung.md"),
+        "{}",
+        stdout(&out)
+    );
+    // `concept.md` comes first in the list and wins.
+    write(
+        repo.path(),
+        &format!("{SESSION}/CONCEPT.md"),
+        "# C\n## Kontext\nx\n",
+    );
+    let out = run(repo.path(), &["validate", &draft]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("concept coverage (projects/sessions/s1/output/CONCEPT.md)"),
+        "{}",
+        stdout(&out)
+    );
+    // A named concept wins over discovery.
+    write(repo.path(), "docs/c.md", "# C\n## Kontext\nx\n");
+    write(repo.path(), &format!("{SESSION}/CONCEPT.md"), CONCEPT);
+    write(repo.path(), &draft, adr_with_concept("docs/c.md"));
+    let out = run(repo.path(), &["validate", &draft]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    // A configured empty list turns discovery off.
+    write(repo.path(), &draft, good_adr());
+    assert_eq!(code(&run(repo.path(), &["validate", &draft])), 1);
+    write(
+        repo.path(),
+        "config/helix-gate.yaml",
+        "concept:\n  discover: []\n",
+    );
+    let out = run(repo.path(), &["validate", &draft]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    assert!(!stdout(&out).contains("concept"), "{}", stdout(&out));
+}
+
+#[test]
+fn approve_rejects_deterministically_a_draft_that_lost_a_section_of_the_concept_beside_it() {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "");
+    let draft = "output/ADR-x.md";
+    repo.write("output/concept.md", CONCEPT);
+    repo.write(draft, good_adr());
+    let runs = repo.path().join("fake/runs");
+    let script = fake_reviewer(
+        repo.path(),
+        &canned_result(&approved(0.9)),
+        &format!("echo run >> '{}'\n", runs.display()),
+    );
+    configure(&repo, &script, 30);
+    let (exit, doc) = approve_json(repo.path(), None, &[draft]);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["result"], "rejected", "{doc:#}");
+    assert!(
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["check"] == "concept-required-section-missing"
+                && f["source"] == "deterministic"),
+        "{doc:#}"
+    );
+    assert!(!runs.exists(), "no reviewer ran");
+}
+
+#[test]
+fn finalize_writes_a_discovered_concept_into_the_front_matter() {
+    let repo = scratch();
+    std::fs::create_dir(repo.path().join("adr")).unwrap();
+    let concept = "# Konzept\n## Kontext\nx\n## Entscheidung\ny\n";
+    write(repo.path(), &format!("{SESSION}/concept.md"), concept);
+    // A stray concept in adr/ must not replace the draft's own after the move.
+    write(repo.path(), "adr/concept.md", CONCEPT);
+    let draft = good_adr();
+    write(repo.path(), &format!("{SESSION}/ADR-cache.md"), &draft);
+    let out = run(
+        repo.path(),
+        &["finalize", &format!("{SESSION}/ADR-cache.md")],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let finalized = "adr/001-cache-parsed-rules-between-hook-calls.md";
+    let moved = std::fs::read_to_string(repo.path().join(finalized)).unwrap();
+    assert!(
+        moved.contains(&format!("\nconcept: \"{SESSION}/concept.md\"\n---\n")),
+        "{moved}"
+    );
+    let out = run(repo.path(), &["validate", finalized]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(&format!("concept coverage ({SESSION}/concept.md): 2 of 2")),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn pre_commit_compares_a_staged_draft_with_the_concept_beside_it() {
+    let repo = Repo::with_adr();
+    repo.write("output/concept.md", CONCEPT);
+    repo.write("output/ADR-x.md", good_adr().replace("\"001\"", "\"002\""));
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(code(&out), 1, "{text}");
+    assert!(
+        text.contains("section \"Migration\" of the concept output/concept.md"),
+        "{text}"
+    );
+    // Discovery turned off: the draft passes.
+    repo.write("config/helix-gate.yaml", "concept:\n  discover: []\n");
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+}
+
+#[test]
+fn a_discovered_concept_is_in_the_approval_cache_key_and_the_run_folder() {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "");
+    repo.write(
+        "output/concept.md",
+        "# Konzept\n## Kontext\nx\n## Entscheidung\ny\n",
+    );
+    let draft = "output/ADR-cache.md";
+    repo.write(draft, good_adr());
+    let runs = repo.path().join("fake/runs");
+    let script = fake_reviewer(
+        repo.path(),
+        &canned_result(&approved(0.9)),
+        &format!(
+            "echo run >> '{}'\ncp concept/output/concept.md output/seen-concept.md\n",
+            runs.display()
+        ),
+    );
+    configure(&repo, &script, 30);
+    let (exit, first) = approve_json(repo.path(), None, &[draft]);
+    assert_eq!(exit, 0, "{first:#}");
+    assert!(
+        run_dir(repo.path(), &first)
+            .join("output/seen-concept.md")
+            .is_file()
+    );
+    let (_, again) = approve_json(repo.path(), None, &[draft]);
+    assert_eq!(again["stage"], "cache", "{again:#}");
+    // The concept beside the draft changed: a new review.
+    repo.write(
+        "output/concept.md",
+        "# Konzept\n## Kontext\nx\n## Entscheidung\nanders\n",
+    );
+    let (exit, changed) = approve_json(repo.path(), None, &[draft]);
+    assert_eq!(exit, 0, "{changed:#}");
+    assert_ne!(changed["stage"], "cache", "{changed:#}");
+    assert_eq!(std::fs::read_to_string(&runs).unwrap().lines().count(), 2);
+}

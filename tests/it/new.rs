@@ -246,6 +246,85 @@ fn the_template_filled_in_mechanically_passes_validate_the_hook_and_finalize() {
     }
 }
 
+/// The template with every gap merely un-bracketed: `<a|b>` takes `a`, anything else keeps
+/// its own words (the hint) without the brackets.
+fn unbracket(template: &str) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(i) = rest.find('<') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        match after.find(['>', '\n']) {
+            Some(c)
+                if after.chars().next().is_some_and(char::is_alphabetic)
+                    && after[c..].starts_with('>') =>
+            {
+                let inner = &after[..c];
+                match inner.split('|').collect::<Vec<_>>().as_slice() {
+                    [one, _, ..] if !inner.contains(' ') => out.push_str(one),
+                    _ => out.push_str(inner),
+                }
+                rest = &after[c + 1..];
+            }
+            _ => {
+                out.push('<');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn the_template_with_its_hints_only_unbracketed_fails_validate_the_hook_and_finalize() {
+    let repo = helix_repo();
+    write(
+        repo.path(),
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    write(repo.path(), "src/existierende/datei.rs", "");
+    let session = repo.path().join("projects/sessions/s1");
+    assert_eq!(code(&run(&session, &["new", "Cache parsed rules"])), 0);
+    let draft = session.join("output/ADR-cache-parsed-rules.md");
+    let hints = unbracket(&std::fs::read_to_string(&draft).unwrap());
+    assert!(hints.contains("\nWarum wird das gebraucht?"), "{hints}");
+    std::fs::write(&draft, &hints).unwrap();
+
+    let (exit, list) = findings(&session, "output/ADR-cache-parsed-rules.md");
+    assert_eq!(exit, 1, "{list:?}");
+    let left: Vec<&str> = list
+        .iter()
+        .filter(|(_, severity)| severity == "error")
+        .map(|(rule, _)| rule.as_str())
+        .collect();
+    // Kontext, Entscheidung, Implementation, Dokumentation, Migration, Akzeptanzkriterien,
+    // Konsequenzen: every section is still the hint, and nothing else is wrong.
+    assert_eq!(left, ["template-hint-left"; 7], "{list:?}");
+
+    let rel = "projects/sessions/s1/output/ADR-cache-parsed-rules.md";
+    let answer = hook(
+        repo.path(),
+        &json!({"session_id": "s", "cwd": session, "hook_event_name": "PostToolUse",
+                "tool_name": "Write", "tool_input": {"file_path": repo.path().join(rel)},
+                "tool_response": {}, "tool_use_id": "t1"}),
+    )
+    .expect("an answer");
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .unwrap()
+            .contains("template-hint-left"),
+        "{answer}"
+    );
+
+    let out = run(&session, &["finalize", "output/ADR-cache-parsed-rules.md"]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    assert!(!repo.path().join("adr/008-cache-parsed-rules.md").exists());
+}
+
 #[test]
 fn the_session_start_context_names_what_the_template_needs() {
     let repo = helix_repo();

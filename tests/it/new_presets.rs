@@ -30,9 +30,15 @@ fn findings(cwd: &Path, preset: &str, file: &str) -> (i32, Vec<(String, String)>
     (code(&out), list)
 }
 
-/// Replace every `<...>` gap (a letter after `<`, on one line) with its own words, the
-/// way a writer following the template would, but mechanically.
+/// Replace every `<...>` gap (a letter after `<`, on one line) with its own words plus a
+/// few of this ADR's, the way a writer following the template would, but mechanically
+/// (its own words alone are the template's hint: `template-hint-left`).
 fn fill(text: &str) -> String {
+    fill_with(text, " for the order queue")
+}
+
+/// Every gap replaced by its own words and `words`.
+fn fill_with(text: &str, words: &str) -> String {
     let mut out = String::new();
     let mut rest = text;
     while let Some(i) = rest.find('<') {
@@ -41,6 +47,7 @@ fn fill(text: &str) -> String {
         match after.find(['>', '\n']) {
             Some(c) if after.starts_with(char::is_alphabetic) && after[c..].starts_with('>') => {
                 out.push_str(&after[..c]);
+                out.push_str(words);
                 rest = &after[c + 1..];
             }
             _ => {
@@ -120,8 +127,18 @@ fn new_with_a_preset_writes_its_template_that_fails_only_on_placeholders_until_f
             "{preset}: {list:?}"
         );
 
-        // Filled in (HELIX's own template is filled with its choices in tests/it/new.rs).
+        // Filled in (HELIX's own template is filled with its choices in tests/it/new.rs);
+        // its brackets merely removed, each section is still the hint.
         if preset != "helix" {
+            std::fs::write(repo.path().join(expected), fill_with(&text, "")).unwrap();
+            let (exit, list) = findings(repo.path(), preset, expected);
+            assert_eq!(exit, 1, "{preset}: {list:?}");
+            assert!(
+                list.iter()
+                    .filter(|(_, severity)| severity == "error")
+                    .all(|(rule, _)| rule == "template-hint-left"),
+                "{preset}: {list:?}"
+            );
             std::fs::write(repo.path().join(expected), fill(&text)).unwrap();
             let (exit, list) = findings(repo.path(), preset, expected);
             assert!(

@@ -1,0 +1,183 @@
+//! The hints of the shipped templates (`templates/*.md`, embedded): the text of every `<...>`
+//! gap, such as `<Warum wird das gebraucht? ...>`. A gap whose brackets were merely removed
+//! is still no content: `template-hint-left` reports a section that holds nothing else,
+//! and the INDEX summary never takes one.
+//!
+//! Text is compared normalised: brackets removed, heading and list markers dropped,
+//! whitespace collapsed, lower-cased. A line is a hint when it is a whole hint line of a
+//! template (or one gap's text), or when each of its sentences is a sentence of a hint
+//! (someone kept half of a two-sentence hint).
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use super::{Adr, Section, placeholder};
+
+/// The shipped templates of every preset and language.
+const TEMPLATES: [&str; 3] = [
+    include_str!("../../templates/helix.md"),
+    include_str!("../../templates/madr.md"),
+    include_str!("../../templates/nygard.md"),
+];
+
+/// Hint sentences shorter than this (in characters) are not matched on their own.
+const MIN_SENTENCE: usize = 12;
+
+#[derive(Default)]
+struct Hints {
+    lines: HashSet<String>,
+    sentences: HashSet<String>,
+}
+
+fn hints() -> &'static Hints {
+    static HINTS: OnceLock<Hints> = OnceLock::new();
+    HINTS.get_or_init(|| {
+        let mut hints = Hints::default();
+        for template in TEMPLATES {
+            let adr = Adr::parse(template);
+            for gap in placeholder::find(&adr) {
+                if gap.offset < adr.body_start {
+                    continue;
+                }
+                let text = &adr.text;
+                let start = text[..gap.offset].rfind('\n').map_or(0, |i| i + 1);
+                let end = text[gap.offset..]
+                    .find('\n')
+                    .map_or(text.len(), |i| gap.offset + i);
+                for hint in [normalize(&text[start..end]), normalize(&gap.text)] {
+                    hints.sentences.extend(
+                        sentences(&hint)
+                            .filter(|s| s.chars().count() >= MIN_SENTENCE)
+                            .map(str::to_owned),
+                    );
+                    hints.lines.insert(hint);
+                }
+            }
+        }
+        hints.lines.remove("");
+        hints
+    })
+}
+
+/// `line` as hints are compared: brackets removed, a heading marker, list marker or
+/// checkbox dropped, whitespace collapsed, lower-cased.
+pub fn normalize(line: &str) -> String {
+    let mut rest = line.trim().trim_start_matches('#').trim_start();
+    for marker in ["- [ ]", "- [x]", "- [X]", "* [ ]", "* [x]", "-", "*", "+"] {
+        if let Some(after) = rest.strip_prefix(marker)
+            && (after.is_empty() || after.starts_with([' ', '\t']))
+        {
+            rest = after.trim_start();
+            break;
+        }
+    }
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits > 0 && rest[digits..].starts_with(". ") {
+        rest = rest[digits + 2..].trim_start();
+    }
+    rest.replace(['<', '>'], "")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// The sentences of normalised text: split after `.`, `?`, `!` or `;` that ends the text
+/// or is followed by a space.
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if matches!(c, '.' | '?' | '!' | ';') && chars.peek().is_none_or(|&(_, n)| n == ' ') {
+            out.push(text[start..i + c.len_utf8()].trim());
+            start = i + c.len_utf8();
+        }
+    }
+    out.push(text[start..].trim());
+    out.into_iter().filter(|s| !s.is_empty())
+}
+
+/// Whether `line` is (still) a hint of a shipped template, brackets or not.
+pub fn is_hint(line: &str) -> bool {
+    let line = normalize(line);
+    if line.is_empty() {
+        return false;
+    }
+    let hints = hints();
+    hints.lines.contains(&line) || {
+        let mut parts = sentences(&line).peekable();
+        parts.peek().is_some() && parts.all(|s| hints.sentences.contains(s))
+    }
+}
+
+/// Whether the content of `section` is nothing but template hints: every line a hint
+/// (headings, blank lines and HTML comments aside), and at least one without its brackets
+/// (a gap left bracketed is `template-placeholder`'s). A code block is content.
+pub fn only_hints(adr: &Adr, section: &Section) -> bool {
+    let content = strip_comments(&adr.text[section.content_start..section.end]);
+    let mut unbracketed = false;
+    for line in content.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line.starts_with("```") || line.starts_with("~~~") || !is_hint(line) {
+            return false;
+        }
+        unbracketed |= !line.contains('<');
+    }
+    unbracketed
+}
+
+/// `text` without its HTML comments (an unclosed one runs to the end).
+fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find("<!--") {
+        out.push_str(&rest[..open]);
+        match rest[open + 4..].find("-->") {
+            Some(close) => rest = &rest[open + 4 + close + 3..],
+            None => return out,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hints_of_every_template_are_known_with_or_without_brackets() {
+        assert!(is_hint(
+            "<Warum wird das gebraucht? Welches Problem gibt es heute, wen betrifft es, was kostet es?>"
+        ));
+        assert!(is_hint(
+            "Warum wird das gebraucht?  Welches Problem gibt es heute, wen betrifft es, was kostet es?"
+        ));
+        assert!(is_hint("Warum wird das gebraucht?"));
+        assert!(is_hint("- [ ] Konkretes, testbares Kriterium 1"));
+        assert!(is_hint("* Good, because it improves one desired quality"));
+        assert!(is_hint(
+            "We will ... (the response to these forces, in full sentences, active voice)."
+        ));
+        assert!(!is_hint(
+            "Warum wird das gebraucht? Weil der Hook die Regeln bei jedem Aufruf neu liest."
+        ));
+        assert!(!is_hint("Proposed"));
+        assert!(!is_hint(""));
+        assert!(!is_hint(
+            "- [ ] Ein Hook-Aufruf parst die Regeldatei genau einmal"
+        ));
+    }
+
+    #[test]
+    fn a_section_of_hints_only_is_told_from_one_with_content() {
+        let adr = Adr::parse(
+            "## Kontext\n\nWarum wird das gebraucht?\n<!-- c -->\n\n## Konsequenzen\n\n### Positiv\n- Vorteil 1\n\n### Negativ\n- Der Hook wird langsamer, um 2 ms.\n\n## Migration\n\n<Phase 1>\n\n## Code\n\n```\nVorteil 1\n```\n",
+        );
+        let only: Vec<bool> = adr.sections.iter().map(|s| only_hints(&adr, s)).collect();
+        assert_eq!(only, [true, false, false, false]);
+    }
+}
