@@ -11,7 +11,10 @@
 //!   after the checks pass; `false`: never);
 //! - `approval`: [`approval::approve`] with `approval_type` and `files`, passed when the
 //!   verdict is `required_result` (`needs_revision` also accepts `approved`, as in the seed);
-//! - `approval_passed`: a result file in the `approval-result.json` form says `approved`;
+//! - `approval_passed`: a result file that `helix-gate approve --out` wrote and signed
+//!   with this user's key ([`approval::result_file`]), for exactly the current content of
+//!   the files it names, says `approved` at the type's `required_confidence`; a result
+//!   written by hand, signed by another key or for content changed since fails;
 //! - `files_exist`: the phase's output files (or the gate's `files`) exist.
 //!
 //! `python_syntax` and `tests_pass` are the orchestrator's: they are valid in a plan, and
@@ -24,11 +27,14 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::approval::result_file::Trust;
+use crate::approval::signing::SigningKey;
 use crate::approval::{self, ApproveOptions, Stage, Verdict};
 use crate::diagnostic::{Finding, Severity, Source};
 use crate::engine::Engine;
 use crate::render::gate::{GateDetails, GateResult, Outcome, PhaseResult};
 use crate::rules::phases::{self, GATE_FILE_MISSING, Gate};
+use crate::text::escape_controls;
 use crate::yaml::Value;
 
 /// The largest `phases.yaml` or result file read (both are small, hand- or tool-written).
@@ -429,11 +435,14 @@ impl Ctx<'_> {
                 format!("{shown} is a symbolic link that leads outside the project; not read");
             return GateResult::new(KIND, Outcome::Error, message, details);
         }
-        let document: serde_json::Value = match crate::engine::read_limited(&path, MAX_FILE)
-            .map_err(|e| e.to_string())
-            .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
-        {
-            Ok(document) => document,
+        let read = crate::engine::read_limited(&path, MAX_FILE).map_err(|e| e.to_string());
+        let parsed = read.and_then(|bytes| {
+            serde_json::from_slice::<serde_json::Value>(&bytes)
+                .map(|document| (bytes, document))
+                .map_err(|e| e.to_string())
+        });
+        let (bytes, document) = match parsed {
+            Ok(read) => read,
             Err(why) => {
                 let message = format!(
                     "cannot read the approval result {shown}: {why} (has the approval run?)"
@@ -453,14 +462,45 @@ impl Ctx<'_> {
             return GateResult::new(KIND, Outcome::Error, message, details);
         };
         details.findings = seed_findings(&document);
-        let confidence = document
-            .get("confidence")
-            .and_then(serde_json::Value::as_f64);
-        let message = match confidence {
-            Some(c) => format!("Approval {result} (confidence: {:.0}%)", c * 100.0),
-            None => format!("Approval {result}"),
-        };
         details.approval = Some(document);
+        let key = match approval::signing::load() {
+            Ok(key) => key,
+            Err(e) => return GateResult::new(KIND, Outcome::Error, e.to_string(), details),
+        };
+        let trusted = match approval::result_file::verify(self.root, &bytes, key.as_ref()) {
+            Trust::Trusted(document) => document,
+            untrusted => {
+                let message = untrusted_message(&shown, &untrusted, key.as_ref());
+                return GateResult::new(KIND, Outcome::Failed, message, details);
+            }
+        };
+        let required_confidence = match approval::settings(self.root) {
+            Ok(settings) => settings
+                .get(&trusted.approval_type)
+                .map(|t| t.required_confidence),
+            Err(e) => return GateResult::new(KIND, Outcome::Error, format!("{e:#}"), details),
+        };
+        let Some(required_confidence) = required_confidence else {
+            let message = format!(
+                "{shown} is the result of approval type `{}`, which config/approvals.yaml does not configure",
+                escape_controls(&trusted.approval_type)
+            );
+            return GateResult::new(KIND, Outcome::Failed, message, details);
+        };
+        let confidence = trusted.confidence;
+        let mut message = format!("Approval {result} (confidence: {:.0}%)", confidence * 100.0);
+        // The type's required confidence as configured now: an approval below it
+        // counts as `needs_revision`, as the confidence gate would decide today.
+        let result = if trusted.result == Verdict::Approved && confidence < required_confidence {
+            message = format!(
+                "{message}, below the {:.0}% approval type `{}` requires now: counts as needs_revision",
+                required_confidence * 100.0,
+                escape_controls(&trusted.approval_type)
+            );
+            Verdict::NeedsRevision.as_str().to_owned()
+        } else {
+            result
+        };
         let outcome = if accepts(&required, &result) {
             Outcome::Passed
         } else {
@@ -506,6 +546,36 @@ impl Ctx<'_> {
             )
         };
         GateResult::new(KIND, outcome, message, details)
+    }
+}
+
+/// Why the result file `shown` is not trusted.
+fn untrusted_message(shown: &str, trust: &Trust, key: Option<&SigningKey>) -> String {
+    let again = "run `helix-gate approve --out` again";
+    match trust {
+        Trust::Trusted(_) => format!("{shown} is trusted"),
+        Trust::Unsigned => format!(
+            "{shown} is not signed by helix-gate: it has no signature (written by hand or by another tool); {again}"
+        ),
+        Trust::Malformed(why) => format!(
+            "{shown} is not signed by helix-gate: its signature part is {}; {again}",
+            escape_controls(why)
+        ),
+        Trust::NoKey => format!(
+            "{shown} is not signed by helix-gate for this user: this user has no signing key yet; {again}"
+        ),
+        Trust::ForeignKey(theirs) => format!(
+            "{shown} is not signed by helix-gate with this user's key: it names key {} (this user's is {}), a result copied from elsewhere; {again}",
+            escape_controls(theirs),
+            key.map(SigningKey::id).unwrap_or_default()
+        ),
+        Trust::Tampered => format!(
+            "{shown} is not signed by helix-gate: its signature does not match its content (changed after helix-gate signed it); {again}"
+        ),
+        Trust::Stale { path, why } => format!(
+            "{shown} is stale: {} was judged, but {why}; {again}",
+            escape_controls(path)
+        ),
     }
 }
 

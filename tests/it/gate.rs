@@ -267,39 +267,129 @@ fn approval_gate_applies_required_result_and_reports_a_failed_reviewer_as_could_
     assert_eq!(exit, 2);
 }
 
+/// `helix-gate approve --out <out> <file>` in the repository root with the test's
+/// state folder (its signing key), or with the state folder `state` when given.
+fn approve_out(repo: &ScratchRepo, file: &str, out: &str, state: Option<&Path>) -> i32 {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = super::approval::approve_command(
+        repo.path(),
+        None,
+        home.path(),
+        &["--format", "json", "--out", out, file],
+    );
+    if let Some(state) = state {
+        cmd.env("HELIX_GATE_STATE_DIR", state);
+    }
+    let out = cmd.output().unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(&out), stderr(&out)));
+    assert!(doc["out"].is_string(), "{doc:#}");
+    code(&out)
+}
+
+fn message(doc: &Value) -> &str {
+    doc["message"].as_str().unwrap()
+}
+
 #[test]
-fn approval_passed_reads_the_result_file() {
+fn approval_passed_trusts_only_a_result_helix_gate_signed_for_the_current_content() {
     let repo = helix_repo();
-    let result = |r: &str| {
-        json!({"approval_id": "x", "approval_type": "adr", "result": r,
-        "confidence": 0.9, "findings": [{"severity": "warning", "check": "style", "message": "long", "location": "ADR:3"}],
-        "recommendations": []}).to_string()
-    };
+    reviewer(&repo, &approved(0.9));
+    let adr = format!("{SESSION}/output/ADR-cache.md");
+    let out = format!("{SESSION}/approvals/adr/output/approval-result.json");
+    let args = [
+        "approval_passed",
+        "--result-file",
+        "approvals/adr/output/approval-result.json",
+    ];
+    assert_eq!(approve_out(&repo, &adr, &out, None), 0);
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo.path().join(&out)).unwrap()).unwrap();
+    assert_eq!(written["result"], "approved");
+    assert_eq!(written["approval_type"], "adr");
+    assert_eq!(written["judged"][0]["path"], adr.as_str());
+    assert_eq!(written["judged"][0]["sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(written["signature"]["algorithm"], "hmac-sha256");
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 0, "{doc:#}");
+    assert_eq!(doc["details"]["approval"]["result"], "approved");
+    assert_eq!(doc["details"]["findings"][0]["rule"], "acceptance");
+    assert_eq!(doc["details"]["findings"][0]["source"], "reviewer");
+
+    // A genuine result with its signature removed, and a hand-written one.
+    let mut unsigned = written.clone();
+    unsigned.as_object_mut().unwrap().remove("signature");
+    for text in [
+        unsigned.to_string(),
+        json!({"result": "approved", "confidence": 0.99, "findings": []}).to_string(),
+    ] {
+        repo.write(&out, text);
+        let (exit, doc) = gate(&repo, SESSION, &args);
+        assert_eq!(exit, 1, "{doc:#}");
+        assert!(
+            message(&doc).contains("not signed by helix-gate"),
+            "{doc:#}"
+        );
+    }
+    // Signed, then changed: raised confidence.
+    let mut raised = written.clone();
+    raised["confidence"] = json!(1.0);
+    repo.write(&out, raised.to_string());
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(
+        message(&doc).contains("does not match its content"),
+        "{doc:#}"
+    );
+
+    // Signed with another user's key.
+    let other = tempfile::tempdir().unwrap();
+    assert_eq!(approve_out(&repo, &adr, &out, Some(other.path())), 0);
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(
+        message(&doc).contains("not signed by helix-gate with this user's key"),
+        "{doc:#}"
+    );
+
+    // Genuine again, then the ADR changes: stale, naming the file.
+    assert_eq!(approve_out(&repo, &adr, &out, None), 0);
+    assert_eq!(gate(&repo, SESSION, &args).0, 0);
+    repo.write(&adr, good_adr() + "\nEdited after the approval.\n");
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(message(&doc).contains("is stale"), "{doc:#}");
+    assert!(message(&doc).contains(&adr), "{doc:#}");
+    assert!(message(&doc).contains("content changed"), "{doc:#}");
+    repo.write(&adr, good_adr());
+    assert_eq!(gate(&repo, SESSION, &args).0, 0);
+
+    // The type's required confidence raised above the approval's: not approved now.
+    let script = repo.path().join("fake/reviewer.sh");
+    let command = serde_json::to_string(&script.to_string_lossy()).unwrap();
+    repo.write(
+        "config/approvals.yaml",
+        format!("defaults:\n  command: {command}\n  timeout: 30\n  required_confidence: 0.95\n"),
+    );
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(message(&doc).contains("below the 95%"), "{doc:#}");
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &[&args[..], &["--required-result", "needs_revision"]].concat(),
+    );
+    assert_eq!(exit, 0, "{doc:#}");
+}
+
+#[test]
+fn approval_passed_reports_a_result_it_cannot_read() {
+    let repo = helix_repo();
     let args = [
         "approval_passed",
         "--result-file",
         "output/approval-result.json",
     ];
-    repo.write(
-        format!("{SESSION}/output/approval-result.json"),
-        result("approved"),
-    );
-    let (exit, doc) = gate(&repo, SESSION, &args);
-    assert_eq!(exit, 0, "{doc:#}");
-    assert_eq!(doc["details"]["findings"][0]["rule"], "style");
-    assert_eq!(doc["details"]["findings"][0]["source"], "reviewer");
-    repo.write(
-        format!("{SESSION}/output/approval-result.json"),
-        result("needs_revision"),
-    );
-    let (exit, _) = gate(&repo, SESSION, &args);
-    assert_eq!(exit, 1);
-    let (exit, _) = gate(
-        &repo,
-        SESSION,
-        &[&args[..], &["--required-result", "needs_revision"]].concat(),
-    );
-    assert_eq!(exit, 0);
     repo.write(
         format!("{SESSION}/output/approval-result.json"),
         "{\"result\": \"maybe\"}",
@@ -308,7 +398,11 @@ fn approval_passed_reads_the_result_file() {
     assert_eq!(exit, 2, "{doc:#}");
     // A result file that a symbolic link leads out of the project is not read.
     let outside = tempfile::tempdir().unwrap();
-    std::fs::write(outside.path().join("r.json"), result("approved")).unwrap();
+    std::fs::write(
+        outside.path().join("r.json"),
+        json!({"result": "approved", "confidence": 0.9, "findings": []}).to_string(),
+    )
+    .unwrap();
     let in_session = repo
         .path()
         .join(SESSION)
@@ -318,20 +412,10 @@ fn approval_passed_reads_the_result_file() {
     let (exit, doc) = gate(&repo, SESSION, &args);
     assert_eq!(exit, 2, "{doc:#}");
     assert!(doc["details"].get("approval").is_none(), "{doc:#}");
-    std::fs::remove_file(
-        repo.path()
-            .join(SESSION)
-            .join("output/approval-result.json"),
-    )
-    .unwrap();
+    std::fs::remove_file(&in_session).unwrap();
     let (exit, doc) = gate(&repo, SESSION, &args);
     assert_eq!(exit, 2, "{doc:#}");
-    assert!(
-        doc["message"]
-            .as_str()
-            .unwrap()
-            .contains("has the approval run?")
-    );
+    assert!(message(&doc).contains("has the approval run?"));
 }
 
 const PLAN: &str = "phases:
