@@ -5,7 +5,8 @@
 //! ([`run_gate`] with a [`Gate`] the CLI builds from its flags), so both go through the same
 //! runner. The gates reuse the rest of helix-gate and check nothing themselves:
 //!
-//! - `adr_complete`: the engine's checks of every file the `file` glob matches (the concept
+//! - `adr_complete`: the engine's checks of every file the `file` glob matches, and of
+//!   the ADR a matching draft became when `helix-gate finalize` moved it (the concept
 //!   diff included, from the ADR's front matter or the gate's `concept`), then the reviewer
 //!   by `semantic` (`auto`: only when `approvals.adr.enabled` and the checks pass; `true`:
 //!   after the checks pass; `false`: never);
@@ -174,8 +175,8 @@ impl Ctx<'_> {
         crate::paths::display(self.root, path)
     }
 
-    /// Files below the base matching any of the globs, sorted.
-    fn expand(&self, patterns: &[String]) -> Result<Vec<PathBuf>, String> {
+    /// The globs of a gate (relative to the base, `/` matched literally).
+    fn globs(&self, patterns: &[String]) -> Result<globset::GlobSet, String> {
         let mut builder = globset::GlobSetBuilder::new();
         for pattern in patterns {
             self.path(pattern)?;
@@ -185,7 +186,12 @@ impl Ctx<'_> {
                 .map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
             builder.add(glob);
         }
-        let set = builder.build().map_err(|e| e.to_string())?;
+        builder.build().map_err(|e| e.to_string())
+    }
+
+    /// Files below the base matching any of the globs, sorted.
+    fn expand(&self, patterns: &[String]) -> Result<Vec<PathBuf>, String> {
+        let set = self.globs(patterns)?;
         let mut out = Vec::new();
         crate::engine::walk(self.base, &mut |path| {
             if let Some(rel) = crate::paths::relative_to(self.base, path)
@@ -196,6 +202,35 @@ impl Ctx<'_> {
         })
         .map_err(|e| format!("cannot list {}: {e}", self.shown(self.base)))?;
         out.sort();
+        Ok(out)
+    }
+
+    /// The ADRs that drafts matching the globs became: every draft `helix-gate
+    /// finalize` moved ([`crate::adr_dir::moves`]) whose path below the base
+    /// matches, that is gone, and whose destination is an ADR (by the project's
+    /// globs) inside the project. The record is writable by anything in the
+    /// repository, so a planted line can add an ADR to check, never a file
+    /// outside the project or one that is not an ADR.
+    fn finalized(&self, engine: &Engine, patterns: &[String]) -> Result<Vec<PathBuf>, String> {
+        let drafts = crate::adr_dir::moves::drafts(self.root);
+        if drafts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let set = self.globs(patterns)?;
+        let adrs = engine.settings.adr_matcher()?;
+        let mut out = Vec::new();
+        for draft in drafts {
+            let path = self.root.join(&draft);
+            if crate::paths::relative_to(self.base, &path).is_some_and(|rel| set.is_match(&rel))
+                && std::fs::symlink_metadata(&path).is_err()
+                && let Some(to) = crate::adr_dir::moves::destination(self.root, &draft)
+                && adrs.is_adr(&to)
+                && crate::fs::confine::inside(self.root, &self.root.join(&to))
+                && self.root.join(&to).is_file()
+            {
+                out.push(crate::paths::absolute(&self.root.join(to)));
+            }
+        }
         Ok(out)
     }
 
@@ -215,10 +250,22 @@ impl Ctx<'_> {
                 format!("semantic `{semantic}` is not auto, true or false"),
             );
         }
-        let files = match self.expand(&patterns) {
+        let mut files = match self.expand(&patterns) {
             Ok(files) => files,
             Err(why) => return error(KIND, why),
         };
+        let engine = match Engine::load(self.root, None) {
+            Ok(engine) => engine,
+            Err(e) => return error(KIND, format!("{e:#}")),
+        };
+        match self.finalized(&engine, &patterns) {
+            Ok(moved) => {
+                files.extend(moved);
+                files.sort();
+                files.dedup();
+            }
+            Err(why) => return error(KIND, why),
+        }
         let mut details = GateDetails {
             files: files.iter().map(|f| self.shown(f)).collect(),
             ..GateDetails::default()
@@ -232,10 +279,6 @@ impl Ctx<'_> {
             );
             return GateResult::new(KIND, Outcome::Failed, message, details);
         }
-        let engine = match Engine::load(self.root, None) {
-            Ok(engine) => engine,
-            Err(e) => return error(KIND, format!("{e:#}")),
-        };
         let (reports, read_errors) = engine.check_files(&files, false);
         if let Some(e) = read_errors.first() {
             return error(KIND, e.to_string());

@@ -476,6 +476,69 @@ fn a_phase_runs_its_gates_after_the_plan_is_checked() {
     assert_eq!(doc["findings"][0]["path"], plan);
 }
 
+/// The consultant's plan names its draft (`output/ADR-*.md`); once `helix-gate
+/// finalize` moved it into adr/, the phase's gate checks the ADR it became.
+#[test]
+fn the_consultants_gate_follows_a_draft_that_finalize_moved() {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "");
+    repo.write(
+        "adr/INDEX.md",
+        "# ADR Index\n\n| Nr | Titel | Status | Beschreibung |\n|----|-------|--------|--------------|\n",
+    );
+    reviewer_off(&repo);
+    repo.write(
+        format!("{SESSION}/output/ADR-cache.md"),
+        good_adr()
+            .replace("adr_id: \"001\"", "adr_id: \"XXX\"")
+            .replace("# ADR-001:", "# ADR-XXX:"),
+    );
+    let plan = format!("{SESSION}/output/phases.yaml");
+    repo.write(&plan, PLAN);
+    let phase = ["--phases", "output/phases.yaml", "--phase", "consultant"];
+    let (exit, doc) = gate(&repo, SESSION, &phase);
+    assert_eq!(exit, 0, "{doc:#}");
+    assert_eq!(
+        doc["gates"][0]["details"]["files"],
+        json!([format!("{SESSION}/output/ADR-cache.md")])
+    );
+    let out = run(
+        &repo.path().join(SESSION),
+        &["finalize", "output/ADR-cache.md"],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        !repo
+            .path()
+            .join(SESSION)
+            .join("output/ADR-cache.md")
+            .exists()
+    );
+    let adr = "adr/001-cache-parsed-rules-between-hook-calls.md";
+    assert!(repo.path().join(adr).is_file());
+    let (exit, doc) = gate(&repo, SESSION, &phase);
+    assert_eq!(exit, 0, "{doc:#}");
+    assert_eq!(doc["gates"][0]["details"]["files"], json!([adr]));
+    // The finalized ADR is what is judged: broken there, the gate fails.
+    repo.write(adr, good_adr().replace("## Dokumentation", "## Notizen"));
+    let (exit, doc) = gate(&repo, SESSION, &phase);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["gates"][0]["details"]["files"], json!([adr]));
+    // A planted record never leads to a file that is no ADR.
+    repo.write(
+        ".helix-gate/finalized.jsonl",
+        format!(
+            "{{\"time\": \"t\", \"from\": \"{SESSION}/output/ADR-cache.md\", \"to\": \"src/lib.rs\"}}\n"
+        ),
+    );
+    let (exit, doc) = gate(&repo, SESSION, &phase);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(
+        doc["gates"][0]["details"]["findings"][0]["rule"],
+        "gate-file-missing"
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn a_plan_that_a_link_leads_out_of_the_project_or_a_fifo_is_not_read() {
