@@ -440,19 +440,84 @@ impl Ctx<'_> {
                 format!("required_result `{required}` is not approved or needs_revision"),
             );
         }
-        let files: Result<Vec<PathBuf>, String> =
-            gate.paths("files").iter().map(|f| self.path(f)).collect();
-        let files = match files {
-            Ok(files) if !files.is_empty() => files,
-            Ok(_) => return error(KIND, "the gate has no `files`".to_owned()),
-            Err(why) => return error(KIND, why),
-        };
-        let details = GateDetails {
+        let patterns = gate.paths("files");
+        if patterns.is_empty() {
+            return error(KIND, "the gate has no `files`".to_owned());
+        }
+        let mut files = Vec::new();
+        let mut unmatched = Vec::new();
+        for pattern in &patterns {
+            let found = if is_glob(pattern) {
+                self.expand(std::slice::from_ref(pattern))
+            } else {
+                self.path(pattern).map(|path| vec![path])
+            };
+            match found {
+                Ok(found) if found.is_empty() => unmatched.push(pattern.clone()),
+                Ok(found) => files.extend(found),
+                Err(why) => return error(KIND, why),
+            }
+        }
+        files.dedup();
+        let mut details = GateDetails {
             files: files.iter().map(|f| self.shown(f)).collect(),
             required_result: Some(required.clone()),
             ..GateDetails::default()
         };
-        self.review(KIND, &files, &approval_type, &required, details)
+        if !unmatched.is_empty() {
+            let message = format!("no file matches {}", unmatched.join(", "));
+            details.findings.push(
+                GATE_FILE_MISSING
+                    .finding(format!("{message} (below {})", self.shown(self.base)))
+                    .hint("correct the glob in `files` (or the phase's `input`)"),
+            );
+            return GateResult::new(KIND, Outcome::Failed, message, details);
+        }
+        // Files listed by name are judged together, as one approval; the files a
+        // glob matched are judged each by itself, and every verdict must be
+        // `required_result`.
+        if !patterns.iter().any(|p| is_glob(p)) || files.len() == 1 {
+            return self.review(KIND, &files, &approval_type, &required, details);
+        }
+        let results: Vec<GateResult> = files
+            .iter()
+            .map(|file| {
+                let one = GateDetails {
+                    files: vec![self.shown(file)],
+                    required_result: Some(required.clone()),
+                    ..GateDetails::default()
+                };
+                self.review(
+                    KIND,
+                    std::slice::from_ref(file),
+                    &approval_type,
+                    &required,
+                    one,
+                )
+            })
+            .collect();
+        let outcome = results
+            .iter()
+            .fold(Outcome::Passed, |acc, r| acc.and(r.outcome()));
+        let mut approvals = Vec::new();
+        let mut lines = Vec::new();
+        for (result, file) in results.into_iter().zip(&details.files) {
+            if !result.passed {
+                lines.push(format!("{file}: {}", result.message));
+            }
+            details.findings.extend(result.details.findings);
+            approvals.extend(result.details.approval);
+        }
+        details.approval = Some(serde_json::Value::Array(approvals));
+        let passed = files.len() - lines.len();
+        let mut message = format!(
+            "{passed} of {} file(s) passed the approval (required: {required})",
+            files.len()
+        );
+        if !lines.is_empty() {
+            message = format!("{message}; {}", lines.join("; "));
+        }
+        GateResult::new(KIND, outcome, message, details)
     }
 
     fn approval_passed(&self, gate: &Gate) -> GateResult {
@@ -620,6 +685,11 @@ fn untrusted_message(shown: &str, trust: &Trust, key: Option<&SigningKey>) -> St
             escape_controls(path)
         ),
     }
+}
+
+/// Whether a gate's path is a glob (each file it matches is judged) rather than a name.
+fn is_glob(pattern: &str) -> bool {
+    pattern.contains(['*', '?', '[', '{'])
 }
 
 /// `a.md fails` or `2 files fail`.

@@ -539,6 +539,110 @@ fn the_consultants_gate_follows_a_draft_that_finalize_moved() {
     );
 }
 
+/// Seed 002's cascade: an approval phase of type `security` over a glob of critical files.
+const SECURITY_PLAN: &str = "phases:
+  - id: security
+    type: approval
+    approval_type: security
+    input: [new/src/critical/*.py]
+";
+
+/// The stub reviewer answering `verdict`, with the `security` type switched on.
+fn security_reviewer(repo: &ScratchRepo, verdict: &Value) {
+    let script = fake_reviewer(repo.path(), &canned_result(verdict), "");
+    let command = serde_json::to_string(&script.to_string_lossy()).unwrap();
+    repo.write(
+        "config/approvals.yaml",
+        format!(
+            "defaults:\n  command: {command}\n  timeout: 30\napprovals:\n  security:\n    enabled: true\n"
+        ),
+    );
+}
+
+#[test]
+fn an_approval_phase_judges_every_file_its_input_glob_matches() {
+    let repo = helix_repo();
+    repo.write(
+        format!("{SESSION}/new/src/critical/auth.py"),
+        "def login(user):\n    return True\n",
+    );
+    repo.write(
+        format!("{SESSION}/new/src/critical/pay.py"),
+        "def pay(amount):\n    return amount\n",
+    );
+    repo.write(format!("{SESSION}/new/src/other.py"), "x = 1\n");
+    repo.write(format!("{SESSION}/output/phases.yaml"), SECURITY_PLAN);
+    let phase = ["--phases", "output/phases.yaml", "--phase", "security"];
+    // Off by default, like `code`: the phase cannot run.
+    let (exit, doc) = gate(&repo, SESSION, &phase);
+    assert_eq!(exit, 2, "{doc:#}");
+    assert!(
+        doc["gates"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("disabled"),
+        "{doc:#}"
+    );
+
+    security_reviewer(&repo, &approved(0.9));
+    let (exit, doc) = gate(&repo, SESSION, &phase);
+    assert_eq!(exit, 0, "{doc:#}");
+    let gate0 = &doc["gates"][0];
+    assert_eq!(
+        gate0["details"]["files"],
+        json!([
+            format!("{SESSION}/new/src/critical/auth.py"),
+            format!("{SESSION}/new/src/critical/pay.py")
+        ])
+    );
+    let approvals = gate0["details"]["approval"].as_array().unwrap();
+    assert_eq!(approvals.len(), 2, "each file is judged by itself: {doc:#}");
+    for (approval, file) in approvals.iter().zip(["auth.py", "pay.py"]) {
+        assert_eq!(approval["approval_type"], "security");
+        assert_eq!(
+            approval["files"],
+            json!([format!("{SESSION}/new/src/critical/{file}")])
+        );
+    }
+    // The reviewer got the security type's checks.
+    let runs = repo.path().join(".helix-gate/approvals");
+    let run = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    for check in ["injection", "secrets", "authz"] {
+        assert!(run.join(format!("checks/{check}.md")).is_file(), "{check}");
+    }
+
+    // The plan's required_result applies to every file.
+    repo.write(
+        format!("{SESSION}/new/src/critical/pay.py"),
+        "def pay(amount):\n    return eval(amount)\n",
+    );
+    security_reviewer(
+        &repo,
+        &json!({"result": "needs_revision", "confidence": 0.9, "findings": [
+            {"severity": "error", "check": "injection", "message": "eval of input"}],
+            "recommendations": ["parse the amount"]}),
+    );
+    let (exit, doc) = gate(&repo, SESSION, &phase);
+    assert_eq!(exit, 1, "{doc:#}");
+    let message = doc["gates"][0]["message"].as_str().unwrap();
+    assert!(message.starts_with("1 of 2 file(s) passed"), "{doc:#}");
+    assert!(
+        message.contains("critical/pay.py: Approval needs_revision"),
+        "{doc:#}"
+    );
+    repo.write(
+        format!("{SESSION}/output/phases.yaml"),
+        format!("{SECURITY_PLAN}    required_result: needs_revision\n"),
+    );
+    let (exit, doc) = gate(&repo, SESSION, &phase);
+    assert_eq!(exit, 0, "{doc:#}");
+}
+
 #[cfg(unix)]
 #[test]
 fn a_plan_that_a_link_leads_out_of_the_project_or_a_fifo_is_not_read() {
