@@ -83,7 +83,19 @@ pub fn run_phase(root: &Path, plan: &Path, phase_id: &str) -> PhaseResult {
             return result;
         }
     };
-    let (read, findings) = phases::check(&text);
+    let (read, mut findings) = phases::check(&text);
+    let base = plan_base(plan);
+    if let Some(read) = &read
+        && !findings.iter().any(|f| f.severity == Severity::Error)
+    {
+        match project_findings(root, &base, &text, read, phase_id) {
+            Ok(more) => findings.extend(more),
+            Err(why) => {
+                result.message = why;
+                return result;
+            }
+        }
+    }
     result.findings = findings
         .into_iter()
         .map(|f| f.in_file(shown.clone()))
@@ -100,7 +112,6 @@ pub fn run_phase(root: &Path, plan: &Path, phase_id: &str) -> PhaseResult {
         result.message = format!("{shown} has no phase `{phase_id}`");
         return result;
     };
-    let base = plan_base(plan);
     result.gates = phase
         .gates
         .iter()
@@ -119,6 +130,48 @@ pub fn run_phase(root: &Path, plan: &Path, phase_id: &str) -> PhaseResult {
         ),
     };
     result
+}
+
+/// The plan checks that need the project ([`phases::check_in_project`]): the approval
+/// types of `config/approvals.yaml`, and the files below `base` the running phase's
+/// approval inputs match. `Err` when the approval settings cannot be read.
+fn project_findings(
+    root: &Path,
+    base: &Path,
+    text: &str,
+    plan: &phases::Plan,
+    running: &str,
+) -> Result<Vec<Finding>, String> {
+    let approvals = plan
+        .phases
+        .iter()
+        .any(|p| p.gates.iter().any(|g| g.kind == "approval"));
+    if !approvals {
+        return Ok(Vec::new());
+    }
+    let types = approval::settings(root)
+        .map_err(|e| format!("{e:#}"))?
+        .type_names()
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    let ctx = Ctx { root, base };
+    Ok(phases::check_in_project(
+        text,
+        plan,
+        &types,
+        running,
+        &mut |input| {
+            if is_glob(input) {
+                // A bad glob is the gate's to report, with its reason.
+                ctx.expand(&[input.to_owned()])
+                    .map_or(true, |files| !files.is_empty())
+            } else {
+                ctx.path(input)
+                    .map_or(true, |path| std::fs::symlink_metadata(path).is_ok())
+            }
+        },
+    ))
 }
 
 /// Run one gate; its paths are relative to `base`. `outputs` are the phase's output files

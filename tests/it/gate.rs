@@ -643,6 +643,68 @@ fn an_approval_phase_judges_every_file_its_input_glob_matches() {
     assert_eq!(exit, 0, "{doc:#}");
 }
 
+/// The plan check knows the project: an approval phase with an unknown type stops
+/// every phase of the plan; inputs that match nothing stop the approval phase itself,
+/// not the phases before it (which may still write them).
+#[test]
+fn the_plan_check_reports_an_unknown_approval_type_and_inputs_that_match_nothing() {
+    let repo = helix_repo();
+    reviewer_off(&repo);
+    let consultant = "phases:
+  - id: consultant
+    output: [output/ADR-cache.md]
+    quality_gate: {type: adr_complete, file: output/ADR-*.md, semantic: false}
+";
+    let plan = |approval: &str| format!("{consultant}{}", &approval["phases:\n".len()..]);
+    let run = |phase: &str| {
+        gate(
+            &repo,
+            SESSION,
+            &["--phases", "output/phases.yaml", "--phase", phase],
+        )
+    };
+    // Unknown type: the plan fails for every phase, and no gate runs.
+    repo.write(
+        format!("{SESSION}/output/phases.yaml"),
+        plan(&SECURITY_PLAN.replace("approval_type: security", "approval_type: securty")),
+    );
+    for phase in ["consultant", "security"] {
+        let (exit, doc) = run(phase);
+        assert_eq!(exit, 1, "{doc:#}");
+        assert_eq!(doc["gates"], json!([]));
+        assert_eq!(
+            doc["findings"][0]["rule"], "phase-approval-type-unknown",
+            "{doc:#}"
+        );
+        assert_eq!(doc["findings"][0]["line"], 7, "{doc:#}");
+        assert!(
+            doc["findings"][0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("`securty` is not configured"),
+            "{doc:#}"
+        );
+    }
+    // A known type whose input glob matches nothing (yet): the consultant phase runs,
+    // the approval phase is refused by the plan check.
+    repo.write(format!("{SESSION}/output/phases.yaml"), plan(SECURITY_PLAN));
+    let (exit, doc) = run("consultant");
+    assert_eq!(exit, 0, "{doc:#}");
+    let (exit, doc) = run("security");
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["gates"], json!([]));
+    assert_eq!(
+        doc["findings"][0]["rule"], "phase-input-unmatched",
+        "{doc:#}"
+    );
+    assert_eq!(doc["findings"][0]["line"], 8, "{doc:#}");
+    // Once a file matches, the check is quiet and the approval runs.
+    repo.write(format!("{SESSION}/new/src/critical/auth.py"), "x = 1\n");
+    security_reviewer(&repo, &approved(0.9));
+    let (exit, doc) = run("security");
+    assert_eq!(exit, 0, "{doc:#}");
+}
+
 #[cfg(unix)]
 #[test]
 fn a_plan_that_a_link_leads_out_of_the_project_or_a_fifo_is_not_read() {
