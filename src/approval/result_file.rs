@@ -159,6 +159,9 @@ pub fn verify(root: &Path, bytes: &[u8], key: Option<&SigningKey>) -> Trust {
         Ok(file) => file,
         Err(e) => return Trust::Malformed(format!("not in helix-gate's form ({e})")),
     };
+    if file.signed.judged.is_empty() {
+        return Trust::Malformed("a result that names no judged file".to_owned());
+    }
     if file.signed.schema != SCHEMA || file.signature.algorithm != ALGORITHM {
         return Trust::Malformed(format!(
             "schema `{}` with `{}` is not {SCHEMA} with {ALGORITHM}",
