@@ -117,6 +117,19 @@ pub fn absolute(path: &Path) -> PathBuf {
     out
 }
 
+/// Whether `rel` names a place below a root by its own words: relative, `/`
+/// separated, only normal components (no `..`, no `.`, no empty part, no root),
+/// no NUL or backslash. For paths read from files anyone in the repository can write.
+pub fn is_plain_relative(rel: &str) -> bool {
+    !rel.is_empty()
+        && !rel.contains('\0')
+        && !rel.contains('\\')
+        && Path::new(rel)
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
+        && !rel.split('/').any(|part| part == "." || part.is_empty())
+}
+
 /// `path` relative to `root` with `/` separators, or None when outside it.
 pub fn relative_to(root: &Path, path: &Path) -> Option<String> {
     let rel = absolute(path).strip_prefix(root).ok()?.to_path_buf();

@@ -79,6 +79,26 @@ pub fn destination(root: &Path, from: &str) -> Option<String> {
     found
 }
 
+/// Every draft finalize moved (its `from`, relative to `root`), once each, in
+/// the order first recorded; empty when the record is missing or unreadable.
+/// Where each went is [`destination`]'s to say.
+pub fn drafts(root: &Path) -> Vec<String> {
+    let Ok(bytes) = read::regular(&root.join(data_dir::FINALIZED_PATH), LIMIT, Links::Refuse)
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for record in bytes
+        .split(|b| *b == b'\n')
+        .filter_map(|line| serde_json::from_slice::<Move>(line).ok())
+    {
+        if plain_relative(&record.from) && !out.contains(&record.from) {
+            out.push(record.from);
+        }
+    }
+    out
+}
+
 /// Whether `rel` names a place below the root by its own words: relative, and
 /// only normal components (no `..`, no `.`, no root or drive prefix).
 fn plain_relative(rel: &str) -> bool {

@@ -249,7 +249,7 @@ pub fn store(
 }
 
 /// Bytes from lowercase or uppercase hex; `None` for anything else.
-fn unhex(text: &str) -> Option<Vec<u8>> {
+pub(super) fn unhex(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) {
         return None;
     }

@@ -55,6 +55,24 @@ const BUILT_IN: &[BuiltIn] = &[
         ],
     ),
     (
+        "security",
+        include_str!("../../approvals/security/CLAUDE.md"),
+        &[
+            (
+                "injection",
+                include_str!("../../approvals/security/checks/injection.md"),
+            ),
+            (
+                "secrets",
+                include_str!("../../approvals/security/checks/secrets.md"),
+            ),
+            (
+                "authz",
+                include_str!("../../approvals/security/checks/authz.md"),
+            ),
+        ],
+    ),
+    (
         "docs",
         include_str!("../../approvals/docs/CLAUDE.md"),
         &[
@@ -104,7 +122,7 @@ const SKILLS_DEPTH: usize = 4;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum InstructionsError {
     #[error(
-        "approval type `{kind}` has no instructions: neither approvals/{kind}/ in the repository nor a built-in type (built-in: adr, code, docs)"
+        "approval type `{kind}` has no instructions: neither approvals/{kind}/ in the repository nor a built-in type (built-in: adr, code, security, docs)"
     )]
     NoFolder { kind: String },
     #[error("cannot read {path}: {message}")]
@@ -294,7 +312,7 @@ mod tests {
     fn built_in_types_have_every_default_check() {
         let settings = settings::from_layers(None, "none").unwrap();
         let dir = tempfile::tempdir().unwrap();
-        for (kind, count) in [("adr", 4), ("code", 2), ("docs", 3)] {
+        for (kind, count) in [("adr", 4), ("code", 2), ("security", 3), ("docs", 3)] {
             let i = load(dir.path(), settings.get(kind).unwrap()).unwrap();
             assert_eq!(i.origin, Origin::BuiltIn);
             assert!(i.claude_md.contains("StructuredOutput"));

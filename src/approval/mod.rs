@@ -38,6 +38,7 @@ mod inputs;
 pub mod instructions;
 pub mod judgement;
 pub mod numbers;
+pub mod result_file;
 pub mod run_dir;
 pub mod runner;
 pub mod settings;
@@ -193,6 +194,9 @@ pub struct Approval {
     pub document: ResultDocument,
     /// The reviewed files and their run numbers (from the history).
     pub files: Vec<FileRun>,
+    /// Every file as it was judged: its shown path and the SHA-256 of the exact
+    /// bytes the checks and the reviewer saw (for `approve --out`).
+    pub judged: Vec<result_file::JudgedFile>,
     /// Why the reviewer produced no verdict (then `verdict` is `rejected`).
     pub failure: Option<RunnerError>,
     /// Spent by this call (0 for deterministic rejections and cache hits).
@@ -1081,6 +1085,11 @@ impl Request<'_> {
             },
             document,
             files,
+            judged: self
+                .files
+                .iter()
+                .map(|f| result_file::JudgedFile::new(&f.display, &f.bytes))
+                .collect(),
             failure,
             duration: self.started.elapsed(),
             cached,
@@ -1317,6 +1326,7 @@ pub(crate) mod tests {
                 path: "adr/001-x.md".into(),
                 run: 2,
             }],
+            judged: Vec::new(),
             failure: None,
             cost_usd: 0.0,
             duration: Duration::ZERO,

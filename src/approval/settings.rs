@@ -497,6 +497,18 @@ mod tests {
         let code = s.get("code").unwrap();
         assert!(!code.enabled);
         assert_eq!(code.timeout, Duration::from_secs(600));
+        let security = s.get("security").unwrap();
+        assert!(!security.enabled, "security is off by default, like code");
+        assert_eq!(
+            security.checks.as_deref(),
+            Some(
+                &[
+                    "injection".to_owned(),
+                    "secrets".to_owned(),
+                    "authz".to_owned()
+                ][..]
+            )
+        );
         assert_eq!(adr.on_rejection.action, RejectionAction::Retry);
         assert!(
             adr.on_rejection

@@ -193,6 +193,18 @@ impl SigningKey {
         mac_over(&self.secret, fields).verify_slice(tag).is_ok()
     }
 
+    /// A public name of the key (16 hex digits): a SHA-256 over a fixed label and
+    /// the secret, so a signed file can say which key signed it (and a file
+    /// signed by another user's key be told apart from one changed after
+    /// signing) without revealing anything of the secret.
+    pub fn id(&self) -> String {
+        use sha2::Digest as _;
+        let mut h = Sha256::new();
+        h.update(b"helix-gate signing key id v1");
+        h.update(self.secret);
+        super::cache::hex(&h.finalize()[..8])
+    }
+
     #[cfg(test)]
     pub(crate) fn from_secret(secret: [u8; LEN]) -> Self {
         SigningKey { secret }

@@ -25,6 +25,9 @@ struct JsonOutput<'a> {
     #[serde(flatten)]
     document: &'a ResultDocument,
     runs: &'a [FileRun],
+    /// `--out`: where the signed result was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    out: Option<String>,
     cached: bool,
     reviewer_ran: bool,
     result_file: Option<String>,
@@ -79,24 +82,38 @@ pub(super) fn judge(
     Ok(ExitStatus::Success)
 }
 
-/// `helix-gate approve FILE... [--type T] [--no-cache] [--format F]`.
+/// The switches of `helix-gate approve`.
+#[derive(Clone, Copy)]
+pub(super) struct Flags<'a> {
+    pub no_cache: bool,
+    pub require_consent: bool,
+    /// `--out FILE`: write the signed result there.
+    pub out: Option<&'a Path>,
+}
+
+/// `helix-gate approve FILE... [--type T] [--no-cache] [--out FILE] [--format F]`.
 pub(super) fn run(
     files: &[PathBuf],
     kind: &str,
-    no_cache: bool,
-    require_consent: bool,
+    flags: Flags<'_>,
     format: Format,
 ) -> anyhow::Result<ExitStatus> {
     let root = current_root();
     let files: Vec<PathBuf> = files.iter().map(|f| crate::paths::absolute(f)).collect();
     let options = ApproveOptions {
-        no_cache,
+        no_cache: flags.no_cache,
         progress: std::io::stderr().is_terminal(),
         deadline: None,
         config_root: None,
-        require_consent,
+        require_consent: flags.require_consent,
     };
     let approval = approve(&root, &files, kind, &options)?;
+    let out = flags
+        .out
+        .map(|out| {
+            crate::approval::result_file::write(&root, &crate::paths::absolute(out), &approval)
+        })
+        .transpose()?;
     let status = exit_status(&approval);
     let text = match format {
         Format::Json => {
@@ -105,6 +122,7 @@ pub(super) fn run(
                 version: JSON_VERSION,
                 document: &approval.document,
                 runs: &approval.files,
+                out: out.as_ref().map(|p| crate::paths::display(&root, p)),
                 cached: approval.cached,
                 reviewer_ran: approval.reviewer_ran,
                 result_file: approval
@@ -121,7 +139,17 @@ pub(super) fn run(
             };
             serde_json::to_string_pretty(&out)? + "\n"
         }
-        Format::Human => human(&root, &approval, use_color()),
+        Format::Human => {
+            let mut text = human(&root, &approval, use_color());
+            if let Some(out) = &out {
+                let _ = writeln!(
+                    text,
+                    "signed result: {}",
+                    escape_controls(&crate::paths::display(&root, out))
+                );
+            }
+            text
+        }
     };
     print(&text)?;
     for note in &approval.notes {

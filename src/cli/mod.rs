@@ -174,6 +174,11 @@ pub enum Command {
         /// repository's configuration as it is now (as the user-scope hook does).
         #[arg(long, conflicts_with = "override_")]
         require_consent: bool,
+        /// Also write the result, signed with this user's key and with the SHA-256 of
+        /// every file judged, to FILE (inside the project), where a phase plan's
+        /// approval-passed gate reads it.
+        #[arg(long, value_name = "FILE", conflicts_with = "override_")]
+        out: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
         /// Record a person's judgement (approved or rejected) of the latest verdict of
@@ -318,9 +323,19 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
             kind,
             no_cache,
             require_consent,
+            out,
             format,
             ..
-        } => approve::run(&files, &kind, no_cache, require_consent, format),
+        } => approve::run(
+            &files,
+            &kind,
+            approve::Flags {
+                no_cache,
+                require_consent,
+                out: out.as_deref(),
+            },
+            format,
+        ),
         Command::Gate(args) => gate::run(args),
         Command::Log { tail } => log::show(tail),
         Command::Stats { format } => log::stats(format),

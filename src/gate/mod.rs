@@ -5,13 +5,17 @@
 //! ([`run_gate`] with a [`Gate`] the CLI builds from its flags), so both go through the same
 //! runner. The gates reuse the rest of helix-gate and check nothing themselves:
 //!
-//! - `adr_complete`: the engine's checks of every file the `file` glob matches (the concept
+//! - `adr_complete`: the engine's checks of every file the `file` glob matches, and of
+//!   the ADR a matching draft became when `helix-gate finalize` moved it (the concept
 //!   diff included, from the ADR's front matter or the gate's `concept`), then the reviewer
 //!   by `semantic` (`auto`: only when `approvals.adr.enabled` and the checks pass; `true`:
 //!   after the checks pass; `false`: never);
 //! - `approval`: [`approval::approve`] with `approval_type` and `files`, passed when the
 //!   verdict is `required_result` (`needs_revision` also accepts `approved`, as in the seed);
-//! - `approval_passed`: a result file in the `approval-result.json` form says `approved`;
+//! - `approval_passed`: a result file that `helix-gate approve --out` wrote and signed
+//!   with this user's key ([`approval::result_file`]), for exactly the current content of
+//!   the files it names, says `approved` at the type's `required_confidence`; a result
+//!   written by hand, signed by another key or for content changed since fails;
 //! - `files_exist`: the phase's output files (or the gate's `files`) exist.
 //!
 //! `python_syntax` and `tests_pass` are the orchestrator's: they are valid in a plan, and
@@ -24,11 +28,14 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::approval::result_file::Trust;
+use crate::approval::signing::SigningKey;
 use crate::approval::{self, ApproveOptions, Stage, Verdict};
 use crate::diagnostic::{Finding, Severity, Source};
 use crate::engine::Engine;
 use crate::render::gate::{GateDetails, GateResult, Outcome, PhaseResult};
 use crate::rules::phases::{self, GATE_FILE_MISSING, Gate};
+use crate::text::escape_controls;
 use crate::yaml::Value;
 
 /// The largest `phases.yaml` or result file read (both are small, hand- or tool-written).
@@ -76,7 +83,19 @@ pub fn run_phase(root: &Path, plan: &Path, phase_id: &str) -> PhaseResult {
             return result;
         }
     };
-    let (read, findings) = phases::check(&text);
+    let (read, mut findings) = phases::check(&text);
+    let base = plan_base(plan);
+    if let Some(read) = &read
+        && !findings.iter().any(|f| f.severity == Severity::Error)
+    {
+        match project_findings(root, &base, &text, read, phase_id) {
+            Ok(more) => findings.extend(more),
+            Err(why) => {
+                result.message = why;
+                return result;
+            }
+        }
+    }
     result.findings = findings
         .into_iter()
         .map(|f| f.in_file(shown.clone()))
@@ -93,7 +112,6 @@ pub fn run_phase(root: &Path, plan: &Path, phase_id: &str) -> PhaseResult {
         result.message = format!("{shown} has no phase `{phase_id}`");
         return result;
     };
-    let base = plan_base(plan);
     result.gates = phase
         .gates
         .iter()
@@ -112,6 +130,48 @@ pub fn run_phase(root: &Path, plan: &Path, phase_id: &str) -> PhaseResult {
         ),
     };
     result
+}
+
+/// The plan checks that need the project ([`phases::check_in_project`]): the approval
+/// types of `config/approvals.yaml`, and the files below `base` the running phase's
+/// approval inputs match. `Err` when the approval settings cannot be read.
+fn project_findings(
+    root: &Path,
+    base: &Path,
+    text: &str,
+    plan: &phases::Plan,
+    running: &str,
+) -> Result<Vec<Finding>, String> {
+    let approvals = plan
+        .phases
+        .iter()
+        .any(|p| p.gates.iter().any(|g| g.kind == "approval"));
+    if !approvals {
+        return Ok(Vec::new());
+    }
+    let types = approval::settings(root)
+        .map_err(|e| format!("{e:#}"))?
+        .type_names()
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    let ctx = Ctx { root, base };
+    Ok(phases::check_in_project(
+        text,
+        plan,
+        &types,
+        running,
+        &mut |input| {
+            if is_glob(input) {
+                // A bad glob is the gate's to report, with its reason.
+                ctx.expand(&[input.to_owned()])
+                    .map_or(true, |files| !files.is_empty())
+            } else {
+                ctx.path(input)
+                    .map_or(true, |path| std::fs::symlink_metadata(path).is_ok())
+            }
+        },
+    ))
 }
 
 /// Run one gate; its paths are relative to `base`. `outputs` are the phase's output files
@@ -168,8 +228,8 @@ impl Ctx<'_> {
         crate::paths::display(self.root, path)
     }
 
-    /// Files below the base matching any of the globs, sorted.
-    fn expand(&self, patterns: &[String]) -> Result<Vec<PathBuf>, String> {
+    /// The globs of a gate (relative to the base, `/` matched literally).
+    fn globs(&self, patterns: &[String]) -> Result<globset::GlobSet, String> {
         let mut builder = globset::GlobSetBuilder::new();
         for pattern in patterns {
             self.path(pattern)?;
@@ -179,7 +239,12 @@ impl Ctx<'_> {
                 .map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
             builder.add(glob);
         }
-        let set = builder.build().map_err(|e| e.to_string())?;
+        builder.build().map_err(|e| e.to_string())
+    }
+
+    /// Files below the base matching any of the globs, sorted.
+    fn expand(&self, patterns: &[String]) -> Result<Vec<PathBuf>, String> {
+        let set = self.globs(patterns)?;
         let mut out = Vec::new();
         crate::engine::walk(self.base, &mut |path| {
             if let Some(rel) = crate::paths::relative_to(self.base, path)
@@ -190,6 +255,35 @@ impl Ctx<'_> {
         })
         .map_err(|e| format!("cannot list {}: {e}", self.shown(self.base)))?;
         out.sort();
+        Ok(out)
+    }
+
+    /// The ADRs that drafts matching the globs became: every draft `helix-gate
+    /// finalize` moved ([`crate::adr_dir::moves`]) whose path below the base
+    /// matches, that is gone, and whose destination is an ADR (by the project's
+    /// globs) inside the project. The record is writable by anything in the
+    /// repository, so a planted line can add an ADR to check, never a file
+    /// outside the project or one that is not an ADR.
+    fn finalized(&self, engine: &Engine, patterns: &[String]) -> Result<Vec<PathBuf>, String> {
+        let drafts = crate::adr_dir::moves::drafts(self.root);
+        if drafts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let set = self.globs(patterns)?;
+        let adrs = engine.settings.adr_matcher()?;
+        let mut out = Vec::new();
+        for draft in drafts {
+            let path = self.root.join(&draft);
+            if crate::paths::relative_to(self.base, &path).is_some_and(|rel| set.is_match(&rel))
+                && std::fs::symlink_metadata(&path).is_err()
+                && let Some(to) = crate::adr_dir::moves::destination(self.root, &draft)
+                && adrs.is_adr(&to)
+                && crate::fs::confine::inside(self.root, &self.root.join(&to))
+                && self.root.join(&to).is_file()
+            {
+                out.push(crate::paths::absolute(&self.root.join(to)));
+            }
+        }
         Ok(out)
     }
 
@@ -209,10 +303,22 @@ impl Ctx<'_> {
                 format!("semantic `{semantic}` is not auto, true or false"),
             );
         }
-        let files = match self.expand(&patterns) {
+        let mut files = match self.expand(&patterns) {
             Ok(files) => files,
             Err(why) => return error(KIND, why),
         };
+        let engine = match Engine::load(self.root, None) {
+            Ok(engine) => engine,
+            Err(e) => return error(KIND, format!("{e:#}")),
+        };
+        match self.finalized(&engine, &patterns) {
+            Ok(moved) => {
+                files.extend(moved);
+                files.sort();
+                files.dedup();
+            }
+            Err(why) => return error(KIND, why),
+        }
         let mut details = GateDetails {
             files: files.iter().map(|f| self.shown(f)).collect(),
             ..GateDetails::default()
@@ -226,10 +332,6 @@ impl Ctx<'_> {
             );
             return GateResult::new(KIND, Outcome::Failed, message, details);
         }
-        let engine = match Engine::load(self.root, None) {
-            Ok(engine) => engine,
-            Err(e) => return error(KIND, format!("{e:#}")),
-        };
         let (reports, read_errors) = engine.check_files(&files, false);
         if let Some(e) = read_errors.first() {
             return error(KIND, e.to_string());
@@ -391,19 +493,84 @@ impl Ctx<'_> {
                 format!("required_result `{required}` is not approved or needs_revision"),
             );
         }
-        let files: Result<Vec<PathBuf>, String> =
-            gate.paths("files").iter().map(|f| self.path(f)).collect();
-        let files = match files {
-            Ok(files) if !files.is_empty() => files,
-            Ok(_) => return error(KIND, "the gate has no `files`".to_owned()),
-            Err(why) => return error(KIND, why),
-        };
-        let details = GateDetails {
+        let patterns = gate.paths("files");
+        if patterns.is_empty() {
+            return error(KIND, "the gate has no `files`".to_owned());
+        }
+        let mut files = Vec::new();
+        let mut unmatched = Vec::new();
+        for pattern in &patterns {
+            let found = if is_glob(pattern) {
+                self.expand(std::slice::from_ref(pattern))
+            } else {
+                self.path(pattern).map(|path| vec![path])
+            };
+            match found {
+                Ok(found) if found.is_empty() => unmatched.push(pattern.clone()),
+                Ok(found) => files.extend(found),
+                Err(why) => return error(KIND, why),
+            }
+        }
+        files.dedup();
+        let mut details = GateDetails {
             files: files.iter().map(|f| self.shown(f)).collect(),
             required_result: Some(required.clone()),
             ..GateDetails::default()
         };
-        self.review(KIND, &files, &approval_type, &required, details)
+        if !unmatched.is_empty() {
+            let message = format!("no file matches {}", unmatched.join(", "));
+            details.findings.push(
+                GATE_FILE_MISSING
+                    .finding(format!("{message} (below {})", self.shown(self.base)))
+                    .hint("correct the glob in `files` (or the phase's `input`)"),
+            );
+            return GateResult::new(KIND, Outcome::Failed, message, details);
+        }
+        // Files listed by name are judged together, as one approval; the files a
+        // glob matched are judged each by itself, and every verdict must be
+        // `required_result`.
+        if !patterns.iter().any(|p| is_glob(p)) || files.len() == 1 {
+            return self.review(KIND, &files, &approval_type, &required, details);
+        }
+        let results: Vec<GateResult> = files
+            .iter()
+            .map(|file| {
+                let one = GateDetails {
+                    files: vec![self.shown(file)],
+                    required_result: Some(required.clone()),
+                    ..GateDetails::default()
+                };
+                self.review(
+                    KIND,
+                    std::slice::from_ref(file),
+                    &approval_type,
+                    &required,
+                    one,
+                )
+            })
+            .collect();
+        let outcome = results
+            .iter()
+            .fold(Outcome::Passed, |acc, r| acc.and(r.outcome()));
+        let mut approvals = Vec::new();
+        let mut lines = Vec::new();
+        for (result, file) in results.into_iter().zip(&details.files) {
+            if !result.passed {
+                lines.push(format!("{file}: {}", result.message));
+            }
+            details.findings.extend(result.details.findings);
+            approvals.extend(result.details.approval);
+        }
+        details.approval = Some(serde_json::Value::Array(approvals));
+        let passed = files.len() - lines.len();
+        let mut message = format!(
+            "{passed} of {} file(s) passed the approval (required: {required})",
+            files.len()
+        );
+        if !lines.is_empty() {
+            message = format!("{message}; {}", lines.join("; "));
+        }
+        GateResult::new(KIND, outcome, message, details)
     }
 
     fn approval_passed(&self, gate: &Gate) -> GateResult {
@@ -429,11 +596,14 @@ impl Ctx<'_> {
                 format!("{shown} is a symbolic link that leads outside the project; not read");
             return GateResult::new(KIND, Outcome::Error, message, details);
         }
-        let document: serde_json::Value = match crate::engine::read_limited(&path, MAX_FILE)
-            .map_err(|e| e.to_string())
-            .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
-        {
-            Ok(document) => document,
+        let read = crate::engine::read_limited(&path, MAX_FILE).map_err(|e| e.to_string());
+        let parsed = read.and_then(|bytes| {
+            serde_json::from_slice::<serde_json::Value>(&bytes)
+                .map(|document| (bytes, document))
+                .map_err(|e| e.to_string())
+        });
+        let (bytes, document) = match parsed {
+            Ok(read) => read,
             Err(why) => {
                 let message = format!(
                     "cannot read the approval result {shown}: {why} (has the approval run?)"
@@ -453,14 +623,45 @@ impl Ctx<'_> {
             return GateResult::new(KIND, Outcome::Error, message, details);
         };
         details.findings = seed_findings(&document);
-        let confidence = document
-            .get("confidence")
-            .and_then(serde_json::Value::as_f64);
-        let message = match confidence {
-            Some(c) => format!("Approval {result} (confidence: {:.0}%)", c * 100.0),
-            None => format!("Approval {result}"),
-        };
         details.approval = Some(document);
+        let key = match approval::signing::load() {
+            Ok(key) => key,
+            Err(e) => return GateResult::new(KIND, Outcome::Error, e.to_string(), details),
+        };
+        let trusted = match approval::result_file::verify(self.root, &bytes, key.as_ref()) {
+            Trust::Trusted(document) => document,
+            untrusted => {
+                let message = untrusted_message(&shown, &untrusted, key.as_ref());
+                return GateResult::new(KIND, Outcome::Failed, message, details);
+            }
+        };
+        let required_confidence = match approval::settings(self.root) {
+            Ok(settings) => settings
+                .get(&trusted.approval_type)
+                .map(|t| t.required_confidence),
+            Err(e) => return GateResult::new(KIND, Outcome::Error, format!("{e:#}"), details),
+        };
+        let Some(required_confidence) = required_confidence else {
+            let message = format!(
+                "{shown} is the result of approval type `{}`, which config/approvals.yaml does not configure",
+                escape_controls(&trusted.approval_type)
+            );
+            return GateResult::new(KIND, Outcome::Failed, message, details);
+        };
+        let confidence = trusted.confidence;
+        let mut message = format!("Approval {result} (confidence: {:.0}%)", confidence * 100.0);
+        // The type's required confidence as configured now: an approval below it
+        // counts as `needs_revision`, as the confidence gate would decide today.
+        let result = if trusted.result == Verdict::Approved && confidence < required_confidence {
+            message = format!(
+                "{message}, below the {:.0}% approval type `{}` requires now: counts as needs_revision",
+                required_confidence * 100.0,
+                escape_controls(&trusted.approval_type)
+            );
+            Verdict::NeedsRevision.as_str().to_owned()
+        } else {
+            result
+        };
         let outcome = if accepts(&required, &result) {
             Outcome::Passed
         } else {
@@ -507,6 +708,41 @@ impl Ctx<'_> {
         };
         GateResult::new(KIND, outcome, message, details)
     }
+}
+
+/// Why the result file `shown` is not trusted.
+fn untrusted_message(shown: &str, trust: &Trust, key: Option<&SigningKey>) -> String {
+    let again = "run `helix-gate approve --out` again";
+    match trust {
+        Trust::Trusted(_) => format!("{shown} is trusted"),
+        Trust::Unsigned => format!(
+            "{shown} is not signed by helix-gate: it has no signature (written by hand or by another tool); {again}"
+        ),
+        Trust::Malformed(why) => format!(
+            "{shown} is not signed by helix-gate: its signature part is {}; {again}",
+            escape_controls(why)
+        ),
+        Trust::NoKey => format!(
+            "{shown} is not signed by helix-gate for this user: this user has no signing key yet; {again}"
+        ),
+        Trust::ForeignKey(theirs) => format!(
+            "{shown} is not signed by helix-gate with this user's key: it names key {} (this user's is {}), a result copied from elsewhere; {again}",
+            escape_controls(theirs),
+            key.map(SigningKey::id).unwrap_or_default()
+        ),
+        Trust::Tampered => format!(
+            "{shown} is not signed by helix-gate: its signature does not match its content (changed after helix-gate signed it); {again}"
+        ),
+        Trust::Stale { path, why } => format!(
+            "{shown} is stale: {} was judged, but {why}; {again}",
+            escape_controls(path)
+        ),
+    }
+}
+
+/// Whether a gate's path is a glob (each file it matches is judged) rather than a name.
+fn is_glob(pattern: &str) -> bool {
+    pattern.contains(['*', '?', '[', '{'])
 }
 
 /// `a.md fails` or `2 files fail`.

@@ -136,6 +136,44 @@ declare_rules! {
         category: Phases,
         summary: "a file a quality gate expects does not exist",
     }
+
+    /// ## What it does
+    /// Reported by `helix-gate gate --phases`: an approval phase (seed 002: `type: approval`)
+    /// or an `approval` gate whose `approval_type` (default `adr`) is not a type of the
+    /// project's `config/approvals.yaml` (built-in: adr, code, security, docs).
+    ///
+    /// ## Why
+    /// The phase could never run: `helix-gate approve` refuses an unknown type, and the plan
+    /// would stop there after every phase before it has run.
+    ///
+    /// ## Fix
+    /// Use a configured type, or add the type (`approvals/<type>/` and its entry in
+    /// `config/approvals.yaml`).
+    pub const APPROVAL_TYPE_UNKNOWN {
+        id: "phase-approval-type-unknown",
+        severity: Error,
+        category: Phases,
+        summary: "an approval phase of phases.yaml names an approval type the project does not configure",
+    }
+
+    /// ## What it does
+    /// Reported by `helix-gate gate --phases` for the phase it is asked to run: an approval
+    /// phase (or `approval` gate) whose `input` path or glob matches no file below the plan's
+    /// project directory. Phases that do not run now are not checked: their inputs are often
+    /// written by the phases before them.
+    ///
+    /// ## Why
+    /// An approval of nothing approves nothing; a glob such as `new/src/critical/*.py` that
+    /// matches no file is a wrong path or a phase that did not write its output.
+    ///
+    /// ## Fix
+    /// Correct `input` in `phases.yaml`, or run the phase that writes those files first.
+    pub const APPROVAL_INPUT_UNMATCHED {
+        id: "phase-input-unmatched",
+        severity: Error,
+        category: Phases,
+        summary: "an input of the approval phase being run matches no file",
+    }
 }
 
 /// The file name of a phase plan.
@@ -284,6 +322,61 @@ pub fn check(text: &str) -> (Option<Plan>, Vec<Finding>) {
     }
     check_depends(&lines, &plan, depends, &mut findings);
     (Some(plan), findings)
+}
+
+/// The checks of a plan that need its project (so `gate --phases` runs them, after
+/// [`check`]): every `approval` gate (an approval phase's included) must name a type of
+/// `approval_types` ([`APPROVAL_TYPE_UNKNOWN`]), and in the phase `running`, each of its
+/// `files` must match a file by `matches` ([`APPROVAL_INPUT_UNMATCHED`]). Other phases'
+/// inputs are not looked at: earlier phases often write them.
+pub fn check_in_project(
+    text: &str,
+    plan: &Plan,
+    approval_types: &[String],
+    running: &str,
+    matches: &mut dyn FnMut(&str) -> bool,
+) -> Vec<Finding> {
+    let lines = Lines::new(text);
+    let mut findings = Vec::new();
+    for phase in &plan.phases {
+        let line = lines.of_id(&phase.id);
+        for gate in phase.gates.iter().filter(|g| g.kind == "approval") {
+            let kind = gate
+                .text("approval_type")
+                .unwrap_or_else(|| "adr".to_owned());
+            if !approval_types.contains(&kind) {
+                findings.push(
+                    APPROVAL_TYPE_UNKNOWN
+                        .finding(format!(
+                            "phase `{}`: approval type `{kind}` is not configured (config/approvals.yaml: {})",
+                            phase.id,
+                            approval_types.join(", ")
+                        ))
+                        .at(lines.of_word_from(&kind, line).unwrap_or(line))
+                        .hint("use a configured approval type, or add approvals/<type>/ and its entry in config/approvals.yaml"),
+                );
+            }
+            if phase.id != running {
+                continue;
+            }
+            for input in gate.paths("files") {
+                if !matches(&input) {
+                    findings.push(
+                        APPROVAL_INPUT_UNMATCHED
+                            .finding(format!(
+                                "phase `{}`: input `{input}` matches no file",
+                                phase.id
+                            ))
+                            .at(lines.of_word_from(&input, line).unwrap_or(line))
+                            .hint(
+                                "correct `input`, or run the phase that writes these files first",
+                            ),
+                    );
+                }
+            }
+        }
+    }
+    findings
 }
 
 /// `depends_on` and `on_rejection.target_phase` entries `(phase, named, field)` that name no

@@ -277,39 +277,129 @@ fn approval_gate_applies_required_result_and_reports_a_failed_reviewer_as_could_
     assert_eq!(exit, 2);
 }
 
+/// `helix-gate approve --out <out> <file>` in the repository root with the test's
+/// state folder (its signing key), or with the state folder `state` when given.
+fn approve_out(repo: &ScratchRepo, file: &str, out: &str, state: Option<&Path>) -> i32 {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = super::approval::approve_command(
+        repo.path(),
+        None,
+        home.path(),
+        &["--format", "json", "--out", out, file],
+    );
+    if let Some(state) = state {
+        cmd.env("HELIX_GATE_STATE_DIR", state);
+    }
+    let out = cmd.output().unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(&out), stderr(&out)));
+    assert!(doc["out"].is_string(), "{doc:#}");
+    code(&out)
+}
+
+fn message(doc: &Value) -> &str {
+    doc["message"].as_str().unwrap()
+}
+
 #[test]
-fn approval_passed_reads_the_result_file() {
+fn approval_passed_trusts_only_a_result_helix_gate_signed_for_the_current_content() {
     let repo = helix_repo();
-    let result = |r: &str| {
-        json!({"approval_id": "x", "approval_type": "adr", "result": r,
-        "confidence": 0.9, "findings": [{"severity": "warning", "check": "style", "message": "long", "location": "ADR:3"}],
-        "recommendations": []}).to_string()
-    };
+    reviewer(&repo, &approved(0.9));
+    let adr = format!("{SESSION}/output/ADR-cache.md");
+    let out = format!("{SESSION}/approvals/adr/output/approval-result.json");
+    let args = [
+        "approval_passed",
+        "--result-file",
+        "approvals/adr/output/approval-result.json",
+    ];
+    assert_eq!(approve_out(&repo, &adr, &out, None), 0);
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo.path().join(&out)).unwrap()).unwrap();
+    assert_eq!(written["result"], "approved");
+    assert_eq!(written["approval_type"], "adr");
+    assert_eq!(written["judged"][0]["path"], adr.as_str());
+    assert_eq!(written["judged"][0]["sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(written["signature"]["algorithm"], "hmac-sha256");
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 0, "{doc:#}");
+    assert_eq!(doc["details"]["approval"]["result"], "approved");
+    assert_eq!(doc["details"]["findings"][0]["rule"], "acceptance");
+    assert_eq!(doc["details"]["findings"][0]["source"], "reviewer");
+
+    // A genuine result with its signature removed, and a hand-written one.
+    let mut unsigned = written.clone();
+    unsigned.as_object_mut().unwrap().remove("signature");
+    for text in [
+        unsigned.to_string(),
+        json!({"result": "approved", "confidence": 0.99, "findings": []}).to_string(),
+    ] {
+        repo.write(&out, text);
+        let (exit, doc) = gate(&repo, SESSION, &args);
+        assert_eq!(exit, 1, "{doc:#}");
+        assert!(
+            message(&doc).contains("not signed by helix-gate"),
+            "{doc:#}"
+        );
+    }
+    // Signed, then changed: raised confidence.
+    let mut raised = written.clone();
+    raised["confidence"] = json!(1.0);
+    repo.write(&out, raised.to_string());
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(
+        message(&doc).contains("does not match its content"),
+        "{doc:#}"
+    );
+
+    // Signed with another user's key.
+    let other = tempfile::tempdir().unwrap();
+    assert_eq!(approve_out(&repo, &adr, &out, Some(other.path())), 0);
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(
+        message(&doc).contains("not signed by helix-gate with this user's key"),
+        "{doc:#}"
+    );
+
+    // Genuine again, then the ADR changes: stale, naming the file.
+    assert_eq!(approve_out(&repo, &adr, &out, None), 0);
+    assert_eq!(gate(&repo, SESSION, &args).0, 0);
+    repo.write(&adr, good_adr() + "\nEdited after the approval.\n");
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(message(&doc).contains("is stale"), "{doc:#}");
+    assert!(message(&doc).contains(&adr), "{doc:#}");
+    assert!(message(&doc).contains("content changed"), "{doc:#}");
+    repo.write(&adr, good_adr());
+    assert_eq!(gate(&repo, SESSION, &args).0, 0);
+
+    // The type's required confidence raised above the approval's: not approved now.
+    let script = repo.path().join("fake/reviewer.sh");
+    let command = serde_json::to_string(&script.to_string_lossy()).unwrap();
+    repo.write(
+        "config/approvals.yaml",
+        format!("defaults:\n  command: {command}\n  timeout: 30\n  required_confidence: 0.95\n"),
+    );
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(message(&doc).contains("below the 95%"), "{doc:#}");
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &[&args[..], &["--required-result", "needs_revision"]].concat(),
+    );
+    assert_eq!(exit, 0, "{doc:#}");
+}
+
+#[test]
+fn approval_passed_reports_a_result_it_cannot_read() {
+    let repo = helix_repo();
     let args = [
         "approval_passed",
         "--result-file",
         "output/approval-result.json",
     ];
-    repo.write(
-        format!("{SESSION}/output/approval-result.json"),
-        result("approved"),
-    );
-    let (exit, doc) = gate(&repo, SESSION, &args);
-    assert_eq!(exit, 0, "{doc:#}");
-    assert_eq!(doc["details"]["findings"][0]["rule"], "style");
-    assert_eq!(doc["details"]["findings"][0]["source"], "reviewer");
-    repo.write(
-        format!("{SESSION}/output/approval-result.json"),
-        result("needs_revision"),
-    );
-    let (exit, _) = gate(&repo, SESSION, &args);
-    assert_eq!(exit, 1);
-    let (exit, _) = gate(
-        &repo,
-        SESSION,
-        &[&args[..], &["--required-result", "needs_revision"]].concat(),
-    );
-    assert_eq!(exit, 0);
     repo.write(
         format!("{SESSION}/output/approval-result.json"),
         "{\"result\": \"maybe\"}",
@@ -318,7 +408,11 @@ fn approval_passed_reads_the_result_file() {
     assert_eq!(exit, 2, "{doc:#}");
     // A result file that a symbolic link leads out of the project is not read.
     let outside = tempfile::tempdir().unwrap();
-    std::fs::write(outside.path().join("r.json"), result("approved")).unwrap();
+    std::fs::write(
+        outside.path().join("r.json"),
+        json!({"result": "approved", "confidence": 0.9, "findings": []}).to_string(),
+    )
+    .unwrap();
     let in_session = repo
         .path()
         .join(SESSION)
@@ -328,20 +422,10 @@ fn approval_passed_reads_the_result_file() {
     let (exit, doc) = gate(&repo, SESSION, &args);
     assert_eq!(exit, 2, "{doc:#}");
     assert!(doc["details"].get("approval").is_none(), "{doc:#}");
-    std::fs::remove_file(
-        repo.path()
-            .join(SESSION)
-            .join("output/approval-result.json"),
-    )
-    .unwrap();
+    std::fs::remove_file(&in_session).unwrap();
     let (exit, doc) = gate(&repo, SESSION, &args);
     assert_eq!(exit, 2, "{doc:#}");
-    assert!(
-        doc["message"]
-            .as_str()
-            .unwrap()
-            .contains("has the approval run?")
-    );
+    assert!(message(&doc).contains("has the approval run?"));
 }
 
 const PLAN: &str = "phases:
@@ -400,6 +484,235 @@ fn a_phase_runs_its_gates_after_the_plan_is_checked() {
     assert_eq!(doc["gates"], json!([]));
     assert_eq!(doc["findings"].as_array().unwrap().len(), 4);
     assert_eq!(doc["findings"][0]["path"], plan);
+}
+
+/// The consultant's plan names its draft (`output/ADR-*.md`); once `helix-gate
+/// finalize` moved it into adr/, the phase's gate checks the ADR it became.
+#[test]
+fn the_consultants_gate_follows_a_draft_that_finalize_moved() {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "");
+    repo.write(
+        "adr/INDEX.md",
+        "# ADR Index\n\n| Nr | Titel | Status | Beschreibung |\n|----|-------|--------|--------------|\n",
+    );
+    reviewer_off(&repo);
+    repo.write(
+        format!("{SESSION}/output/ADR-cache.md"),
+        good_adr()
+            .replace("adr_id: \"001\"", "adr_id: \"XXX\"")
+            .replace("# ADR-001:", "# ADR-XXX:"),
+    );
+    let plan = format!("{SESSION}/output/phases.yaml");
+    repo.write(&plan, PLAN);
+    let phase = ["--phases", "output/phases.yaml", "--phase", "consultant"];
+    let (exit, doc) = gate(&repo, SESSION, &phase);
+    assert_eq!(exit, 0, "{doc:#}");
+    assert_eq!(
+        doc["gates"][0]["details"]["files"],
+        json!([format!("{SESSION}/output/ADR-cache.md")])
+    );
+    let out = run(
+        &repo.path().join(SESSION),
+        &["finalize", "output/ADR-cache.md"],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        !repo
+            .path()
+            .join(SESSION)
+            .join("output/ADR-cache.md")
+            .exists()
+    );
+    let adr = "adr/001-cache-parsed-rules-between-hook-calls.md";
+    assert!(repo.path().join(adr).is_file());
+    let (exit, doc) = gate(&repo, SESSION, &phase);
+    assert_eq!(exit, 0, "{doc:#}");
+    assert_eq!(doc["gates"][0]["details"]["files"], json!([adr]));
+    // The finalized ADR is what is judged: broken there, the gate fails.
+    repo.write(adr, good_adr().replace("## Dokumentation", "## Notizen"));
+    let (exit, doc) = gate(&repo, SESSION, &phase);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["gates"][0]["details"]["files"], json!([adr]));
+    // A planted record never leads to a file that is no ADR.
+    repo.write(
+        ".helix-gate/finalized.jsonl",
+        format!(
+            "{{\"time\": \"t\", \"from\": \"{SESSION}/output/ADR-cache.md\", \"to\": \"src/lib.rs\"}}\n"
+        ),
+    );
+    let (exit, doc) = gate(&repo, SESSION, &phase);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(
+        doc["gates"][0]["details"]["findings"][0]["rule"],
+        "gate-file-missing"
+    );
+}
+
+/// Seed 002's cascade: an approval phase of type `security` over a glob of critical files.
+const SECURITY_PLAN: &str = "phases:
+  - id: security
+    type: approval
+    approval_type: security
+    input: [new/src/critical/*.py]
+";
+
+/// The stub reviewer answering `verdict`, with the `security` type switched on.
+fn security_reviewer(repo: &ScratchRepo, verdict: &Value) {
+    let script = fake_reviewer(repo.path(), &canned_result(verdict), "");
+    let command = serde_json::to_string(&script.to_string_lossy()).unwrap();
+    repo.write(
+        "config/approvals.yaml",
+        format!(
+            "defaults:\n  command: {command}\n  timeout: 30\napprovals:\n  security:\n    enabled: true\n"
+        ),
+    );
+}
+
+#[test]
+fn an_approval_phase_judges_every_file_its_input_glob_matches() {
+    let repo = helix_repo();
+    repo.write(
+        format!("{SESSION}/new/src/critical/auth.py"),
+        "def login(user):\n    return True\n",
+    );
+    repo.write(
+        format!("{SESSION}/new/src/critical/pay.py"),
+        "def pay(amount):\n    return amount\n",
+    );
+    repo.write(format!("{SESSION}/new/src/other.py"), "x = 1\n");
+    repo.write(format!("{SESSION}/output/phases.yaml"), SECURITY_PLAN);
+    let phase = ["--phases", "output/phases.yaml", "--phase", "security"];
+    // Off by default, like `code`: the phase cannot run.
+    let (exit, doc) = gate(&repo, SESSION, &phase);
+    assert_eq!(exit, 2, "{doc:#}");
+    assert!(
+        doc["gates"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("disabled"),
+        "{doc:#}"
+    );
+
+    security_reviewer(&repo, &approved(0.9));
+    let (exit, doc) = gate(&repo, SESSION, &phase);
+    assert_eq!(exit, 0, "{doc:#}");
+    let gate0 = &doc["gates"][0];
+    assert_eq!(
+        gate0["details"]["files"],
+        json!([
+            format!("{SESSION}/new/src/critical/auth.py"),
+            format!("{SESSION}/new/src/critical/pay.py")
+        ])
+    );
+    let approvals = gate0["details"]["approval"].as_array().unwrap();
+    assert_eq!(approvals.len(), 2, "each file is judged by itself: {doc:#}");
+    for (approval, file) in approvals.iter().zip(["auth.py", "pay.py"]) {
+        assert_eq!(approval["approval_type"], "security");
+        assert_eq!(
+            approval["files"],
+            json!([format!("{SESSION}/new/src/critical/{file}")])
+        );
+    }
+    // The reviewer got the security type's checks.
+    let runs = repo.path().join(".helix-gate/approvals");
+    let run = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    for check in ["injection", "secrets", "authz"] {
+        assert!(run.join(format!("checks/{check}.md")).is_file(), "{check}");
+    }
+
+    // The plan's required_result applies to every file.
+    repo.write(
+        format!("{SESSION}/new/src/critical/pay.py"),
+        "def pay(amount):\n    return eval(amount)\n",
+    );
+    security_reviewer(
+        &repo,
+        &json!({"result": "needs_revision", "confidence": 0.9, "findings": [
+            {"severity": "error", "check": "injection", "message": "eval of input"}],
+            "recommendations": ["parse the amount"]}),
+    );
+    let (exit, doc) = gate(&repo, SESSION, &phase);
+    assert_eq!(exit, 1, "{doc:#}");
+    let message = doc["gates"][0]["message"].as_str().unwrap();
+    assert!(message.starts_with("1 of 2 file(s) passed"), "{doc:#}");
+    assert!(
+        message.contains("critical/pay.py: Approval needs_revision"),
+        "{doc:#}"
+    );
+    repo.write(
+        format!("{SESSION}/output/phases.yaml"),
+        format!("{SECURITY_PLAN}    required_result: needs_revision\n"),
+    );
+    let (exit, doc) = gate(&repo, SESSION, &phase);
+    assert_eq!(exit, 0, "{doc:#}");
+}
+
+/// The plan check knows the project: an approval phase with an unknown type stops
+/// every phase of the plan; inputs that match nothing stop the approval phase itself,
+/// not the phases before it (which may still write them).
+#[test]
+fn the_plan_check_reports_an_unknown_approval_type_and_inputs_that_match_nothing() {
+    let repo = helix_repo();
+    reviewer_off(&repo);
+    let consultant = "phases:
+  - id: consultant
+    output: [output/ADR-cache.md]
+    quality_gate: {type: adr_complete, file: output/ADR-*.md, semantic: false}
+";
+    let plan = |approval: &str| format!("{consultant}{}", &approval["phases:\n".len()..]);
+    let run = |phase: &str| {
+        gate(
+            &repo,
+            SESSION,
+            &["--phases", "output/phases.yaml", "--phase", phase],
+        )
+    };
+    // Unknown type: the plan fails for every phase, and no gate runs.
+    repo.write(
+        format!("{SESSION}/output/phases.yaml"),
+        plan(&SECURITY_PLAN.replace("approval_type: security", "approval_type: securty")),
+    );
+    for phase in ["consultant", "security"] {
+        let (exit, doc) = run(phase);
+        assert_eq!(exit, 1, "{doc:#}");
+        assert_eq!(doc["gates"], json!([]));
+        assert_eq!(
+            doc["findings"][0]["rule"], "phase-approval-type-unknown",
+            "{doc:#}"
+        );
+        assert_eq!(doc["findings"][0]["line"], 7, "{doc:#}");
+        assert!(
+            doc["findings"][0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("`securty` is not configured"),
+            "{doc:#}"
+        );
+    }
+    // A known type whose input glob matches nothing (yet): the consultant phase runs,
+    // the approval phase is refused by the plan check.
+    repo.write(format!("{SESSION}/output/phases.yaml"), plan(SECURITY_PLAN));
+    let (exit, doc) = run("consultant");
+    assert_eq!(exit, 0, "{doc:#}");
+    let (exit, doc) = run("security");
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["gates"], json!([]));
+    assert_eq!(
+        doc["findings"][0]["rule"], "phase-input-unmatched",
+        "{doc:#}"
+    );
+    assert_eq!(doc["findings"][0]["line"], 8, "{doc:#}");
+    // Once a file matches, the check is quiet and the approval runs.
+    repo.write(format!("{SESSION}/new/src/critical/auth.py"), "x = 1\n");
+    security_reviewer(&repo, &approved(0.9));
+    let (exit, doc) = run("security");
+    assert_eq!(exit, 0, "{doc:#}");
 }
 
 #[cfg(unix)]
