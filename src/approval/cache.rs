@@ -26,6 +26,7 @@
 //! are read only when they are regular files (a FIFO planted under an entry's
 //! name would block the read forever).
 
+use crate::text::{hex, unhex};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -117,17 +118,6 @@ pub fn key(
         }
     }
     hex(&h.finalize())
-}
-
-/// Lowercase hex.
-pub(super) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -246,20 +236,6 @@ pub fn store(
         &text,
         crate::fs::atomic::Options::FAST,
     )
-}
-
-/// Bytes from lowercase or uppercase hex; `None` for anything else.
-pub(super) fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    text.as_bytes()
-        .chunks(2)
-        .map(|pair| {
-            let digit = |c: u8| char::from(c).to_digit(16);
-            u8::try_from(digit(pair[0])? * 16 + digit(pair[1])?).ok()
-        })
-        .collect()
 }
 
 #[cfg(test)]

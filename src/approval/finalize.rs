@@ -45,7 +45,7 @@ pub fn run(
     let path = crate::paths::absolute(draft);
     // An unreadable draft is finalize's to report.
     if let Ok(bytes) = read::regular(&path, DRAFT_LIMIT, Links::Follow) {
-        let content = cache::hex(&cache::content_digest(&bytes));
+        let content = crate::text::hex(&cache::content_digest(&bytes));
         // The concept is part of what was reviewed (as in the cache key).
         let concept = crate::engine::Engine::load(root, None)
             .map(|engine| super::inputs::concept_hex(&engine, ADR_TYPE, &path, &bytes))

@@ -114,7 +114,7 @@ pub(super) fn concept_hex(engine: &Engine, kind: &str, path: &Path, bytes: &[u8]
     }
     concept_digests(engine, path, bytes)
         .first()
-        .map(|digest| cache::hex(digest))
+        .map(|digest| crate::text::hex(digest))
         .unwrap_or_default()
 }
 

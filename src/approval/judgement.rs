@@ -87,7 +87,7 @@ pub fn record(
             path: display.clone(),
             source,
         })?;
-    let content = cache::hex(&cache::content_digest(&bytes));
+    let content = crate::text::hex(&cache::content_digest(&bytes));
     // The verdict judged is the one for this content with its concept as it is
     // now (the cache key's inputs).
     let concept = crate::engine::Engine::load(root, None)

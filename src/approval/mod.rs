@@ -611,7 +611,7 @@ pub fn approve(
             .iter()
             .map(|c| {
                 c.as_ref()
-                    .map(|c| cache::hex(&cache::content_digest(&c.bytes)))
+                    .map(|c| crate::text::hex(&cache::content_digest(&c.bytes)))
                     .unwrap_or_default()
             })
             .collect(),
@@ -1148,7 +1148,7 @@ impl Request<'_> {
             contents: self
                 .files
                 .iter()
-                .map(|f| cache::hex(&cache::content_digest(&f.bytes)))
+                .map(|f| crate::text::hex(&cache::content_digest(&f.bytes)))
                 .collect(),
             concepts: if self.concepts.iter().all(String::is_empty) {
                 Vec::new()

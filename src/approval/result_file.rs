@@ -45,7 +45,7 @@ impl JudgedFile {
     pub fn new(display: &str, bytes: &[u8]) -> Self {
         JudgedFile {
             path: display.to_owned(),
-            sha256: cache::hex(&cache::content_digest(bytes)),
+            sha256: crate::text::hex(&cache::content_digest(bytes)),
         }
     }
 }
@@ -102,7 +102,7 @@ pub fn render(approval: &Approval, key: &SigningKey) -> anyhow::Result<Vec<u8>> 
         signature: Signature {
             algorithm: ALGORITHM.to_owned(),
             key_id: key.id(),
-            mac: cache::hex(&mac),
+            mac: crate::text::hex(&mac),
         },
     };
     let mut bytes = serde_json::to_vec_pretty(&file)?;
@@ -174,7 +174,10 @@ pub fn verify(root: &Path, bytes: &[u8], key: Option<&SigningKey>) -> Trust {
     if file.signature.key_id != key.id() {
         return Trust::ForeignKey(file.signature.key_id);
     }
-    let verified = match (cache::unhex(&file.signature.mac), canonical(&file.signed)) {
+    let verified = match (
+        crate::text::unhex(&file.signature.mac),
+        canonical(&file.signed),
+    ) {
         (Some(tag), Ok(json)) => key.verify(&[MAC_VERSION.as_bytes(), &json], &tag),
         _ => false,
     };

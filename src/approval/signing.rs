@@ -202,7 +202,7 @@ impl SigningKey {
         let mut h = Sha256::new();
         h.update(b"helix-gate signing key id v1");
         h.update(self.secret);
-        super::cache::hex(&h.finalize()[..8])
+        crate::text::hex(&h.finalize()[..8])
     }
 
     #[cfg(test)]
@@ -223,7 +223,7 @@ mod tests {
         mac.update(b"what do ya want for nothing?");
         let tag: [u8; 32] = mac.finalize().into_bytes().into();
         assert_eq!(
-            super::super::cache::hex(&tag),
+            crate::text::hex(&tag),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
     }

@@ -131,7 +131,7 @@ impl Snapshot {
             hasher.update(why.as_bytes());
             hasher.update(b"\0");
         }
-        hex(&hasher.finalize())
+        crate::text::hex(&hasher.finalize())
     }
 
     /// The paths whose bytes differ between `self` and `other` (added, removed or changed).
@@ -194,15 +194,6 @@ fn list(dir: &Path, rel: &str, depth: usize, out: &mut Vec<String>) {
             out.push(child);
         }
     }
-}
-
-/// Lower-case hex of `bytes`.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
-use super::protected::{self, Snapshot};
+use super::protected::Snapshot;
 
 /// The folder of the records inside the state folder.
 pub const TRUST_DIR: &str = "trust";
@@ -95,7 +95,7 @@ fn real_path(root: &Path) -> io::Result<PathBuf> {
 /// folder `state_dir`, with the repository's real path.
 fn locate_in(state_dir: &Path, root: &Path) -> io::Result<(PathBuf, PathBuf)> {
     let real = real_path(root)?;
-    let name = protected::hex(&Sha256::digest(real.as_os_str().as_encoded_bytes()));
+    let name = crate::text::hex(&Sha256::digest(real.as_os_str().as_encoded_bytes()));
     Ok((state_dir.join(TRUST_DIR).join(format!("{name}.json")), real))
 }
 
@@ -221,7 +221,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("config")).unwrap();
         std::fs::write(
-            dir.path().join(protected::APPROVALS_PATH),
+            dir.path().join(crate::config::protected::APPROVALS_PATH),
             "defaults: {command: ./review.sh}\n",
         )
         .unwrap();
@@ -261,7 +261,7 @@ mod tests {
             0o700
         );
         std::fs::write(
-            root.join(protected::APPROVALS_PATH),
+            root.join(crate::config::protected::APPROVALS_PATH),
             "defaults: {command: ./other.sh}\n",
         )
         .unwrap();

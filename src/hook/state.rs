@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -217,23 +217,10 @@ pub fn prune(root: &Path, days: u64) {
         return;
     };
     for entry in entries.flatten() {
-        if older_than(&entry, days) {
+        if super::store::older_than(&entry, days) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
-}
-
-/// Whether `entry` was last modified more than `days` ago. `days` is the
-/// repository's to set (`hook.state_retention_days`): a huge value keeps
-/// everything (it must neither overflow nor wrap to "prune all").
-pub(super) fn older_than(entry: &std::fs::DirEntry, days: u64) -> bool {
-    let max_age = Duration::from_secs(days.saturating_mul(86_400));
-    entry
-        .metadata()
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| SystemTime::now().duration_since(t).ok())
-        .is_some_and(|age| age > max_age)
 }
 
 #[cfg(test)]

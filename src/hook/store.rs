@@ -6,12 +6,11 @@
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
-use crate::config::protected;
 use crate::fs::lock::{FileLock, Release};
 
 /// How long to wait for another hook process of the same session.
@@ -74,7 +73,7 @@ impl FileState {
             ino,
             hash: bytes
                 .as_deref()
-                .map(|b| protected::hex(&Sha256::digest(b)))
+                .map(|b| crate::text::hex(&Sha256::digest(b)))
                 .unwrap_or_default(),
             number: bytes.as_deref().and_then(adr_number),
         })
@@ -154,7 +153,7 @@ impl Store {
     /// per-user state folder (no `HOME`).
     pub fn of(root: &Path, session: &str) -> Option<Store> {
         let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-        let key = protected::hex(&Sha256::digest(real.as_os_str().as_encoded_bytes()));
+        let key = crate::text::hex(&Sha256::digest(real.as_os_str().as_encoded_bytes()));
         let dir = crate::env::state_dir()?.join("sessions").join(&key[..32]);
         Some(Store {
             dir,
@@ -266,7 +265,7 @@ pub(super) fn prune(root: &Path, days: u64) {
         if entry.file_name() == "last-good.config" {
             continue;
         }
-        if super::state::older_than(&entry, days) {
+        if older_than(&entry, days) {
             let path = entry.path();
             let _ = if path.is_dir() {
                 std::fs::remove_dir_all(&path)
@@ -275,6 +274,19 @@ pub(super) fn prune(root: &Path, days: u64) {
             };
         }
     }
+}
+
+/// Whether `entry` was last modified more than `days` ago. `days` is the
+/// repository's to set (`hook.state_retention_days`): a huge value keeps
+/// everything (it must neither overflow nor wrap to "prune all").
+pub(super) fn older_than(entry: &std::fs::DirEntry, days: u64) -> bool {
+    let max_age = Duration::from_secs(days.saturating_mul(86_400));
+    entry
+        .metadata()
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| SystemTime::now().duration_since(t).ok())
+        .is_some_and(|age| age > max_age)
 }
 
 #[cfg(test)]
