@@ -8,55 +8,104 @@
 //! template (or one gap's text), or when each of its sentences is a sentence of a hint
 //! (someone kept half of a two-sentence hint).
 
-use std::collections::HashSet;
-use std::sync::OnceLock;
+use super::{Adr, Section};
 
-use super::{Adr, Section, placeholder};
-
-/// The shipped templates of every preset and language.
-const TEMPLATES: [&str; 3] = [
-    include_str!("../../templates/helix.md"),
-    include_str!("../../templates/madr.md"),
-    include_str!("../../templates/nygard.md"),
+/// The normalised hint lines of [`TEMPLATES`], sorted: built into the binary
+/// (parsing three templates costs a hook call a tenth of its work); a test
+/// keeps them equal to what the templates give.
+const HINT_LINES: &[&str] = &[
+    "argument a",
+    "argument b",
+    "argument c",
+    "argument d",
+    "bad, because argument b",
+    "bad, because argument d",
+    "bad, because it compromises another",
+    "chosen option: \"the chosen option\", because justification: the decision driver it meets best.",
+    "decision driver: a force or concern that shapes the decision",
+    "describe the context and the problem in two or three sentences, or as a question.",
+    "dokumentation ist aktualisiert",
+    "first option",
+    "first option, in a few words",
+    "good, because argument a",
+    "good, because argument c",
+    "good, because it improves one desired quality",
+    "how the implementation of, and compliance with, this decision will be confirmed.",
+    "it compromises another",
+    "it improves one desired quality",
+    "justification: the decision driver it meets best",
+    "konkretes, testbares kriterium 1",
+    "konkretes, testbares kriterium 2",
+    "links, evidence, and when this decision should be revisited.",
+    "migration und rollback sind getestet, oder ein weiteres testbares kriterium",
+    "nachteil oder trade-off 1",
+    "phase 1, schritt 1: was zuerst umgestellt wird; phase 2, schritt 2: was danach folgt; rollback: wie die änderung zurückgenommen wird. bei minor, config oder docs: warum keine migration nötig ist.",
+    "second option",
+    "second option, in a few words",
+    "technische details: aufbau, schnittstellen, datenfluss, betroffene dateien. bei neuen features ein beispiel als codeblock mit aufruf und ergebnis.",
+    "the chosen option",
+    "the forces at play: technical, political, social and project-local. value-neutral facts.",
+    "vorteil 1",
+    "warum wird das gebraucht? welches problem gibt es heute, wen betrifft es, was kostet es?",
+    "was wird gebaut oder geändert, und wie löst das das problem? welche alternativen wurden verworfen und warum?",
+    "we will ... (the response to these forces, in full sentences, active voice).",
+    "welche dokumentation wird angelegt oder geändert (readme, docs/...), und was steht dort danach?",
+    "what becomes easier or more difficult because of this change, good and bad.",
 ];
 
-/// Hint sentences shorter than this (in characters) are not matched on their own.
-const MIN_SENTENCE: usize = 12;
+/// The normalised sentences of those hints (at least 12
+/// characters: shorter ones are not matched on their own),
+/// sorted, kept equal the same way.
+const HINT_SENTENCES: &[&str] = &[
+    "(the response to these forces, in full sentences, active voice).",
+    "bad, because argument b",
+    "bad, because argument d",
+    "bad, because it compromises another",
+    "bei minor, config oder docs: warum keine migration nötig ist.",
+    "bei neuen features ein beispiel als codeblock mit aufruf und ergebnis.",
+    "chosen option: \"the chosen option\", because justification: the decision driver it meets best.",
+    "decision driver: a force or concern that shapes the decision",
+    "describe the context and the problem in two or three sentences, or as a question.",
+    "dokumentation ist aktualisiert",
+    "first option",
+    "first option, in a few words",
+    "good, because argument a",
+    "good, because argument c",
+    "good, because it improves one desired quality",
+    "how the implementation of, and compliance with, this decision will be confirmed.",
+    "it compromises another",
+    "it improves one desired quality",
+    "justification: the decision driver it meets best",
+    "konkretes, testbares kriterium 1",
+    "konkretes, testbares kriterium 2",
+    "links, evidence, and when this decision should be revisited.",
+    "migration und rollback sind getestet, oder ein weiteres testbares kriterium",
+    "nachteil oder trade-off 1",
+    "phase 1, schritt 1: was zuerst umgestellt wird;",
+    "phase 2, schritt 2: was danach folgt;",
+    "rollback: wie die änderung zurückgenommen wird.",
+    "second option",
+    "second option, in a few words",
+    "technische details: aufbau, schnittstellen, datenfluss, betroffene dateien.",
+    "the chosen option",
+    "the forces at play: technical, political, social and project-local.",
+    "value-neutral facts.",
+    "warum wird das gebraucht?",
+    "was wird gebaut oder geändert, und wie löst das das problem?",
+    "welche alternativen wurden verworfen und warum?",
+    "welche dokumentation wird angelegt oder geändert (readme, docs/...), und was steht dort danach?",
+    "welches problem gibt es heute, wen betrifft es, was kostet es?",
+    "what becomes easier or more difficult because of this change, good and bad.",
+];
 
-#[derive(Default)]
-struct Hints {
-    lines: HashSet<String>,
-    sentences: HashSet<String>,
+/// Whether the normalised `line` is a whole hint line.
+fn is_hint_line(line: &str) -> bool {
+    HINT_LINES.binary_search(&line).is_ok()
 }
 
-fn hints() -> &'static Hints {
-    static HINTS: OnceLock<Hints> = OnceLock::new();
-    HINTS.get_or_init(|| {
-        let mut hints = Hints::default();
-        for template in TEMPLATES {
-            let adr = Adr::parse(template);
-            for gap in placeholder::find(&adr) {
-                if gap.offset < adr.body_start {
-                    continue;
-                }
-                let text = &adr.text;
-                let start = text[..gap.offset].rfind('\n').map_or(0, |i| i + 1);
-                let end = text[gap.offset..]
-                    .find('\n')
-                    .map_or(text.len(), |i| gap.offset + i);
-                for hint in [normalize(&text[start..end]), normalize(&gap.text)] {
-                    hints.sentences.extend(
-                        sentences(&hint)
-                            .filter(|s| s.chars().count() >= MIN_SENTENCE)
-                            .map(str::to_owned),
-                    );
-                    hints.lines.insert(hint);
-                }
-            }
-        }
-        hints.lines.remove("");
-        hints
-    })
+/// Whether the normalised `sentence` is a hint's sentence.
+fn is_hint_sentence(sentence: &str) -> bool {
+    HINT_SENTENCES.binary_search(&sentence).is_ok()
 }
 
 /// `line` as hints are compared: brackets removed, a heading marker, list marker or
@@ -104,10 +153,9 @@ pub fn is_hint(line: &str) -> bool {
     if line.is_empty() {
         return false;
     }
-    let hints = hints();
-    hints.lines.contains(&line) || {
+    is_hint_line(&line) || {
         let mut parts = sentences(&line).peekable();
-        parts.peek().is_some() && parts.all(|s| hints.sentences.contains(s))
+        parts.peek().is_some() && parts.all(is_hint_sentence)
     }
 }
 
@@ -146,7 +194,70 @@ fn strip_comments(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
+    use super::super::placeholder;
     use super::*;
+
+    /// The shipped templates of every preset and language.
+    const TEMPLATES: [&str; 3] = [
+        include_str!("../../templates/helix.md"),
+        include_str!("../../templates/madr.md"),
+        include_str!("../../templates/nygard.md"),
+    ];
+
+    /// Hint sentences shorter than this (in characters) are not matched on their own.
+    const MIN_SENTENCE: usize = 12;
+
+    /// The hints as the templates give them: every `<...>` gap of the body, as its
+    /// whole line and as the gap alone, and their sentences.
+    fn from_templates() -> (BTreeSet<String>, BTreeSet<String>) {
+        let (mut lines, mut sentences_of) = (BTreeSet::new(), BTreeSet::new());
+        for template in TEMPLATES {
+            let adr = Adr::parse(template);
+            for gap in placeholder::find(&adr) {
+                if gap.offset < adr.body_start {
+                    continue;
+                }
+                let text = &adr.text;
+                let start = text[..gap.offset].rfind('\n').map_or(0, |i| i + 1);
+                let end = text[gap.offset..]
+                    .find('\n')
+                    .map_or(text.len(), |i| gap.offset + i);
+                for hint in [normalize(&text[start..end]), normalize(&gap.text)] {
+                    sentences_of.extend(
+                        sentences(&hint)
+                            .filter(|s| s.chars().count() >= MIN_SENTENCE)
+                            .map(str::to_owned),
+                    );
+                    lines.insert(hint);
+                }
+            }
+        }
+        lines.remove("");
+        (lines, sentences_of)
+    }
+
+    #[test]
+    fn the_built_in_hints_are_the_templates_hints_sorted() {
+        let (lines, sentences_of) = from_templates();
+        assert_eq!(
+            HINT_LINES
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect::<Vec<_>>(),
+            lines.into_iter().collect::<Vec<_>>(),
+            "templates/*.md changed: update HINT_LINES"
+        );
+        assert_eq!(
+            HINT_SENTENCES
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect::<Vec<_>>(),
+            sentences_of.into_iter().collect::<Vec<_>>(),
+            "templates/*.md changed: update HINT_SENTENCES"
+        );
+    }
 
     #[test]
     fn hints_of_every_template_are_known_with_or_without_brackets() {
