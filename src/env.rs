@@ -1,4 +1,6 @@
-//! Every environment variable helix-gate reads, in one place.
+//! Every environment variable helix-gate reads, in one place: their names, and
+//! [`var`] / [`is_set`] to read them. git's own `GIT_*` variables are read where
+//! git's environment is modelled ([`crate::git::GitEnv`]).
 
 /// Disables colour in terminal output (<https://no-color.org>).
 pub const NO_COLOR: &str = "NO_COLOR";
@@ -21,8 +23,10 @@ pub const HELIX_GATE_CHILD: &str = "HELIX_GATE_CHILD";
 pub const HELIX_GATE_STATE_DIR: &str = "HELIX_GATE_STATE_DIR";
 /// The XDG base directory for state (<https://specifications.freedesktop.org/basedir-spec/>).
 pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
-/// The user's home folder (the state folder's last fallback).
+/// The user's home folder (the state folder's last fallback, `~/.claude`).
 pub const HOME: &str = "HOME";
+/// Where programs are found (`install` finds `helix-gate` on it).
+pub const PATH: &str = "PATH";
 /// Set by helix-gate on each process it supervises (the reviewer) to a token
 /// of that one run. Descendants inherit it, so those that left the reviewer's
 /// process group and tree are still found, and killed, when the run ends.

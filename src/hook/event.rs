@@ -5,7 +5,7 @@
 //! field of the wrong type (`background_tasks: {}`, `stop_hook_active: null`,
 //! `tool_input: "x"`) does not drop the event: it is recorded in
 //! [`HookEvent::broken`] and treated as absent, and the gate that needs it applies
-//! the failure policy (see `hook::need`). Intolerant of damage: a BOM is
+//! the failure policy (see `hook::policy::needed`). Intolerant of damage: a BOM is
 //! stripped, but trailing garbage, two objects, NUL bytes, non-JSON or a JSON
 //! value that is not an object are errors.
 

@@ -104,7 +104,7 @@ pub fn settings_path(root: &Path, scope: Scope) -> anyhow::Result<PathBuf> {
 
 fn home() -> anyhow::Result<PathBuf> {
     let home =
-        crate::env::var("HOME").context("HOME is not set; cannot find ~/.claude/settings.json")?;
+        crate::env::var(crate::env::HOME).context("HOME is not set; cannot find ~/.claude/settings.json")?;
     Ok(PathBuf::from(home))
 }
 
@@ -161,7 +161,7 @@ pub fn hook_command() -> String {
     let exe = std::env::current_exe()
         .ok()
         .and_then(|p| p.canonicalize().ok());
-    let on_path = std::env::var_os("PATH").and_then(|paths| {
+    let on_path = std::env::var_os(crate::env::PATH).and_then(|paths| {
         std::env::split_paths(&paths)
             .map(|dir| dir.join("helix-gate"))
             .find(|candidate| candidate.is_file())

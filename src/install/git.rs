@@ -207,7 +207,7 @@ fn write_executable(dir: &Path, path: &Path, content: &str) -> Result<(), Instal
 /// `command -v` will find).
 /// Whether an executable `name` is on PATH.
 pub fn on_path(name: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| {
+    std::env::var_os(crate::env::PATH).is_some_and(|paths| {
         std::env::split_paths(&paths).any(|dir| {
             let candidate = dir.join(name);
             candidate.is_file() || candidate.with_extension("exe").is_file()
