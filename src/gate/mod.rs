@@ -387,7 +387,8 @@ impl Ctx<'_> {
             );
             return GateResult::new(KIND, Outcome::Passed, message, details);
         }
-        details.semantic = Some("ran".to_owned());
+        // Only the review's outcome says whether it ran ([`Ctx::review`]).
+        details.semantic = Some("requested".to_owned());
         self.review(KIND, &files, approval::ADR_TYPE, "approved", details)
     }
 
@@ -441,20 +442,26 @@ impl Ctx<'_> {
         let approval =
             match approval::approve(self.root, files, approval_type, &ApproveOptions::default()) {
                 Ok(approval) => approval,
-                Err(e) => return GateResult::new(kind, Outcome::Error, format!("{e:#}"), details),
+                Err(e) => {
+                    if details.semantic.is_some() {
+                        details.semantic = Some(format!("not run: {e}"));
+                    }
+                    return GateResult::new(kind, Outcome::Error, format!("{e:#}"), details);
+                }
             };
         details.approval = serde_json::to_value(&approval.document).ok();
         // `adr_complete` says whether the reviewer ran: a verdict from the cache is
         // no new review, and saying "ran" would claim one.
         if details.semantic.is_some() {
-            details.semantic = Some(
-                match approval.stage() {
-                    Stage::Cache => "answered from the cache",
-                    Stage::Deterministic => "not run: the deterministic checks failed",
-                    Stage::Reviewer => "ran",
+            details.semantic = Some(match (approval.stage(), &approval.failure) {
+                (Stage::Cache, _) => "answered from the cache".to_owned(),
+                (Stage::Deterministic, _) => "not run: the deterministic checks failed".to_owned(),
+                // Started, but no verdict came back (timeout, crash, no answer).
+                (Stage::Reviewer, Some(failure)) => {
+                    format!("started, but gave no verdict ({})", failure.kind())
                 }
-                .to_owned(),
-            );
+                (Stage::Reviewer, None) => "ran".to_owned(),
+            });
         }
         details.findings.extend(
             approval

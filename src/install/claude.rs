@@ -103,8 +103,8 @@ pub fn settings_path(root: &Path, scope: Scope) -> anyhow::Result<PathBuf> {
 }
 
 fn home() -> anyhow::Result<PathBuf> {
-    let home =
-        crate::env::var(crate::env::HOME).context("HOME is not set; cannot find ~/.claude/settings.json")?;
+    let home = crate::env::var(crate::env::HOME)
+        .context("HOME is not set; cannot find ~/.claude/settings.json")?;
     Ok(PathBuf::from(home))
 }
 

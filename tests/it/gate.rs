@@ -783,3 +783,31 @@ fn gate_output_snapshots() {
     );
     assert!(Path::new(&repo.path().join(&plan)).exists());
 }
+
+/// `--semantic true` says whether the reviewer really ran: not when the type is
+/// switched off (an error: it was asked for), and "started, but gave no
+/// verdict" when the reviewer crashed.
+#[test]
+fn adr_complete_semantic_true_never_claims_a_review_that_did_not_happen() {
+    let repo = helix_repo();
+    let args = [
+        "adr_complete",
+        "--file",
+        "output/ADR-*.md",
+        "--semantic",
+        "true",
+    ];
+    reviewer_off(&repo);
+    let (exit, doc) = gate(&repo, SESSION, &args);
+    assert_eq!(exit, 2, "{doc:#}");
+    let semantic = doc["details"]["semantic"].as_str().unwrap();
+    assert!(semantic.starts_with("not run:"), "{doc:#}");
+    let crashing = fake_reviewer(repo.path(), "", "exit 3\n");
+    configure(&repo, &crashing, 30);
+    let (_, doc) = gate(&repo, SESSION, &args);
+    let semantic = doc["details"]["semantic"].as_str().unwrap();
+    assert!(
+        semantic.starts_with("started, but gave no verdict"),
+        "{doc:#}"
+    );
+}
