@@ -32,6 +32,7 @@ fn main() -> ExitCode {
             // (a list of config problems) stay.
             let text = format!("{err:#}");
             let text = helix_gate::text::escape_controls_multiline(&text);
+            let text = helix_gate::text::defuse_workflow_commands(&text);
             eprintln!("helix-gate: error: {text}");
             ExitCode::from(2)
         }

@@ -92,6 +92,28 @@ pub fn escape_controls_multiline(text: &str) -> Cow<'_, str> {
     escape(text, true)
 }
 
+/// `text` with no line that a CI runner reads as a workflow command: a line whose first
+/// non-blank characters are `::` gets its first colon escaped (`\x3a:error::…`). For text
+/// on stderr that may carry a repository's lines (a GitHub runner scans stderr too).
+pub fn defuse_workflow_commands(text: &str) -> Cow<'_, str> {
+    let starts_command = |line: &str| line.trim_start().starts_with("::");
+    if !text.split('\n').any(starts_command) {
+        return Cow::Borrowed(text);
+    }
+    let lines: Vec<String> = text
+        .split('\n')
+        .map(|line| {
+            if starts_command(line) {
+                let blank = line.len() - line.trim_start().len();
+                format!("{}\\x3a{}", &line[..blank], &line[blank + 1..])
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect();
+    Cow::Owned(lines.join("\n"))
+}
+
 /// Whether `c` can change what a terminal, or a reader of a prompt, sees around
 /// it: control characters (line breaks, ESC, DEL, C1 controls), the Unicode line
 /// and paragraph separators, and the characters that reorder displayed text.
@@ -170,6 +192,10 @@ mod tests {
     fn text_direction_characters_are_escaped_like_controls() {
         assert_eq!(escape_controls("a\u{202e}b\x1bc"), "a\\u{202e}b\\x1bc");
         assert_eq!(escape_controls("tab\tstays"), "tab\tstays");
+        assert_eq!(
+            defuse_workflow_commands("a\n::error::x\n  ::warning::y\nb::c"),
+            "a\n\\x3a:error::x\n  \\x3a:warning::y\nb::c"
+        );
     }
 
     #[test]

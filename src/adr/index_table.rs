@@ -297,14 +297,31 @@ impl NewRow {
     }
 }
 
-/// Text safe inside a table cell.
+/// Text safe inside a table cell. A `<` is escaped: a raw `<!--` would open an HTML comment
+/// that hides every later row when INDEX.md is rendered.
 fn escape_cell(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+    text.replace('|', "\\|")
+        .replace('<', "\\<")
+        .replace(['\n', '\r'], " ")
 }
 
-/// Text safe as link text inside a table cell.
+/// Text safe as link text inside a table cell, written so that it reads back as the same
+/// plain text (`index --check` compares that with the front matter's title): every ASCII
+/// punctuation Markdown acts on inline is backslash-escaped (`*async*` stays `*async*`, not
+/// emphasis; `<!--` opens no comment).
 fn escape_link_text(text: &str) -> String {
-    escape_cell(&text.replace('[', "\\[").replace(']', "\\]"))
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' => out.push(' '),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '&' | '!' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn link_target(link: &str) -> String {
@@ -397,5 +414,6 @@ mod tests {
         assert_eq!(local_link("#top"), None);
         assert_eq!(link_target("a b.md"), "<a b.md>");
         assert_eq!(escape_link_text("A [b] | c"), "A \\[b\\] \\| c");
+        assert_eq!(escape_link_text("*a* <!--"), "\\*a\\* \\<\\!--");
     }
 }

@@ -28,8 +28,9 @@ pub(super) fn new(title: &str) -> anyhow::Result<ExitStatus> {
         }
         adr_dir::new::Outcome::Skipped { display, reason } => {
             print_stderr(&format!(
-                "helix-gate: error: {} would never be checked: {reason}; nothing was written (choose another title, or change adr.globs / adr.exclude)\n",
-                escape_controls(&display)
+                "helix-gate: error: {} would never be checked: {}; nothing was written (choose another title, or change adr.globs / adr.exclude)\n",
+                escape_controls(&display),
+                escape_controls(&reason)
             ));
             Ok(ExitStatus::Failure)
         }

@@ -153,7 +153,7 @@ pub(super) fn run(
     };
     print(&text)?;
     for note in &approval.notes {
-        print_stderr(&format!("helix-gate: note: {note}\n"));
+        print_stderr(&format!("helix-gate: note: {}\n", escape_controls(note)));
     }
     Ok(status)
 }

@@ -27,7 +27,9 @@ pub(super) fn print(text: &str) -> anyhow::Result<()> {
 }
 
 /// Write to stderr. A closed stderr is ignored: the exit status still carries the result.
+/// No line of it can start a CI workflow command (`::error::…`), whatever it quotes.
 pub(super) fn print_stderr(text: &str) {
+    let text = crate::text::defuse_workflow_commands(text);
     let mut stderr = std::io::stderr().lock();
     let _ = stderr
         .write_all(text.as_bytes())

@@ -369,9 +369,11 @@ pub struct RulesFileError {
 
 impl std::fmt::Display for RulesFileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "invalid rules file {}:", self.origin)?;
+        // The problems quote the file (keys, values): each stays on its own line, escaped.
+        let escape = crate::text::escape_controls;
+        write!(f, "invalid rules file {}:", escape(&self.origin))?;
         for problem in &self.problems {
-            write!(f, "\n  - {problem}")?;
+            write!(f, "\n  - {}", escape(problem))?;
         }
         Ok(())
     }

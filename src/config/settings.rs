@@ -156,7 +156,13 @@ impl NewSettings {
 
 /// A settings file that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid settings in {origin}: {message}")]
+// Both may quote the repository (a key, a value, a path): escaped, so a line break in a key
+// cannot start a line of its own (a CI workflow command) on stderr.
+#[error(
+    "invalid settings in {}: {}",
+    crate::text::escape_controls(.origin),
+    crate::text::escape_controls(.message)
+)]
 pub struct SettingsError {
     pub origin: String,
     pub message: String,

@@ -9,9 +9,10 @@
 //! The phase model ([`Plan`], [`Phase`], [`Gate`]) is read here once and used by the `gate`
 //! command, so the checks and the gate runner agree on what a phase says.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::diagnostic::Finding;
+use crate::rules::RuleMeta;
 use crate::yaml::{self, Mapping, Value};
 
 declare_rules! {
@@ -237,7 +238,7 @@ impl Gate {
 
 /// Check a phase plan's text; the plan is returned when it could be read at all.
 pub fn check(text: &str) -> (Option<Plan>, Vec<Finding>) {
-    let mut findings = Vec::new();
+    let mut findings = Found::default();
     let value = match yaml::parse_value(text) {
         Ok(value) => value,
         Err(e) => {
@@ -258,14 +259,15 @@ pub fn check(text: &str) -> (Option<Plan>, Vec<Finding>) {
     };
     let lines = Lines::new(text);
     let mut plan = Plan::default();
+    let mut seen: HashSet<String> = HashSet::new();
     let mut depends: Vec<(String, String, &'static str)> = Vec::new();
     for (index, entry) in list.iter().enumerate() {
         let Some(map) = entry.as_mapping() else {
-            findings.push(
+            findings.push(&INVALID, || {
                 INVALID
                     .finding(format!("phase {} is not a mapping", index + 1))
-                    .at(1),
-            );
+                    .at(1)
+            });
             continue;
         };
         let Some(id) = map
@@ -273,21 +275,21 @@ pub fn check(text: &str) -> (Option<Plan>, Vec<Finding>) {
             .and_then(yaml::scalar_text)
             .filter(|s| !s.trim().is_empty())
         else {
-            findings.push(
+            findings.push(&INVALID, || {
                 INVALID
                     .finding(format!("phase {} has no `id`", index + 1))
                     .at(1)
-                    .hint("give the phase an `id:` such as `01-analysis`"),
-            );
+                    .hint("give the phase an `id:` such as `01-analysis`")
+            });
             continue;
         };
-        let line = lines.of_id(&id);
-        if plan.phases.iter().any(|p| p.id == id) {
-            findings.push(
+        if !seen.insert(id.clone()) {
+            findings.push(&ID_DUPLICATE, || {
+                let line = lines.of_id(&id);
                 ID_DUPLICATE
                     .finding(format!("phase id `{id}` is used by an earlier phase"))
-                    .at(lines.of_id_nth(&id, 2).unwrap_or(line)),
-            );
+                    .at(lines.of_id_nth(&id, 2).unwrap_or(line))
+            });
         }
         for dep in string_list(map.get("depends_on")) {
             depends.push((id.clone(), dep, "depends_on"));
@@ -320,8 +322,56 @@ pub fn check(text: &str) -> (Option<Plan>, Vec<Finding>) {
             gates: gates.into_iter().flatten().collect(),
         });
     }
-    check_depends(&lines, &plan, depends, &mut findings);
-    (Some(plan), findings)
+    check_depends(&lines, &plan, &seen, depends, &mut findings);
+    (Some(plan), findings.into_list())
+}
+
+/// At most this many findings of one rule are listed for one plan; the rest are counted
+/// in one more finding. A plan of N phases naming N unknown phases once gave N² lines of
+/// output (a 242 KB plan, 847 MB).
+pub const MAX_FINDINGS_PER_RULE: usize = 100;
+
+/// The findings of one plan, capped per rule: a finding over the cap is counted, not built
+/// (building it can cost a search of the text).
+#[derive(Default)]
+struct Found {
+    list: Vec<Finding>,
+    counts: HashMap<&'static str, usize>,
+}
+
+impl Found {
+    fn push(&mut self, rule: &RuleMeta, build: impl FnOnce() -> Finding) {
+        let count = self.counts.entry(rule.id).or_default();
+        *count += 1;
+        if *count <= MAX_FINDINGS_PER_RULE {
+            self.list.push(build());
+        }
+    }
+
+    fn into_list(self) -> Vec<Finding> {
+        let Found { mut list, counts } = self;
+        let mut over: Vec<(&str, usize)> = counts
+            .into_iter()
+            .filter(|&(_, n)| n > MAX_FINDINGS_PER_RULE)
+            .collect();
+        over.sort_unstable();
+        for (id, n) in over {
+            let Some(first) = list.iter().find(|f| f.rule == id) else {
+                continue;
+            };
+            let more = Finding::new(
+                id,
+                first.severity,
+                format!(
+                    "… and {} more `{id}` findings not listed",
+                    n - MAX_FINDINGS_PER_RULE
+                ),
+            )
+            .at(1);
+            list.push(more);
+        }
+        list
+    }
 }
 
 /// The checks of a plan that need its project (so `gate --phases` runs them, after
@@ -384,31 +434,34 @@ pub fn check_in_project(
 fn check_depends(
     lines: &Lines<'_>,
     plan: &Plan,
+    ids: &HashSet<String>,
     depends: Vec<(String, String, &'static str)>,
-    findings: &mut Vec<Finding>,
+    findings: &mut Found,
 ) {
+    /// The hint names a few phases, not all of them (it was N names for each of N findings).
+    const NAMED: usize = 10;
     for (phase, dep, field) in depends {
-        let known = plan.phases.iter().any(|p| p.id == dep);
+        let known = ids.contains(&dep);
         if !known || dep == phase {
             let why = if known {
                 "the phase itself"
             } else {
                 "no phase of this plan"
             };
-            findings.push(
+            findings.push(&DEPENDS_ON_UNKNOWN, || {
+                let others = plan.phases.iter().filter(|p| p.id != phase);
+                let names: Vec<&str> = others.clone().take(NAMED).map(|p| p.id.as_str()).collect();
+                let rest = others.count().saturating_sub(NAMED);
+                let more = if rest > 0 {
+                    format!(" … and {rest} more")
+                } else {
+                    String::new()
+                };
                 DEPENDS_ON_UNKNOWN
                     .finding(format!("phase `{phase}`: {field} `{dep}` names {why}"))
                     .at(lines.of_text(&dep).unwrap_or(1))
-                    .hint(format!(
-                        "name one of: {}",
-                        plan.phases
-                            .iter()
-                            .filter(|p| p.id != phase)
-                            .map(|p| p.id.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )),
-            );
+                    .hint(format!("name one of: {}{more}", names.join(", ")))
+            });
         }
     }
 }
@@ -433,7 +486,7 @@ fn gates_of(value: Option<&Value>) -> Vec<Result<Gate, String>> {
     }
 }
 
-fn check_gate(lines: &Lines<'_>, phase: &str, gate: &Result<Gate, String>, out: &mut Vec<Finding>) {
+fn check_gate(lines: &Lines<'_>, phase: &str, gate: &Result<Gate, String>, out: &mut Found) {
     // The phase's own `quality_gate:` (the first one after its `id:`), and its type's
     // line after that: not the first gate of the whole plan.
     let phase_line = lines.of_id(phase);
@@ -443,28 +496,30 @@ fn check_gate(lines: &Lines<'_>, phase: &str, gate: &Result<Gate, String>, out: 
     let gate = match gate {
         Ok(gate) => gate,
         Err(why) => {
-            out.push(
+            out.push(&GATE_INVALID, || {
                 GATE_INVALID
                     .finding(format!("phase `{phase}`: quality_gate {why}"))
                     .at(line)
-                    .hint(format!("give it a `type:` ({})", GATE_TYPES.join(", "))),
-            );
+                    .hint(format!("give it a `type:` ({})", GATE_TYPES.join(", ")))
+            });
             return;
         }
     };
-    let at = if gate.kind.chars().all(is_word) {
-        lines.of_word_from(&gate.kind, line)
-    } else {
-        lines.of_text(&gate.kind)
-    }
-    .unwrap_or(line);
+    let at = || {
+        if gate.kind.chars().all(is_word) {
+            lines.of_word_from(&gate.kind, line)
+        } else {
+            lines.of_text(&gate.kind)
+        }
+        .unwrap_or(line)
+    };
     let mut problem = |message: String, hint: &str| {
-        out.push(
+        out.push(&GATE_INVALID, || {
             GATE_INVALID
                 .finding(format!("phase `{phase}`: {message}"))
-                .at(at)
-                .hint(hint.to_owned()),
-        );
+                .at(at())
+                .hint(hint.to_owned())
+        });
     };
     match gate.kind.as_str() {
         "adr_complete" => {
@@ -538,7 +593,7 @@ pub fn escapes(path: &str) -> bool {
     false
 }
 
-fn check_path(lines: &Lines<'_>, phase: &str, path: &str, out: &mut Vec<Finding>) {
+fn check_path(lines: &Lines<'_>, phase: &str, path: &str, out: &mut Found) {
     let absolute = path.starts_with('/') || path.starts_with('~') || path.get(1..3) == Some(":\\");
     let why = if absolute {
         "is absolute"
@@ -547,12 +602,12 @@ fn check_path(lines: &Lines<'_>, phase: &str, path: &str, out: &mut Vec<Finding>
     } else {
         return;
     };
-    out.push(
+    out.push(&PATH_UNSAFE, || {
         PATH_UNSAFE
             .finding(format!("phase `{phase}`: path `{path}` {why}"))
             .at(lines.of_text(path).unwrap_or(1))
-            .hint("write the path relative to the project directory"),
-    );
+            .hint("write the path relative to the project directory")
+    });
 }
 
 /// `input:`/`output:` as the seeds write them: a list of paths, or `{files: [...]}`.
@@ -718,7 +773,8 @@ mod tests {
 ";
 
     /// A plan at the size limit with a finding on every line is checked in about
-    /// linear time (the scan per finding took 10 s here in a debug build).
+    /// linear time (the scan per finding took 10 s here in a debug build), and each rule
+    /// lists at most [`MAX_FINDINGS_PER_RULE`] findings and counts the rest in one more.
     #[test]
     fn a_large_plan_full_of_findings_is_checked_without_a_quadratic_scan() {
         use std::fmt::Write as _;
@@ -732,14 +788,50 @@ mod tests {
         let started = std::time::Instant::now();
         let (_, findings) = check(&text);
         let took = started.elapsed();
-        assert!(findings.len() > 10_000, "{}", findings.len());
-        // The last phase's unknown dependency points at its own line.
+        for rule in [
+            ID_DUPLICATE.id,
+            DEPENDS_ON_UNKNOWN.id,
+            GATE_INVALID.id,
+            PATH_UNSAFE.id,
+        ] {
+            let of_rule: Vec<&Finding> = findings.iter().filter(|f| f.rule == rule).collect();
+            assert_eq!(of_rule.len(), MAX_FINDINGS_PER_RULE + 1, "{rule}");
+            assert!(
+                of_rule[MAX_FINDINGS_PER_RULE].message.contains("more"),
+                "{rule}"
+            );
+        }
+        let more = findings
+            .iter()
+            .find(|f| {
+                f.message
+                    .starts_with("… and 2500 more `phase-depends-on-unknown`")
+            })
+            .unwrap();
+        assert_eq!(more.rule, DEPENDS_ON_UNKNOWN.id);
+        // A listed unknown dependency points at its own line.
         let dep = findings
             .iter()
-            .find(|f| f.message.contains("`z2599`"))
+            .find(|f| f.message.contains("`z99`"))
             .unwrap();
-        assert_eq!(dep.line, Some(2 + 2_599 * 6 + 2));
+        assert_eq!(dep.line, Some(2 + 99 * 6 + 2));
         assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+    }
+
+    /// N phases that each name an unknown phase: the hint names a few phases, not all N
+    /// (N findings of N names each was the quadratic output).
+    #[test]
+    fn an_unknown_dependency_hint_names_a_few_phases() {
+        use std::fmt::Write as _;
+        let mut text = "phases:\n".to_owned();
+        for i in 0..50 {
+            let _ = writeln!(text, "  - id: p{i}\n    depends_on: [q{i}]");
+        }
+        let (_, findings) = check(&text);
+        assert_eq!(findings.len(), 50);
+        let hint = findings[0].hint.as_deref().unwrap();
+        assert!(hint.ends_with("… and 39 more"), "{hint}");
+        assert!(hint.len() < 120, "{hint}");
     }
 
     #[test]

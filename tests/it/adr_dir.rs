@@ -683,3 +683,33 @@ fn doctor_reports_numbers_links_succession_and_the_index() {
         assert!(rules.contains(&id), "{id} not in {rules:?}");
     }
 }
+
+/// Issue 20: titles with Markdown in them were written as Markdown (`*async*` became
+/// emphasis, `<!--` opened a comment that hid every later row), so `index --check` rejected
+/// the rows `index --write` had just written. Written escaped, they read back as the title.
+#[test]
+fn index_write_then_check_passes_for_titles_with_markdown() {
+    let repo = repo();
+    let titles = [
+        "<!-- Use *async* reads",
+        "Snake_case and __bold__ names",
+        "The `code` path",
+        "Either | or",
+        "[Links] and ![images](x.png)",
+        "Fish & chips &amp; <b>tags</b> ~~gone~~",
+    ];
+    for (i, title) in titles.iter().enumerate() {
+        let number = format!("{:03}", i + 1);
+        write(
+            repo.path(),
+            &format!("adr/{number}-t{i}.md"),
+            draft(title, Some(&format!("\"{number}\""))),
+        );
+    }
+    let out = run(repo.path(), &["index", "--write"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let index = std::fs::read_to_string(repo.path().join("adr/INDEX.md")).unwrap();
+    assert!(!index.contains("<!--"), "{index}");
+    let out = run(repo.path(), &["index", "--check"]);
+    assert_eq!(code(&out), 0, "{}\n{index}", stdout(&out));
+}

@@ -822,3 +822,44 @@ mod any {
         check_bounded(&fixture).unwrap();
     }
 }
+
+// ------------------------------------------------------------------ a plan with N² findings
+
+/// Issue 20: N phases naming N unknown phases gave N findings whose hints each named all
+/// N phases (242 KB of plan, 847 MB of output). Each rule now lists at most 100 findings
+/// and counts the rest in one more.
+#[test]
+fn a_plan_of_unknown_dependencies_is_checked_with_capped_findings() {
+    use std::fmt::Write as _;
+    let root = project();
+    let mut plan = "phases:\n".to_owned();
+    let mut i = 0;
+    while plan.len() < 242_000 {
+        let _ = writeln!(
+            plan,
+            "  - id: phase-{i}\n    depends_on:\n      - missing-{i}"
+        );
+        i += 1;
+    }
+    write(root.path(), "output/phases.yaml", &plan);
+    let out = helix(
+        root.path(),
+        &["validate", "--format", "json", "output/phases.yaml"],
+    );
+    assert!(out.stdout.len() < 200_000, "{} bytes", out.stdout.len());
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = doc["files"][0]["findings"].as_array().unwrap();
+    let unknown: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["rule"] == "phase-depends-on-unknown")
+        .collect();
+    assert_eq!(unknown.len(), 101);
+    let more = format!(
+        "… and {} more `phase-depends-on-unknown` findings not listed",
+        i - 100
+    );
+    assert!(
+        unknown.iter().any(|f| f["message"] == more.as_str()),
+        "{more}"
+    );
+}

@@ -252,3 +252,48 @@ fn finalize_escapes_the_title_it_shows_in_the_index_row() {
         "{text}"
     );
 }
+
+// ------------------------------------------------------------------ configuration keys on stderr
+
+/// Issue 20: a line break in a configuration key reached stderr raw, so `validate --format
+/// github` (as `action.yml` runs it) printed a repository-controlled `::error` workflow
+/// command. The key is shown escaped, and no line of stdout or stderr starts a command
+/// from the repository's text, in any format.
+#[test]
+fn a_line_break_in_a_configuration_key_cannot_start_a_workflow_command() {
+    let cases = [
+        ("config/helix-gate.yaml", "\"a\\n::error::pwned\": 1\n"),
+        (
+            "config/helix-gate.yaml",
+            "adr:\n  \"x\\n  ::warning file=a::pwned\": 1\n",
+        ),
+        (
+            "config/adr-completeness-rules.yaml",
+            "\"k\\n::error::pwned\": 1\n",
+        ),
+    ];
+    for (file, text) in cases {
+        let repo = scratch_repo();
+        write(repo.path(), file, text);
+        write(repo.path(), "adr/001-a.md", good_adr());
+        for format in ["human", "github", "json", "sarif", "gitlab", "junit"] {
+            let out = std::process::Command::new(bin())
+                .args(["validate", "--format", format, "adr/001-a.md"])
+                .current_dir(repo.path())
+                .env("NO_COLOR", "1")
+                .env_remove("CLAUDE_PROJECT_DIR")
+                .output()
+                .unwrap();
+            let (out_text, err_text) = (stdout(&out), stderr(&out));
+            assert_eq!(code(&out), 2, "{file} {format}: {out_text}{err_text}");
+            for line in out_text.lines().chain(err_text.lines()) {
+                assert!(
+                    !line.trim_start().starts_with("::"),
+                    "{file} {format}: a workflow command: {line:?}"
+                );
+            }
+            assert!(err_text.contains("\\n"), "{file} {format}: {err_text}");
+            assert!(err_text.contains("pwned"), "{file} {format}: {err_text}");
+        }
+    }
+}
