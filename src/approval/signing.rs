@@ -106,21 +106,23 @@ fn read_key(path: &Path) -> Result<Option<SigningKey>, KeyError> {
         path: path.display().to_string(),
         source,
     };
-    let file = match std::fs::File::open(path) {
-        Ok(file) => file,
+    // Only a regular file, opened without blocking: a FIFO or device planted at
+    // the key's path is refused instead of hanging (or reading for ever).
+    let bytes = match crate::fs::read::regular(path, KEY_READ_LIMIT, crate::fs::read::Links::Follow)
+    {
+        Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(read_error(e)),
     };
-    let mut bytes = Vec::with_capacity(LEN + 1);
-    file.take(LEN as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(read_error)?;
     let secret: [u8; LEN] = bytes.as_slice().try_into().map_err(|_| KeyError::Damaged {
         path: path.display().to_string(),
         len: bytes.len(),
     })?;
     Ok(Some(SigningKey { secret }))
 }
+
+/// Far more than a key: a slightly longer file is reported as damaged with its length.
+const KEY_READ_LIMIT: u64 = 4096;
 
 /// Numbers the temporary files of [`create`] within one process.
 static TEMP: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
