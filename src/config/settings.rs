@@ -171,6 +171,16 @@ impl Settings {
     pub fn load(root: &Path) -> Result<Settings, SettingsError> {
         let path = root.join(SETTINGS_PATH);
         let overlay = match crate::fs::read::optional_text(&path, crate::fs::read::CONFIG_LIMIT) {
+            // Missing means the defaults; a link whose target is missing means a
+            // settings file that was meant and is gone: an error, not the defaults.
+            Ok(None) if std::fs::symlink_metadata(&path).is_ok() => {
+                return Err(SettingsError {
+                    origin: path.display().to_string(),
+                    message: "a symbolic link whose target does not exist (dangling link); \
+                              the defaults are not used in its place"
+                        .to_owned(),
+                });
+            }
             Ok(text) => text,
             Err(e) => {
                 return Err(SettingsError {

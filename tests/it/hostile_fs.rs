@@ -410,6 +410,54 @@ fn step_fallback_file_linked_to_a_script_outside_is_never_appended() {
     outside.assert_unchanged();
 }
 
+/// `helix-gate hook --scope user` with `event` for the project at `root`: (answer, stderr).
+fn user_hook(root: &Path, event: &Value) -> (Option<Value>, String) {
+    let out = bounded(
+        Command::new(bin())
+            .args(["hook", "--scope", "user"])
+            .current_dir(root)
+            .env("CLAUDE_PROJECT_DIR", root),
+        format!("{event}\n").as_bytes(),
+    );
+    assert_eq!(code(&out), 0, "the hook exits 0: {}", stderr(&out));
+    let text = stdout(&out);
+    let answer = (!text.is_empty()).then(|| serde_json::from_str(text.trim()).expect("JSON"));
+    (answer, stderr(&out))
+}
+
+/// A settings file that was meant but is not a readable file (a dangling link, a
+/// folder, a FIFO) is a settings error, never the defaults, and under user scope
+/// it counts as opted in, so the hook reports it instead of staying silent.
+#[test]
+fn settings_file_dangling_or_not_regular_is_an_error_not_the_defaults() {
+    type Plant = fn(&Path);
+    let plants: [(&str, Plant); 3] = [
+        ("dangling link", |p| symlink("gone.yaml", p).unwrap()),
+        ("a directory", |p| std::fs::create_dir(p).unwrap()),
+        ("a named pipe (FIFO)", |p| mkfifo(p)),
+    ];
+    for (what, plant) in plants {
+        let root = project();
+        let settings = root.path().join("config/helix-gate.yaml");
+        plant(&settings);
+        let out = cli(root.path(), &["validate", "adr/001-x.md"]);
+        assert_eq!(code(&out), 2, "{what}: {}{}", stdout(&out), stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("invalid settings in {}", settings.display()))
+                && stderr(&out).contains(what),
+            "{what}: {}",
+            stderr(&out)
+        );
+        let (answer, err) = user_hook(root.path(), &post_write(root.path(), "adr/001-x.md"));
+        let answer = answer.unwrap_or_else(|| panic!("{what}: the user hook is silent: {err}"));
+        let text = answer.to_string();
+        assert!(
+            text.contains("invalid settings in") && text.contains(what),
+            "{what}: {text}"
+        );
+    }
+}
+
 // ------------------------------------------------------------------ approvals
 
 /// A reviewer that approves whatever it is given.
