@@ -354,3 +354,19 @@ fn absurd_history_numbers_are_skipped_never_inf_or_nan() {
     assert!(!infinite_or_nan(&html), "{html}");
     assert!(html.contains("4 damaged log line(s) skipped"), "{html}");
 }
+
+/// A report that cannot be written says which file (the system's error alone,
+/// such as "Read-only file system", does not).
+#[test]
+fn report_that_cannot_be_written_names_the_file() {
+    let repo = scratch_repo();
+    write(repo.path(), "plain.txt", "x");
+    let out = run(repo.path(), &["report", "--out", "plain.txt/report.html"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let target = repo.path().join("plain.txt/report.html");
+    assert!(
+        stderr(&out).contains(&format!("cannot write the report {}", target.display())),
+        "{}",
+        stderr(&out)
+    );
+}
