@@ -47,6 +47,7 @@ pub struct AdrSettings {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HookSettings {
+    #[schemars(range(min = 1, max = MAX_BUDGET))]
     pub budget: u32,
     pub fail_closed: bool,
     pub session_start_context: bool,
