@@ -5,6 +5,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use anyhow::Context as _;
+
 use crate::approval::history::{self, Record, Stage};
 use crate::decision_log::{self, Decision, Verdict};
 use crate::render::report::{Day, Escalation, ReportData, ReviewDay};
@@ -51,12 +53,19 @@ pub fn write(root: &Path, page: &str, out: Option<&Path>) -> anyhow::Result<Path
         Some(p) if p.is_absolute() => p.to_path_buf(),
         Some(p) => std::env::current_dir().unwrap_or_default().join(p),
         None => {
-            crate::fs::data_dir::ensure(root)?;
+            crate::fs::data_dir::ensure(root).with_context(|| {
+                format!(
+                    "cannot write the report {}",
+                    root.join(DEFAULT_OUT).display()
+                )
+            })?;
             root.join(DEFAULT_OUT)
         }
     };
     let dir = path.parent().unwrap_or(Path::new("."));
-    crate::fs::atomic::write(dir, &path, page.as_bytes())?;
+    // The error names the page: "Read-only file system" alone says not where.
+    crate::fs::atomic::write(dir, &path, page.as_bytes())
+        .with_context(|| format!("cannot write the report {}", path.display()))?;
     Ok(path)
 }
 

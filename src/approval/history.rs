@@ -133,7 +133,8 @@ pub fn append(root: &Path, record: &Record) -> std::io::Result<()> {
 pub struct History {
     /// Every readable record, oldest first.
     pub records: Vec<Record>,
-    /// Lines that were skipped: invalid UTF-8, not JSON, or not a record.
+    /// Lines that were skipped: invalid UTF-8, not JSON, not a record, or an
+    /// approval with numbers no review has ([`plausible`]).
     pub skipped: usize,
 }
 
@@ -160,11 +161,38 @@ pub fn read(root: &Path) -> History {
     let mut history = History::default();
     for line in raw_lines(root) {
         match serde_json::from_slice::<Record>(&line) {
-            Ok(record) => history.records.push(record),
-            Err(_) => history.skipped += 1,
+            Ok(record) if plausible(&record) => history.records.push(record),
+            Ok(_) | Err(_) => history.skipped += 1,
         }
     }
     history
+}
+
+/// The most one review can cost, in US dollars: far above any real one, and far
+/// enough from `f64::MAX` that the sums of `stats` and `report` stay finite.
+const MAX_COST_USD: f64 = 1e6;
+/// The longest one review can take, in seconds (a year).
+const MAX_DURATION_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// Whether an approval's numbers can be a review's: a cost and a duration
+/// between zero and their maxima, a confidence between 0 and 1. The history is
+/// writable by anything in the work tree; a line with `cost_usd: 1e308` or a
+/// negative duration is damaged like a torn one, so `stats` and `report` never
+/// show `inf` or `NaN`.
+fn plausible(record: &Record) -> bool {
+    match record {
+        Record::Approval {
+            duration_seconds,
+            cost_usd,
+            confidence,
+            ..
+        } => {
+            (0.0..=MAX_COST_USD).contains(cost_usd)
+                && (0.0..=MAX_DURATION_SECONDS).contains(duration_seconds)
+                && (0.0..=1.0).contains(confidence)
+        }
+        Record::Judgement { .. } | Record::Escalation { .. } => true,
+    }
 }
 
 /// The run number of the next approval of each path (1 + earlier approvals),
@@ -596,6 +624,22 @@ mod tests {
         let s = summarize(&history);
         assert_eq!((s.count, s.approved, s.skipped_lines), (3, 2, 2));
         assert!(serde_json::to_value(&s).unwrap()["skipped_lines"] == 2);
+        // Numbers no review has: skipped and counted like damaged lines.
+        for (secs, cost) in [(1.0, 1e308), (-1.0, 0.1), (1e300, 0.1), (1.0, -0.5)] {
+            append(
+                root,
+                &approval("adr/a.md", Verdict::Approved, Stage::Reviewer, secs, cost),
+            )
+            .unwrap();
+        }
+        let history = read(root);
+        assert_eq!((history.records.len(), history.skipped), (3, 6));
+        let s = summarize(&history);
+        assert!(
+            serde_json::to_string(&s)
+                .unwrap()
+                .contains("\"skipped_lines\":6")
+        );
         let clean = summarize(&History::default());
         assert!(
             serde_json::to_value(&clean)

@@ -1060,7 +1060,7 @@ impl Request<'_> {
         let (runs, skipped) = history::next_runs(self.root, &document.files);
         if skipped > 0 {
             notes.push(format!(
-                "skipped {skipped} damaged line(s) of {} (not UTF-8 or not a record); run numbers count the readable ones",
+                "skipped {skipped} damaged line(s) of {} (not UTF-8, not a record, or numbers no review has); run numbers count the readable ones",
                 data_dir::HISTORY_PATH
             ));
         }

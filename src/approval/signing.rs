@@ -65,6 +65,10 @@ pub enum KeyError {
         "the signing key {path} is damaged ({len} bytes, {LEN} expected); delete it and a new one is made (cached approvals are then reviewed again)"
     )]
     Damaged { path: String, len: usize },
+    #[error(
+        "the signing key {path} is open to other users (mode {mode:04o}), who could forge approvals with it; not used: run `chmod 600 {path}`"
+    )]
+    Exposed { path: String, mode: u32 },
 }
 
 /// helix-gate's per-user state folder ([`env::state_dir`]).
@@ -106,21 +110,34 @@ fn read_key(path: &Path) -> Result<Option<SigningKey>, KeyError> {
         path: path.display().to_string(),
         source,
     };
-    let file = match std::fs::File::open(path) {
-        Ok(file) => file,
+    // Only a regular file, opened without blocking: a FIFO or device planted at
+    // the key's path is refused instead of hanging (or reading for ever).
+    let bytes = match crate::fs::read::regular(path, KEY_READ_LIMIT, crate::fs::read::Links::Follow)
+    {
+        Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(read_error(e)),
     };
-    let mut bytes = Vec::with_capacity(LEN + 1);
-    file.take(LEN as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(read_error)?;
+    // helix-gate makes the key 0600; group or other access was given by hand.
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = meta.permissions().mode() & 0o7777;
+        if mode & 0o077 != 0 {
+            return Err(KeyError::Exposed {
+                path: path.display().to_string(),
+                mode,
+            });
+        }
+    }
     let secret: [u8; LEN] = bytes.as_slice().try_into().map_err(|_| KeyError::Damaged {
         path: path.display().to_string(),
         len: bytes.len(),
     })?;
     Ok(Some(SigningKey { secret }))
 }
+
+/// Far more than a key: a slightly longer file is reported as damaged with its length.
+const KEY_READ_LIMIT: u64 = 4096;
 
 /// Numbers the temporary files of [`create`] within one process.
 static TEMP: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -284,5 +301,27 @@ mod tests {
             read_key(&path),
             Err(KeyError::Damaged { len: 5, .. })
         ));
+    }
+
+    #[test]
+    fn a_key_open_to_others_is_refused_with_the_fix() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("key");
+        create(&path).unwrap();
+        assert!(read_key(&path).unwrap().is_some());
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let err = read_key(&path).unwrap_err();
+        assert!(
+            matches!(err, KeyError::Exposed { mode: 0o644, .. }),
+            "{err}"
+        );
+        assert!(
+            err.to_string().contains("(mode 0644)")
+                && err
+                    .to_string()
+                    .contains(&format!("run `chmod 600 {}`", path.display())),
+            "{err}"
+        );
     }
 }

@@ -155,7 +155,7 @@ fn approval_stats_text(root: &Path) -> Option<String> {
     if s.skipped_lines > 0 {
         let _ = writeln!(
             text,
-            "approval history: {} damaged line(s) skipped (not UTF-8 or not a record)",
+            "approval history: {} damaged line(s) skipped (not UTF-8, not a record, or numbers no review has)",
             s.skipped_lines
         );
     }

@@ -47,6 +47,7 @@ pub struct AdrSettings {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HookSettings {
+    #[schemars(range(min = 1, max = MAX_BUDGET))]
     pub budget: u32,
     pub fail_closed: bool,
     pub session_start_context: bool,
@@ -168,6 +169,9 @@ pub struct SettingsError {
     pub message: String,
 }
 
+/// The largest `hook.budget` accepted: failed attempts per ADR before the escalation.
+pub const MAX_BUDGET: u32 = 100;
+
 /// The largest `adr.max_file_size` accepted: readers allocate up to it and
 /// compute `limit + 1`, so it must stay far from `u64::MAX`.
 pub const MAX_FILE_SIZE_LIMIT: u64 = 1 << 30;
@@ -177,6 +181,16 @@ impl Settings {
     pub fn load(root: &Path) -> Result<Settings, SettingsError> {
         let path = root.join(SETTINGS_PATH);
         let overlay = match crate::fs::read::optional_text(&path, crate::fs::read::CONFIG_LIMIT) {
+            // Missing means the defaults; a link whose target is missing means a
+            // settings file that was meant and is gone: an error, not the defaults.
+            Ok(None) if std::fs::symlink_metadata(&path).is_ok() => {
+                return Err(SettingsError {
+                    origin: path.display().to_string(),
+                    message: "a symbolic link whose target does not exist (dangling link); \
+                              the defaults are not used in its place"
+                        .to_owned(),
+                });
+            }
             Ok(text) => text,
             Err(e) => {
                 return Err(SettingsError {
@@ -344,8 +358,12 @@ impl Settings {
                 "concept.discover takes file names in the ADR's folder (no `/`), got `{bad}`"
             ));
         }
-        if self.hook.budget == 0 {
-            return Err("hook.budget must be at least 1".to_owned());
+        // A budget beyond any session's attempts would switch the escalation off.
+        if !(1..=MAX_BUDGET).contains(&self.hook.budget) {
+            return Err(format!(
+                "hook.budget must be between 1 and {MAX_BUDGET}, got {}",
+                self.hook.budget
+            ));
         }
         // Claude Code cancels a hook silently at its timeout (Stop: the reviewer's + 60 s).
         if !(100..=60_000).contains(&self.hook.deadline_ms) {
@@ -560,6 +578,22 @@ mod tests {
         let s = Settings::from_layers(Some("hook: {budget: 5}\n"), "x").unwrap();
         assert_eq!(s.hook.budget, 5);
         assert!(s.hook.session_start_context);
+        for bad in ["0", "101", "4294967295"] {
+            let err = Settings::from_layers(Some(&format!("hook: {{budget: {bad}}}\n")), "x")
+                .unwrap_err();
+            assert!(
+                err.message
+                    .contains("hook.budget must be between 1 and 100"),
+                "{err}"
+            );
+        }
+        assert_eq!(
+            Settings::from_layers(Some("hook: {budget: 100}\n"), "x")
+                .unwrap()
+                .hook
+                .budget,
+            100
+        );
         let err = Settings::from_layers(Some("hook: {budgett: 5}\n"), "x").unwrap_err();
         assert!(err.message.contains("budgett"), "{err}");
         assert!(Settings::from_layers(Some("- a\n"), "x").is_err());

@@ -230,9 +230,28 @@ pub fn open_no_follow(path: &Path, access: Access) -> io::Result<File> {
             Access::Append { create: false } => OFlags::WRONLY | OFlags::APPEND,
             Access::ReadWriteCreate => OFlags::RDWR | OFlags::CREATE,
         };
+    // O_NONBLOCK: opening a FIFO for writing blocks until a reader appears (and
+    // fails with ENXIO when non-blocking); fstat then decides on what was opened,
+    // so a FIFO or device planted in place of a log, lock or key never hangs.
     // 0o666 minus the umask, as std's File::create.
-    let fd = rustix::fs::open(path, flags, Mode::from_raw_mode(0o666))?;
-    Ok(File::from(fd))
+    let fd = match rustix::fs::open(path, flags | OFlags::NONBLOCK, Mode::from_raw_mode(0o666)) {
+        Ok(fd) => fd,
+        Err(errno) => {
+            let error = io::Error::from(errno);
+            // A final link keeps its ELOOP; a FIFO (ENXIO) or folder is named.
+            if let Ok(meta) = std::fs::symlink_metadata(path)
+                && !meta.file_type().is_symlink()
+            {
+                super::read::irregular_at(path, &meta)?;
+            }
+            return Err(error);
+        }
+    };
+    let file = File::from(fd);
+    super::read::irregular_at(path, &file.metadata()?)?;
+    // A regular file: blocking or not makes no difference, but leave no surprise.
+    rustix::fs::fcntl_setfl(&file, rustix::fs::fcntl_getfl(&file)? - OFlags::NONBLOCK)?;
+    Ok(file)
 }
 
 /// Elsewhere, std's open ([`resolve`] has checked the path).
@@ -424,5 +443,30 @@ mod tests {
         let plain = root.path().join("plain");
         assert!(open_no_follow(&plain, Access::Append { create: false }).is_err());
         assert!(open_no_follow(&plain, Access::Append { create: true }).is_ok());
+    }
+
+    #[test]
+    fn open_no_follow_refuses_a_fifo_without_blocking() {
+        let (root, _) = project();
+        let fifo = root.path().join("log.jsonl");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let started = std::time::Instant::now();
+        for access in [
+            Access::Append { create: true },
+            Access::Append { create: false },
+            Access::ReadWriteCreate,
+        ] {
+            let err = open_no_follow(&fifo, access).unwrap_err();
+            assert!(err.to_string().contains("named pipe (FIFO)"), "{err}");
+        }
+        let err = open_no_follow(root.path(), Access::Append { create: true }).unwrap_err();
+        assert!(err.to_string().contains("a directory"), "{err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 }

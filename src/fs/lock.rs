@@ -98,7 +98,11 @@ impl FileLock {
             }
             let now = Instant::now();
             if now >= deadline {
-                let holder = std::fs::read_to_string(path).unwrap_or_default();
+                // Read like every data file: a FIFO swapped in is not waited on.
+                let holder = super::read::regular(path, 4096, super::read::Links::Refuse)
+                    .ok()
+                    .and_then(|bytes| String::from_utf8(bytes).ok())
+                    .unwrap_or_default();
                 let holder = holder.trim();
                 return Err(LockError::Timeout {
                     path: path.clone(),

@@ -40,6 +40,21 @@ fn irregular_kind(file_type: std::fs::FileType) -> Option<&'static str> {
     })
 }
 
+/// The error of a refused non-regular `path`, naming it: for helix-gate's own
+/// files, whose callers do not report the path themselves.
+pub(super) fn irregular_at(path: &Path, meta: &std::fs::Metadata) -> std::io::Result<()> {
+    match irregular_kind(meta.file_type()) {
+        None => Ok(()),
+        Some(kind) => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "`{}` is not a regular file but {kind}; helix-gate's own files are always regular files",
+                path.display()
+            ),
+        )),
+    }
+}
+
 fn refuse_irregular(meta: &std::fs::Metadata) -> std::io::Result<()> {
     match irregular_kind(meta.file_type()) {
         None => Ok(()),

@@ -688,10 +688,10 @@ impl Ctx<'_> {
             match self.path(rel) {
                 Ok(path) => {
                     details.files.push(self.shown(&path));
-                    if std::fs::symlink_metadata(&path).is_err() {
+                    if let Some(why) = absent(&path) {
                         details.findings.push(
                             GATE_FILE_MISSING
-                                .finding(format!("{} does not exist", self.shown(&path)))
+                                .finding(format!("{} {why}", self.shown(&path)))
                                 .in_file(self.shown(&path)),
                         );
                     }
@@ -715,6 +715,24 @@ impl Ctx<'_> {
         };
         GateResult::new(KIND, outcome, message, details)
     }
+}
+
+/// Why `path` does not count as an existing output: missing, a link to nothing,
+/// or a folder with nothing in it (an output never written). `None` when it exists.
+fn absent(path: &Path) -> Option<&'static str> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Some("does not exist");
+    };
+    let meta = if meta.file_type().is_symlink() {
+        match std::fs::metadata(path) {
+            Ok(target) => target,
+            Err(_) => return Some("does not exist (dangling link)"),
+        }
+    } else {
+        meta
+    };
+    let empty = |p: &Path| std::fs::read_dir(p).is_ok_and(|mut entries| entries.next().is_none());
+    (meta.is_dir() && empty(path)).then_some("is an empty directory")
 }
 
 /// Why the result file `shown` is not trusted.

@@ -93,9 +93,11 @@ pub fn repository_root(project_dir: &Path) -> PathBuf {
 }
 
 /// Whether the repository at `root` asked for helix-gate: it has helix-gate's
-/// settings file (an empty one is enough: the defaults apply).
+/// settings file (an empty one is enough: the defaults apply). Anything at that
+/// path counts (a dangling link, a folder, a FIFO; never opened here), so a
+/// broken settings file is reported instead of silencing the hook.
 pub fn opted_in(root: &Path) -> bool {
-    root.join(crate::config::settings::SETTINGS_PATH).is_file()
+    std::fs::symlink_metadata(root.join(crate::config::settings::SETTINGS_PATH)).is_ok()
 }
 
 /// Whether a hook registered as `registration` stays silent for the repository at

@@ -811,3 +811,37 @@ fn adr_complete_semantic_true_never_claims_a_review_that_did_not_happen() {
         "{doc:#}"
     );
 }
+
+/// An output that is a link to nothing or a folder with nothing in it was never
+/// written: `files_exist` fails on both and passes the file and the full folder.
+#[test]
+fn files_exist_fails_a_dangling_link_and_an_empty_directory() {
+    let repo = helix_repo();
+    reviewer_off(&repo);
+    let out = format!("{SESSION}/output");
+    repo.write(format!("{out}/real.md"), "x");
+    repo.write(format!("{out}/full/a.md"), "x");
+    std::fs::create_dir(repo.join(format!("{out}/empty"))).unwrap();
+    std::os::unix::fs::symlink("gone.md", repo.join(format!("{out}/dangling.md"))).unwrap();
+    let plan = format!("{out}/phases.yaml");
+    repo.write(
+        &plan,
+        "phases:\n  - id: check\n    quality_gate:\n      type: files_exist\n      files: [output/real.md, output/full, output/empty, output/dangling.md]\n",
+    );
+    let (exit, doc) = gate(&repo, ".", &["--phases", &plan, "--phase", "check"]);
+    assert_eq!(exit, 1, "{doc:#}");
+    let text = doc.to_string();
+    assert!(text.contains("2 of 4 file(s) missing"), "{doc:#}");
+    assert!(
+        text.contains(&format!("{out}/dangling.md does not exist (dangling link)")),
+        "{doc:#}"
+    );
+    assert!(
+        text.contains(&format!("{out}/empty is an empty directory")),
+        "{doc:#}"
+    );
+    assert!(
+        !text.contains("real.md does not") && !text.contains("full is"),
+        "{doc:#}"
+    );
+}

@@ -410,6 +410,54 @@ fn step_fallback_file_linked_to_a_script_outside_is_never_appended() {
     outside.assert_unchanged();
 }
 
+/// `helix-gate hook --scope user` with `event` for the project at `root`: (answer, stderr).
+fn user_hook(root: &Path, event: &Value) -> (Option<Value>, String) {
+    let out = bounded(
+        Command::new(bin())
+            .args(["hook", "--scope", "user"])
+            .current_dir(root)
+            .env("CLAUDE_PROJECT_DIR", root),
+        format!("{event}\n").as_bytes(),
+    );
+    assert_eq!(code(&out), 0, "the hook exits 0: {}", stderr(&out));
+    let text = stdout(&out);
+    let answer = (!text.is_empty()).then(|| serde_json::from_str(text.trim()).expect("JSON"));
+    (answer, stderr(&out))
+}
+
+/// A settings file that was meant but is not a readable file (a dangling link, a
+/// folder, a FIFO) is a settings error, never the defaults, and under user scope
+/// it counts as opted in, so the hook reports it instead of staying silent.
+#[test]
+fn settings_file_dangling_or_not_regular_is_an_error_not_the_defaults() {
+    type Plant = fn(&Path);
+    let plants: [(&str, Plant); 3] = [
+        ("dangling link", |p| symlink("gone.yaml", p).unwrap()),
+        ("a directory", |p| std::fs::create_dir(p).unwrap()),
+        ("a named pipe (FIFO)", |p| mkfifo(p)),
+    ];
+    for (what, plant) in plants {
+        let root = project();
+        let settings = root.path().join("config/helix-gate.yaml");
+        plant(&settings);
+        let out = cli(root.path(), &["validate", "adr/001-x.md"]);
+        assert_eq!(code(&out), 2, "{what}: {}{}", stdout(&out), stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("invalid settings in {}", settings.display()))
+                && stderr(&out).contains(what),
+            "{what}: {}",
+            stderr(&out)
+        );
+        let (answer, err) = user_hook(root.path(), &post_write(root.path(), "adr/001-x.md"));
+        let answer = answer.unwrap_or_else(|| panic!("{what}: the user hook is silent: {err}"));
+        let text = answer.to_string();
+        assert!(
+            text.contains("invalid settings in") && text.contains(what),
+            "{what}: {text}"
+        );
+    }
+}
+
 // ------------------------------------------------------------------ approvals
 
 /// A reviewer that approves whatever it is given.
@@ -493,6 +541,54 @@ fn approval_history_linked_to_a_file_outside_is_never_appended() {
         stderr(&out)
     );
     outside.assert_unchanged();
+}
+
+/// Make a named pipe at `path`.
+fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
+#[test]
+fn approval_history_that_is_a_fifo_fails_instead_of_hanging() {
+    let repo = approval_repo();
+    std::fs::create_dir(repo.join(".helix-gate")).unwrap();
+    mkfifo(&repo.join(".helix-gate/approvals.jsonl"));
+    let out = approve(&repo);
+    assert_eq!(code(&out), 2, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains("approvals.jsonl` is not a regular file but a named pipe (FIFO)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// The key only serves the approval cache: a key that cannot be read leaves the
+/// approval uncached, with a note naming the key and why (never a hang).
+#[test]
+fn signing_key_that_is_a_fifo_is_noted_instead_of_hanging() {
+    let repo = approval_repo();
+    let state = tempfile::tempdir().unwrap();
+    mkfifo(&state.path().join("key"));
+    let home = tempfile::tempdir().unwrap();
+    let out = bounded(
+        Command::new(bin())
+            .args(["approve", "adr/001-x.md"])
+            .current_dir(repo.path())
+            .env("HOME", home.path())
+            .env("HELIX_GATE_STATE_DIR", state.path())
+            .env_remove("CLAUDE_PROJECT_DIR"),
+        b"",
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "the approval was not cached: cannot read the signing key {}: not a regular file but a named pipe (FIFO)",
+            state.path().join("key").display()
+        )),
+        "{}",
+        stderr(&out)
+    );
 }
 
 // ------------------------------------------------------------------ ADR directory
@@ -587,6 +683,25 @@ fn index_that_is_a_directory_leaves_no_temporary_file() {
         stderr(&out)
     );
     assert!(root.path().join("output/ADR-draft.md").is_file());
+}
+
+/// The draft is already moved when the move is recorded: a record that cannot be
+/// appended is a note (the Stop gate then misses the move), never a hang.
+#[test]
+fn finalize_record_that_is_a_fifo_is_noted_instead_of_hanging() {
+    let root = adr_repo();
+    std::fs::create_dir(root.path().join(".helix-gate")).unwrap();
+    mkfifo(&root.path().join(".helix-gate/finalized.jsonl"));
+    write(root.path(), "output/ADR-draft.md", draft("Second decision"));
+    let out = cli(root.path(), &["finalize", "output/ADR-draft.md"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        all.contains("could not record the move in .helix-gate/finalized.jsonl (`")
+            && all.contains("finalized.jsonl` is not a regular file but a named pipe (FIFO)"),
+        "{all}"
+    );
+    assert!(root.path().join("adr/002-second-decision.md").is_file());
 }
 
 #[test]

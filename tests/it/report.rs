@@ -303,3 +303,70 @@ fn report_without_history_says_so() {
     assert!(html.contains("No decisions logged yet."));
     assert!(html.contains("No approval recorded yet."));
 }
+
+/// Whether `text` shows a number as `inf` or `NaN` (as a word of its own).
+fn infinite_or_nan(text: &str) -> bool {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|word| word.eq_ignore_ascii_case("inf") || word.eq_ignore_ascii_case("nan"))
+}
+
+/// The history is writable by anything in the work tree: numbers no review has
+/// (`cost_usd: 1e308` twice, negative or huge durations) are skipped and counted
+/// like damaged lines, so neither `stats` nor `report` shows `inf` or `NaN`.
+#[test]
+fn absurd_history_numbers_are_skipped_never_inf_or_nan() {
+    let repo = scratch_repo();
+    let mut lines = String::new();
+    for (i, (secs, cost)) in [
+        (20.0, 1e308),
+        (20.0, 1e308),
+        (-5.0, 0.1),
+        (1e300, 0.1),
+        (20.0, 0.05),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let record = json!({
+            "event": "approval", "approval_id": format!("a{i}"),
+            "timestamp": "2026-10-01T12:00:00Z", "approval_type": "adr",
+            "files": [{"path": "adr/001-x.md", "run": i + 1}], "result": "approved",
+            "confidence": 0.9, "stage": "reviewer", "duration_seconds": secs,
+            "cost_usd": cost, "tokens_used": 10, "errors": 0, "warnings": 0,
+        });
+        lines.push_str(&record.to_string());
+        lines.push('\n');
+    }
+    write(repo.path(), ".helix-gate/approvals.jsonl", lines);
+    for format in ["human", "json"] {
+        let out = run(repo.path(), &["stats", "--format", format]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let all = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(!infinite_or_nan(&all), "{all}");
+        assert!(
+            all.contains("4 damaged line(s) skipped") || all.contains("\"skipped_lines\": 4"),
+            "four lines skipped: {all}"
+        );
+    }
+    let out = run(repo.path(), &["report"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let html = std::fs::read_to_string(repo.path().join(".helix-gate/report.html")).unwrap();
+    assert!(!infinite_or_nan(&html), "{html}");
+    assert!(html.contains("4 damaged log line(s) skipped"), "{html}");
+}
+
+/// A report that cannot be written says which file (the system's error alone,
+/// such as "Read-only file system", does not).
+#[test]
+fn report_that_cannot_be_written_names_the_file() {
+    let repo = scratch_repo();
+    write(repo.path(), "plain.txt", "x");
+    let out = run(repo.path(), &["report", "--out", "plain.txt/report.html"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let target = repo.path().join("plain.txt/report.html");
+    assert!(
+        stderr(&out).contains(&format!("cannot write the report {}", target.display())),
+        "{}",
+        stderr(&out)
+    );
+}
