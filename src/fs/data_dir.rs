@@ -35,6 +35,8 @@ pub const CACHE_DIR: &str = ".helix-gate/approval-cache";
 pub const RUNS_DIR: &str = ".helix-gate/approvals";
 /// Where `finalize` moved each draft (the Stop gate follows a finalized draft).
 pub const FINALIZED_PATH: &str = ".helix-gate/finalized.jsonl";
+/// The intent of a finalize under way (removed when it is done).
+pub const FINALIZE_INTENT_PATH: &str = ".helix-gate/finalize-intent.json";
 
 /// The `.gitignore` inside [`DIR`].
 const GITIGNORE_NAME: &str = ".gitignore";
