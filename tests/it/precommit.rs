@@ -1033,3 +1033,38 @@ fn index_drift_of_the_adrs_a_commit_touches_blocks_it() {
     repo.git(&["add", second]);
     assert_blocked(&repo.pre_commit(), "index-row-mismatch");
 }
+
+#[test]
+fn a_tracked_file_outside_the_sparse_checkout_exists_for_validate() {
+    let repo = Repo::with_adr();
+    repo.git(&["sparse-checkout", "set", "--no-cone", "adr/"]);
+    assert!(
+        !repo.root.join("src/lib.rs").exists(),
+        "the sparse checkout removed it"
+    );
+    let out = repo.helix(&["validate", ADR]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(code(&repo.pre_commit()), 0);
+    // A path git does not track is still missing.
+    let missing = good_adr().replace("src/lib.rs", "src/gone.rs");
+    repo.write(
+        "adr/002-gone.md",
+        missing.replace("adr_id: \"001\"", "adr_id: \"002\""),
+    );
+    let out = repo.helix(&["validate", "adr/002-gone.md"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("files-modify-missing"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_skip_worktree_file_exists_for_validate() {
+    let repo = Repo::with_adr();
+    repo.git(&["update-index", "--skip-worktree", "src/lib.rs"]);
+    std::fs::remove_file(repo.root.join("src/lib.rs")).unwrap();
+    let out = repo.helix(&["validate", ADR]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+}
