@@ -1068,3 +1068,61 @@ fn a_skip_worktree_file_exists_for_validate() {
     let out = repo.helix(&["validate", ADR]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
 }
+
+/// A Git LFS pointer for `content` (what `git lfs` stages instead of the file).
+fn lfs_pointer_of(content: &str) -> String {
+    use sha2::Digest as _;
+    let oid = helix_gate::text::hex(&sha2::Sha256::digest(content.as_bytes()));
+    format!(
+        "version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize {}\n",
+        content.len()
+    )
+}
+
+/// Stage `blob` at `rel` without touching the work tree (as the LFS clean filter does).
+fn stage_blob(repo: &Repo, rel: &str, blob: &str) {
+    repo.write(".lfs-blob", blob);
+    let id = repo.git(&["hash-object", "-w", ".lfs-blob"]);
+    std::fs::remove_file(repo.root.join(".lfs-blob")).unwrap();
+    repo.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("100644,{},{rel}", id.trim()),
+    ]);
+}
+
+#[test]
+fn an_adr_tracked_by_git_lfs_is_checked_by_its_content_or_named_a_pointer() {
+    let repo = Repo::with_adr();
+    let rel = "adr/002-lfs.md";
+    let content = good_adr()
+        .replace("adr_id: \"001\"", "adr_id: \"002\"")
+        .replace(
+            "Cache parsed rules between hook calls",
+            "Keep large files in LFS",
+        );
+    let pointer = lfs_pointer_of(&content);
+    // The work tree holds the smudged content the staged pointer names: it is checked.
+    repo.write(rel, &content);
+    stage_blob(&repo, rel, &pointer);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+
+    // The work tree differs from what the pointer names: the pointer is reported, alone.
+    repo.write(rel, content.replace("LFS", "LFS, edited"));
+    let out = repo.pre_commit();
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(code(&out), 1, "{text}");
+    assert!(text.contains("error[file-lfs-pointer]"), "{text}");
+    assert!(text.contains("git lfs pull"), "{text}");
+    assert!(!text.contains("front-matter"), "{text}");
+
+    // validate (and the hook) on a pointer checked out without git-lfs.
+    repo.write(rel, &pointer);
+    let out = repo.helix(&["validate", rel]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 1, "{text}");
+    assert!(text.contains("error[file-lfs-pointer]"), "{text}");
+    assert_eq!(text.matches("error[").count(), 1, "{text}");
+}
