@@ -73,6 +73,18 @@ pub fn end(root: &Path) -> std::io::Result<()> {
     }
 }
 
+/// Whether [`recover`] may have something to do: an intent left behind, or a file
+/// in the ADR directory named like a temporary file of [`atomic`]. Cheap (one stat,
+/// one directory listing), and it takes no lock.
+pub fn pending(ws: &Workspace) -> bool {
+    std::fs::symlink_metadata(intent_path(&ws.engine.root)).is_ok()
+        || std::fs::read_dir(&ws.dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| atomic::is_temporary_name(&e.file_name().to_string_lossy()))
+        })
+}
+
 /// Finish or undo a finalize that was interrupted, and remove the temporary
 /// files a killed writer left in the ADR directory. Call it under the ADR
 /// directory lock. Returns what was done, for the person.

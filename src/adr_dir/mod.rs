@@ -171,6 +171,10 @@ pub fn recover(root: &Path) -> anyhow::Result<Vec<String>> {
         return Ok(Vec::new());
     }
     let ws = Workspace { engine, dir };
+    // The lock (a file among the ADRs) is taken only when there is something to do.
+    if !journal::pending(&ws) {
+        return Ok(Vec::new());
+    }
     let _lock = lock::Lock::acquire(root, &ws.dir)?;
     Ok(journal::recover(&ws))
 }

@@ -839,3 +839,22 @@ fn an_edited_draft_wins_over_an_interrupted_finalize() {
     assert_eq!(read(repo.path(), "output/ADR-atomic.md"), edited);
     assert!(!repo.path().join("adr/001-atomic.md").exists());
 }
+
+#[test]
+fn doctor_takes_no_lock_when_no_finalize_was_interrupted() {
+    let repo = repo();
+    write(
+        repo.path(),
+        "adr/001-first.md",
+        draft("First", Some("\"001\"")),
+    );
+    // A finalize under way elsewhere holds the lock: doctor neither waits for it nor notes it.
+    let held =
+        helix_gate::adr_dir::lock::Lock::acquire(repo.path(), &repo.path().join("adr")).unwrap();
+    let started = std::time::Instant::now();
+    let out = run(repo.path(), &["doctor"]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!err.contains("interrupted finalize"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    drop(held);
+}
