@@ -1126,3 +1126,40 @@ fn an_adr_tracked_by_git_lfs_is_checked_by_its_content_or_named_a_pointer() {
     assert!(text.contains("error[file-lfs-pointer]"), "{text}");
     assert_eq!(text.matches("error[").count(), 1, "{text}");
 }
+
+#[test]
+fn the_hook_finds_a_tracked_file_outside_the_sparse_checkout() {
+    use std::io::Write as _;
+    let repo = Repo::with_adr();
+    repo.git(&["sparse-checkout", "set", "--no-cone", "adr/"]);
+    assert!(!repo.root.join("src/lib.rs").exists());
+    repo.write("config/helix-gate.yaml", "");
+    repo.write(
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    let event = serde_json::json!({"session_id": "s", "transcript_path": "t", "cwd": repo.root,
+        "hook_event_name": "PostToolUse", "tool_name": "Write",
+        "tool_input": {"file_path": repo.root.join(ADR), "content": "…"},
+        "tool_response": {"type": "create"}, "tool_use_id": "toolu_1", "duration_ms": 3});
+    let mut cmd = isolated(bin(), &repo.root);
+    cmd.arg("hook")
+        .env("CLAUDE_PROJECT_DIR", &repo.root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let _ = child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{event}\n").as_bytes());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        !stdout(&out).contains("files-modify-missing"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(stdout(&out), "", "a clean ADR gets no answer");
+}
