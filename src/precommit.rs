@@ -525,6 +525,7 @@ impl Worker<'_> {
         match blob {
             Blob::Staged(entry, Ok(bytes)) => {
                 let path = self.root.join(&entry.path);
+                let bytes = smudged(&path, bytes, self.engine.settings.adr.max_file_size);
                 // Asked before the engine takes the bytes: an approval is for exact bytes.
                 let approved = match self.approvals {
                     Approvals::NotRequired => true,
@@ -677,6 +678,29 @@ pub fn approval_required(root: &Path) -> Result<bool, PreCommitError> {
 }
 
 pub const APPROVALS_FILE: &str = crate::approval::settings::APPROVALS_PATH;
+
+/// The content a staged Git LFS pointer stands for, when the work-tree file at `path`
+/// is that content (its SHA-256 and size are the pointer's: git's smudge filter wrote
+/// it); else `staged` unchanged, which the engine then reports as a pointer. helix-gate
+/// never runs the LFS filter itself.
+fn smudged(path: &Path, staged: Vec<u8>, limit: u64) -> Vec<u8> {
+    let Some(pointer) = input::lfs_pointer(&staged) else {
+        return staged;
+    };
+    if pointer.size > limit {
+        return staged;
+    }
+    match crate::fs::read::regular(path, limit, crate::fs::read::Links::Refuse) {
+        Ok(work)
+            if work.len() as u64 == pointer.size
+                && crate::text::hex(&crate::approval::cache::content_digest(&work))
+                    == pointer.oid =>
+        {
+            work
+        }
+        _ => staged,
+    }
+}
 
 /// The same finding [`input::decode`] gives for an oversized file; the blob itself is never
 /// loaded, so the size comes from the object header.

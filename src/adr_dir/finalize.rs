@@ -10,7 +10,13 @@
 //!    into place with no-replace semantics), then remove the draft: the move;
 //! 4. rename the temporary INDEX.md into place. If that fails, the draft is
 //!    written back and the target removed, so nothing has moved and INDEX.md is
-//!    untouched.
+//!    untouched;
+//! 5. record the move in `.helix-gate/finalized.jsonl` ([`super::moves`]).
+//!
+//! Before step 2 the intent is written to the journal ([`super::journal`]) and
+//! after step 5 it is removed, so a finalize killed in between is finished or
+//! undone by the next `finalize` or `doctor`, which also remove the temporary
+//! files it left.
 //!
 //! The ADR's front matter is edited as text (one line), never re-serialised, so
 //! the author's formatting and comments stay.
@@ -22,6 +28,7 @@ use anyhow::{Context as _, bail};
 use super::Workspace;
 use super::catalog::{self, Catalog};
 use super::index_table::{self, NewRow};
+use super::journal;
 use super::lock::Lock;
 use super::slug;
 use crate::adr::catalog::strip_title_number;
@@ -37,6 +44,23 @@ use crate::rules::{self, WorkTree, across, numbering};
 pub enum Fault {
     /// Replacing INDEX.md fails right after the ADR was moved.
     AfterMove,
+    /// The process dies (as by SIGKILL: nothing is cleaned up) after this step.
+    Crash(Step),
+}
+
+/// The steps of a finalize, in order, for [`Fault::Crash`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Step {
+    /// The intent is written and INDEX.md's temporary file is ready.
+    Intent,
+    /// The ADR is created; the draft is still there.
+    Create,
+    /// The draft is removed.
+    RemoveDraft,
+    /// INDEX.md is replaced.
+    Index,
+    /// The move is recorded in `.helix-gate/finalized.jsonl`.
+    Record,
 }
 
 /// How to run [`run`].
@@ -77,7 +101,12 @@ pub struct Plan {
     content: String,
     /// None when INDEX.md is not kept.
     index_content: Option<String>,
+    /// INDEX.md as read (None: missing).
+    index_before: Option<String>,
     original: Vec<u8>,
+    /// Why the move could not be recorded (the ADR is finalized all the same;
+    /// the next `finalize` or `doctor` records it).
+    pub record_error: Option<String>,
 }
 
 impl Plan {
@@ -169,11 +198,14 @@ pub fn run(ws: &Workspace, draft: &Path, options: Options) -> anyhow::Result<Fin
     let _lock = if options.dry_run {
         None
     } else {
-        Some(Lock::acquire(root, &ws.dir)?)
+        let lock = Lock::acquire(root, &ws.dir)?;
+        // Notes of a recovery are shown by the caller's own `recover` first.
+        let _ = super::journal::recover(ws);
+        Some(lock)
     };
     let mut catalog = Catalog::load(&ws.engine, &ws.dir)?;
     catalog.entries.retain(|e| e.path != draft);
-    let plan = match plan(ws, &catalog, &draft, &text, original)? {
+    let mut plan = match plan(ws, &catalog, &draft, &text, original)? {
         Ok(plan) => plan,
         Err(refused) => return Ok(refused),
     };
@@ -181,7 +213,10 @@ pub fn run(ws: &Workspace, draft: &Path, options: Options) -> anyhow::Result<Fin
         return Ok(Finalization::DryRun(plan));
     }
     match apply(root, &plan, options.fault)? {
-        Applied::Done => Ok(Finalization::Finalized(plan)),
+        Applied::Done(record_error) => {
+            plan.record_error = record_error;
+            Ok(Finalization::Finalized(plan))
+        }
         Applied::TargetExists => Ok(Finalization::Refused {
             report: None,
             reason: target_exists(&plan.target_display),
@@ -359,7 +394,9 @@ fn plan(
         report,
         content,
         index_content: index_kept.then_some(index_content),
+        index_before: index_text,
         original,
+        record_error: None,
     }))
 }
 
@@ -641,15 +678,77 @@ fn trailing_comment(value: &str) -> &str {
 }
 
 enum Applied {
-    Done,
+    /// With why the move was not recorded, when it was not.
+    Done(Option<String>),
     TargetExists,
+}
+
+/// Stop as a killed process would, when `fault` says so at `step`: every
+/// temporary file stays, the intent stays.
+fn crash_at(
+    fault: Option<Fault>,
+    step: Step,
+    index: &mut Option<atomic::Staged>,
+) -> anyhow::Result<()> {
+    if fault == Some(Fault::Crash(step)) {
+        if let Some(staged) = index.take() {
+            std::mem::forget(staged);
+        }
+        bail!("injected crash after {step:?}");
+    }
+    Ok(())
 }
 
 /// Carry out `plan` in the repository at `root` (see the module comment for the
 /// order and the rollback).
 fn apply(root: &Path, plan: &Plan, fault: Option<Fault>) -> anyhow::Result<Applied> {
+    // The draft as recorded in `.helix-gate/finalized.jsonl`: relative to the root.
+    let from = crate::paths::relative_to_real(root, &plan.draft)
+        .unwrap_or_else(|| plan.draft_display.clone());
+    let intent = journal::Intent {
+        draft: plan.draft.clone(),
+        original: crate::text::hex(&plan.original),
+        target: plan.target.clone(),
+        content: plan.content.clone(),
+        index: plan
+            .index_content
+            .as_ref()
+            .map(|after| journal::IndexChange {
+                before: plan.index_before.clone(),
+                after: after.clone(),
+            }),
+        from: from.clone(),
+        to: plan.target_display.clone(),
+    };
+    journal::begin(root, &intent).with_context(|| {
+        format!(
+            "cannot write the intent {}; nothing was moved",
+            crate::fs::data_dir::FINALIZE_INTENT_PATH
+        )
+    })?;
+    let applied = apply_steps(root, plan, &from, fault);
+    // A crash leaves the intent for the next run; every other end is final.
+    let crashed = matches!(fault, Some(Fault::Crash(_)))
+        && applied
+            .as_ref()
+            .is_err_and(|e| e.to_string().starts_with("injected crash"));
+    let recorded = matches!(applied, Ok(Applied::Done(None)));
+    let failed_before_the_move = !matches!(applied, Ok(Applied::Done(_)));
+    if !crashed && (recorded || failed_before_the_move) {
+        // Left behind only costs the next run a check.
+        let _ = journal::end(root);
+    }
+    applied
+}
+
+fn apply_steps(
+    root: &Path,
+    plan: &Plan,
+    from: &str,
+    fault: Option<Fault>,
+) -> anyhow::Result<Applied> {
     // Dropped without commit on every early return, which removes the temporary file.
-    let index = match &plan.index_content {
+    let mut index = match &plan.index_content {
         Some(content) => Some(atomic::stage(
             root,
             &plan.index_path,
@@ -658,6 +757,7 @@ fn apply(root: &Path, plan: &Plan, fault: Option<Fault>) -> anyhow::Result<Appli
         )?),
         None => None,
     };
+    crash_at(fault, Step::Intent, &mut index)?;
     match atomic::create_new(root, &plan.target, plan.content.as_bytes()) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -665,6 +765,7 @@ fn apply(root: &Path, plan: &Plan, fault: Option<Fault>) -> anyhow::Result<Appli
         }
         Err(e) => return Err(e.into()),
     }
+    crash_at(fault, Step::Create, &mut index)?;
     if let Err(e) = std::fs::remove_file(&plan.draft) {
         let _ = std::fs::remove_file(&plan.target);
         return Err(e).with_context(|| {
@@ -674,10 +775,11 @@ fn apply(root: &Path, plan: &Plan, fault: Option<Fault>) -> anyhow::Result<Appli
             )
         });
     }
+    crash_at(fault, Step::RemoveDraft, &mut index)?;
     // The ADR has moved. From here on a failure must move it back.
     let replaced = match fault {
         Some(Fault::AfterMove) => Err(std::io::Error::other("injected failure after the move")),
-        None => index.map_or(Ok(()), atomic::Staged::commit),
+        _ => index.take().map_or(Ok(()), atomic::Staged::commit),
     };
     if let Err(e) = replaced {
         // Back where it was, as a new file: never through a link put there meanwhile.
@@ -697,7 +799,12 @@ fn apply(root: &Path, plan: &Plan, fault: Option<Fault>) -> anyhow::Result<Appli
             ))),
         };
     }
-    Ok(Applied::Done)
+    crash_at(fault, Step::Index, &mut index)?;
+    let record_error = super::moves::record(root, from, &plan.target_display)
+        .err()
+        .map(|e| e.to_string());
+    crash_at(fault, Step::Record, &mut index)?;
+    Ok(Applied::Done(record_error))
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod concept_path;
 pub mod doctor;
 pub mod finalize;
 pub mod index_table;
+pub mod journal;
 pub mod lock;
 pub mod moves;
 pub mod new;
@@ -158,6 +159,24 @@ pub fn index_write(root: &Path) -> anyhow::Result<IndexWrite> {
         },
         rows,
     })
+}
+
+/// Finish or undo a finalize that was interrupted and remove the temporary files
+/// it left in the ADR directory ([`journal::recover`]), under the ADR directory
+/// lock; what was done. Nothing when there is no ADR directory.
+pub fn recover(root: &Path) -> anyhow::Result<Vec<String>> {
+    let engine = Engine::load(root, None)?;
+    let dir = crate::paths::absolute(&root.join(&engine.settings.adr.directory));
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let ws = Workspace { engine, dir };
+    // The lock (a file among the ADRs) is taken only when there is something to do.
+    if !journal::pending(&ws) {
+        return Ok(Vec::new());
+    }
+    let _lock = lock::Lock::acquire(root, &ws.dir)?;
+    Ok(journal::recover(&ws))
 }
 
 /// Repository-wide ADR health: every file's findings and the files that could not be read.

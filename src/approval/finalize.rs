@@ -42,6 +42,9 @@ pub fn run(
     force: bool,
 ) -> anyhow::Result<Finalized> {
     let mut notes = Vec::new();
+    if !options.dry_run {
+        notes.extend(crate::adr_dir::recover(root)?);
+    }
     let path = crate::paths::absolute(draft);
     // An unreadable draft is finalize's to report.
     if let Ok(bytes) = read::regular(&path, DRAFT_LIMIT, Links::Follow) {
@@ -84,7 +87,7 @@ pub fn run(
     let finalization = finalize::run_in(root, draft, options)?;
     if let Finalization::Finalized(plan) = &finalization {
         notes.extend(carry_over(root, plan));
-        notes.extend(record_move(root, plan));
+        notes.extend(record_move(plan));
     }
     Ok(Finalized {
         finalization,
@@ -92,20 +95,18 @@ pub fn run(
     })
 }
 
-/// Record where the draft went, so a session's Stop gate checks and reviews the
-/// ADR it became ([`crate::adr_dir::moves`]); a note when that failed.
-fn record_move(root: &Path, plan: &Plan) -> Option<String> {
-    let from = crate::paths::relative_to_real(root, &plan.draft)
-        .unwrap_or_else(|| plan.draft_display.clone());
-    crate::adr_dir::moves::record(root, &from, &plan.target_display)
-        .err()
-        .map(|e| {
-            format!(
-                "could not record the move in {} ({e}); a session that wrote {from} will not check {} at its Stop",
-                crate::fs::data_dir::FINALIZED_PATH,
-                plan.target_display
-            )
-        })
+/// A note when the move could not be recorded ([`crate::adr_dir::moves`]): a
+/// session that wrote the draft would not check the ADR at its Stop until the
+/// next `finalize` or `doctor` records it.
+fn record_move(plan: &Plan) -> Option<String> {
+    plan.record_error.as_ref().map(|e| {
+        format!(
+            "could not record the move in {} ({e}); a session that wrote {} will not check {} at its Stop until the next `helix-gate finalize` or `doctor`",
+            crate::fs::data_dir::FINALIZED_PATH,
+            plan.draft_display,
+            plan.target_display
+        )
+    })
 }
 
 /// Sign the draft's cached `approved` verdict for the finalized content. Any

@@ -636,7 +636,22 @@ pub fn approve(
         return request.finish(Conclusion::unrecorded(document, true, notes));
     }
 
-    // 3. Reviewer, in a run folder of its own.
+    // 3. One reviewer per content: an approval of the same content under way is
+    // waited for, and its verdict read from the cache.
+    let _reviewing = if options.no_cache {
+        None
+    } else {
+        let (lock, waited) = reviewing_lock(root, &keys.all, type_settings.timeout, options);
+        if waited && let Some(document) = request.cached(&keys, &mut notes) {
+            notes.push(
+                "another approval of this content was under way; its verdict is used".to_owned(),
+            );
+            return request.finish(Conclusion::unrecorded(document, true, notes));
+        }
+        lock
+    };
+
+    // 4. Reviewer, in a run folder of its own.
     let mut run = run_dir::create(root, &instructions, &request.files, SystemTime::now())
         .with_context(|| format!("cannot create a run folder under {}", data_dir::RUNS_DIR))?;
     let concepts = distinct_concepts(file_concepts);
@@ -646,11 +661,11 @@ pub fn approve(
     let (run, outcome) =
         request.retry_on_failure(root, &instructions, &concepts, run, outcome, options)?;
 
-    // 4. Verdict and confidence gate. Only warnings and infos of the
+    // 5. Verdict and confidence gate. Only warnings and infos of the
     // deterministic stage are left here; they stay in the result.
     let (document, failure) = request.judge(&run, outcome, deterministic);
 
-    // 5. Records: the result file and the cache, then the history (finish).
+    // 6. Records: the result file and the cache, then the history (finish).
     let result_path = request.store(&run, &keys, &document, &mut notes)?;
     request.finish(Conclusion {
         document,
@@ -659,6 +674,35 @@ pub fn approve(
         cached: false,
         notes,
     })
+}
+
+/// The lock of the content whose cache key is `key`, in [`data_dir::REVIEWING_DIR`],
+/// and whether another holder had it (so its verdict may be in the cache now). The
+/// wait is bounded by the reviewer's timeout (plus a margin for its retry and
+/// records) and by the caller's deadline; when the lock cannot be had, the approval
+/// goes on without it (a second paid run is better than none).
+fn reviewing_lock(
+    root: &Path,
+    key: &str,
+    timeout: Duration,
+    options: &ApproveOptions,
+) -> (Option<crate::fs::lock::FileLock>, bool) {
+    use crate::fs::lock::{FileLock, Release};
+    let Ok(dir) = data_dir::ensure_dir(root, data_dir::REVIEWING_DIR) else {
+        return (None, false);
+    };
+    let path = dir.join(format!("{key}.lock"));
+    if let Ok(lock) = FileLock::acquire(root, &path, Duration::ZERO, Release::Remove) {
+        return (Some(lock), false);
+    }
+    let mut wait = timeout.saturating_mul(2) + Duration::from_secs(10);
+    if let Some(deadline) = options.deadline {
+        wait = wait.min(deadline.saturating_duration_since(Instant::now()));
+    }
+    (
+        FileLock::acquire(root, &path, wait, Release::Remove).ok(),
+        true,
+    )
 }
 
 /// Refusals that need nothing loaded.

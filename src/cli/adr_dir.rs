@@ -193,6 +193,12 @@ pub(super) fn doctor(format: ReportFormat) -> anyhow::Result<ExitStatus> {
             escape_controls(&approvals.orchestrator_keys.join(", "))
         ));
     }
+    // Best effort: a read-only checkout or a held lock must not stop the report.
+    let recovered = adr_dir::recover(&root)
+        .unwrap_or_else(|e| vec![format!("did not check for an interrupted finalize: {e:#}")]);
+    for note in recovered {
+        print_stderr(&format!("helix-gate: note: {}\n", escape_controls(&note)));
+    }
     let (mut reports, read_errors) = adr_dir::doctor(&root)?;
     reports.extend(crate::approval::stop_timeout::doctor_reports(&root));
     // Only SARIF documents rules; the rules file was already read by doctor itself.

@@ -194,6 +194,52 @@ fn temp_file(
     Ok(temp)
 }
 
+/// Whether `name` is the name [`temp_file`] gives a temporary file:
+/// `.<target name, at most 64 characters>.<6 letters or digits>.tmp`.
+pub fn is_temporary_name(name: &str) -> bool {
+    let Some(middle) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+        return false;
+    };
+    let Some((target, random)) = middle.rsplit_once('.') else {
+        return false;
+    };
+    !target.is_empty()
+        && target.chars().count() <= 64
+        && random.len() == 6
+        && random.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// Remove the temporary files of this module that a killed writer left in `dir`
+/// (not below it): regular files named by [`is_temporary_name`] and last
+/// modified more than `older_than` ago, so a writer at work is left alone.
+/// Returns the names removed; a file that cannot be removed is skipped.
+pub fn remove_leftovers(dir: &Path, older_than: std::time::Duration) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let now = std::time::SystemTime::now();
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !is_temporary_name(&name) {
+            continue;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok())
+            .is_some_and(|age| age > older_than);
+        if meta.file_type().is_file() && old && std::fs::remove_file(entry.path()).is_ok() {
+            removed.push(name);
+        }
+    }
+    removed.sort();
+    removed
+}
+
 #[cfg(unix)]
 #[expect(
     clippy::unnecessary_wraps,
@@ -308,6 +354,45 @@ mod tests {
             .commit()
             .unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+    }
+
+    #[test]
+    fn only_old_leftovers_of_this_module_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("INDEX.md");
+        let staged = stage(dir.path(), &path, b"new", Options::DURABLE).unwrap();
+        let temp = staged.temp.path().to_path_buf();
+        std::mem::forget(staged);
+        let name = temp.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(is_temporary_name(&name), "{name}");
+        for user in [
+            ".notes.tmp",
+            ".INDEX.md.tmp",
+            "x.md.abcdef.tmp",
+            ".a.abc.tmp",
+            ".a.abcd-f.tmp",
+        ] {
+            assert!(!is_temporary_name(user), "{user}");
+            std::fs::write(dir.path().join(user), "mine").unwrap();
+        }
+        let user_lookalike = dir.path().join(".draft.md.Ab12cd.tmp");
+        std::fs::write(&user_lookalike, "young").unwrap();
+        // Too young: a writer may be at work.
+        assert!(remove_leftovers(dir.path(), std::time::Duration::from_secs(5)).is_empty());
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        std::fs::File::options()
+            .write(true)
+            .open(&temp)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        assert_eq!(
+            remove_leftovers(dir.path(), std::time::Duration::from_secs(5)),
+            [name]
+        );
+        assert!(!temp.exists());
+        assert!(user_lookalike.exists());
+        assert_eq!(names(dir.path()).len(), 6);
     }
 
     #[test]

@@ -33,8 +33,12 @@ pub const HISTORY_PATH: &str = ".helix-gate/approvals.jsonl";
 pub const CACHE_DIR: &str = ".helix-gate/approval-cache";
 /// One folder per reviewer run.
 pub const RUNS_DIR: &str = ".helix-gate/approvals";
+/// Per-content locks: one reviewer run at a time for the same content.
+pub const REVIEWING_DIR: &str = ".helix-gate/reviewing";
 /// Where `finalize` moved each draft (the Stop gate follows a finalized draft).
 pub const FINALIZED_PATH: &str = ".helix-gate/finalized.jsonl";
+/// The intent of a finalize under way (removed when it is done).
+pub const FINALIZE_INTENT_PATH: &str = ".helix-gate/finalize-intent.json";
 
 /// The `.gitignore` inside [`DIR`].
 const GITIGNORE_NAME: &str = ".gitignore";

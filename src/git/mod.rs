@@ -46,6 +46,33 @@ pub use staged::{
     ChangeStatus, EntryKind, LinkError, LinkResolution, MAX_LINK_HOPS, StagedEntry, StagedIndex,
 };
 
+/// Whether git tracks `rel` (relative to `root`, a folder of a work tree) though the
+/// work tree may lack it (sparse checkout, skip-worktree). False when `root` is in no
+/// repository or the index cannot be read. It reads the whole index: call it only for a
+/// path that is missing from the work tree.
+pub fn tracks(root: &std::path::Path, rel: &str) -> bool {
+    let Ok(repo) = Repo::discover(root) else {
+        return false;
+    };
+    let Some(work_tree) = repo.work_tree() else {
+        return false;
+    };
+    let canonical =
+        |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let Ok(prefix) = canonical(root)
+        .strip_prefix(canonical(work_tree))
+        .map(std::path::Path::to_path_buf)
+    else {
+        return false;
+    };
+    let mut full: Vec<String> = prefix
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    full.push(rel.to_owned());
+    repo.tracks(&full.join("/")).unwrap_or(false)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {

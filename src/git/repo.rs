@@ -187,6 +187,31 @@ impl Repo {
         StagedIndex::load(&self.gix, &self.index_path)
     }
 
+    /// Whether the index tracks `rel` (relative to the work tree root, `/`-separated): a
+    /// file entry of that path in any stage, a tracked file below it (a directory), or a
+    /// sparse directory entry above it (a sparse index). Entries with skip-worktree
+    /// (sparse checkouts) count: git tracks them though the work tree lacks them.
+    pub fn tracks(&self, rel: &str) -> Result<bool, GitError> {
+        let index = gix::index::File::at_or_default(
+            &self.index_path,
+            self.gix.object_hash(),
+            false,
+            gix::index::decode::Options::default(),
+        )
+        .map_err(|e| GitError::Index(format!("{}: {}", self.index_path.display(), chain(&e))))?;
+        let rel = rel.trim_end_matches('/').as_bytes();
+        Ok(index.entries().iter().any(|entry| {
+            let path: &[u8] = entry.path(&index);
+            let below = |outer: &[u8], inner: &[u8]| {
+                inner.len() > outer.len() && inner.starts_with(outer) && inner[outer.len()] == b'/'
+            };
+            let dir = path.strip_suffix(b"/").unwrap_or(path);
+            path == rel
+                || below(rel, path)
+                || (entry.mode.is_sparse() && (dir == rel || below(dir, rel)))
+        }))
+    }
+
     /// The hooks directory git uses: `core.hooksPath` if set (in any configuration file git
     /// reads, including the repository's `config` and the worktree's `config.worktree`; `~` is
     /// expanded; relative values are resolved against the work tree root of *this* worktree, or

@@ -11,7 +11,8 @@ use crate::diagnostic::Finding;
 declare_rules! {
     /// ## What it does
     /// Checks that every path in `files.modify` exists, relative to the repository root (the
-    /// working tree for validate and the hook; the staged index for pre-commit). When
+    /// working tree for validate and the hook, where a file git tracks outside a sparse
+    /// checkout or marked skip-worktree exists too; the staged index for pre-commit). When
     /// pre-commit finds the path in the working tree but not in the index, the message says
     /// that it is not staged.
     ///

@@ -52,6 +52,27 @@ declare_rules! {
     }
 
     /// ## What it does
+    /// Reports an ADR whose content is a Git LFS pointer (`version
+    /// https://git-lfs.github.com/spec/v1`, `oid sha256:...`, `size N`) instead of the
+    /// Markdown it stands for: a checkout without `git lfs` installed or without `git lfs
+    /// pull`. Pre-commit checks the work-tree file in its place when it is the content the
+    /// staged pointer names (same SHA-256 and size), and reports the pointer otherwise.
+    ///
+    /// ## Why
+    /// A pointer has no front matter and no sections: without this rule it gets a dozen
+    /// front-matter and section errors that never say why, and can never be committed.
+    ///
+    /// ## Fix
+    /// Run `git lfs pull` (or `git lfs checkout <path>`) to get the content; or stop tracking
+    /// ADRs with LFS (`git lfs untrack 'adr/*.md'`): they are small text files.
+    pub const FILE_LFS_POINTER {
+        id: "file-lfs-pointer",
+        severity: Error,
+        category: FileContent,
+        summary: "the file is a Git LFS pointer, not the ADR's content",
+    }
+
+    /// ## What it does
     /// Reports a file with no content (or only whitespace).
     ///
     /// ## Why
@@ -166,8 +187,56 @@ pub fn too_complex(err: &crate::yaml::TooComplex) -> Finding {
         ))
 }
 
+/// What a Git LFS pointer file names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LfsPointer {
+    /// The SHA-256 of the content, lower-case hex.
+    pub oid: String,
+    pub size: u64,
+}
+
+/// The first line of every Git LFS pointer (spec v1).
+const LFS_VERSION: &[u8] = b"version https://git-lfs.github.com/spec/v1\n";
+
+/// `bytes` read as a Git LFS pointer, when they are one (a pointer is at most
+/// 1024 bytes of `key value` lines starting with the version line).
+pub fn lfs_pointer(bytes: &[u8]) -> Option<LfsPointer> {
+    if bytes.len() > 1024 || !bytes.starts_with(LFS_VERSION) {
+        return None;
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut oid = None;
+    let mut size = None;
+    for line in text.lines().skip(1) {
+        if let Some(hex) = line.strip_prefix("oid sha256:") {
+            (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+                .then(|| oid = Some(hex.to_ascii_lowercase()))?;
+        } else if let Some(n) = line.strip_prefix("size ") {
+            size = Some(n.parse().ok()?);
+        }
+    }
+    Some(LfsPointer {
+        oid: oid?,
+        size: size?,
+    })
+}
+
+/// The finding for an ADR that is a Git LFS pointer.
+pub fn lfs_pointer_finding(pointer: &LfsPointer) -> Finding {
+    FILE_LFS_POINTER
+        .finding(format!(
+            "the file is a Git LFS pointer (oid sha256:{}, size {}), not the ADR's Markdown",
+            pointer.oid.get(..12).unwrap_or(&pointer.oid),
+            pointer.size
+        ))
+        .hint("run `git lfs pull` (or `git lfs checkout <path>`) to get its content; ADRs are small text files and need no LFS (`git lfs untrack`)")
+}
+
 /// Turn raw bytes into text, or the finding that says why they are not an ADR.
 pub fn decode(bytes: Vec<u8>, limit: u64) -> Result<String, Finding> {
+    if let Some(pointer) = lfs_pointer(&bytes) {
+        return Err(lfs_pointer_finding(&pointer));
+    }
     if bytes.len() as u64 > limit {
         return Err(FILE_TOO_LARGE
             .finding(format!(
@@ -223,6 +292,35 @@ mod tests {
         assert_eq!(decode(b" \n".to_vec(), 10).unwrap_err().rule, "file-empty");
         let bad = decode(b"ok\n\xff\xfe".to_vec(), 10).unwrap_err();
         assert_eq!((bad.rule.as_str(), bad.line), ("file-not-utf8", Some(2)));
+    }
+
+    #[test]
+    fn a_git_lfs_pointer_is_named() {
+        let oid = "4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393";
+        let pointer =
+            format!("version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize 12345\n");
+        assert_eq!(
+            lfs_pointer(pointer.as_bytes()),
+            Some(LfsPointer {
+                oid: oid.to_owned(),
+                size: 12345
+            })
+        );
+        let finding = decode(pointer.into_bytes(), 1 << 20).unwrap_err();
+        assert_eq!(finding.rule, "file-lfs-pointer");
+        assert!(
+            finding
+                .hint
+                .as_deref()
+                .unwrap_or_default()
+                .contains("git lfs pull")
+        );
+        // Markdown that quotes a pointer is no pointer.
+        assert!(lfs_pointer(b"# ADR\nversion https://git-lfs.github.com/spec/v1\n").is_none());
+        assert!(
+            lfs_pointer(b"version https://git-lfs.github.com/spec/v1\noid sha256:12\nsize 1\n")
+                .is_none()
+        );
     }
 
     #[test]

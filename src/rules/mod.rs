@@ -246,8 +246,10 @@ pub struct WorkTree<'a> {
 }
 
 impl RepoFiles for WorkTree<'_> {
+    /// In the work tree, or tracked by git though the work tree lacks it (a sparse
+    /// checkout, skip-worktree): git is asked only for a path that is missing.
     fn exists(&self, rel: &str) -> bool {
-        std::fs::symlink_metadata(self.root.join(rel)).is_ok()
+        std::fs::symlink_metadata(self.root.join(rel)).is_ok() || crate::git::tracks(self.root, rel)
     }
 }
 

@@ -713,3 +713,178 @@ fn index_write_then_check_passes_for_titles_with_markdown() {
     let out = run(repo.path(), &["index", "--check"]);
     assert_eq!(code(&out), 0, "{}\n{index}", stdout(&out));
 }
+
+/// Make every temporary file in `dir` a minute old, as one a killed run left long ago.
+fn age_temporaries(dir: &Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    for name in names(dir) {
+        if name.starts_with('.') && Path::new(&name).extension().is_some_and(|e| e == "tmp") {
+            std::fs::File::options()
+                .write(true)
+                .open(dir.join(&name))
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_finalize_killed_at_any_step_is_finished_or_undone_by_the_next_run() {
+    use finalize::Step;
+    for (step, repair) in [
+        (Step::Intent, "doctor"),
+        (Step::Create, "doctor"),
+        (Step::RemoveDraft, "finalize"),
+        (Step::Index, "doctor"),
+        (Step::Record, "finalize"),
+    ] {
+        let repo = repo();
+        let adr = repo.path().join("adr");
+        write(repo.path(), "adr/INDEX.md", INDEX);
+        write(
+            repo.path(),
+            "adr/001-first.md",
+            draft("First", Some("\"001\"")),
+        );
+        let text = draft("Atomic", None);
+        let draft_path = write(repo.path(), "output/ADR-atomic.md", &text);
+        let err = finalize::run_in(
+            repo.path(),
+            &draft_path,
+            Options {
+                dry_run: false,
+                fault: Some(Fault::Crash(step)),
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("injected crash"), "{err:#}");
+        assert!(
+            repo.path()
+                .join(".helix-gate/finalize-intent.json")
+                .exists(),
+            "{step:?}"
+        );
+        if step < Step::Index {
+            assert!(
+                names(&adr).iter().any(|n| n.starts_with(".INDEX.md.")),
+                "{step:?}: {:?}",
+                names(&adr)
+            );
+        }
+        age_temporaries(&adr);
+        let out = if repair == "doctor" {
+            run(repo.path(), &["doctor"])
+        } else {
+            let other = write(repo.path(), "output/ADR-other.md", draft("Other", None));
+            run(repo.path(), &["finalize", other.to_str().unwrap()])
+        };
+        let err_text = String::from_utf8_lossy(&out.stderr).into_owned();
+        // doctor exits 1 for the fixture's INDEX.md status; 2 would be a failure of its own.
+        assert!(
+            code(&out) == 0 || (repair == "doctor" && code(&out) == 1),
+            "{step:?}: {}{err_text}",
+            stdout(&out)
+        );
+        assert!(
+            !repo
+                .path()
+                .join(".helix-gate/finalize-intent.json")
+                .exists(),
+            "{step:?}"
+        );
+        let mut expected = vec!["001-first.md".to_owned()];
+        if step == Step::Intent {
+            // Nothing had changed: the draft stays a draft.
+            assert_eq!(read(repo.path(), "output/ADR-atomic.md"), text);
+            assert!(
+                err_text.contains("had not created adr/002-atomic.md"),
+                "{err_text}"
+            );
+        } else {
+            assert!(!draft_path.exists(), "{step:?}");
+            expected.push("002-atomic.md".to_owned());
+            let index = read(repo.path(), "adr/INDEX.md");
+            assert!(
+                index.contains("[Atomic](002-atomic.md)"),
+                "{step:?}: {index}"
+            );
+            let record = read(repo.path(), ".helix-gate/finalized.jsonl");
+            assert_eq!(
+                record.matches("\"to\":\"adr/002-atomic.md\"").count(),
+                1,
+                "{step:?}: {record}"
+            );
+            assert!(
+                err_text.contains(
+                    "finished the interrupted finalize of output/ADR-atomic.md -> adr/002-atomic.md"
+                ),
+                "{step:?}: {err_text}"
+            );
+        }
+        if repair == "finalize" {
+            expected.push("003-other.md".to_owned());
+        }
+        expected.push("INDEX.md".to_owned());
+        assert_eq!(names(&adr), expected, "{step:?}: no temporary file left");
+    }
+}
+
+#[test]
+fn a_young_temporary_file_and_a_users_dotfile_are_left_alone() {
+    let repo = repo();
+    let adr = repo.path().join("adr");
+    write(repo.path(), "adr/.notes.tmp", "mine");
+    write(repo.path(), "adr/.INDEX.md.Ab12cd.tmp", "being written");
+    let out = run(repo.path(), &["doctor"]);
+    assert!(code(&out) != 2, "{}", stdout(&out));
+    assert_eq!(names(&adr), [".INDEX.md.Ab12cd.tmp", ".notes.tmp"]);
+    age_temporaries(&adr);
+    run(repo.path(), &["doctor"]);
+    assert_eq!(names(&adr), [".notes.tmp"]);
+}
+
+#[test]
+fn an_edited_draft_wins_over_an_interrupted_finalize() {
+    let repo = repo();
+    let text = draft("Atomic", None);
+    let draft_path = write(repo.path(), "output/ADR-atomic.md", &text);
+    finalize::run_in(
+        repo.path(),
+        &draft_path,
+        Options {
+            dry_run: false,
+            fault: Some(Fault::Crash(finalize::Step::Create)),
+        },
+    )
+    .unwrap_err();
+    let edited = text.replace("Atomic", "Atomic, edited");
+    write(repo.path(), "output/ADR-atomic.md", &edited);
+    let out = run(repo.path(), &["doctor"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("was undone"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(read(repo.path(), "output/ADR-atomic.md"), edited);
+    assert!(!repo.path().join("adr/001-atomic.md").exists());
+}
+
+#[test]
+fn doctor_takes_no_lock_when_no_finalize_was_interrupted() {
+    let repo = repo();
+    write(
+        repo.path(),
+        "adr/001-first.md",
+        draft("First", Some("\"001\"")),
+    );
+    // A finalize under way elsewhere holds the lock: doctor neither waits for it nor notes it.
+    let held =
+        helix_gate::adr_dir::lock::Lock::acquire(repo.path(), &repo.path().join("adr")).unwrap();
+    let started = std::time::Instant::now();
+    let out = run(repo.path(), &["doctor"]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!err.contains("interrupted finalize"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    drop(held);
+}

@@ -1032,3 +1032,44 @@ fn stats_shows_the_approval_coverage_and_the_reviewer_gets_the_skills() {
     );
     assert_eq!(stats(&repo)["approved"], 0);
 }
+
+#[test]
+fn concurrent_approvals_of_the_same_content_run_one_reviewer() {
+    let repo = project();
+    let count = repo.join("fake/runs.txt");
+    let script = fake_reviewer(
+        repo.path(),
+        &canned_result(&approved(0.9)),
+        &format!("echo run >> '{}'\nsleep 1\n", count.display()),
+    );
+    configure(&repo, &script, 30);
+    let homes: Vec<_> = (0..4).map(|_| tempfile::tempdir().unwrap()).collect();
+    let children: Vec<_> = homes
+        .iter()
+        .map(|home| {
+            approve_command(repo.path(), None, home.path(), &["--format", "json", ADR])
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let docs: Vec<Value> = children
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            assert_eq!(code(&out), 0, "{}\n{}", stdout(&out), stderr(&out));
+            serde_json::from_slice(&out.stdout).unwrap()
+        })
+        .collect();
+    let runs = std::fs::read_to_string(&count).unwrap();
+    assert_eq!(runs.lines().count(), 1, "one paid run for one content");
+    assert_eq!(
+        docs.iter().filter(|d| d["stage"] == "cache").count(),
+        3,
+        "{docs:#?}"
+    );
+    assert!(
+        docs.iter()
+            .all(|d| d["approval_id"] == docs[0]["approval_id"]),
+        "every caller gets the one verdict: {docs:#?}"
+    );
+}

@@ -1033,3 +1033,133 @@ fn index_drift_of_the_adrs_a_commit_touches_blocks_it() {
     repo.git(&["add", second]);
     assert_blocked(&repo.pre_commit(), "index-row-mismatch");
 }
+
+#[test]
+fn a_tracked_file_outside_the_sparse_checkout_exists_for_validate() {
+    let repo = Repo::with_adr();
+    repo.git(&["sparse-checkout", "set", "--no-cone", "adr/"]);
+    assert!(
+        !repo.root.join("src/lib.rs").exists(),
+        "the sparse checkout removed it"
+    );
+    let out = repo.helix(&["validate", ADR]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(code(&repo.pre_commit()), 0);
+    // A path git does not track is still missing.
+    let missing = good_adr().replace("src/lib.rs", "src/gone.rs");
+    repo.write(
+        "adr/002-gone.md",
+        missing.replace("adr_id: \"001\"", "adr_id: \"002\""),
+    );
+    let out = repo.helix(&["validate", "adr/002-gone.md"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("files-modify-missing"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_skip_worktree_file_exists_for_validate() {
+    let repo = Repo::with_adr();
+    repo.git(&["update-index", "--skip-worktree", "src/lib.rs"]);
+    std::fs::remove_file(repo.root.join("src/lib.rs")).unwrap();
+    let out = repo.helix(&["validate", ADR]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+}
+
+/// A Git LFS pointer for `content` (what `git lfs` stages instead of the file).
+fn lfs_pointer_of(content: &str) -> String {
+    use sha2::Digest as _;
+    let oid = helix_gate::text::hex(&sha2::Sha256::digest(content.as_bytes()));
+    format!(
+        "version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize {}\n",
+        content.len()
+    )
+}
+
+/// Stage `blob` at `rel` without touching the work tree (as the LFS clean filter does).
+fn stage_blob(repo: &Repo, rel: &str, blob: &str) {
+    repo.write(".lfs-blob", blob);
+    let id = repo.git(&["hash-object", "-w", ".lfs-blob"]);
+    std::fs::remove_file(repo.root.join(".lfs-blob")).unwrap();
+    repo.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("100644,{},{rel}", id.trim()),
+    ]);
+}
+
+#[test]
+fn an_adr_tracked_by_git_lfs_is_checked_by_its_content_or_named_a_pointer() {
+    let repo = Repo::with_adr();
+    let rel = "adr/002-lfs.md";
+    let content = good_adr()
+        .replace("adr_id: \"001\"", "adr_id: \"002\"")
+        .replace(
+            "Cache parsed rules between hook calls",
+            "Keep large files in LFS",
+        );
+    let pointer = lfs_pointer_of(&content);
+    // The work tree holds the smudged content the staged pointer names: it is checked.
+    repo.write(rel, &content);
+    stage_blob(&repo, rel, &pointer);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+
+    // The work tree differs from what the pointer names: the pointer is reported, alone.
+    repo.write(rel, content.replace("LFS", "LFS, edited"));
+    let out = repo.pre_commit();
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(code(&out), 1, "{text}");
+    assert!(text.contains("error[file-lfs-pointer]"), "{text}");
+    assert!(text.contains("git lfs pull"), "{text}");
+    assert!(!text.contains("front-matter"), "{text}");
+
+    // validate (and the hook) on a pointer checked out without git-lfs.
+    repo.write(rel, &pointer);
+    let out = repo.helix(&["validate", rel]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 1, "{text}");
+    assert!(text.contains("error[file-lfs-pointer]"), "{text}");
+    assert_eq!(text.matches("error[").count(), 1, "{text}");
+}
+
+#[test]
+fn the_hook_finds_a_tracked_file_outside_the_sparse_checkout() {
+    use std::io::Write as _;
+    let repo = Repo::with_adr();
+    repo.git(&["sparse-checkout", "set", "--no-cone", "adr/"]);
+    assert!(!repo.root.join("src/lib.rs").exists());
+    repo.write("config/helix-gate.yaml", "");
+    repo.write(
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    let event = serde_json::json!({"session_id": "s", "transcript_path": "t", "cwd": repo.root,
+        "hook_event_name": "PostToolUse", "tool_name": "Write",
+        "tool_input": {"file_path": repo.root.join(ADR), "content": "…"},
+        "tool_response": {"type": "create"}, "tool_use_id": "toolu_1", "duration_ms": 3});
+    let mut cmd = isolated(bin(), &repo.root);
+    cmd.arg("hook")
+        .env("CLAUDE_PROJECT_DIR", &repo.root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let _ = child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{event}\n").as_bytes());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        !stdout(&out).contains("files-modify-missing"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(stdout(&out), "", "a clean ADR gets no answer");
+}
