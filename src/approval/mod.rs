@@ -583,6 +583,9 @@ pub fn approve(
     options: &ApproveOptions,
 ) -> anyhow::Result<Approval> {
     let started = Instant::now();
+    // One file named twice (`adr/001.md ./adr/001.md`, or through a link) is
+    // judged once: it is not its own duplicate, and it is not paid for twice.
+    let files = &distinct(root, files);
     check_request(files)?;
     check_paths(root, files)?;
     let config_root = options.config_root.as_deref().unwrap_or(root);
@@ -703,6 +706,21 @@ fn reviewing_lock(
         FileLock::acquire(root, &path, wait, Release::Remove).ok(),
         true,
     )
+}
+
+/// `files` without repeats of one file: compared by real location where it
+/// exists (a link and its target are one file), else lexically; the first
+/// naming is kept, in order.
+fn distinct(root: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
+    let mut seen = std::collections::HashSet::new();
+    files
+        .iter()
+        .filter(|file| {
+            let path = crate::paths::absolute(&root.join(file));
+            seen.insert(std::fs::canonicalize(&path).unwrap_or(path))
+        })
+        .cloned()
+        .collect()
 }
 
 /// Refusals that need nothing loaded.

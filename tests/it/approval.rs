@@ -1073,3 +1073,17 @@ fn concurrent_approvals_of_the_same_content_run_one_reviewer() {
         "every caller gets the one verdict: {docs:#?}"
     );
 }
+
+/// One file named twice (`adr/x.md ./adr/x.md`) is judged once, not rejected as
+/// its own duplicate and not paid for twice.
+#[test]
+fn a_file_named_twice_is_judged_once() {
+    let repo = project();
+    fake_reviewer(repo.path(), &canned_result(&approved(0.95)), "");
+    configure(&repo, Path::new("fake/reviewer.sh"), 30);
+    let dotted = format!("./{ADR}");
+    let (code, doc) = approve_json(repo.path(), None, &[ADR, &dotted]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(doc["files"], serde_json::json!([ADR]), "{doc:#}");
+    assert_eq!(doc["result"], "approved", "{doc:#}");
+}
