@@ -219,17 +219,73 @@ impl Fields<'_> {
     }
 }
 
+/// The top-level fields helix-gate reads (and of `tool_input` only `file_path`
+/// and `command`), each parsed on its own. Every other field is checked as
+/// JSON but never converted: a number out of range (`1e999`) or a 5 MB
+/// `content` in a field no decision needs costs nothing and breaks nothing.
+fn known_fields(bytes: &[u8]) -> Result<Map<String, Value>, DecodeError> {
+    use serde_json::value::RawValue;
+    const TOP: [&str; 10] = [
+        "hook_event_name",
+        "session_id",
+        "cwd",
+        "tool_name",
+        "tool_input",
+        "stop_hook_active",
+        "last_assistant_message",
+        "background_tasks",
+        "agent_type",
+        "source",
+    ];
+    const TOOL_INPUT: [&str; 2] = ["file_path", "command"];
+    type Raw<'a> = std::collections::HashMap<std::borrow::Cow<'a, str>, &'a RawValue>;
+    let json_error = |e: serde_json::Error| DecodeError::Json(e.to_string());
+    let raw: Raw<'_> = match serde_json::from_slice(bytes) {
+        Ok(raw) => raw,
+        Err(e) => {
+            // Not an object (or not JSON): say which, as before.
+            return Err(match serde_json::from_slice::<Value>(bytes) {
+                Ok(value) => DecodeError::NotAnObject(kind(&value)),
+                Err(_) => json_error(e),
+            });
+        }
+    };
+    let mut map = Map::new();
+    for name in TOP {
+        let Some(raw_value) = raw.get(name) else {
+            continue;
+        };
+        let value = if name == "tool_input" {
+            match serde_json::from_str::<Raw<'_>>(raw_value.get()) {
+                Ok(input) => Value::Object(
+                    TOOL_INPUT
+                        .iter()
+                        .filter_map(|key| {
+                            let value = serde_json::from_str(input.get(*key)?.get()).ok()?;
+                            Some(((*key).to_owned(), value))
+                        })
+                        .collect(),
+                ),
+                // Not an object: kept as it is, so the decision sees its type.
+                Err(_) => serde_json::from_str(raw_value.get()).unwrap_or(Value::Null),
+            }
+        } else {
+            // A known field that cannot be converted counts as broken (null), like
+            // any field of the wrong type.
+            serde_json::from_str(raw_value.get()).unwrap_or(Value::Null)
+        };
+        map.insert(name.to_owned(), value);
+    }
+    Ok(map)
+}
+
 /// Decode one event from raw bytes.
 pub fn decode(bytes: &[u8]) -> Result<HookEvent, DecodeError> {
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(DecodeError::Empty);
     }
-    let value: Value =
-        serde_json::from_slice(bytes).map_err(|e| DecodeError::Json(e.to_string()))?;
-    let Value::Object(map) = value else {
-        return Err(DecodeError::NotAnObject(kind(&value)));
-    };
+    let map = known_fields(bytes)?;
     let hook_event_name = match map.get("hook_event_name") {
         None | Some(Value::Null) => return Err(DecodeError::NoEventName),
         Some(Value::String(name)) if name.is_empty() => return Err(DecodeError::NoEventName),
@@ -331,6 +387,16 @@ mod tests {
             "UserPromptSubmit"
         );
         assert_eq!(decode(BASH_FAILURE.as_bytes()).unwrap().file_path(), None);
+    }
+
+    #[test]
+    fn a_number_out_of_range_in_a_field_no_decision_needs_is_ignored() {
+        let e = decode(
+            br#"{"hook_event_name":"PostToolUse","tool_name":"Write","duration_ms":1e999,"tool_input":{"file_path":"/r/a.md","content":"x","offset":1e999},"session_id":"s"}"#,
+        )
+        .unwrap();
+        assert_eq!(e.file_path(), Some("/r/a.md"));
+        assert!(e.broken.is_empty(), "{:?}", e.broken);
     }
 
     #[test]
