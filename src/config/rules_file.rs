@@ -171,6 +171,10 @@ struct RawRequire {
     content_patterns: Vec<RawPattern>,
     #[serde(default)]
     acceptance_criteria_keywords: Vec<String>,
+    /// Every ADR named in `depends_on` is mentioned in the body (`ADR-NNN`,
+    /// any zero padding), other than in the ADR's own title.
+    #[serde(default)]
+    mentions_dependencies: bool,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -333,6 +337,8 @@ pub struct Requirements {
     pub sections: Vec<SectionRequirement>,
     pub content_patterns: Vec<ContentPattern>,
     pub acceptance_criteria_keywords: Vec<String>,
+    /// Every `depends_on` ADR is mentioned in the body as `ADR-NNN`.
+    pub mentions_dependencies: bool,
 }
 
 /// One rule of `contextual_rules`, compiled.
@@ -513,9 +519,11 @@ fn compile_rule(value: &Value, index: usize, problems: &mut Vec<String>) -> Opti
             )),
         }
     }
+    require.mentions_dependencies = raw.require.mentions_dependencies;
     if require.sections.is_empty()
         && require.content_patterns.is_empty()
         && require.acceptance_criteria_keywords.is_empty()
+        && !require.mentions_dependencies
         && problems.len() == before
     {
         problems.push(format!(

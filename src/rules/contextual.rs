@@ -136,6 +136,53 @@ fn check_rule(adr: &Adr, ctx: &Context<'_>, rule: &ContextualRule, out: &mut Vec
     check_sections(adr, ctx, rule, out);
     check_content_patterns(adr, ctx, rule, out);
     check_acceptance_keywords(adr, ctx, rule, out);
+    check_dependency_mentions(adr, rule, out);
+}
+
+/// `mentions_dependencies`: every ADR of `depends_on` is mentioned in the body
+/// as `ADR-NNN` (any zero padding, any case). The ADR's own H1 title
+/// (`# ADR-015: ...`) does not count: a pattern like `ADR-\d{3}` matched it, so
+/// the rule could never fire on a HELIX ADR.
+fn check_dependency_mentions(adr: &Adr, rule: &ContextualRule, out: &mut Vec<Finding>) {
+    if !rule.require.mentions_dependencies {
+        return;
+    }
+    let Some(front_matter) = adr.front_matter() else {
+        return;
+    };
+    let own = front_matter
+        .adr_id
+        .valid()
+        .and_then(|id| crate::adr::number_in_id(id));
+    let body = adr.text[adr.body_start..].to_ascii_lowercase();
+    let mentioned: std::collections::BTreeSet<u32> = body
+        .match_indices("adr-")
+        .filter_map(|(at, _)| {
+            let digits: String = body[at + 4..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        })
+        .collect();
+    let line = front_matter
+        .key_lines
+        .get("depends_on")
+        .copied()
+        .unwrap_or(1);
+    for dependency in &front_matter.depends_on {
+        let Some(number) = crate::adr::number_in_id(dependency) else {
+            continue;
+        };
+        if Some(number) != own && !mentioned.contains(&number) {
+            out.push(finding(
+                rule,
+                &format!("depends_on names ADR-{number:03}, which the text never mentions"),
+                line,
+                format!("say in the text how this ADR relates to ADR-{number:03}"),
+            ));
+        }
+    }
 }
 
 fn check_sections(adr: &Adr, ctx: &Context<'_>, rule: &ContextualRule, out: &mut Vec<Finding>) {

@@ -348,3 +348,49 @@ fn explain_knows_every_id_an_output_can_show() {
         stdout(&out)
     );
 }
+
+/// `deps-need-references` fires on what it is for: an ADR of `depends_on` that
+/// the text never mentions. The ADR's own title (`# ADR-001: ...`) does not
+/// count as a mention (a pattern for any `ADR-NNN` matched it, so the rule
+/// never fired on a HELIX ADR); any zero padding and case does.
+#[test]
+fn deps_need_references_fires_on_a_dependency_the_text_never_mentions() {
+    let repo = scratch_repo();
+    write(repo.path(), "src/lib.rs", "");
+    let with = |text: &str| {
+        good_adr()
+            .replace("depends_on: []", "depends_on: [\"014\"]")
+            .replace("## Kontext\n", &format!("## Kontext\n\n{text}\n"))
+    };
+    let rules_of = |repo: &tempfile::TempDir| {
+        let out = run(
+            repo.path(),
+            &["validate", "adr/001-minimal-valid.md", "--format", "json"],
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["files"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    write(
+        repo.path(),
+        "adr/001-minimal-valid.md",
+        with("Nothing about it."),
+    );
+    assert!(
+        rules_of(&repo).contains(&"deps-need-references".to_owned()),
+        "{:?}",
+        rules_of(&repo)
+    );
+    for mention in ["Builds on ADR-014.", "See adr-14 for the cache."] {
+        write(repo.path(), "adr/001-minimal-valid.md", with(mention));
+        assert!(
+            !rules_of(&repo).contains(&"deps-need-references".to_owned()),
+            "{mention}: {:?}",
+            rules_of(&repo)
+        );
+    }
+}
