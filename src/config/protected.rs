@@ -29,6 +29,13 @@ pub const MAX_APPROVAL_FILES: usize = 512;
 /// How deep the walk below [`APPROVALS_DIR`] goes.
 const MAX_DEPTH: usize = 6;
 
+/// The key of the repository at `root` in helix-gate's per-user state (trust
+/// records, session records): the SHA-256 (hex) of its real path.
+pub fn repository_key(root: &Path) -> String {
+    let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    crate::text::hex(&Sha256::digest(real.as_os_str().as_encoded_bytes()))
+}
+
 /// Whether the repository-relative path `rel` is one of helix-gate's own files:
 /// its configuration or anything in its data folder.
 pub fn is_protected(rel: &str) -> bool {
@@ -60,32 +67,65 @@ pub struct Snapshot {
     pub unreadable: BTreeMap<String, String>,
 }
 
+/// The configuration's paths (repository-relative, sorted, at most
+/// [`MAX_APPROVAL_FILES`] below [`APPROVALS_DIR`]) and what is wrong with the
+/// folder as a whole, if anything.
+fn config_paths(root: &Path) -> (Vec<String>, Option<String>) {
+    let mut paths: Vec<String> = CONFIG_FILES.iter().map(|rel| (*rel).to_owned()).collect();
+    let dir = root.join(APPROVALS_DIR);
+    let mut problem = None;
+    if dir.is_dir() && crate::fs::confine::inside(root, &dir) {
+        let mut found = Vec::new();
+        list(&dir, APPROVALS_DIR, 0, &mut found);
+        found.sort();
+        if found.len() > MAX_APPROVAL_FILES {
+            problem = Some(format!("more than {MAX_APPROVAL_FILES} files"));
+        }
+        paths.extend(found.into_iter().take(MAX_APPROVAL_FILES));
+    } else if std::fs::symlink_metadata(&dir).is_ok() {
+        problem = Some("not a folder inside the project".to_owned());
+    }
+    (paths, problem)
+}
+
+/// A cheap name for the configuration as it lies on disk: a SHA-256 over each
+/// path's size, times and inode (a `stat` each, nothing read). Equal
+/// fingerprints mean unchanged files (any write moves the change time); a new
+/// fingerprint only means the bytes must be compared ([`Snapshot::digest`]).
+pub fn stat_fingerprint(root: &Path) -> String {
+    use std::os::unix::fs::MetadataExt as _;
+    let (paths, problem) = config_paths(root);
+    let mut hasher = Sha256::new();
+    for rel in &paths {
+        hasher.update(rel.as_bytes());
+        hasher.update(b"\0");
+        if let Ok(meta) = std::fs::metadata(root.join(rel)) {
+            for number in [
+                meta.len(),
+                meta.ino(),
+                meta.mtime().cast_unsigned(),
+                meta.mtime_nsec().cast_unsigned(),
+                meta.ctime().cast_unsigned(),
+                meta.ctime_nsec().cast_unsigned(),
+            ] {
+                hasher.update(number.to_le_bytes());
+            }
+        }
+    }
+    hasher.update(problem.unwrap_or_default().as_bytes());
+    crate::text::hex(&hasher.finalize())
+}
+
 impl Snapshot {
     /// Read the repository's configuration as it is now.
     pub fn read(root: &Path) -> Snapshot {
         let mut snapshot = Snapshot::default();
-        for rel in CONFIG_FILES {
+        let (paths, problem) = config_paths(root);
+        for rel in &paths {
             snapshot.add(root, rel);
         }
-        let dir = root.join(APPROVALS_DIR);
-        if dir.is_dir() && crate::fs::confine::inside(root, &dir) {
-            let mut found = Vec::new();
-            list(&dir, APPROVALS_DIR, 0, &mut found);
-            found.sort();
-            for rel in found.iter().take(MAX_APPROVAL_FILES) {
-                snapshot.add(root, rel);
-            }
-            if found.len() > MAX_APPROVAL_FILES {
-                snapshot.unreadable.insert(
-                    APPROVALS_DIR.to_owned(),
-                    format!("more than {MAX_APPROVAL_FILES} files"),
-                );
-            }
-        } else if std::fs::symlink_metadata(&dir).is_ok() {
-            snapshot.unreadable.insert(
-                APPROVALS_DIR.to_owned(),
-                "not a folder inside the project".to_owned(),
-            );
+        if let Some(problem) = problem {
+            snapshot.unreadable.insert(APPROVALS_DIR.to_owned(), problem);
         }
         snapshot
     }
@@ -233,6 +273,8 @@ mod tests {
         let first = Snapshot::read(root);
         assert_eq!(first.files.len(), 2);
         assert_eq!(first.digest(), Snapshot::read(root).digest());
+        let stats = stat_fingerprint(root);
+        assert_eq!(stats, stat_fingerprint(root));
         std::fs::write(
             root.join(APPROVALS_PATH),
             "approvals: {adr: {enabled: false}}\n",
@@ -240,6 +282,7 @@ mod tests {
         .unwrap();
         let second = Snapshot::read(root);
         assert_ne!(first.digest(), second.digest());
+        assert_ne!(stats, stat_fingerprint(root), "a new file is a new fingerprint");
         assert_eq!(first.changed_files(&second), [APPROVALS_PATH]);
         let copy = tempfile::tempdir().unwrap();
         first.write_to(&copy.path().join("c")).unwrap();

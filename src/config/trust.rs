@@ -21,7 +21,6 @@ use std::os::unix::fs::DirBuilderExt as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest as _, Sha256};
 
 use super::protected::Snapshot;
 
@@ -95,7 +94,7 @@ fn real_path(root: &Path) -> io::Result<PathBuf> {
 /// folder `state_dir`, with the repository's real path.
 fn locate_in(state_dir: &Path, root: &Path) -> io::Result<(PathBuf, PathBuf)> {
     let real = real_path(root)?;
-    let name = crate::text::hex(&Sha256::digest(real.as_os_str().as_encoded_bytes()));
+    let name = super::protected::repository_key(&real);
     Ok((state_dir.join(TRUST_DIR).join(format!("{name}.json")), real))
 }
 

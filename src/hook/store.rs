@@ -152,9 +152,8 @@ impl Store {
     /// The store of `session` in the repository at `root`; `None` without a
     /// per-user state folder (no `HOME`).
     pub fn of(root: &Path, session: &str) -> Option<Store> {
-        let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-        let key = crate::text::hex(&Sha256::digest(real.as_os_str().as_encoded_bytes()));
-        let dir = crate::env::state_dir()?.join("sessions").join(&key[..32]);
+        let key = crate::config::protected::repository_key(root);
+        let dir = crate::env::state_dir()?.join("sessions").join(key);
         Some(Store {
             dir,
             stem: crate::fs::data_dir::session_stem(session),
