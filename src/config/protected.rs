@@ -125,7 +125,9 @@ impl Snapshot {
             snapshot.add(root, rel);
         }
         if let Some(problem) = problem {
-            snapshot.unreadable.insert(APPROVALS_DIR.to_owned(), problem);
+            snapshot
+                .unreadable
+                .insert(APPROVALS_DIR.to_owned(), problem);
         }
         snapshot
     }
@@ -282,7 +284,11 @@ mod tests {
         .unwrap();
         let second = Snapshot::read(root);
         assert_ne!(first.digest(), second.digest());
-        assert_ne!(stats, stat_fingerprint(root), "a new file is a new fingerprint");
+        assert_ne!(
+            stats,
+            stat_fingerprint(root),
+            "a new file is a new fingerprint"
+        );
         assert_eq!(first.changed_files(&second), [APPROVALS_PATH]);
         let copy = tempfile::tempdir().unwrap();
         first.write_to(&copy.path().join("c")).unwrap();

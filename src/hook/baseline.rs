@@ -46,8 +46,6 @@ pub struct SessionConfig {
     pub store: Option<Store>,
     /// The record as this event found or made it.
     pub record: Option<Record>,
-    /// The record was made by this event (not at the session's first one).
-    pub recovered_now: bool,
 }
 
 /// The one event this process answers: its configuration is worked out once.
@@ -106,7 +104,6 @@ fn open(root: &Path, session: &str, first_event: bool) -> SessionConfig {
         note: None,
         store: None,
         record: None,
-        recovered_now: false,
     };
     let Some(store) = Store::of(root, session) else {
         config.note = Some(
@@ -114,67 +111,44 @@ fn open(root: &Path, session: &str, first_event: bool) -> SessionConfig {
         );
         return config;
     };
-    let now = Snapshot::read(root);
-    let digest = now.digest();
-    // The common case reads only: a record whose configuration is unchanged
-    // (records are replaced by rename, so a read never sees half of one).
-    if let Some(record) = store.load()
-        && (!record.pinned || record.config_digest == digest)
-    {
-        if record.pinned && store.config_dir().is_dir() {
-            config.config_root = store.config_dir();
-        }
-        config.record = Some(record);
-        config.store = Some(store);
-        return config;
-    }
-    let _lock = match store.lock() {
-        Ok(lock) => lock,
-        Err(e) => {
-            config.note = Some(e);
-            return config;
-        }
-    };
-    let record = if let Some(mut record) = store.load() {
-        if record.pinned && record.config_digest != digest {
-            adopt_or_keep(root, &store, &mut record, &now, &digest, &mut config);
-        }
-        record
-    } else {
-        {
-            let origin = if first_event {
-                Origin::Start
-            } else {
-                Origin::Recovered
+    // The common case reads no file of the configuration: a session that reads
+    // the repository's own files (not pinned), or whose configuration has the
+    // same `stat` as when it was last compared (records are replaced by rename,
+    // so a read never sees half of one).
+    let stats = crate::config::protected::stat_fingerprint(root);
+    let record = match store.load() {
+        Some(record) if !record.pinned || record.config_stat == stats => record,
+        _ => {
+            let _lock = match store.lock() {
+                Ok(lock) => lock,
+                Err(e) => {
+                    config.note = Some(e);
+                    return config;
+                }
             };
-            // Told only where a record surely existed: the session already
-            // has its state file (a first event that is not SessionStart is
-            // also a session that began before helix-gate was installed).
-            let lost = origin == Origin::Recovered
-                && crate::fs::data_dir::session_files(root, session)
-                    .state
-                    .exists();
-            let record = start(root, &store, &now, &digest, lost, &mut config);
-            // Only a lost record falls back to HEAD: a session whose start was
-            // not seen would otherwise be held to a person's drafts in progress.
-            let origin = if lost {
-                Origin::Recovered
-            } else {
-                Origin::Start
-            };
-            let record = Record { origin, ..record };
-            config.recovered_now = lost;
-            let mut record = record;
-            record.pinned = lost || first_event;
-            if let Err(e) = store.save(&record) {
-                config.note = Some(e);
+            let now = Snapshot::read(root);
+            let digest = now.digest();
+            match store.load() {
+                Some(mut record) => {
+                    if record.pinned && record.config_digest != digest {
+                        adopt_or_keep(root, &store, &mut record, &now, &digest, &mut config);
+                    }
+                    if record.config_digest == digest && record.config_stat != stats {
+                        // Touched, not changed: the next event needs no read.
+                        record.config_stat = stats;
+                        let _ = store.save(&record);
+                    }
+                    record
+                }
+                None => new_record(
+                    root,
+                    session,
+                    &store,
+                    (&now, &digest, &stats),
+                    first_event,
+                    &mut config,
+                ),
             }
-            if lost {
-                config.message = Some(
-                    "helix-gate: this session's baseline was missing (its state folder was removed, or the session began before helix-gate was installed); a new one was taken now, and the Stop gate also checks every ADR that differs from HEAD.".to_owned(),
-                );
-            }
-            record
         }
     };
     if record.pinned && store.config_dir().is_dir() {
@@ -183,6 +157,42 @@ fn open(root: &Path, session: &str, first_event: bool) -> SessionConfig {
     config.record = Some(record);
     config.store = Some(store);
     config
+}
+
+/// The record of a session met for the first time: taken now, pinned to its
+/// configuration when this is its `SessionStart`, or when the session already
+/// has a state file (the record was lost: the Stop then also checks what
+/// differs from `HEAD`, and the user is told). A first event that is not
+/// `SessionStart`, without a state file, is a session that began before
+/// helix-gate was installed: it reads the repository's files.
+fn new_record(
+    root: &Path,
+    session: &str,
+    store: &Store,
+    (now, digest, stats): (&Snapshot, &str, &str),
+    first_event: bool,
+    config: &mut SessionConfig,
+) -> Record {
+    let lost = !first_event
+        && crate::fs::data_dir::session_files(root, session)
+            .state
+            .exists();
+    let mut record = start(root, store, now, digest, lost, config);
+    record.pinned = lost || first_event;
+    // A lost record runs with the last good configuration, which is not what
+    // lies on disk: no fingerprint, so every event compares the bytes.
+    if record.config_digest == digest {
+        stats.clone_into(&mut record.config_stat);
+    }
+    if let Err(e) = store.save(&record) {
+        config.note = Some(e);
+    }
+    if lost {
+        config.message = Some(
+            "helix-gate: this session's baseline was missing (its state folder was removed, or the session began before helix-gate was installed); a new one was taken now, and the Stop gate also checks every ADR that differs from HEAD.".to_owned(),
+        );
+    }
+    record
 }
 
 /// The configuration changed since the session took its copy: adopt it when a
@@ -265,7 +275,11 @@ fn start(
         config.note = Some(format!("cannot keep the session's configuration: {e}"));
     }
     let mut record = Record {
-        origin: Origin::Recovered,
+        origin: if lost {
+            Origin::Recovered
+        } else {
+            Origin::Start
+        },
         started: crate::clock::now_rfc3339(),
         config_digest: digest,
         ..Record::default()

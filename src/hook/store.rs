@@ -123,6 +123,11 @@ pub struct Record {
     pub started: String,
     /// The digest of the configuration the session runs with (its copy).
     pub config_digest: String,
+    /// The `stat` fingerprint of the repository's configuration when it last had
+    /// that digest ([`crate::config::protected::stat_fingerprint`]): while it is
+    /// the same, no event reads the configuration to compare it.
+    #[serde(default)]
+    pub config_stat: String,
     /// The session runs with its copy: it began with a `SessionStart` this
     /// hook saw, or its record was lost. A session whose start the hook never
     /// saw (installed while it ran) reads the repository's configuration as
