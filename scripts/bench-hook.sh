@@ -24,8 +24,10 @@ fi
 echo "  peak RSS hook seed ADR: $(cd "$seed_repo" && /usr/bin/time -f '%M' "$bin" hook < "$work/adr.json" 2>&1 >/dev/null | tail -n 1) KB"
 
 # The Bash hook when no ADR changed, against the Write no-op, in a session that has its
-# baseline (taken by SessionStart, in a state folder of the benchmark's own).
+# baseline (taken by SessionStart, in a state folder of the benchmark's own), in a
+# repository with its own approvals/ (this one's: every file a `stat` per call).
 export HELIX_GATE_STATE_DIR="$work/state"
+cp -r "$root/approvals" "$seed_repo/approvals"
 printf '{"session_id":"bench","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}\n' "$seed_repo" > "$work/start.json"
 printf '{"session_id":"bench","transcript_path":"t","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"cargo test","description":"Run the tests"},"tool_response":{"stdout":"ok"},"tool_use_id":"toolu_1","duration_ms":3}\n' "$seed_repo" > "$work/bash.json"
 printf '{"session_id":"bench","transcript_path":"t","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cargo test","description":"Run the tests"},"tool_use_id":"toolu_1"}\n' "$seed_repo" > "$work/prebash.json"
