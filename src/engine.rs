@@ -70,13 +70,17 @@ impl Engine {
         rules_override: Option<&Path>,
     ) -> anyhow::Result<Engine> {
         let rules = config::load_rules_for(root, rules_override, settings.preset)?;
-        Ok(Engine {
+        Ok(Engine::from_parts(root, settings, rules))
+    }
+
+    fn from_parts(root: &Path, settings: Settings, rules: RuleSet) -> Engine {
+        Engine {
             root: root.to_path_buf(),
             settings,
             rules,
             matcher: std::sync::OnceLock::new(),
             discovered: std::sync::Mutex::default(),
-        })
+        }
     }
 
     /// Build an engine from settings read from `config_root` (a copy of the
@@ -88,13 +92,7 @@ impl Engine {
         settings: Settings,
     ) -> anyhow::Result<Engine> {
         let rules = config::load_rules_for(config_root, None, settings.preset)?;
-        Ok(Engine {
-            root: root.to_path_buf(),
-            settings,
-            rules,
-            matcher: std::sync::OnceLock::new(),
-            discovered: std::sync::Mutex::default(),
-        })
+        Ok(Engine::from_parts(root, settings, rules))
     }
 
     /// Hand over globs the caller already compiled (the hook needs them before the rules).
