@@ -128,6 +128,14 @@ pub fn run_registered(registration: project::Registration) -> Answer {
     if project::stays_silent(registration, &root, &project_dir) {
         return Answer::default();
     }
+    // The common no-op, settled on this thread from the paths alone: no deciding
+    // thread, no deadline watch, no configuration (a thread costs a no-op ~15 %).
+    if settled_quietly(&event, &root, &deadline) {
+        return Answer {
+            stdout: None,
+            notes,
+        };
+    }
     let (tx, rx) = mpsc::channel();
     let spawned = {
         let (event, root, deadline, tx) = (
@@ -297,6 +305,41 @@ fn silent_without_event(registration: project::Registration) -> bool {
     }
     let dir = project::project_dir(None);
     project::stays_silent(registration, &project::repository_root(&dir), &dir)
+}
+
+/// Whether `event` needs no answer and no log line, as far as its tool and the
+/// path it names tell: a tool the hook does not check, or a write of a file that
+/// cannot be an ADR (see [`tool_use::screen`]). Never opens a file; only a
+/// handful of `lstat`s on the written path, which the tool has just written.
+/// Anything else, a broken field included, is left to the deciding thread.
+fn settled_quietly(event: &HookEvent, root: &Path, deadline: &Deadline) -> bool {
+    let (EventKind::PreToolUse | EventKind::PostToolUse | EventKind::PostToolUseFailure) =
+        event.kind
+    else {
+        return matches!(event.kind, EventKind::SubagentStop | EventKind::Other);
+    };
+    if ["tool_name", "tool_input", "tool_input.file_path", "cwd"]
+        .iter()
+        .any(|field| event.broken(field).is_some())
+    {
+        return false;
+    }
+    match event.tool_name.as_deref() {
+        Some(tool) if WRITE_TOOLS.contains(&tool) => {}
+        Some("Bash") => return false,
+        _ => return true,
+    }
+    if event.file_path().is_none() {
+        return false;
+    }
+    if event.kind == EventKind::PreToolUse {
+        tool_use::pre_tool_use(event, root, deadline).is_ok_and(|ruling| ruling.is_quiet())
+    } else {
+        matches!(
+            tool_use::screen(event, root, deadline),
+            Ok(tool_use::Screened::Settled(ruling)) if ruling.is_quiet()
+        )
+    }
 }
 
 fn handle(

@@ -14,6 +14,13 @@ pub(super) struct Ruling {
     pub(super) decisions: Vec<Decision>,
 }
 
+impl Ruling {
+    /// Nothing to answer and nothing to log: the hook's no-op.
+    pub(super) fn is_quiet(&self) -> bool {
+        self.output.is_none() && self.decisions.is_empty()
+    }
+}
+
 pub(super) fn session_id(event: &HookEvent) -> &str {
     event.session_id.as_deref().unwrap_or("unknown-session")
 }

@@ -138,19 +138,29 @@ pub(super) fn ask_config(rel: &str) -> Ruling {
 
 // ------------------------------------------------------------------ PostToolUse
 
-/// `PostToolUse` on Write/Edit/MultiEdit: validate the written ADR, count the
-/// attempt under the session lock (one acquisition), answer.
-pub(super) fn post_tool_use(
+/// What the written path alone says of a `PostToolUse` on Write/Edit/MultiEdit.
+pub(super) enum Screened {
+    /// Settled without a configuration: a write into `.helix-gate/`, a file
+    /// outside the project, or (with the default settings) one that is no
+    /// Markdown file and no phase plan.
+    Settled(Ruling),
+    /// To be checked: the path written and its name in the project.
+    Check { path: PathBuf, rel: String },
+}
+
+/// The part of a `PostToolUse` decision that needs no configuration: only
+/// `lstat`s and `readlink`s, no file opened. The hook runs it before it starts
+/// its deciding thread, so that the common no-op costs no thread.
+pub(super) fn screen(
     event: &HookEvent,
     root: &Path,
     deadline: &Deadline,
-    notes: &mut Vec<String>,
-) -> Result<Ruling, InfraError> {
+) -> Result<Screened, InfraError> {
     let path = named_file(event, root, deadline)?;
     if in_data_dir(&path) {
         // PreToolUse would have denied it; without it registered, the least is to say so.
         let target = shown(root, &path);
-        return Ok(Ruling {
+        return Ok(Screened::Settled(Ruling {
             output: Some(HookOutput::block(format!(
                 "helix-gate: you wrote {target}, inside {}/, {DATA_DIR_WHY}. Do not write there again, and tell the user which file you changed so they can restore it.",
                 data_dir::DIR
@@ -161,20 +171,37 @@ pub(super) fn post_tool_use(
                 note: Some(format!("write into {}/ reported", data_dir::DIR)),
                 ..Decision::default()
             }],
-        });
+        }));
     }
     // Outside the project: not ours, and never read.
     let Some(rel) = paths::relative_to_real(root, &path) else {
-        return Ok(Ruling::default());
+        return Ok(Screened::Settled(Ruling::default()));
+    };
+    // The no-op path: with the default settings every ADR glob ends in `.md`, so any
+    // other file is dismissed before a configuration file is even opened.
+    if !is_plan(&rel)
+        && !rel.to_ascii_lowercase().ends_with(".md")
+        && !root.join(crate::config::settings::SETTINGS_PATH).exists()
+    {
+        return Ok(Screened::Settled(Ruling::default()));
+    }
+    Ok(Screened::Check { path, rel })
+}
+
+/// `PostToolUse` on Write/Edit/MultiEdit: validate the written ADR, count the
+/// attempt under the session lock (one acquisition), answer.
+pub(super) fn post_tool_use(
+    event: &HookEvent,
+    root: &Path,
+    deadline: &Deadline,
+    notes: &mut Vec<String>,
+) -> Result<Ruling, InfraError> {
+    let (path, rel) = match screen(event, root, deadline)? {
+        Screened::Settled(ruling) => return Ok(ruling),
+        Screened::Check { path, rel } => (path, rel),
     };
     if is_plan(&rel) {
         return plan_post_tool_use(event, root, &path, rel, deadline, notes);
-    }
-    // The no-op path: with the default settings every ADR glob ends in `.md`, so any
-    // other file is dismissed before a configuration file is even opened.
-    let own_settings = root.join(crate::config::settings::SETTINGS_PATH).exists();
-    if !own_settings && !rel.to_ascii_lowercase().ends_with(".md") {
-        return Ok(Ruling::default());
     }
     let settings = load_settings(root, deadline)?;
     let matcher = settings
