@@ -33,7 +33,7 @@ enum Matcher {
 #[derive(Debug)]
 enum Compiled {
     /// Lower-cased pattern, case-sensitive, on the lower-cased text.
-    Lowered(Regex),
+    Lowered(regex_automata::meta::Regex),
     /// The pattern as written, case-insensitive, on the original text.
     AsWritten(Regex),
 }
@@ -196,13 +196,11 @@ fn compile(source: &str) -> Result<Compiled, String> {
     if needs_upper_case(&hir) {
         return as_written();
     }
-    // The printed HIR spells every class, boundary and flag out explicitly (a `(?u:\S)`
-    // stays a Unicode class, ASCII boundaries print as `(?-u:\b)`), so it is built in the
-    // Unicode mode that can read it back; should that ever fail, the pattern runs as written.
-    RegexBuilder::new(&lower_hir(&hir).to_string())
-        .unicode(true)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .build()
+    // Built from the lowered HIR itself: printing it and parsing the text again
+    // cost as much as the build. Should the build fail, the pattern runs as written.
+    regex_automata::meta::Regex::builder()
+        .configure(regex_automata::meta::Regex::config().nfa_size_limit(Some(REGEX_SIZE_LIMIT)))
+        .build_from_hir(&lower_hir(&hir))
         .map(Compiled::Lowered)
         .or_else(|_| as_written())
 }
