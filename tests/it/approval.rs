@@ -13,10 +13,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::claude::{ClaudeRun, ScratchRepo, require_claude};
+use crate::support::claude::{ClaudeRun, require_claude};
 use crate::support::cli::*;
 use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
 use crate::support::procs;
+use crate::support::repo::ScratchRepo;
 
 pub(crate) const ADR: &str = "adr/001-cache-rules.md";
 

@@ -18,11 +18,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::claude::{
-    ClaudeRun, ScratchRepo, git_command, hook_blocking_errors, require_claude, stop_hook_feedback,
-};
+use crate::support::claude::{ClaudeRun, hook_blocking_errors, require_claude, stop_hook_feedback};
 use crate::support::cli::*;
 use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, RequestKind, Turn};
+use crate::support::repo::{ScratchRepo, git_command};
 
 const SESSION: &str = "projects/sessions/session-a2697";
 const TITLE: &str = "Response Enforcement";

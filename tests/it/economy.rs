@@ -13,9 +13,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::approval::{ADR, approved, project, state_dir};
-use crate::support::claude::{ScratchRepo, require_claude};
+use crate::support::claude::require_claude;
 use crate::support::cli::*;
 use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+use crate::support::repo::ScratchRepo;
 
 const SECOND: &str = "adr/002-cache-rules-again.md";
 

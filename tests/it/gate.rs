@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use super::approval::{approved, canned_result, configure, state_dir};
 use super::concept::CONCEPT;
 use super::phases::BAD_PLAN;
-use crate::support::claude::ScratchRepo;
 use crate::support::cli::*;
+use crate::support::repo::ScratchRepo;
 
 /// A repository laid out like HELIX: the consultant's session folder with its draft.
 const SESSION: &str = "projects/sessions/s1";

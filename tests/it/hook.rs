@@ -646,10 +646,11 @@ mod e2e {
     use serde_json::{Value, json};
 
     use crate::support::claude::{
-        ClaudeRun, ScratchRepo, hook_blocking_errors, require_claude, stop_hook_feedback,
+        ClaudeRun, hook_blocking_errors, require_claude, stop_hook_feedback,
     };
     use crate::support::cli::*;
     use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+    use crate::support::repo::ScratchRepo;
 
     fn installed_repo() -> ScratchRepo {
         let repo = ScratchRepo::new();

@@ -15,9 +15,9 @@ use super::approval::{
     ADR, approve_command, approved, canned_result, configure, history, is_approved, project,
     state_dir,
 };
-use crate::support::claude::ScratchRepo;
 use crate::support::cli::*;
 use crate::support::procs;
+use crate::support::repo::ScratchRepo;
 
 /// Longest any one helix-gate run may take here.
 const LIMIT: Duration = Duration::from_secs(60);

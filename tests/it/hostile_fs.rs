@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::claude::ScratchRepo;
 use crate::support::cli::*;
+use crate::support::repo::ScratchRepo;
 
 /// Longest run of one command before the test kills it and fails.
 const LIMIT: Duration = Duration::from_secs(30);

@@ -746,9 +746,10 @@ mod e2e {
 
     use serde_json::json;
 
-    use crate::support::claude::{ClaudeRun, ScratchRepo, error_tool_results, require_claude};
+    use crate::support::claude::{ClaudeRun, error_tool_results, require_claude};
     use crate::support::cli::*;
     use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+    use crate::support::repo::ScratchRepo;
 
     #[test]
     fn a_model_write_into_the_data_folder_is_denied_before_it_happens() {

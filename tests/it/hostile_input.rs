@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::claude::ScratchRepo;
 use crate::support::cli::*;
+use crate::support::repo::ScratchRepo;
 
 /// Generous for a debug build on a loaded machine; the hangs fixed here lasted forever
 /// (a FIFO) or well beyond Claude Code's 30 s hook timeout (nested YAML).

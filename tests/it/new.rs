@@ -389,9 +389,10 @@ mod e2e {
 
     use serde_json::json;
 
-    use crate::support::claude::{ClaudeRun, ScratchRepo, hook_blocking_errors, require_claude};
+    use crate::support::claude::{ClaudeRun, hook_blocking_errors, require_claude};
     use crate::support::cli::*;
     use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+    use crate::support::repo::ScratchRepo;
 
     #[test]
     fn the_shipped_template_is_blocked_and_the_filled_one_passes_at_once() {

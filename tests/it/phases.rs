@@ -144,9 +144,10 @@ mod e2e {
 
     use serde_json::json;
 
-    use crate::support::claude::{ClaudeRun, ScratchRepo, hook_blocking_errors, require_claude};
+    use crate::support::claude::{ClaudeRun, hook_blocking_errors, require_claude};
     use crate::support::cli::*;
     use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+    use crate::support::repo::ScratchRepo;
 
     fn write_plan(conv: &Conversation<'_>, content: &str) -> Turn {
         let dir = conv.working_dir().expect("working dir");

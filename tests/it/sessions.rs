@@ -11,11 +11,10 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::support::claude::{
-    ClaudeRun, ScratchRepo, hook_blocking_errors, require_claude, stop_hook_feedback,
-};
+use crate::support::claude::{ClaudeRun, hook_blocking_errors, require_claude, stop_hook_feedback};
 use crate::support::cli::*;
 use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+use crate::support::repo::ScratchRepo;
 
 /// Turns the reviewer off: these tests are about reaching the session.
 const NO_APPROVAL: &str = "approvals:\n  adr:\n    enabled: false\n";

@@ -18,8 +18,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::support::claude::ScratchRepo;
 use crate::support::cli::{bin, code, good_adr, manifest_dir, scratch_repo, stderr, stdout, write};
+use crate::support::repo::ScratchRepo;
 
 // ------------------------------------------------------------------ harness
 
@@ -549,7 +549,7 @@ fn pre_commit_merge_in_progress_and_unresolved_conflict() {
 
     repo.write(ADR, good_adr().replace("Every hook call", "All hook calls"));
     repo.commit_all("main again");
-    let merge = crate::support::claude::git_command(repo.path())
+    let merge = crate::support::repo::git_command(repo.path())
         .args(["merge", "-q", "feature"])
         .output()
         .expect("git merge");

@@ -9,8 +9,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::support::claude::ScratchRepo;
 use crate::support::cli::*;
+use crate::support::repo::ScratchRepo;
 
 const SESSION: &str = "projects/sessions/s1";
 const STATUS: &str = "projects/sessions/s1/status.json";

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use super::approval::{
     ADR, approve_command, approved, canned_result, configure, project, state_dir,
 };
-use crate::support::claude::ScratchRepo;
 use crate::support::cli::*;
+use crate::support::repo::ScratchRepo;
 
 const EVIL: &str = "defaults:\n  command: ./evil.sh\n";
 
