@@ -72,13 +72,16 @@ pub(crate) fn require_claude() -> Option<PathBuf> {
 // Running the client
 // ---------------------------------------------------------------------------
 
-/// Points the `claude` that `cmd` starts (itself, or helix-gate's reviewer) at the
-/// Messages API at `base_url` with a test key, telemetry and non-essential traffic off.
-pub(crate) fn talk_to(cmd: &mut Command, base_url: &str) {
-    cmd.env("ANTHROPIC_BASE_URL", base_url)
-        .env("ANTHROPIC_API_KEY", "sk-test")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+/// The environment that points a `claude` (run directly, or as helix-gate's
+/// reviewer) at the Messages API at `base_url`: a test key, telemetry and
+/// non-essential traffic off.
+pub(crate) fn api_env(base_url: &str) -> [(&'static str, String); 4] {
+    [
+        ("ANTHROPIC_BASE_URL", base_url.to_owned()),
+        ("ANTHROPIC_API_KEY", "sk-test".to_owned()),
+        ("DISABLE_TELEMETRY", "1".to_owned()),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
+    ]
 }
 
 /// Builder for one `claude -p` run.
@@ -293,8 +296,7 @@ impl ClaudeRun {
             .args(["--allowedTools", "Bash,Read,Write,Edit"])
             .args(&self.args);
 
-        cmd.env("HOME", home);
-        talk_to(&mut cmd, &self.base_url);
+        cmd.env("HOME", home).envs(api_env(&self.base_url));
         if !self.path_prepend.is_empty() {
             let mut paths = self.path_prepend.clone();
             if let Some(path) = std::env::var_os("PATH") {

@@ -55,6 +55,16 @@ impl Hook {
         self
     }
 
+    /// More environment variables, as [`Hook::env`].
+    pub(crate) fn envs<K, V>(mut self, vars: impl IntoIterator<Item = (K, V)>) -> Hook
+    where
+        K: AsRef<OsStr>,
+        V: AsRef<OsStr>,
+    {
+        self.cmd.envs(vars);
+        self
+    }
+
     /// Kill the hook and fail the test when it still runs after `limit`.
     pub(crate) fn limit(mut self, limit: Duration) -> Hook {
         self.limit = limit;
