@@ -936,16 +936,16 @@ fn approve_deterministic_rejection_and_infrastructure_failure() {
 
 /// `PATH` with only the built helix-gate's directory and the system's: whether
 /// `helix-gate` is on PATH changes what install prints and writes.
-fn path_with_bin() -> std::ffi::OsString {
+fn bin_and_system_path() -> std::ffi::OsString {
     let dir = Path::new(bin()).parent().expect("bin dir").to_path_buf();
     std::env::join_paths([dir, "/usr/bin".into(), "/bin".into()]).expect("PATH")
 }
 
-/// `helix-gate <args>` with `path_with_bin`, plus what it left in `file` (if anything).
+/// `helix-gate <args>` with `bin_and_system_path`, plus what it left in `file` (if anything).
 fn install_transcript(repo: &ScratchRepo, args: &[&str], file: &str) -> String {
     let home = tempfile::tempdir().expect("home");
     let out = helix(repo.path(), args)
-        .env("PATH", path_with_bin())
+        .env("PATH", bin_and_system_path())
         .env("HOME", home.path())
         .output()
         .expect("run helix-gate");
