@@ -13,10 +13,10 @@ mod support;
 use serde_json::json;
 
 use support::claude::{
-    ClaudeRun, ScratchRepo, first_request_with, hook_blocking_errors, require_claude,
-    stop_hook_feedback,
+    ClaudeRun, first_request_with, hook_blocking_errors, require_claude, stop_hook_feedback,
 };
 use support::fake_api::{Conversation, FakeApi, RecordedRequest, RequestKind, Script, Turn};
+use support::repo::ScratchRepo;
 
 #[test]
 fn write_tool_call_creates_the_file_and_run_ends_with_final_text() {

@@ -3,7 +3,7 @@
 //! finalize, concurrent finalizes, and the finalize -> index -> doctor round trip.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use helix_gate::adr_dir::finalize::{self, Fault, Options};
 
@@ -491,11 +491,8 @@ fn two_finalizes_at_once_get_distinct_numbers() {
         draft("Beta", Some("\"002\"")),
     );
     let spawn = |name: &str| {
-        Command::new(bin())
+        isolated(bin(), repo.path())
             .args(["finalize", name])
-            .current_dir(repo.path())
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

@@ -13,10 +13,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::claude::{ClaudeRun, ScratchRepo, require_claude};
+use crate::support::claude::{ClaudeRun, api_env, require_claude};
 use crate::support::cli::*;
 use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
 use crate::support::procs;
+use crate::support::repo::{ScratchRepo, state_dir};
 
 pub(crate) const ADR: &str = "adr/001-cache-rules.md";
 
@@ -54,40 +55,18 @@ pub(crate) fn approve_command(
     home: &Path,
     args: &[&str],
 ) -> Command {
-    let mut cmd = Command::new(bin());
-    cmd.arg("approve").args(args).current_dir(repo);
-    for (key, _) in std::env::vars_os() {
-        let name = key.to_string_lossy();
-        if name.starts_with("CLAUDE")
-            || name.starts_with("ANTHROPIC")
-            || name == "AI_AGENT"
-            || name.starts_with("HELIX_GATE")
-            || name == "XDG_STATE_HOME"
-        {
-            cmd.env_remove(&key);
-        }
-    }
-    cmd.env("HOME", home)
+    let mut cmd = isolated(bin(), repo);
+    cmd.arg("approve")
+        .args(args)
+        .env("HOME", home)
         .env("HELIX_GATE_STATE_DIR", state_dir(repo))
-        .env("NO_COLOR", "1")
-        .env(
-            "ANTHROPIC_BASE_URL",
-            api.map_or_else(|| "http://127.0.0.1:9".to_owned(), FakeApi::base_url),
-        )
-        .env("ANTHROPIC_API_KEY", "sk-test")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .stdin(Stdio::null())
+        .envs(api_env(&api.map_or_else(
+            || "http://127.0.0.1:9".to_owned(),
+            FakeApi::base_url,
+        )))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     cmd
-}
-
-/// The per-user state folder (the cache's signing key) for approvals in
-/// `repo`: the same for every call in one test, removed with the repository,
-/// and never the developer's own (`~/.local/state`).
-pub(crate) fn state_dir(repo: &Path) -> PathBuf {
-    repo.join(".git/helix-gate-test-state")
 }
 
 /// Pre-commit's library answer: a signed approved verdict is cached for
@@ -1002,13 +981,11 @@ fn stats_shows_the_approval_coverage_and_the_reviewer_gets_the_skills() {
         "The HELIX format.\n",
     );
     let stats = |repo: &ScratchRepo| {
-        let mut stats = Command::new(bin());
-        stats
+        let out = isolated(bin(), repo.path())
             .args(["stats", "--format", "json"])
-            .current_dir(repo.path())
-            .env_remove("XDG_STATE_HOME")
-            .env("HELIX_GATE_STATE_DIR", state_dir(repo.path()));
-        let out = stats.output().unwrap();
+            .env("HELIX_GATE_STATE_DIR", repo.state_dir())
+            .output()
+            .unwrap();
         assert_eq!(code(&out), 0, "{}", stderr(&out));
         serde_json::from_slice::<Value>(&out.stdout).unwrap()["coverage"].clone()
     };

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::new::hook;
 use crate::support::cli::*;
+use crate::support::hook::hook;
 
 /// The passing fixture with `n` (0..=4) required sections renamed: `n` errors.
 fn adr_with_errors(n: usize) -> String {

@@ -5,11 +5,10 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::support::cli::{bin, good_adr, manifest_dir, scratch_repo, write};
+use crate::support::cli::{good_adr, isolated, manifest_dir, path_with_bin, scratch_repo, write};
 
 fn yaml(rel: &str) -> Value {
     let text = std::fs::read_to_string(manifest_dir().join(rel)).unwrap();
@@ -95,13 +94,7 @@ fn run_validate_step(repo: &Path, env: &[(&str, &str)]) -> (i32, String, String,
     let script = step["run"].as_str().unwrap();
     let output_file = repo.join("github-output");
     std::fs::write(&output_file, "").unwrap();
-    let bin_dir = Path::new(bin()).parent().unwrap();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let mut cmd = Command::new("bash");
+    let mut cmd = isolated("bash", repo);
     cmd.args([
         "--noprofile",
         "--norc",
@@ -111,16 +104,8 @@ fn run_validate_step(repo: &Path, env: &[(&str, &str)]) -> (i32, String, String,
         "-c",
         script,
     ])
-    .current_dir(repo)
-    .env("PATH", path)
-    .env("GITHUB_OUTPUT", &output_file)
-    .env("NO_COLOR", "1")
-    .stdin(Stdio::null());
-    for (key, _) in std::env::vars_os() {
-        if key.to_string_lossy().starts_with("GIT_") {
-            cmd.env_remove(key);
-        }
-    }
+    .env("PATH", path_with_bin())
+    .env("GITHUB_OUTPUT", &output_file);
     for (key, value) in [
         ("HELIX_GATE_PATHS", ""),
         ("HELIX_GATE_ARGS", ""),

@@ -2,14 +2,12 @@
 //! `validate`, the hook, `pre-commit` on a real git repository, and `approve` (the reviewer
 //! gets the concept in its run folder and its prompt).
 
-use std::path::Path;
-
 use serde_json::{Value, json};
 
 use super::approval::{approve_json, approved, canned_result, configure, run_dir};
-use super::precommit::Repo;
-use crate::support::claude::ScratchRepo;
 use crate::support::cli::*;
+use crate::support::hook::hook;
+use crate::support::repo::ScratchRepo;
 
 /// A concept with a migration plan (required by the rules, whatever `change_scope` says)
 /// and a section the rules do not require.
@@ -131,8 +129,7 @@ fn the_hook_blocks_an_adr_that_lost_a_section_of_its_concept() {
         "hook_event_name": "PostToolUse", "tool_name": "Write",
         "tool_input": {"file_path": repo.path().join("adr/001-x.md"), "content": "…"},
         "tool_response": {"type": "create"}, "tool_use_id": "toolu_1"});
-    let out = hook_once(repo.path(), &event);
-    let answer: Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    let answer = hook(repo.path(), &event).expect("one JSON object");
     assert_eq!(answer["decision"], "block", "{answer}");
     let reason = answer["reason"].as_str().unwrap();
     assert!(
@@ -142,31 +139,9 @@ fn the_hook_blocks_an_adr_that_lost_a_section_of_its_concept() {
     assert!(reason.contains("\"Migration\""), "{reason}");
 }
 
-fn hook_once(root: &Path, event: &Value) -> String {
-    use std::io::Write as _;
-    let mut child = std::process::Command::new(bin())
-        .arg("hook")
-        .current_dir(root)
-        .env("CLAUDE_PROJECT_DIR", root)
-        .env_remove("HELIX_GATE_CHILD")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(format!("{event}\n").as_bytes());
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    stdout(&out)
-}
-
 #[test]
 fn pre_commit_refuses_a_staged_adr_that_lost_a_section_of_its_concept() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     // Outside adr/: a concept is no ADR.
     repo.write("docs/concept.md", CONCEPT);
     repo.write(super::precommit::ADR, adr_with_concept("docs/concept.md"));
@@ -333,17 +308,7 @@ fn finalize_carries_an_approval_over_with_the_concept_in_the_key() {
     let (exit, doc) = approve_json(repo.path(), None, &[draft]);
     assert_eq!(exit, 0, "{doc:#}");
 
-    let out = std::process::Command::new(bin())
-        .args(["finalize", draft])
-        .current_dir(repo.path())
-        .env(
-            "HELIX_GATE_STATE_DIR",
-            super::approval::state_dir(repo.path()),
-        )
-        .env("NO_COLOR", "1")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .output()
-        .unwrap();
+    let out = helix_in(&repo, &["finalize", draft]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     assert!(stderr(&out).contains("carried over"), "{}", stderr(&out));
     // The note names every change, the rewritten concept path included.
@@ -373,15 +338,9 @@ fn finalize_carries_an_approval_over_with_the_concept_in_the_key() {
 
 /// `helix-gate` in `repo` with the test's state folder (no reviewer starts).
 fn helix_in(repo: &ScratchRepo, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(bin())
+    isolated(bin(), repo.path())
         .args(args)
-        .current_dir(repo.path())
-        .env(
-            "HELIX_GATE_STATE_DIR",
-            super::approval::state_dir(repo.path()),
-        )
-        .env("NO_COLOR", "1")
-        .env_remove("CLAUDE_PROJECT_DIR")
+        .env("HELIX_GATE_STATE_DIR", repo.state_dir())
         .output()
         .unwrap()
 }
@@ -468,7 +427,7 @@ fn a_draft_is_compared_with_the_concept_next_to_it_by_convention() {
         "hook_event_name": "PostToolUse", "tool_name": "Write",
         "tool_input": {"file_path": repo.path().join(&draft), "content": "…"},
         "tool_response": {"type": "create"}, "tool_use_id": "toolu_1"});
-    let answer: Value = serde_json::from_str(hook_once(repo.path(), &event).trim()).unwrap();
+    let answer = hook(repo.path(), &event).unwrap();
     assert_eq!(answer["decision"], "block", "{answer}");
     let reason = answer["reason"].as_str().unwrap();
     assert!(
@@ -477,14 +436,10 @@ fn a_draft_is_compared_with_the_concept_next_to_it_by_convention() {
     );
 
     // The gate of a phase plan.
-    let out = std::process::Command::new(bin())
-        .args(["gate", "adr_complete", "--file", "output/ADR-*.md"])
-        .current_dir(repo.path().join("projects/sessions/s1"))
-        .env("NO_COLOR", "1")
-        .env_remove("HELIX_GATE_CHILD")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .output()
-        .unwrap();
+    let out = run(
+        &repo.path().join("projects/sessions/s1"),
+        &["gate", "adr_complete", "--file", "output/ADR-*.md"],
+    );
     assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
     let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert!(
@@ -628,7 +583,7 @@ fn finalize_writes_a_discovered_concept_into_the_front_matter() {
 
 #[test]
 fn pre_commit_compares_a_staged_draft_with_the_concept_beside_it() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.write("output/concept.md", CONCEPT);
     repo.write("output/ADR-x.md", good_adr().replace("\"001\"", "\"002\""));
     repo.git(&["add", "-A"]);

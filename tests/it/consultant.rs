@@ -12,17 +12,20 @@
 //! session folder the orchestrator creates (a session-folder `.claude/settings.json`
 //! must be copied into each new folder).
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::support::claude::{
-    ClaudeRun, ScratchRepo, git_command, hook_blocking_errors, require_claude, stop_hook_feedback,
+    ClaudeRun, api_env, hook_blocking_errors, require_claude, stop_hook_feedback,
 };
 use crate::support::cli::*;
 use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, RequestKind, Turn};
+use crate::support::hook::Hook;
+use crate::support::repo::{ScratchRepo, git_command};
 
 const SESSION: &str = "projects/sessions/session-a2697";
 const TITLE: &str = "Response Enforcement";
@@ -160,7 +163,7 @@ const INDEX: &str = "# ADR Index
 
 /// A repository laid out like HELIX, with the reviewer run by `claude`, approvals
 /// required on commit, helix-gate's pre-commit hook and one session folder.
-fn helix_repo(claude: &Path, path: &str) -> ScratchRepo {
+fn helix_repo(claude: &Path, path: &OsStr) -> ScratchRepo {
     let repo = ScratchRepo::new();
     repo.write("src/lib.rs", "pub fn rules_are_loaded_lazily() {}\n");
     repo.write("README.md", "# HELIX\n");
@@ -191,54 +194,30 @@ fn helix_repo(claude: &Path, path: &str) -> ScratchRepo {
     repo
 }
 
-/// The folder of the helix-gate binary, first on `PATH` (the model's Bash tool,
-/// the pre-commit shim and the hook command find it there).
-fn path_with_bin() -> String {
-    let dir = Path::new(bin()).parent().unwrap().to_path_buf();
-    let mut paths = vec![dir];
-    if let Some(path) = std::env::var_os("PATH") {
-        paths.extend(std::env::split_paths(&path));
-    }
-    std::env::join_paths(paths)
-        .unwrap()
-        .to_string_lossy()
-        .into_owned()
+/// helix-gate as the consultant runs it after the session ([`session_env`]).
+fn helix(
+    cwd: &Path,
+    home: Option<&Path>,
+    path: &OsStr,
+    api: Option<&str>,
+    args: &[&str],
+) -> Output {
+    let mut cmd = isolated(bin(), cwd);
+    session_env(&mut cmd, home, path, api);
+    cmd.args(args).output().unwrap()
 }
 
-/// helix-gate as the consultant runs it after the session: the temporary HOME
-/// (the approval signing key and the user registration live there), the fake API
-/// for any reviewer it would start, and nothing from the developer's session.
-fn helix(cwd: &Path, home: Option<&Path>, path: &str, api: Option<&str>, args: &[&str]) -> Output {
-    let mut cmd = Command::new(bin());
-    isolate(&mut cmd, home, path, api);
-    cmd.args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn isolate(cmd: &mut Command, home: Option<&Path>, path: &str, api: Option<&str>) {
-    for (key, _) in std::env::vars_os() {
-        let name = key.to_string_lossy();
-        if name.starts_with("CLAUDE")
-            || name.starts_with("ANTHROPIC")
-            || name.starts_with("HELIX_GATE")
-            || name == "AI_AGENT"
-            || name == "XDG_STATE_HOME"
-        {
-            cmd.env_remove(&key);
-        }
-    }
+/// The consultant's environment on top of [`isolated`]: the temporary HOME (the
+/// approval signing key and the user registration live there), `path` as `PATH`
+/// (the built helix-gate first: the model's Bash tool, the pre-commit shim and
+/// the hook command find it there), the fake API for any reviewer it would start.
+fn session_env(cmd: &mut Command, home: Option<&Path>, path: &OsStr, api: Option<&str>) {
     if let Some(home) = home {
         cmd.env("HOME", home);
     }
-    cmd.env("PATH", path).env("NO_COLOR", "1");
+    cmd.env("PATH", path);
     if let Some(api) = api {
-        cmd.env("ANTHROPIC_BASE_URL", api)
-            .env("ANTHROPIC_API_KEY", "sk-test")
-            .env("DISABLE_TELEMETRY", "1")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+        cmd.envs(api_env(api));
     }
 }
 
@@ -512,10 +491,12 @@ fn the_consultant_path_from_new_to_commit_with_one_review() {
         let mut add = git_command(repo.path());
         assert!(add.args(["add", "-A"]).status().unwrap().success());
         let mut commit = git_command(repo.path());
-        isolate(&mut commit, Some(home.path()), &path, Some(&api_url));
+        // The shim's helix-gate finds the approval's signing key under HOME, as
+        // the Stop hook left it, not in the repository's test state folder.
+        commit.env_remove("HELIX_GATE_STATE_DIR");
+        session_env(&mut commit, Some(home.path()), &path, Some(&api_url));
         commit
             .args(["commit", "-q", "-m", message])
-            .stdin(Stdio::null())
             .output()
             .unwrap()
     };
@@ -541,33 +522,15 @@ fn the_consultant_path_from_new_to_commit_with_one_review() {
     assert!(api.errors().is_empty(), "{:?}", api.errors());
 }
 
-/// `helix-gate hook` as Claude Code runs it for a session started in `session`.
-fn hook_in(session: &Path, home: &Path, path: &str, event: &Value) -> Value {
-    use std::io::Write as _;
-    let mut cmd = Command::new(bin());
-    isolate(&mut cmd, Some(home), path, None);
-    let mut child = cmd
-        .arg("hook")
-        .current_dir(session)
-        .env("CLAUDE_PROJECT_DIR", session)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(format!("{event}\n").as_bytes());
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let text = stdout(&out);
-    if text.trim().is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(text.trim()).unwrap()
-    }
+/// `helix-gate hook` as Claude Code runs it for a session started in `session`
+/// (`Null` for no answer).
+fn hook_in(session: &Path, home: &Path, path: &OsStr, event: &Value) -> Value {
+    Hook::new(session)
+        .env("HOME", home)
+        .env("PATH", path)
+        .event(event)
+        .answer()
+        .unwrap_or(Value::Null)
 }
 
 /// The consultant writes its draft and finalizes it through Bash in the same

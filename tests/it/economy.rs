@@ -7,15 +7,17 @@
 //! is the real client or a stub script that counts its runs.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::approval::{ADR, approved, project, state_dir};
-use crate::support::claude::{ScratchRepo, require_claude};
+use crate::approval::{ADR, approved, project};
+use crate::support::claude::{api_env, require_claude};
 use crate::support::cli::*;
 use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+use crate::support::hook::Hook;
+use crate::support::repo::{ScratchRepo, state_dir};
 
 const SECOND: &str = "adr/002-cache-rules-again.md";
 
@@ -36,53 +38,15 @@ fn second_adr(extra: &str) -> String {
 /// the Messages API). Returns the answer (`Null` for none) and the wall time.
 fn hook(repo: &Path, api: Option<&FakeApi>, event: &Value) -> (Value, Duration) {
     let home = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(bin());
-    cmd.arg("hook").current_dir(repo);
-    for (key, _) in std::env::vars_os() {
-        let name = key.to_string_lossy();
-        if name.starts_with("CLAUDE")
-            || name.starts_with("ANTHROPIC")
-            || name == "AI_AGENT"
-            || name.starts_with("HELIX_GATE")
-            || name == "XDG_STATE_HOME"
-        {
-            cmd.env_remove(&key);
-        }
-    }
-    cmd.env("CLAUDE_PROJECT_DIR", repo)
+    let run = Hook::new(repo)
         .env("HOME", home.path())
         .env("HELIX_GATE_STATE_DIR", state_dir(repo))
-        .env(
-            "ANTHROPIC_BASE_URL",
-            api.map_or_else(|| "http://127.0.0.1:9".to_owned(), FakeApi::base_url),
-        )
-        .env("ANTHROPIC_API_KEY", "sk-test")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let started = Instant::now();
-    let mut child = cmd.spawn().expect("spawn hook");
-    {
-        use std::io::Write as _;
-        let _ = child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(format!("{event}\n").as_bytes());
-    }
-    let out = child.wait_with_output().unwrap();
-    let took = started.elapsed();
-    assert_eq!(code(&out), 0, "hook must exit 0: {}", stderr(&out));
-    let text = stdout(&out);
-    assert!(text.lines().count() <= 1, "one JSON line at most: {text:?}");
-    let answer = if text.trim().is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(text.trim()).unwrap()
-    };
-    (answer, took)
+        .envs(api_env(&api.map_or_else(
+            || "http://127.0.0.1:9".to_owned(),
+            FakeApi::base_url,
+        )))
+        .event(event);
+    (run.answer().unwrap_or(Value::Null), run.took)
 }
 
 fn post_write(repo: &Path, rel: &str) -> Value {

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::claude::ScratchRepo;
 use crate::support::cli::{code, good_adr, manifest_dir, run, scratch_repo, stderr, stdout, write};
+use crate::support::repo::ScratchRepo;
 
 /// A repository with one passing ADR and one whose messages carry everything a format
 /// must escape: markup, quotes, `%`, `:` and `,`, a newline and control characters, all

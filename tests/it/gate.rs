@@ -5,11 +5,11 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::approval::{approved, canned_result, configure, state_dir};
+use super::approval::{approved, canned_result, configure};
 use super::concept::CONCEPT;
 use super::phases::BAD_PLAN;
-use crate::support::claude::ScratchRepo;
 use crate::support::cli::*;
+use crate::support::repo::{ScratchRepo, state_dir};
 
 /// A repository laid out like HELIX: the consultant's session folder with its draft.
 const SESSION: &str = "projects/sessions/s1";
@@ -37,16 +37,11 @@ fn reviewer(repo: &ScratchRepo, verdict: &Value) {
 /// `helix-gate gate <args>` in `cwd` of `repo`: (exit, the one JSON object on stdout).
 fn gate(repo: &ScratchRepo, cwd: &str, args: &[&str]) -> (i32, Value) {
     let home = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(bin())
+    let out = isolated(bin(), repo.path().join(cwd))
         .arg("gate")
         .args(args)
-        .current_dir(repo.path().join(cwd))
         .env("HOME", home.path())
         .env("HELIX_GATE_STATE_DIR", state_dir(repo.path()))
-        .env("NO_COLOR", "1")
-        .env_remove("HELIX_GATE_CHILD")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
     let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {

@@ -4,12 +4,12 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::support::cli::*;
+use crate::support::hook::{Hook, hook};
 
 /// Turns the reviewer off: these tests are about the deterministic gate.
 const NO_APPROVAL: &str = "approvals:\n  adr:\n    enabled: false\n";
@@ -20,45 +20,6 @@ fn project() -> tempfile::TempDir {
     write(repo.path(), "src/lib.rs", "");
     write(repo.path(), "config/approvals.yaml", NO_APPROVAL);
     repo
-}
-
-/// Run the hook with `stdin` in `root` (as `CLAUDE_PROJECT_DIR`); returns (exit, stdout, stderr).
-fn hook_raw(root: &Path, stdin: &[u8], extra_env: &[(&str, &str)]) -> (i32, String, String) {
-    let mut cmd = Command::new(bin());
-    cmd.arg("hook")
-        .current_dir(root)
-        .env("CLAUDE_PROJECT_DIR", root)
-        .env_remove("HELIX_GATE_CHILD")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in extra_env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().expect("spawn hook");
-    // The hook may exit before reading everything (the reviewer guard does): ignore EPIPE.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    let out = child.wait_with_output().unwrap();
-    (code(&out), stdout(&out), stderr(&out))
-}
-
-/// Run the hook and parse its answer: None for no output; asserts the one-object rule.
-fn hook(root: &Path, event: &Value) -> Option<Value> {
-    let (code, out, err) = hook_raw(root, format!("{event}\n").as_bytes(), &[]);
-    assert_eq!(code, 0, "hook must exit 0: {err}");
-    one_object(&out)
-}
-
-fn one_object(out: &str) -> Option<Value> {
-    if out.is_empty() {
-        return None;
-    }
-    assert_eq!(
-        out.lines().count(),
-        1,
-        "stdout must be exactly one JSON line: {out:?}"
-    );
-    Some(serde_json::from_str(out.trim()).expect("stdout is JSON"))
 }
 
 fn post_write(root: &Path, session: &str, rel: &str) -> Value {
@@ -330,12 +291,10 @@ fn reviewer_child_guard_makes_the_hook_a_no_op() {
     let root = project();
     write(root.path(), "adr/001-x.md", bad_adr());
     let event = post_write(root.path(), "s", "adr/001-x.md");
-    let (code, out, _) = hook_raw(
-        root.path(),
-        format!("{event}\n").as_bytes(),
-        &[("HELIX_GATE_CHILD", "1")],
-    );
-    assert_eq!((code, out.as_str()), (0, ""));
+    let run = Hook::new(root.path())
+        .env("HELIX_GATE_CHILD", "1")
+        .event(&event);
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""));
 }
 
 #[test]
@@ -423,9 +382,10 @@ fn damaged_stdin_fails_open_with_a_message() {
         (vec![b' '; 17 * 1024 * 1024], "larger than"),
     ];
     for (input, expected) in cases {
-        let (code, out, err) = hook_raw(root.path(), &input, &[]);
-        assert_eq!(code, 0);
-        let answer = one_object(&out).unwrap();
+        let run = Hook::new(root.path()).stdin(input);
+        assert_eq!(run.code, 0);
+        let answer = run.answer().unwrap();
+        let err = run.stderr;
         let msg = answer["systemMessage"].as_str().unwrap();
         assert!(
             msg.contains("infrastructure error") && msg.contains(expected),
@@ -434,26 +394,15 @@ fn damaged_stdin_fails_open_with_a_message() {
         assert!(err.contains(expected), "{err}");
     }
     // A UTF-8 BOM is tolerated.
-    let (_, out, _) = hook_raw(
-        root.path(),
-        format!("\u{feff}{stop_line}\n").as_bytes(),
-        &[],
-    );
-    assert_eq!(out, "");
+    let run = Hook::new(root.path()).stdin(format!("\u{feff}{stop_line}\n"));
+    assert_eq!(run.stdout, "");
 }
 
 #[test]
 fn stdin_that_never_closes_is_read_with_a_bound() {
     let root = project();
     for payload in [String::new(), format!("{}\n", stop("s", "x"))] {
-        let mut child = Command::new(bin())
-            .arg("hook")
-            .env("CLAUDE_PROJECT_DIR", root.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = Hook::new(root.path()).spawn();
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(payload.as_bytes()).unwrap();
         let started = Instant::now();
@@ -646,10 +595,11 @@ mod e2e {
     use serde_json::{Value, json};
 
     use crate::support::claude::{
-        ClaudeRun, ScratchRepo, hook_blocking_errors, require_claude, stop_hook_feedback,
+        ClaudeRun, hook_blocking_errors, require_claude, stop_hook_feedback,
     };
     use crate::support::cli::*;
     use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+    use crate::support::repo::ScratchRepo;
 
     fn installed_repo() -> ScratchRepo {
         let repo = ScratchRepo::new();

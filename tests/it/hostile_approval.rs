@@ -3,86 +3,42 @@
 //! outcome. Every helix-gate run here is bounded in time (killed after
 //! [`LIMIT`]), so a regression fails instead of hanging the suite.
 
-use std::io::Read as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use super::approval::{
     ADR, approve_command, approved, canned_result, configure, history, is_approved, project,
-    state_dir,
 };
-use crate::support::claude::ScratchRepo;
 use crate::support::cli::*;
+use crate::support::hook::Hook;
 use crate::support::procs;
+use crate::support::repo::{ScratchRepo, state_dir};
 
 /// Longest any one helix-gate run may take here.
 const LIMIT: Duration = Duration::from_secs(60);
-
-/// Run `cmd` to its end, or kill it after `limit` and fail.
-fn bounded(mut cmd: Command, limit: Duration) -> Output {
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn");
-    let mut pipes = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let out = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        let _ = pipes.0.read_to_end(&mut out);
-        out
-    });
-    let err = std::thread::spawn(move || {
-        let mut err = Vec::new();
-        let _ = pipes.1.read_to_end(&mut err);
-        err
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("helix-gate did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Output {
-        status,
-        stdout: out.join().unwrap(),
-        stderr: err.join().unwrap(),
-    }
-}
 
 /// `helix-gate approve --format json <args>` in `repo`, bounded: (exit, document, stderr).
 fn approve(repo: &Path, args: &[&str]) -> (i32, Value, String) {
     let home = tempfile::tempdir().unwrap();
     let mut all = vec!["--format", "json"];
     all.extend_from_slice(args);
-    let out = bounded(approve_command(repo, None, home.path(), &all), LIMIT);
+    let out = bounded(&mut approve_command(repo, None, home.path(), &all), LIMIT);
     let doc = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     (code(&out), doc, stderr(&out))
 }
 
 /// `helix-gate pre-commit` in `repo` (with the test's state folder), bounded.
 fn pre_commit(repo: &Path) -> Output {
-    let mut cmd = Command::new(bin());
-    cmd.arg("pre-commit").current_dir(repo);
-    for (key, _) in std::env::vars_os() {
-        let name = key.to_string_lossy();
-        if name.starts_with("GIT_") || name.starts_with("CLAUDE") || name.starts_with("HELIX_GATE")
-        {
-            cmd.env_remove(&key);
-        }
-    }
-    cmd.env("NO_COLOR", "1")
-        .env_remove("XDG_STATE_HOME")
-        .env("HELIX_GATE_STATE_DIR", state_dir(repo));
-    bounded(cmd, LIMIT)
+    bounded(
+        isolated(bin(), repo)
+            .arg("pre-commit")
+            .env("HELIX_GATE_STATE_DIR", state_dir(repo)),
+        LIMIT,
+    )
 }
 
 /// A reviewer that says `verdict` and leaves `output/started` in its run folder.
@@ -329,7 +285,7 @@ fn no_state_folder_gives_a_verdict_that_is_not_cached() {
     let home = tempfile::tempdir().unwrap();
     let mut cmd = approve_command(repo.path(), None, home.path(), &["--format", "json", ADR]);
     cmd.env_remove("HOME").env_remove("HELIX_GATE_STATE_DIR");
-    let out = bounded(cmd, LIMIT);
+    let out = bounded(&mut cmd, LIMIT);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     assert!(
         stderr(&out).contains(
@@ -405,22 +361,12 @@ fn stop_gate_with_an_injected_file_name_follows_the_failure_policy() {
             "stop_hook_active": false, "last_assistant_message": "done"});
         let mut last = Value::Null;
         for event in [post, stop] {
-            let mut cmd = Command::new(bin());
-            cmd.arg("hook")
-                .current_dir(repo.path())
-                .env("CLAUDE_PROJECT_DIR", repo.path())
-                .env_remove("HELIX_GATE_CHILD")
-                .env("HELIX_GATE_STATE_DIR", state_dir(repo.path()));
-            let dir = tempfile::tempdir().unwrap();
-            let input = dir.path().join("event.json");
-            std::fs::write(&input, format!("{event}\n")).unwrap();
-            cmd.stdin(std::fs::File::open(&input).unwrap())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped());
-            let child = cmd.spawn().unwrap();
-            let out = child.wait_with_output().unwrap();
-            assert_eq!(code(&out), 0, "{}", stderr(&out));
-            last = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+            last = Hook::new(repo.path())
+                .env("HELIX_GATE_STATE_DIR", state_dir(repo.path()))
+                .limit(LIMIT)
+                .event(&event)
+                .answer()
+                .unwrap_or(Value::Null);
         }
         last
     };

@@ -7,91 +7,37 @@
 //! Every run of the binary is bounded, so a regression fails instead of hanging.
 
 use std::collections::BTreeMap;
-use std::io::{Read as _, Write as _};
 use std::os::unix::fs::{PermissionsExt as _, symlink};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::claude::ScratchRepo;
 use crate::support::cli::*;
+use crate::support::hook::Hook;
+use crate::support::repo::ScratchRepo;
 
 /// Longest run of one command before the test kills it and fails.
 const LIMIT: Duration = Duration::from_secs(30);
 
-/// Run `cmd` with `stdin`, killed (and the test failed) after [`LIMIT`].
-fn bounded(cmd: &mut Command, stdin: &[u8]) -> Output {
-    cmd.env("NO_COLOR", "1")
-        .env_remove("HELIX_GATE_CHILD")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn helix-gate");
-    let _ = child.stdin.take().expect("stdin").write_all(stdin);
-    // Readers on their own threads, so a full pipe never stalls the child.
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let out = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = out.read_to_end(&mut buf);
-        buf
-    });
-    let err = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = err.read_to_end(&mut buf);
-        buf
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if started.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("helix-gate did not finish within {LIMIT:?}: {cmd:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    Output {
-        status,
-        stdout: out.join().expect("stdout reader"),
-        stderr: err.join().expect("stderr reader"),
-    }
-}
-
 /// `helix-gate <args>` in `cwd`, bounded.
 fn cli(cwd: &Path, args: &[&str]) -> Output {
-    bounded(
-        Command::new(bin())
-            .args(args)
-            .current_dir(cwd)
-            .env_remove("CLAUDE_PROJECT_DIR"),
-        b"",
-    )
+    bounded(isolated(bin(), cwd).args(args), LIMIT)
 }
 
-/// `helix-gate hook` with `event` for the project at `root`: (stdout answer, stderr).
-/// Asserts the hook contract: exit 0, and stdout is nothing or exactly one JSON object.
+/// `helix-gate hook <args>` with `event` for the project at `root`: (stdout answer,
+/// stderr). Asserts the hook contract: exit 0, and stdout is nothing or exactly one JSON
+/// object.
+fn hook_with(root: &Path, args: &[&str], event: &Value) -> (Option<Value>, String) {
+    let run = Hook::new(root).args(args).limit(LIMIT).event(event);
+    let answer = run.answer();
+    (answer, run.stderr)
+}
+
+/// `helix-gate hook` with `event` for the project at `root` ([`hook_with`]).
 fn hook(root: &Path, event: &Value) -> (Option<Value>, String) {
-    let out = bounded(
-        Command::new(bin())
-            .arg("hook")
-            .current_dir(root)
-            .env("CLAUDE_PROJECT_DIR", root),
-        format!("{event}\n").as_bytes(),
-    );
-    assert_eq!(code(&out), 0, "the hook exits 0: {}", stderr(&out));
-    let text = stdout(&out);
-    let answer = if text.is_empty() {
-        None
-    } else {
-        assert_eq!(text.lines().count(), 1, "one JSON line: {text:?}");
-        Some(serde_json::from_str(text.trim()).expect("stdout is JSON"))
-    };
-    (answer, stderr(&out))
+    hook_with(root, &[], event)
 }
 
 fn post_write(root: &Path, rel: &str) -> Value {
@@ -412,17 +358,7 @@ fn step_fallback_file_linked_to_a_script_outside_is_never_appended() {
 
 /// `helix-gate hook --scope user` with `event` for the project at `root`: (answer, stderr).
 fn user_hook(root: &Path, event: &Value) -> (Option<Value>, String) {
-    let out = bounded(
-        Command::new(bin())
-            .args(["hook", "--scope", "user"])
-            .current_dir(root)
-            .env("CLAUDE_PROJECT_DIR", root),
-        format!("{event}\n").as_bytes(),
-    );
-    assert_eq!(code(&out), 0, "the hook exits 0: {}", stderr(&out));
-    let text = stdout(&out);
-    let answer = (!text.is_empty()).then(|| serde_json::from_str(text.trim()).expect("JSON"));
-    (answer, stderr(&out))
+    hook_with(root, &["--scope", "user"], event)
 }
 
 /// A settings file that was meant but is not a readable file (a dangling link, a
@@ -478,12 +414,10 @@ fn approving_reviewer(repo: &ScratchRepo) {
 fn approve(repo: &ScratchRepo) -> Output {
     let home = tempfile::tempdir().unwrap();
     bounded(
-        Command::new(bin())
+        isolated(bin(), repo.path())
             .args(["approve", "adr/001-x.md"])
-            .current_dir(repo.path())
-            .env("HOME", home.path())
-            .env_remove("CLAUDE_PROJECT_DIR"),
-        b"",
+            .env("HOME", home.path()),
+        LIMIT,
     )
 }
 
@@ -572,13 +506,11 @@ fn signing_key_that_is_a_fifo_is_noted_instead_of_hanging() {
     mkfifo(&state.path().join("key"));
     let home = tempfile::tempdir().unwrap();
     let out = bounded(
-        Command::new(bin())
+        isolated(bin(), repo.path())
             .args(["approve", "adr/001-x.md"])
-            .current_dir(repo.path())
             .env("HOME", home.path())
-            .env("HELIX_GATE_STATE_DIR", state.path())
-            .env_remove("CLAUDE_PROJECT_DIR"),
-        b"",
+            .env("HELIX_GATE_STATE_DIR", state.path()),
+        LIMIT,
     );
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     assert!(
@@ -927,12 +859,10 @@ fn install_claude_user_scope_writes_through_a_dotfiles_link_in_home_only() {
     symlink("../dotfiles/claude/settings.json", &link).unwrap();
     let user = |args: &[&str]| {
         bounded(
-            Command::new(bin())
+            isolated(bin(), root.path())
                 .args(args)
-                .current_dir(root.path())
-                .env("HOME", home.path())
-                .env_remove("CLAUDE_PROJECT_DIR"),
-            b"",
+                .env("HOME", home.path()),
+            LIMIT,
         )
     };
     let out = user(&["install", "claude", "--scope", "user"]);

@@ -6,13 +6,14 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use crate::support::cli::*;
+use crate::support::hook::{Hook, HookRun};
 
 /// Turns the reviewer off: these tests are about the deterministic gate.
 const NO_APPROVAL: &str = "approvals:\n  adr:\n    enabled: false\n";
@@ -30,80 +31,18 @@ fn bad_adr() -> String {
     good_adr().replace("## Dokumentation", "## Notizen")
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    took: Duration,
+/// The hook for the project at `project_dir`, killed (and the test failed) after
+/// [`HARD_LIMIT`].
+fn bounded_hook(project_dir: &Path) -> Hook {
+    Hook::new(project_dir).limit(HARD_LIMIT)
 }
 
-impl Run {
-    /// The answer: `None` for no output; fails unless it is exactly one JSON object.
-    fn answer(&self) -> Option<Value> {
-        assert_eq!(self.code, 0, "the hook must exit 0: {}", self.stderr);
-        if self.stdout.is_empty() {
-            return None;
-        }
-        assert_eq!(self.stdout.lines().count(), 1, "{:?}", self.stdout);
-        let v: Value = serde_json::from_str(self.stdout.trim()).expect("stdout is JSON");
-        assert!(v.is_object(), "{v}");
-        Some(v)
-    }
+fn hook_bytes(project_dir: &Path, bytes: Vec<u8>) -> HookRun {
+    bounded_hook(project_dir).stdin(bytes)
 }
 
-/// Spawn the hook with `CLAUDE_PROJECT_DIR=project_dir`; `feed` gets its stdin.
-/// Killed (and the test failed) after [`HARD_LIMIT`].
-fn hook_with(
-    project_dir: &Path,
-    env: &[(&str, &str)],
-    feed: impl FnOnce(std::process::ChildStdin) + Send + 'static,
-) -> Run {
-    let mut cmd = Command::new(bin());
-    cmd.arg("hook")
-        .current_dir(project_dir)
-        .env("CLAUDE_PROJECT_DIR", project_dir)
-        .env_remove("HELIX_GATE_CHILD")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let started = Instant::now();
-    let mut child = cmd.spawn().expect("spawn hook");
-    let stdin = child.stdin.take().unwrap();
-    // The feeder may outlive the hook (a trickle); it is never joined.
-    std::thread::spawn(move || feed(stdin));
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if started.elapsed() > HARD_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the hook ran longer than {HARD_LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let took = started.elapsed();
-    let out = child.wait_with_output().unwrap();
-    Run {
-        code: code(&out),
-        stdout: stdout(&out),
-        stderr: stderr(&out),
-        took,
-    }
-}
-
-fn hook_bytes(project_dir: &Path, bytes: Vec<u8>) -> Run {
-    hook_with(project_dir, &[], move |mut stdin| {
-        // The hook may answer before reading everything: ignore EPIPE.
-        let _ = stdin.write_all(&bytes);
-    })
-}
-
-fn hook(project_dir: &Path, event: &Value) -> Run {
-    hook_bytes(project_dir, format!("{event}\n").into_bytes())
+fn hook(project_dir: &Path, event: &Value) -> HookRun {
+    bounded_hook(project_dir).event(event)
 }
 
 fn post_write(file: &Path, session: &str) -> Value {
@@ -161,7 +100,7 @@ fn assert_fails_closed(answer: &Value, what: &str) {
 #[test]
 fn stdin_trickling_a_byte_every_3_s_is_answered_after_the_stdin_deadline() {
     let root = project();
-    let run = hook_with(root.path(), &[], |mut stdin| {
+    let run = bounded_hook(root.path()).feed(|mut stdin| {
         for byte in br#"{"hook_event_name":"Stop"}"# {
             if stdin
                 .write_all(&[*byte])
@@ -676,7 +615,7 @@ fn any_json() -> impl Strategy<Value = Value> {
 }
 
 /// Exactly one JSON object or nothing on stdout, exit 0, on time.
-fn assert_defined_answer(run: &Run) {
+fn assert_defined_answer(run: &HookRun) {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.took < HARD_LIMIT);
     if !run.stdout.is_empty() {
@@ -746,9 +685,10 @@ mod e2e {
 
     use serde_json::json;
 
-    use crate::support::claude::{ClaudeRun, ScratchRepo, error_tool_results, require_claude};
+    use crate::support::claude::{ClaudeRun, error_tool_results, require_claude};
     use crate::support::cli::*;
     use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+    use crate::support::repo::ScratchRepo;
 
     #[test]
     fn a_model_write_into_the_data_folder_is_denied_before_it_happens() {

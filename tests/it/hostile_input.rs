@@ -4,69 +4,23 @@
 //! Every command runs under a deadline and is killed when it passes it, so a
 //! regression fails the test instead of hanging the suite.
 
-use std::io::{Read as _, Write as _};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::claude::ScratchRepo;
 use crate::support::cli::*;
+use crate::support::hook::Hook;
+use crate::support::repo::ScratchRepo;
 
 /// Generous for a debug build on a loaded machine; the hangs fixed here lasted forever
 /// (a FIFO) or well beyond Claude Code's 30 s hook timeout (nested YAML).
 const DEADLINE: Duration = Duration::from_secs(10);
 
-/// Run `cmd` with `stdin`; kill it and fail when it is still running after `DEADLINE`.
-fn run_bounded(mut cmd: Command, stdin: &[u8]) -> Output {
-    cmd.env("NO_COLOR", "1")
-        .env_remove("HELIX_GATE_CHILD")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let started = Instant::now();
-    let mut child = cmd.spawn().expect("spawn helix-gate");
-    let mut input = child.stdin.take().unwrap();
-    // The command may exit without reading its stdin: ignore EPIPE.
-    let _ = input.write_all(stdin);
-    drop(input);
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let stdout = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = out.read_to_end(&mut buf);
-        buf
-    });
-    let stderr = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = err.read_to_end(&mut buf);
-        buf
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{cmd:?} still ran after {DEADLINE:?}: it hangs");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Output {
-        status,
-        stdout: stdout.join().unwrap(),
-        stderr: stderr.join().unwrap(),
-    }
-}
-
+/// helix-gate with `args` in `root`, killed (and the test failed) after [`DEADLINE`].
 fn helix(root: &Path, args: &[&str]) -> Output {
-    let mut cmd = Command::new(bin());
-    cmd.args(args)
-        .current_dir(root)
-        .env_remove("CLAUDE_PROJECT_DIR");
-    run_bounded(cmd, b"")
+    bounded(isolated(bin(), root).args(args), DEADLINE)
 }
 
 /// `validate --format json`: (exit code, the error rules of the first file, its findings).
@@ -283,18 +237,7 @@ fn flow_nesting_in_a_staged_adr_is_refused_by_pre_commit() {
     let text = adr_with_front_matter(&format!("x: {}", "[".repeat(60_000)));
     repo.write("adr/001-x.md", text);
     repo.git(&["add", "-A"]);
-    let mut cmd = Command::new(bin());
-    for (key, _) in std::env::vars_os() {
-        let name = key.to_string_lossy();
-        if name.starts_with("GIT_") || name.starts_with("CLAUDE") {
-            cmd.env_remove(&key);
-        }
-    }
-    cmd.arg("pre-commit")
-        .current_dir(repo.path())
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1");
-    let out = run_bounded(cmd, b"");
+    let out = helix(repo.path(), &["pre-commit"]);
     let text = format!("{}{}", stdout(&out), stderr(&out));
     assert_eq!(code(&out), 1, "{text}");
     assert!(text.contains("front-matter-too-complex"), "{text}");
@@ -463,7 +406,7 @@ fn fifo_in_the_adr_directory_does_not_hang_directory_commands() {
         &["doctor"],
         &["index", "--check"],
     ] {
-        // Each finishes (run_bounded fails on a hang); the exit code is not the point.
+        // Each finishes (`helix` fails on a hang); the exit code is not the point.
         let out = helix(root.path(), args);
         assert!(code(&out) >= 0, "{args:?} was killed");
     }
@@ -512,18 +455,7 @@ fn an_adr_linked_out_of_the_project_is_not_copied_into_index_md() {
 }
 
 fn hook(root: &Path, event: &Value) -> Option<Value> {
-    let mut cmd = Command::new(bin());
-    cmd.arg("hook")
-        .current_dir(root)
-        .env("CLAUDE_PROJECT_DIR", root);
-    let mut out = run_bounded(cmd, format!("{event}\n").as_bytes());
-    assert_eq!(code(&out), 0, "hook must exit 0: {}", stderr(&out));
-    let text = String::from_utf8(std::mem::take(&mut out.stdout)).unwrap();
-    if text.is_empty() {
-        return None;
-    }
-    assert_eq!(text.lines().count(), 1, "one JSON object: {text:?}");
-    Some(serde_json::from_str(text.trim()).unwrap())
+    Hook::new(root).limit(DEADLINE).event(event).answer()
 }
 
 fn post_write(root: &Path, rel: &str) -> Value {

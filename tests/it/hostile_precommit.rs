@@ -11,15 +11,14 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::precommit::{
-    ADR, Repo, adr_with_id, assert_blocked, assert_passes, bounded, broken_adr, isolated,
-};
-use crate::support::cli::{bin, code, stderr, stdout};
+use crate::precommit::{ADR, adr_with_id, assert_blocked, assert_passes, broken_adr};
+use crate::support::cli::{bin, bounded, code, stderr, stdout};
+use crate::support::repo::{ScratchRepo, TIME_LIMIT, git_command, in_repo};
 
 /// Create the symbolic link `path` -> `target` in the work tree and stage it (git stores the
 /// target text, whether or not it leads anywhere).
-fn stage_link(repo: &Repo, path: &str, target: &str) {
-    let link = repo.root.join(path);
+fn stage_link(repo: &ScratchRepo, path: &str, target: &str) {
+    let link = repo.join(path);
     std::fs::create_dir_all(link.parent().unwrap()).unwrap();
     symlink(target, &link).unwrap();
     repo.git(&["add", path]);
@@ -36,7 +35,7 @@ fn errors_for<'a>(text: &'a str, path: &str) -> Vec<&'a str> {
 
 #[test]
 fn staged_symlink_adr_is_checked_by_the_file_it_leads_to() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.write("notes/garbage.md", "just some notes\n");
     stage_link(&repo, "adr/002-notes.md", "../notes/garbage.md");
     repo.git(&["add", "-A"]);
@@ -68,7 +67,7 @@ fn staged_symlink_adr_is_checked_by_the_file_it_leads_to() {
 
 #[test]
 fn staged_symlink_adr_that_leads_out_of_the_commit_is_refused() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.write("notes/unstaged.md", adr_with_id("008"));
     stage_link(&repo, "adr/003-escape.md", "../../../../../../etc/passwd");
     stage_link(&repo, "adr/004-absolute.md", "/etc/hostname");
@@ -118,9 +117,10 @@ fn staged_symlink_adr_that_leads_out_of_the_commit_is_refused() {
     assert!(!err.contains("Details:"), "{err}");
 
     let out = bounded(
-        isolated(bin(), &repo.root)
+        in_repo(bin(), repo.path())
             .arg("pre-commit")
             .env("CLAUDECODE", "1"),
+        TIME_LIMIT,
     );
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     assert!(
@@ -132,7 +132,7 @@ fn staged_symlink_adr_that_leads_out_of_the_commit_is_refused() {
 
 #[test]
 fn unchanged_symlink_adr_is_checked_again_when_the_commit_changes_where_it_leads() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.write("notes/seven.md", adr_with_id("007"));
     stage_link(&repo, "adr/007-seven.md", "../notes/seven.md");
     repo.git(&["add", "-A"]);
@@ -177,7 +177,7 @@ fn unchanged_symlink_adr_is_checked_again_when_the_commit_changes_where_it_leads
 /// while only a few bytes follow: its header can be read, its content cannot. The zlib stream
 /// is written by hand (one stored, non-final deflate block, no checksum) so the test needs no
 /// compression crate.
-fn forge_truncated_blob(repo: &Repo, id: &str, size: u64) {
+fn forge_truncated_blob(repo: &ScratchRepo, id: &str, size: u64) {
     let mut data = format!("blob {size}\0").into_bytes();
     data.extend_from_slice(&[b'x'; 64]);
     let len = u16::try_from(data.len()).unwrap();
@@ -185,14 +185,14 @@ fn forge_truncated_blob(repo: &Repo, id: &str, size: u64) {
     stream.extend_from_slice(&len.to_le_bytes());
     stream.extend_from_slice(&(!len).to_le_bytes());
     stream.extend_from_slice(&data);
-    let dir = repo.root.join(".git/objects").join(&id[..2]);
+    let dir = repo.join(".git/objects").join(&id[..2]);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(&id[2..]), stream).unwrap();
 }
 
 #[test]
 fn oversized_staged_blob_is_refused_from_its_header_without_being_loaded() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     let id = "12".repeat(20);
     forge_truncated_blob(&repo, &id, 100_000_000);
     repo.git(&[
@@ -241,7 +241,7 @@ fn long_path(len: usize) -> String {
 }
 
 /// Stage `content` at `path` without a work tree file (none could have such a path).
-fn stage_blob(repo: &Repo, path: &str, content: &str) {
+fn stage_blob(repo: &ScratchRepo, path: &str, content: &str) {
     let file = repo.base().join("blob-content");
     std::fs::write(&file, content).unwrap();
     let blob = repo.git(&["hash-object", "-w", file.to_str().unwrap()]);
@@ -258,7 +258,7 @@ fn absurdly_long_staged_adr_path_is_checked_or_blocks_but_never_passes() {
     let broken = broken_adr().replace("\"001\"", "\"009\"");
     // Far beyond PATH_MAX (4096): no work tree can hold the file, but the index can, and
     // the blob is all pre-commit reads. 6001 bytes: the index entry needs one padding byte.
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     let path = long_path(6001);
     stage_blob(&repo, &path, &broken);
     let out = repo.pre_commit();
@@ -272,7 +272,7 @@ fn absurdly_long_staged_adr_path_is_checked_or_blocks_but_never_passes() {
     // 6000 bytes: gix 0.90 misreads the padding after such a long path and cannot decode
     // the index. Whatever the decoder does, the commit must not pass: it is checked (exit 1)
     // or refused as an infrastructure failure (exit 2, not dressed up as an ADR finding).
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     stage_blob(&repo, &long_path(6000), &broken);
     let out = repo.pre_commit();
     let err = stderr(&out);
@@ -288,7 +288,7 @@ fn absurdly_long_staged_adr_path_is_checked_or_blocks_but_never_passes() {
 
 #[test]
 fn dot_dot_like_path_components_are_checked_under_their_own_name() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     // git itself refuses a real `..` (or `.git`) component in the index.
     let refused = repo.git_out(&[
         "update-index",
@@ -324,7 +324,7 @@ fn dot_dot_like_path_components_are_checked_under_their_own_name() {
 
 #[test]
 fn index_with_100k_entries_and_many_adr_links_is_checked_quickly() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     let blob = repo.git(&["rev-parse", "HEAD:src/lib.rs"]);
     let link = {
         let file = repo.base().join("link-text");
@@ -339,7 +339,7 @@ fn index_with_100k_entries_and_many_adr_links_is_checked_quickly() {
     for i in 0..2_000 {
         let _ = writeln!(info, "120000 {link}\tadr/links/{i:04}-x.md");
     }
-    let mut child = isolated("git", &repo.root)
+    let mut child = git_command(repo.path())
         .args(["update-index", "--index-info"])
         .stdin(Stdio::piped())
         .spawn()
@@ -387,32 +387,30 @@ fn snapshot(dir: &Path) -> BTreeMap<String, (Vec<u8>, std::time::SystemTime)> {
 
 #[test]
 fn git_index_file_outside_the_repository_is_read_and_never_written() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     let outside = tempfile::tempdir().unwrap();
     let index = outside.path().join("index");
-    std::fs::copy(repo.root.join(".git/index"), &index).unwrap();
+    std::fs::copy(repo.join(".git/index"), &index).unwrap();
     // The broken ADR is staged only in the outside index; .git/index keeps the good one.
     repo.write(ADR, broken_adr());
-    let staged = isolated("git", &repo.root)
+    let staged = git_command(repo.path())
         .args(["add", ADR])
         .env("GIT_INDEX_FILE", &index)
         .output()
         .unwrap();
     assert!(staged.status.success(), "{}", stderr(&staged));
     let before = snapshot(outside.path());
-    let own_index = std::fs::read(repo.root.join(".git/index")).unwrap();
+    let own_index = std::fs::read(repo.join(".git/index")).unwrap();
 
     let out = bounded(
-        isolated(bin(), &repo.root)
+        in_repo(bin(), repo.path())
             .arg("pre-commit")
             .env("GIT_INDEX_FILE", &index),
+        TIME_LIMIT,
     );
     assert_blocked(&out, "section-missing");
     assert_eq!(snapshot(outside.path()), before);
-    assert_eq!(
-        std::fs::read(repo.root.join(".git/index")).unwrap(),
-        own_index
-    );
+    assert_eq!(std::fs::read(repo.join(".git/index")).unwrap(), own_index);
     // Without it, .git/index (the good ADR) is what is checked.
     assert_passes(&repo.pre_commit());
 }

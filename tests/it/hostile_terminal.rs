@@ -5,12 +5,14 @@
 //! Control characters are shown escaped (`\x1b`, `\n`); JSON output keeps the exact text.
 
 use std::path::Path;
-use std::process::Stdio;
 
 use serde_json::{Value, json};
 
-use crate::precommit::{Repo, bounded, isolated};
-use crate::support::cli::{bin, code, good_adr, scratch_repo, stderr, stdout, write};
+use crate::support::cli::{
+    bin, bounded, code, good_adr, path_with_bin, run, scratch_repo, stderr, stdout, write,
+};
+use crate::support::hook::Hook;
+use crate::support::repo::{ScratchRepo, TIME_LIMIT, helix_in, in_repo, state_dir};
 
 /// An ADR file name with a colour sequence in it.
 const NAME: &str = "adr/001-\x1b[31mred.md";
@@ -52,8 +54,8 @@ fn assert_safe(text: &str) {
 }
 
 /// A git repository whose index holds the hostile ADR, plus what it references.
-fn repo_with_hostile_adr() -> Repo {
-    let repo = Repo::empty();
+fn repo_with_hostile_adr() -> ScratchRepo {
+    let repo = ScratchRepo::empty();
     repo.write("src/lib.rs", "");
     repo.write(NAME, hostile_adr());
     repo.git(&["add", "-A"]);
@@ -63,7 +65,7 @@ fn repo_with_hostile_adr() -> Repo {
 #[test]
 fn validate_escapes_control_characters_from_file_names_and_yaml_values() {
     let repo = repo_with_hostile_adr();
-    let out = bounded(isolated(bin(), &repo.root).args(["validate", NAME]));
+    let out = helix_in(repo.path(), &["validate", NAME]);
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     let text = stdout(&out);
     assert_safe(&text);
@@ -84,7 +86,7 @@ fn validate_escapes_control_characters_from_file_names_and_yaml_values() {
     }
 
     // JSON keeps the exact text: serde escapes it, and a reader gets it back unchanged.
-    let out = bounded(isolated(bin(), &repo.root).args(["validate", "--format", "json", NAME]));
+    let out = helix_in(repo.path(), &["validate", "--format", "json", NAME]);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["files"][0]["path"], NAME);
     assert!(
@@ -119,9 +121,10 @@ fn pre_commit_escapes_control_characters_for_people_and_for_claude_code() {
     );
 
     let out = bounded(
-        isolated(bin(), &repo.root)
+        in_repo(bin(), repo.path())
             .arg("pre-commit")
             .env("CLAUDECODE", "1"),
+        TIME_LIMIT,
     );
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     let err = stderr(&out);
@@ -148,17 +151,14 @@ fn hook_project() -> tempfile::TempDir {
 }
 
 fn run_hook(root: &Path, event: &Value) -> Value {
-    let stdin = root.join("event.json");
-    std::fs::write(&stdin, format!("{event}\n")).unwrap();
-    let out = bounded(
-        isolated(bin(), root)
-            .arg("hook")
-            .env("CLAUDE_PROJECT_DIR", root)
-            .stdin(Stdio::from(std::fs::File::open(&stdin).unwrap())),
-    );
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_safe(&stderr(&out));
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
+    let run = Hook::new(root)
+        .env("PATH", path_with_bin())
+        .env("HELIX_GATE_STATE_DIR", state_dir(root))
+        .limit(TIME_LIMIT)
+        .event(event);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_safe(&run.stderr);
+    run.answer().expect("one JSON object")
 }
 
 #[test]
@@ -182,7 +182,7 @@ fn hook_feedback_and_log_escape_control_characters() {
         "{reason}"
     );
 
-    let out = bounded(isolated(bin(), root.path()).arg("log"));
+    let out = helix_in(root.path(), &["log"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let text = stdout(&out);
     assert_safe(&text);
@@ -194,7 +194,7 @@ fn approve_escapes_what_the_reviewer_says() {
     // A name with control characters is refused before any reviewer starts
     // (hostile_approval.rs); here only the reviewer's own text is hostile.
     let name = "adr/001-plain.md";
-    let repo = Repo::empty();
+    let repo = ScratchRepo::empty();
     repo.write("src/lib.rs", "");
     repo.write(name, good_adr());
     let verdict = json!({"type": "result", "subtype": "success", "is_error": false,
@@ -205,12 +205,12 @@ fn approve_escapes_what_the_reviewer_says() {
             "findings": [{"severity": "warning", "check": "style\x1b[1m",
                           "message": format!("vague\n{FORGED}"), "location": "x\x07"}],
             "recommendations": [format!("shorter\r\n{FORGED}")]}});
-    crate::support::cli::fake_reviewer(&repo.root, &verdict.to_string(), "");
+    crate::support::cli::fake_reviewer(repo.path(), &verdict.to_string(), "");
     repo.write(
         "config/approvals.yaml",
         "defaults:\n  command: fake/reviewer.sh\n",
     );
-    let out = bounded(isolated(bin(), &repo.root).args(["approve", name]));
+    let out = helix_in(repo.path(), &["approve", name]);
     let text = stdout(&out);
     assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
     assert_safe(&text);
@@ -241,8 +241,7 @@ fn finalize_escapes_the_title_it_shows_in_the_index_row() {
             &format!("title: \"Cache\\e[2J\\n{FORGED}\""),
         ),
     );
-    let out =
-        bounded(isolated(bin(), root.path()).args(["finalize", "--dry-run", "drafts/ADR-x.md"]));
+    let out = helix_in(root.path(), &["finalize", "--dry-run", "drafts/ADR-x.md"]);
     let text = stdout(&out);
     assert_eq!(code(&out), 0, "{text}{}", stderr(&out));
     assert_safe(&text);
@@ -277,13 +276,10 @@ fn a_line_break_in_a_configuration_key_cannot_start_a_workflow_command() {
         write(repo.path(), file, text);
         write(repo.path(), "adr/001-a.md", good_adr());
         for format in ["human", "github", "json", "sarif", "gitlab", "junit"] {
-            let out = std::process::Command::new(bin())
-                .args(["validate", "--format", format, "adr/001-a.md"])
-                .current_dir(repo.path())
-                .env("NO_COLOR", "1")
-                .env_remove("CLAUDE_PROJECT_DIR")
-                .output()
-                .unwrap();
+            let out = run(
+                repo.path(),
+                &["validate", "--format", format, "adr/001-a.md"],
+            );
             let (out_text, err_text) = (stdout(&out), stderr(&out));
             assert_eq!(code(&out), 2, "{file} {format}: {out_text}{err_text}");
             for line in out_text.lines().chain(err_text.lines()) {

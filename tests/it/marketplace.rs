@@ -4,12 +4,12 @@
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::support::claude::require_claude;
-use crate::support::cli::{bin, manifest_dir};
+use crate::support::cli::{bin, bounded, isolated, manifest_dir};
 
 fn json_file(rel: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(manifest_dir().join(rel)).unwrap()).unwrap()
@@ -127,31 +127,15 @@ fn shim_runs_the_binary_it_finds_on_path() {
 
 /// `claude ARGS` with a temp HOME, bounded in time; no network beyond what the command needs.
 fn claude(claude: &Path, home: &Path, args: &[&str]) -> Output {
-    let mut cmd = Command::new(claude);
-    cmd.args(args)
-        .env("HOME", home)
-        .env("DISABLE_TELEMETRY", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (key, _) in std::env::vars_os() {
-        let name = key.to_string_lossy();
-        if name.starts_with("CLAUDE") || name.starts_with("ANTHROPIC") {
-            cmd.env_remove(&key);
-        }
-    }
-    let mut child = cmd.spawn().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("claude {args:?} did not finish in 120 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
+    // In the crate folder, where `cargo test` runs the suite.
+    bounded(
+        isolated(claude, manifest_dir())
+            .args(args)
+            .env("HOME", home)
+            .env("DISABLE_TELEMETRY", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+        Duration::from_secs(120),
+    )
 }
 
 #[test]

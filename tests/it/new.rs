@@ -3,13 +3,12 @@
 //! with placeholder findings, and filled in mechanically it passes `validate`, the
 //! hook's first save and `finalize`.
 
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
 use crate::support::cli::*;
+use crate::support::hook::hook;
 
 /// A repository laid out like HELIX: `adr/` with one ADR, a consultant session folder.
 fn helix_repo() -> tempfile::TempDir {
@@ -359,29 +358,6 @@ fn the_session_start_context_names_what_the_template_needs() {
     }
 }
 
-/// Run the hook in `root` with `event` (as `CLAUDE_PROJECT_DIR`); None for no output.
-pub(crate) fn hook(root: &Path, event: &Value) -> Option<Value> {
-    let mut child = Command::new(bin())
-        .arg("hook")
-        .current_dir(root)
-        .env("CLAUDE_PROJECT_DIR", root)
-        .env_remove("HELIX_GATE_CHILD")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn hook");
-    let _ = child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(format!("{event}\n").as_bytes());
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let text = stdout(&out);
-    (!text.is_empty()).then(|| serde_json::from_str(text.trim()).expect("one JSON object"))
-}
-
 mod e2e {
     //! The real Claude Code client against the fake Messages API: a model that writes
     //! `new`'s template as shipped is blocked with the placeholders, and the same
@@ -389,9 +365,10 @@ mod e2e {
 
     use serde_json::json;
 
-    use crate::support::claude::{ClaudeRun, ScratchRepo, hook_blocking_errors, require_claude};
+    use crate::support::claude::{ClaudeRun, hook_blocking_errors, require_claude};
     use crate::support::cli::*;
     use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+    use crate::support::repo::ScratchRepo;
 
     #[test]
     fn the_shipped_template_is_blocked_and_the_filled_one_passes_at_once() {

@@ -14,9 +14,10 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::support::claude::{ClaudeRun, ScratchRepo, require_claude};
+use crate::support::claude::{ClaudeRun, require_claude};
 use crate::support::cli::*;
 use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+use crate::support::repo::ScratchRepo;
 
 const FIXTURE: &str = "tests/fixtures/orchestrator/escalations.stream.jsonl";
 const SCRIPT: &str = "examples/orchestrator/escalations.py";

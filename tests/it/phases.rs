@@ -6,6 +6,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::support::cli::*;
+use crate::support::hook::hook;
 
 pub(crate) const GOOD_PLAN: &str = "phases:
   - id: consultant
@@ -79,35 +80,12 @@ fn post_write(root: &Path, rel: &str) -> Value {
            "tool_response": {"type": "create"}, "tool_use_id": "toolu_1"})
 }
 
-fn hook(root: &Path, event: &Value) -> String {
-    use std::io::Write as _;
-    let mut child = std::process::Command::new(bin())
-        .arg("hook")
-        .current_dir(root)
-        .env("CLAUDE_PROJECT_DIR", root)
-        .env_remove("HELIX_GATE_CHILD")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(format!("{event}\n").as_bytes());
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    stdout(&out)
-}
-
 #[test]
 fn the_hook_blocks_a_bad_output_phases_yaml_on_save_and_passes_a_good_one() {
     let repo = project();
     let rel = "projects/sessions/abc/output/phases.yaml";
     write(repo.path(), rel, BAD_PLAN);
-    let out = hook(repo.path(), &post_write(repo.path(), rel));
-    let answer: Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    let answer = hook(repo.path(), &post_write(repo.path(), rel)).expect("one JSON object");
     assert_eq!(answer["decision"], "block", "{answer}");
     let reason = answer["reason"].as_str().unwrap();
     assert!(
@@ -118,7 +96,7 @@ fn the_hook_blocks_a_bad_output_phases_yaml_on_save_and_passes_a_good_one() {
     // Every plan check failed, and the ADR checks are not named as passed.
     assert!(!reason.contains("PASSED"), "{reason}");
     write(repo.path(), rel, GOOD_PLAN);
-    assert_eq!(hook(repo.path(), &post_write(repo.path(), rel)), "");
+    assert_eq!(hook(repo.path(), &post_write(repo.path(), rel)), None);
     let log = std::fs::read_to_string(repo.path().join(".helix-gate/log.jsonl")).unwrap();
     let verdicts: Vec<String> = log
         .lines()
@@ -134,7 +112,7 @@ fn the_hook_blocks_a_bad_output_phases_yaml_on_save_and_passes_a_good_one() {
     write(repo.path(), "phases.yaml", BAD_PLAN);
     assert_eq!(
         hook(repo.path(), &post_write(repo.path(), "phases.yaml")),
-        ""
+        None
     );
 }
 
@@ -144,9 +122,10 @@ mod e2e {
 
     use serde_json::json;
 
-    use crate::support::claude::{ClaudeRun, ScratchRepo, hook_blocking_errors, require_claude};
+    use crate::support::claude::{ClaudeRun, hook_blocking_errors, require_claude};
     use crate::support::cli::*;
     use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+    use crate::support::repo::ScratchRepo;
 
     fn write_plan(conv: &Conversation<'_>, content: &str) -> Turn {
         let dir = conv.working_dir().expect("working dir");

@@ -1,203 +1,23 @@
 //! `helix-gate pre-commit` and `helix-gate install|uninstall git` on real git repositories.
 //!
-//! Every repository lives in a temp dir and is driven by the git CLI with isolated
-//! configuration (no global or system config), a fixed identity and fixed dates, no signing,
-//! and none of the test process's own `GIT_*` or `CLAUDECODE` variables (the suite may run
-//! inside a git hook or inside Claude Code). When git runs the installed shim, the freshly
-//! built helix-gate is first on `PATH`.
+//! Every repository is a [`ScratchRepo`]: a temp dir driven by the git CLI with isolated
+//! configuration, a fixed identity and fixed dates, no signing, and none of the test
+//! process's own `GIT_*` or `CLAUDECODE` variables (the suite may run inside a git hook or
+//! inside Claude Code). When git runs the installed shim, the freshly built helix-gate is
+//! first on `PATH`.
 
-use std::ffi::OsString;
-use std::io::Read as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
 
-use crate::support::cli::{bin, code, good_adr, stderr, stdout, write};
+use crate::support::cli::{bin, code, good_adr, path_with_bin, stderr, stdout, write};
+use crate::support::hook::Hook;
+use crate::support::repo::{GOOD_ADR, ScratchRepo, git, git_command, helix_in, in_repo};
 
-pub(crate) const ADR: &str = "adr/001-minimal-valid.md";
+pub(crate) const ADR: &str = GOOD_ADR;
 const MARKER: &str = "# helix-gate pre-commit shim";
 
-/// `PATH` with the directory of the built helix-gate first.
-fn path_with_bin() -> OsString {
-    let dir = Path::new(bin()).parent().expect("bin dir").to_path_buf();
-    let mut dirs = vec![dir];
-    if let Some(path) = std::env::var_os("PATH") {
-        dirs.extend(std::env::split_paths(&path));
-    }
-    std::env::join_paths(dirs).expect("PATH")
-}
-
-/// A command with a clean, deterministic environment.
-pub(crate) fn isolated(program: &str, cwd: &Path) -> Command {
-    let mut cmd = Command::new(program);
-    for (key, _) in std::env::vars_os() {
-        let key_text = key.to_string_lossy();
-        if key_text.starts_with("GIT_") || key_text.starts_with("CLAUDE") {
-            cmd.env_remove(&key);
-        }
-    }
-    cmd.current_dir(cwd)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Helix Test")
-        .env("GIT_AUTHOR_EMAIL", "helix@example.invalid")
-        .env("GIT_AUTHOR_DATE", "1577836800 +0000")
-        .env("GIT_COMMITTER_NAME", "Helix Test")
-        .env("GIT_COMMITTER_EMAIL", "helix@example.invalid")
-        .env("GIT_COMMITTER_DATE", "1577836800 +0000")
-        .env("NO_COLOR", "1")
-        .env("PATH", path_with_bin())
-        .env_remove("HELIX_GATE_CHILD")
-        .env_remove("XDG_STATE_HOME")
-        // The approval signing key: inside the test's repository (its .git),
-        // never the developer's ~/.local/state.
-        .env("HELIX_GATE_STATE_DIR", test_state_dir(cwd))
-        .stdin(Stdio::null());
-    cmd
-}
-
-/// `<repository>/.git/helix-gate-test-state` for the repository around `dir`.
-fn test_state_dir(dir: &Path) -> PathBuf {
-    let root = dir
-        .ancestors()
-        .find(|d| d.join(".git").exists())
-        .unwrap_or(dir);
-    root.join(".git/helix-gate-test-state")
-}
-
-fn git_in(dir: &Path, args: &[&str]) -> Output {
-    isolated("git", dir)
-        .args([
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .output()
-        .expect("run git")
-}
-
-/// Run git in `dir`, panic on failure, return trimmed stdout.
-pub(crate) fn git_ok(dir: &Path, args: &[&str]) -> String {
-    let out = git_in(dir, args);
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}{}",
-        stdout(&out),
-        stderr(&out)
-    );
-    stdout(&out).trim().to_owned()
-}
-
-/// A throw-away repository.
-pub(crate) struct Repo {
-    pub(crate) tmp: tempfile::TempDir,
-    pub(crate) root: PathBuf,
-}
-
-impl Repo {
-    /// An empty repository (no commits).
-    pub(crate) fn empty() -> Repo {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let base = tmp.path().canonicalize().expect("canonical tempdir");
-        git_ok(&base, &["init", "-q", "repo"]);
-        Repo {
-            tmp,
-            root: base.join("repo"),
-        }
-    }
-
-    /// A repository with one commit holding the good ADR and the file it references.
-    pub(crate) fn with_adr() -> Repo {
-        let repo = Repo::empty();
-        repo.write("src/lib.rs", "");
-        repo.write(ADR, good_adr());
-        repo.git(&["add", "-A"]);
-        repo.git(&["commit", "-q", "--no-verify", "-m", "base"]);
-        repo
-    }
-
-    pub(crate) fn base(&self) -> PathBuf {
-        self.tmp.path().canonicalize().expect("canonical tempdir")
-    }
-
-    pub(crate) fn git(&self, args: &[&str]) -> String {
-        git_ok(&self.root, args)
-    }
-
-    pub(crate) fn git_out(&self, args: &[&str]) -> Output {
-        git_in(&self.root, args)
-    }
-
-    pub(crate) fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
-        write(&self.root, rel, content);
-    }
-
-    pub(crate) fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.root.join(rel)).expect("read")
-    }
-
-    pub(crate) fn helix(&self, args: &[&str]) -> Output {
-        helix_in(&self.root, args)
-    }
-
-    pub(crate) fn pre_commit(&self) -> Output {
-        self.helix(&["pre-commit"])
-    }
-
-    pub(crate) fn head(&self) -> String {
-        self.git(&["rev-parse", "HEAD"])
-    }
-
-    fn hook(&self) -> PathBuf {
-        self.root.join(".git/hooks/pre-commit")
-    }
-}
-
-pub(crate) fn helix_in(dir: &Path, args: &[&str]) -> Output {
-    bounded(isolated(bin(), dir).args(args))
-}
-
-/// Longest a helix-gate run may take here: a hang fails its test instead of stalling the suite.
-const TIME_LIMIT: Duration = Duration::from_secs(60);
-
-/// Run `cmd` (stdin as configured, stdout and stderr captured); kill it and fail the test when
-/// it is still running after [`TIME_LIMIT`].
-pub(crate) fn bounded(cmd: &mut Command) -> Output {
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut bytes);
-            }
-            bytes
-        })
-    };
-    let out = drain(child.stdout.take().map(|p| Box::new(p) as _));
-    let err = drain(child.stderr.take().map(|p| Box::new(p) as _));
-    let deadline = Instant::now() + TIME_LIMIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{cmd:?} still ran after {TIME_LIMIT:?}: killed");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Output {
-        status,
-        stdout: out.join().expect("stdout reader"),
-        stderr: err.join().expect("stderr reader"),
-    }
+/// The installed pre-commit hook of `repo`.
+fn installed_hook(repo: &ScratchRepo) -> std::path::PathBuf {
+    repo.join(".git/hooks/pre-commit")
 }
 
 /// The good ADR with its "Kontext" section renamed: an error (section-missing).
@@ -234,7 +54,7 @@ pub(crate) fn assert_passes(out: &Output) {
 
 #[test]
 fn partial_staging_checks_the_staged_version_both_ways() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     // Staged version broken, working tree fixed: blocked.
     repo.write(ADR, broken_adr());
     repo.git(&["add", ADR]);
@@ -256,12 +76,12 @@ fn partial_staging_checks_the_staged_version_both_ways() {
     assert_passes(&out);
     assert_eq!(stderr(&out), "");
     // Nothing was touched: the broken working tree copy is still there.
-    assert_eq!(repo.read(ADR), broken_adr());
+    assert_eq!(repo.read(ADR), Some(broken_adr()));
 }
 
 #[test]
 fn nothing_staged_or_no_adr_staged_passes_silently() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     let out = repo.pre_commit();
     assert_passes(&out);
     assert_eq!(stderr(&out), "");
@@ -275,7 +95,7 @@ fn nothing_staged_or_no_adr_staged_passes_silently() {
 
 #[test]
 fn warnings_do_not_block() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.write(ADR, warning_adr());
     repo.git(&["add", ADR]);
     let out = repo.pre_commit();
@@ -287,7 +107,7 @@ fn warnings_do_not_block() {
 
 #[test]
 fn first_commit_in_an_empty_repository() {
-    let repo = Repo::empty();
+    let repo = ScratchRepo::empty();
     assert_passes(&repo.pre_commit());
     repo.write("src/lib.rs", "");
     repo.write(ADR, broken_adr());
@@ -304,7 +124,7 @@ fn first_commit_in_an_empty_repository() {
 
 #[test]
 fn renamed_adr_is_checked_under_its_new_name() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.git(&["mv", ADR, "adr/001-renamed.md"]);
     assert_passes(&repo.pre_commit());
     // The new name's number no longer matches adr_id "001" (a warning), and reported under the
@@ -331,7 +151,7 @@ fn renamed_adr_is_checked_under_its_new_name() {
 
 #[test]
 fn copied_adr_is_a_duplicate_of_the_committed_one() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.write("adr/001-copy.md", good_adr());
     repo.git(&["add", "-A"]);
     // Twice: the second run takes the committed ADR's id from the cache in the git dir.
@@ -347,9 +167,9 @@ fn copied_adr_is_a_duplicate_of_the_committed_one() {
         assert!(!err.contains("adr/001-minimal-valid.md:"), "{err}");
         assert!(err.contains("1 file checked"), "{err}");
     }
-    assert!(repo.root.join(".git/helix-gate/adr-ids").is_file());
+    assert!(repo.join(".git/helix-gate/adr-ids").is_file());
 
-    std::fs::remove_file(repo.root.join("adr/001-copy.md")).unwrap();
+    std::fs::remove_file(repo.join("adr/001-copy.md")).unwrap();
     repo.write("adr/002-copy.md", adr_with_id("002"));
     repo.git(&["add", "-A"]);
     assert_passes(&repo.pre_commit());
@@ -357,7 +177,7 @@ fn copied_adr_is_a_duplicate_of_the_committed_one() {
 
 #[test]
 fn depends_on_knows_the_committed_adrs() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     let new = "adr/002-next.md";
     for _ in 0..2 {
         repo.write(
@@ -386,7 +206,7 @@ fn depends_on_knows_the_committed_adrs() {
 
 #[test]
 fn files_modify_is_checked_against_the_index() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     // Removed from the index, still on disk: missing for the commit-to-be.
     repo.git(&["rm", "-q", "--cached", "src/lib.rs"]);
     repo.write(ADR, good_adr() + "\nMore.\n");
@@ -400,7 +220,7 @@ fn files_modify_is_checked_against_the_index() {
     );
 
     // Gone from the disk too: it does not exist at all.
-    std::fs::remove_file(repo.root.join("src/lib.rs")).unwrap();
+    std::fs::remove_file(repo.join("src/lib.rs")).unwrap();
     let out = repo.pre_commit();
     assert_blocked(&out, "files-modify-missing");
     assert!(
@@ -412,13 +232,13 @@ fn files_modify_is_checked_against_the_index() {
     // Only in the index, deleted on disk: exists for the commit-to-be.
     repo.write("src/lib.rs", "");
     repo.git(&["add", "src/lib.rs"]);
-    std::fs::remove_file(repo.root.join("src/lib.rs")).unwrap();
+    std::fs::remove_file(repo.join("src/lib.rs")).unwrap();
     assert_passes(&repo.pre_commit());
 }
 
 #[test]
 fn required_approval_blocks_an_unreviewed_adr() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.write(
         "config/approvals.yaml",
         "commit:\n  required_on_commit: true\n",
@@ -443,7 +263,7 @@ fn required_approval_blocks_an_unreviewed_adr() {
     );
     assert!(!err.contains("helix-gate validate"), "{err}");
     // Claude Code is told the fix and the next step.
-    let out = isolated(bin(), &repo.root)
+    let out = in_repo(bin(), repo.path())
         .arg("pre-commit")
         .env("CLAUDECODE", "1")
         .output()
@@ -462,12 +282,12 @@ Run the `helix-gate approve` named above for each ADR without an approved review
     let verdict = serde_json::json!({"type": "result", "subtype": "success", "is_error": false,
         "total_cost_usd": 0.01, "usage": {"input_tokens": 10, "output_tokens": 5},
         "structured_output": {"result": "approved", "confidence": 0.95, "findings": [], "recommendations": []}});
-    crate::support::cli::fake_reviewer(&repo.root, &verdict.to_string(), "");
+    crate::support::cli::fake_reviewer(repo.path(), &verdict.to_string(), "");
     repo.write(
         "config/approvals.yaml",
         "defaults:\n  command: fake/reviewer.sh\ncommit:\n  required_on_commit: true\n",
     );
-    let approve = helix_in(&repo.root, &["approve", ADR]);
+    let approve = helix_in(repo.path(), &["approve", ADR]);
     assert_eq!(
         code(&approve),
         0,
@@ -509,7 +329,7 @@ Run the `helix-gate approve` named above for each ADR without an approved review
 fn not_a_git_repository_is_an_infrastructure_error() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().canonicalize().unwrap();
-    let out = isolated(bin(), &dir)
+    let out = in_repo(bin(), &dir)
         .arg("pre-commit")
         .env("GIT_CEILING_DIRECTORIES", dir.parent().unwrap())
         .output()
@@ -527,7 +347,7 @@ fn not_a_git_repository_is_an_infrastructure_error() {
 fn bare_repository_is_an_infrastructure_error() {
     let tmp = tempfile::tempdir().unwrap();
     let base = tmp.path().canonicalize().unwrap();
-    git_ok(&base, &["init", "-q", "--bare", "bare.git"]);
+    git(&base, &["init", "-q", "--bare", "bare.git"]);
     let out = helix_in(&base.join("bare.git"), &["pre-commit"]);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(
@@ -539,7 +359,7 @@ fn bare_repository_is_an_infrastructure_error() {
 
 #[test]
 fn invalid_configuration_is_an_infrastructure_error() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.write("config/helix-gate.yaml", "adr: {globs: ['[']}\n");
     let out = repo.pre_commit();
     assert_eq!(code(&out), 2, "{}", stderr(&out));
@@ -552,7 +372,7 @@ fn invalid_configuration_is_an_infrastructure_error() {
 
 #[test]
 fn merge_in_progress_still_checks_the_staged_adrs_and_says_so() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.git(&["checkout", "-q", "-b", "feature"]);
     repo.write(
         "adr/002-feature.md",
@@ -565,7 +385,7 @@ fn merge_in_progress_still_checks_the_staged_adrs_and_says_so() {
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "--no-verify", "-m", "main"]);
     repo.git(&["merge", "-q", "--no-ff", "--no-commit", "feature"]);
-    assert!(repo.root.join(".git/MERGE_HEAD").is_file());
+    assert!(repo.join(".git/MERGE_HEAD").is_file());
 
     let out = repo.pre_commit();
     assert_blocked(&out, "section-missing");
@@ -591,7 +411,7 @@ fn merge_in_progress_still_checks_the_staged_adrs_and_says_so() {
 
 #[test]
 fn unresolved_conflict_in_an_adr_blocks() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.git(&["checkout", "-q", "-b", "feature"]);
     repo.write(ADR, good_adr().replace("Every hook call", "Each hook call"));
     repo.git(&["commit", "-q", "--no-verify", "-am", "feature"]);
@@ -615,7 +435,7 @@ fn unresolved_conflict_in_an_adr_blocks() {
 
 #[test]
 fn binary_and_non_utf8_staged_adrs_are_findings() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.write("adr/002-binary.md", b"\x00\x01\x02binary".as_slice());
     repo.write(
         "adr/003-latin1.md",
@@ -637,7 +457,7 @@ fn binary_and_non_utf8_staged_adrs_are_findings() {
 
 #[test]
 fn deleted_adr_has_nothing_to_check() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.git(&["rm", "-q", ADR]);
     let out = repo.pre_commit();
     assert_passes(&out);
@@ -646,14 +466,14 @@ fn deleted_adr_has_nothing_to_check() {
 
 #[test]
 fn unreadable_committed_adr_is_a_note_and_does_not_block() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.write("adr/002-other.md", adr_with_id("002"));
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "--no-verify", "-m", "two"]);
     // As in a partial clone without the blob: the committed ADR cannot be read.
     let blob = repo.git(&["rev-parse", "HEAD:adr/002-other.md"]);
     std::fs::remove_file(
-        repo.root
+        repo.path()
             .join(".git/objects")
             .join(&blob[..2])
             .join(&blob[2..]),
@@ -672,7 +492,7 @@ they were left out of the duplicate adr_id check\n"
 
 #[test]
 fn huge_staged_blob_is_file_too_large() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.write("config/helix-gate.yaml", "adr:\n  max_file_size: 2000\n");
     repo.write("adr/002-huge.md", "x".repeat(5000));
     repo.git(&["add", "-A"]);
@@ -689,7 +509,7 @@ fn huge_staged_blob_is_file_too_large() {
 
 #[test]
 fn file_names_with_spaces_and_non_ascii_characters() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     let name = "adr/002-süße Entscheidung.md";
     repo.write(name, adr_with_id("002"));
     repo.git(&["add", "-A"]);
@@ -712,7 +532,7 @@ fn file_names_with_spaces_and_non_ascii_characters() {
 
 #[test]
 fn submodule_named_like_an_adr_is_skipped_with_a_note() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     let commit = repo.head();
     repo.git(&[
         "update-index",
@@ -733,7 +553,7 @@ fn submodule_named_like_an_adr_is_skipped_with_a_note() {
 
 #[test]
 fn installed_hook_blocks_a_real_commit_end_to_end() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     let out = repo.helix(&["install", "git"]);
     assert_passes(&out);
     assert!(
@@ -761,11 +581,11 @@ fn installed_hook_blocks_a_real_commit_end_to_end() {
 
 #[test]
 fn claude_code_gets_compact_fix_oriented_output() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     assert_passes(&repo.helix(&["install", "git"]));
     repo.write(ADR, broken_adr());
     repo.git(&["add", ADR]);
-    let out = isolated("git", &repo.root)
+    let out = git_command(repo.path())
         .args(["commit", "-q", "-m", "from claude"])
         .env("CLAUDECODE", "1")
         .output()
@@ -781,7 +601,7 @@ Fix these errors in the files, stage them again with `git add`, then retry the s
 
 #[test]
 fn commit_all_checks_the_temporary_index() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     assert_passes(&repo.helix(&["install", "git"]));
     repo.write(ADR, broken_adr());
     repo.write("README.md", "readme\n");
@@ -798,7 +618,7 @@ fn commit_all_checks_the_temporary_index() {
 
 #[test]
 fn commit_with_paths_checks_the_temporary_index() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     assert_passes(&repo.helix(&["install", "git"]));
     // Broken version staged, fixed version in the working tree: `git commit <path>` commits
     // the working tree copy, so it passes.
@@ -819,13 +639,13 @@ fn commit_with_paths_checks_the_temporary_index() {
 
 #[test]
 fn core_hooks_path_is_respected() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.git(&["config", "core.hooksPath", ".githooks"]);
     let out = repo.helix(&["install", "git"]);
     assert_passes(&out);
-    let shim = repo.root.join(".githooks/pre-commit");
+    let shim = repo.join(".githooks/pre-commit");
     assert!(std::fs::read_to_string(&shim).unwrap().contains(MARKER));
-    assert!(!repo.hook().exists());
+    assert!(!installed_hook(&repo).exists());
     repo.write(ADR, broken_adr());
     repo.git(&["add", ADR]);
     assert_blocked(
@@ -836,46 +656,53 @@ fn core_hooks_path_is_respected() {
 
 #[test]
 fn linked_worktree_uses_the_common_hooks_and_its_own_index() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     let wt = repo.base().join("wt");
     repo.git(&["worktree", "add", "-q", "-b", "wt", wt.to_str().unwrap()]);
     let out = helix_in(&wt, &["install", "git"]);
     assert_passes(&out);
-    assert!(repo.hook().is_file(), "{}", stdout(&out));
+    assert!(installed_hook(&repo).is_file(), "{}", stdout(&out));
 
     write(&wt, ADR, broken_adr());
-    git_ok(&wt, &["add", ADR]);
+    git(&wt, &["add", ADR]);
     // The main worktree's index is untouched, so only the linked worktree's commit fails.
     assert_passes(&repo.pre_commit());
-    let out = git_in(&wt, &["commit", "-q", "-m", "wt"]);
+    let out = git_command(&wt)
+        .args(["commit", "-q", "-m", "wt"])
+        .output()
+        .unwrap();
     assert_blocked(&out, "section-missing");
 
     write(&wt, ADR, good_adr() + "\nMore.\n");
-    git_ok(&wt, &["add", ADR]);
-    git_ok(&wt, &["commit", "-q", "-m", "wt fixed"]);
+    git(&wt, &["add", ADR]);
+    git(&wt, &["commit", "-q", "-m", "wt fixed"]);
 }
 
 #[test]
 fn git_dir_selects_the_repository_to_install_into() {
-    let repo = Repo::with_adr();
-    let out = isolated(bin(), &repo.base())
+    let repo = ScratchRepo::with_adr();
+    let out = in_repo(bin(), &repo.base())
         .args(["install", "git"])
-        .env("GIT_DIR", repo.root.join(".git"))
+        .env("GIT_DIR", repo.join(".git"))
         .output()
         .unwrap();
     assert_passes(&out);
-    assert!(repo.hook().is_file(), "{}", stdout(&out));
+    assert!(installed_hook(&repo).is_file(), "{}", stdout(&out));
 }
 
 #[test]
 fn foreign_hook_is_chained_and_restored() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     let foreign = "#!/bin/sh\necho 'foreign hook ran' >&2\nexit 0\n";
     repo.write(".git/hooks/pre-commit", foreign);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
-        std::fs::set_permissions(repo.hook(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(
+            installed_hook(&repo),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
     }
     let out = repo.helix(&["install", "git"]);
     assert_passes(&out);
@@ -884,7 +711,7 @@ fn foreign_hook_is_chained_and_restored() {
         "{}",
         stdout(&out)
     );
-    let local = repo.root.join(".git/hooks/pre-commit.local");
+    let local = repo.join(".git/hooks/pre-commit.local");
     assert_eq!(std::fs::read_to_string(&local).unwrap(), foreign);
 
     // Both run: the foreign hook first, then helix-gate.
@@ -915,19 +742,25 @@ fn foreign_hook_is_chained_and_restored() {
         "{}",
         stdout(&out)
     );
-    assert_eq!(std::fs::read_to_string(repo.hook()).unwrap(), foreign);
+    assert_eq!(
+        std::fs::read_to_string(installed_hook(&repo)).unwrap(),
+        foreign
+    );
     assert!(!local.exists());
     let out = repo.helix(&["uninstall", "git"]);
     assert_passes(&out);
     assert!(stdout(&out).contains("is not helix-gate's hook: left unchanged"));
-    assert_eq!(std::fs::read_to_string(repo.hook()).unwrap(), foreign);
+    assert_eq!(
+        std::fs::read_to_string(installed_hook(&repo)).unwrap(),
+        foreign
+    );
 }
 
 #[test]
 fn installing_twice_changes_nothing() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     assert_passes(&repo.helix(&["install", "git"]));
-    let first = std::fs::read(repo.hook()).unwrap();
+    let first = std::fs::read(installed_hook(&repo)).unwrap();
     let out = repo.helix(&["install", "git"]);
     assert_passes(&out);
     assert!(
@@ -935,29 +768,32 @@ fn installing_twice_changes_nothing() {
         "{}",
         stdout(&out)
     );
-    assert_eq!(std::fs::read(repo.hook()).unwrap(), first);
-    assert!(!repo.root.join(".git/hooks/pre-commit.local").exists());
+    assert_eq!(std::fs::read(installed_hook(&repo)).unwrap(), first);
+    assert!(!repo.join(".git/hooks/pre-commit.local").exists());
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
-        let mode = std::fs::metadata(repo.hook()).unwrap().permissions().mode();
+        let mode = std::fs::metadata(installed_hook(&repo))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o111, 0o111, "{mode:o}");
     }
 
     let out = repo.helix(&["uninstall", "git"]);
     assert!(stdout(&out).starts_with("removed the helix-gate pre-commit hook"));
-    assert!(!repo.hook().exists());
+    assert!(!installed_hook(&repo).exists());
     let out = repo.helix(&["uninstall", "git"]);
     assert!(stdout(&out).contains("nothing to do"), "{}", stdout(&out));
 }
 
 #[test]
 fn shim_fails_closed_when_helix_gate_is_not_on_path() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     assert_passes(&repo.helix(&["install", "git"]));
     repo.write(ADR, good_adr() + "\nMore.\n");
     repo.git(&["add", ADR]);
-    let out = isolated("git", &repo.root)
+    let out = git_command(repo.path())
         .args(["commit", "-q", "-m", "x"])
         .env("PATH", "/usr/local/bin:/usr/bin:/bin")
         .output()
@@ -975,7 +811,7 @@ fn shim_fails_closed_when_helix_gate_is_not_on_path() {
 /// plan passes, and a plan that is not staged is not read.
 #[test]
 fn a_staged_phase_plan_is_checked_like_on_save() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     let plan = "projects/sessions/s1/output/phases.yaml";
     repo.write(plan, crate::phases::GOOD_PLAN);
     repo.git(&["add", plan]);
@@ -996,7 +832,7 @@ fn a_staged_phase_plan_is_checked_like_on_save() {
 /// commit's business, and a repository without INDEX.md is not asked for one.
 #[test]
 fn index_drift_of_the_adrs_a_commit_touches_blocks_it() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     let second = "adr/002-second.md";
     let second_adr = good_adr()
         .replace("adr_id: \"001\"", "adr_id: \"002\"")
@@ -1036,10 +872,10 @@ fn index_drift_of_the_adrs_a_commit_touches_blocks_it() {
 
 #[test]
 fn a_tracked_file_outside_the_sparse_checkout_exists_for_validate() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.git(&["sparse-checkout", "set", "--no-cone", "adr/"]);
     assert!(
-        !repo.root.join("src/lib.rs").exists(),
+        !repo.join("src/lib.rs").exists(),
         "the sparse checkout removed it"
     );
     let out = repo.helix(&["validate", ADR]);
@@ -1062,9 +898,9 @@ fn a_tracked_file_outside_the_sparse_checkout_exists_for_validate() {
 
 #[test]
 fn a_skip_worktree_file_exists_for_validate() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.git(&["update-index", "--skip-worktree", "src/lib.rs"]);
-    std::fs::remove_file(repo.root.join("src/lib.rs")).unwrap();
+    std::fs::remove_file(repo.join("src/lib.rs")).unwrap();
     let out = repo.helix(&["validate", ADR]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
 }
@@ -1080,10 +916,10 @@ fn lfs_pointer_of(content: &str) -> String {
 }
 
 /// Stage `blob` at `rel` without touching the work tree (as the LFS clean filter does).
-fn stage_blob(repo: &Repo, rel: &str, blob: &str) {
+fn stage_blob(repo: &ScratchRepo, rel: &str, blob: &str) {
     repo.write(".lfs-blob", blob);
     let id = repo.git(&["hash-object", "-w", ".lfs-blob"]);
-    std::fs::remove_file(repo.root.join(".lfs-blob")).unwrap();
+    std::fs::remove_file(repo.join(".lfs-blob")).unwrap();
     repo.git(&[
         "update-index",
         "--add",
@@ -1094,7 +930,7 @@ fn stage_blob(repo: &Repo, rel: &str, blob: &str) {
 
 #[test]
 fn an_adr_tracked_by_git_lfs_is_checked_by_its_content_or_named_a_pointer() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     let rel = "adr/002-lfs.md";
     let content = good_adr()
         .replace("adr_id: \"001\"", "adr_id: \"002\"")
@@ -1129,37 +965,27 @@ fn an_adr_tracked_by_git_lfs_is_checked_by_its_content_or_named_a_pointer() {
 
 #[test]
 fn the_hook_finds_a_tracked_file_outside_the_sparse_checkout() {
-    use std::io::Write as _;
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.git(&["sparse-checkout", "set", "--no-cone", "adr/"]);
-    assert!(!repo.root.join("src/lib.rs").exists());
+    assert!(!repo.join("src/lib.rs").exists());
     repo.write("config/helix-gate.yaml", "");
     repo.write(
         "config/approvals.yaml",
         "approvals:\n  adr:\n    enabled: false\n",
     );
-    let event = serde_json::json!({"session_id": "s", "transcript_path": "t", "cwd": repo.root,
+    let event = serde_json::json!({"session_id": "s", "transcript_path": "t", "cwd": repo.path(),
         "hook_event_name": "PostToolUse", "tool_name": "Write",
-        "tool_input": {"file_path": repo.root.join(ADR), "content": "…"},
+        "tool_input": {"file_path": repo.join(ADR), "content": "…"},
         "tool_response": {"type": "create"}, "tool_use_id": "toolu_1", "duration_ms": 3});
-    let mut cmd = isolated(bin(), &repo.root);
-    cmd.arg("hook")
-        .env("CLAUDE_PROJECT_DIR", &repo.root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let _ = child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(format!("{event}\n").as_bytes());
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let run = Hook::new(repo.path())
+        .env("PATH", path_with_bin())
+        .env("HELIX_GATE_STATE_DIR", repo.state_dir())
+        .event(&event);
+    assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
-        !stdout(&out).contains("files-modify-missing"),
+        !run.stdout.contains("files-modify-missing"),
         "{}",
-        stdout(&out)
+        run.stdout
     );
-    assert_eq!(stdout(&out), "", "a clean ADR gets no answer");
+    assert_eq!(run.stdout, "", "a clean ADR gets no answer");
 }

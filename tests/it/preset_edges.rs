@@ -128,7 +128,7 @@ fn the_session_start_summary_is_true_for_each_preset() {
             "config/helix-gate.yaml",
             format!("preset: {preset}\n"),
         );
-        let answer = super::new::hook(
+        let answer = crate::support::hook::hook(
             repo.path(),
             &json!({"session_id": "s", "hook_event_name": "SessionStart", "source": "startup"}),
         )

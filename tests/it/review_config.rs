@@ -9,8 +9,9 @@ use std::process::Output;
 use serde_json::json;
 
 use crate::approval::canned_result;
-use crate::precommit::{ADR, Repo, bounded, isolated};
-use crate::support::cli::{code, manifest_dir, stderr, stdout, write};
+use crate::precommit::ADR;
+use crate::support::cli::{bin, bounded, code, manifest_dir, stderr, stdout, write};
+use crate::support::repo::{ScratchRepo, TIME_LIMIT, in_repo};
 
 /// A stub `claude` in `<dir>/claude` that counts its runs in `<dir>/runs` and
 /// prints `result`; with `fail_first`, its first run crashes (exit 3, no
@@ -44,15 +45,14 @@ pub(crate) fn reviewer_runs(dir: &Path) -> u32 {
 
 /// `helix-gate <args>` in `repo` with the stub directory first on PATH (the
 /// seeds' files name no command, so the default `claude` is looked up there).
-pub(crate) fn helix_with_stub(repo: &Repo, stub: &Path, args: &[&str]) -> Output {
+pub(crate) fn helix_with_stub(repo: &ScratchRepo, stub: &Path, args: &[&str]) -> Output {
     let path = std::env::join_paths(std::iter::once(stub.to_path_buf()).chain(
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
     ))
     .unwrap();
     bounded(
-        isolated(crate::support::cli::bin(), &repo.root)
-            .env("PATH", path)
-            .args(args),
+        in_repo(bin(), repo.path()).env("PATH", path).args(args),
+        TIME_LIMIT,
     )
 }
 
@@ -73,7 +73,7 @@ fn the_seeds_approvals_files_work_as_written() {
         "approvals-adr-015.yaml",
         "approvals-on-rejection.yaml",
     ] {
-        let repo = Repo::with_adr();
+        let repo = ScratchRepo::with_adr();
         repo.write("config/approvals.yaml", seed(name));
         let stub = counting_reviewer(&repo.base().join("stub"), &approved(), true);
 
@@ -123,7 +123,7 @@ fn the_seeds_approvals_files_work_as_written() {
 
 #[test]
 fn without_retry_on_failure_a_crashed_reviewer_runs_once() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     let stub = counting_reviewer(&repo.base().join("stub"), &approved(), true);
     let out = helix_with_stub(&repo, &stub, &["approve", ADR]);
     assert_eq!(code(&out), 2, "{}{}", stdout(&out), stderr(&out));
@@ -132,7 +132,7 @@ fn without_retry_on_failure_a_crashed_reviewer_runs_once() {
 
 #[test]
 fn a_timeout_is_not_retried() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.write(
         "config/approvals.yaml",
         "defaults: {timeout: 1, retry_on_failure: true}\n",
@@ -158,7 +158,7 @@ fn a_timeout_is_not_retried() {
 
 #[test]
 fn the_docs_type_reviews_with_its_own_instructions() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.write(
         "config/approvals.yaml",
         "approvals:\n  docs:\n    enabled: true\n",
@@ -184,7 +184,6 @@ fn the_docs_type_reviews_with_its_own_instructions() {
     assert_eq!(doc["files"], json!(["docs/guide.md"]));
     // The run folder holds the docs instructions and every docs check.
     let run = repo
-        .root
         .join(".helix-gate/approvals")
         .join(doc["approval_id"].as_str().unwrap());
     let claude_md = std::fs::read_to_string(run.join("CLAUDE.md")).unwrap();
@@ -210,7 +209,7 @@ fn the_docs_type_reviews_with_its_own_instructions() {
 
 #[test]
 fn a_broken_approvals_config_is_reproduced_by_the_command_the_hint_names() {
-    let repo = Repo::with_adr();
+    let repo = ScratchRepo::with_adr();
     repo.write(
         "config/approvals.yaml",
         "approvals:\n  adr:\n    retry_on_failur: true\n",
@@ -238,8 +237,8 @@ fn a_broken_approvals_config_is_reproduced_by_the_command_the_hint_names() {
 
 /// A repository whose commits need an approved review (`required_on_commit`),
 /// with the git hook installed, INDEX.md in step, and a draft in `output/`.
-fn repo_with_draft(stub_result: &str) -> (Repo, PathBuf) {
-    let repo = Repo::with_adr();
+fn repo_with_draft(stub_result: &str) -> (ScratchRepo, PathBuf) {
+    let repo = ScratchRepo::with_adr();
     repo.write(
         "config/approvals.yaml",
         "commit:\n  required_on_commit: true\n",
@@ -282,6 +281,7 @@ fn a_finalized_approved_draft_commits_without_a_new_review() {
     );
     assert!(
         repo.read("adr/002-second-decision.md")
+            .unwrap()
             .contains("adr_id: \"002\"")
     );
 
@@ -301,6 +301,7 @@ fn a_finalized_approved_draft_commits_without_a_new_review() {
     repo.write(
         "adr/002-second-decision.md",
         repo.read("adr/002-second-decision.md")
+            .unwrap()
             .replace("adr_id: \"002\"", "adr_id: \"003\""),
     );
     repo.git(&[
@@ -343,11 +344,11 @@ fn a_rejected_draft_is_not_finalized_unless_forced() {
             err.ends_with("; nothing was moved. Fix the findings and run `helix-gate approve output/ADR-second.md` again, or finalize anyway with --force\n"),
             "{err}"
         );
-        assert!(repo.root.join("output/ADR-second.md").is_file());
+        assert!(repo.join("output/ADR-second.md").is_file());
     }
 
     // A changed draft has no verdict yet: finalize is not refused for the old one.
-    let draft = repo.read("output/ADR-second.md");
+    let draft = repo.read("output/ADR-second.md").unwrap();
     repo.write(
         "output/ADR-second.md",
         draft.clone() + "\nRollback: revert the commit.\n",
@@ -372,26 +373,26 @@ fn a_rejected_draft_is_not_finalized_unless_forced() {
         stderr(&out)
     );
     assert!(!stderr(&out).contains("carried over"), "{}", stderr(&out));
-    assert!(repo.root.join("adr/002-second-decision.md").is_file());
+    assert!(repo.join("adr/002-second-decision.md").is_file());
     assert_eq!(reviewer_runs(&stub), 1);
 }
 
 // ------------------------------------------------------------------ numbers: stats and --override
 
-fn stub_env(repo: &Repo, stub: &Path, session: Option<&str>, args: &[&str]) -> Output {
+fn stub_env(repo: &ScratchRepo, stub: &Path, session: Option<&str>, args: &[&str]) -> Output {
     let path = std::env::join_paths(std::iter::once(stub.to_path_buf()).chain(
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
     ))
     .unwrap();
-    let mut cmd = isolated(crate::support::cli::bin(), &repo.root);
+    let mut cmd = in_repo(bin(), repo.path());
     cmd.env("PATH", path).args(args);
     if let Some(session) = session {
         cmd.env("CLAUDE_CODE_SESSION_ID", session);
     }
-    bounded(&mut cmd)
+    bounded(&mut cmd, TIME_LIMIT)
 }
 
-fn stats_json(repo: &Repo) -> serde_json::Value {
+fn stats_json(repo: &ScratchRepo) -> serde_json::Value {
     let out = repo.helix(&["stats", "--format", "json"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     serde_json::from_slice(&out.stdout).unwrap()
@@ -495,7 +496,7 @@ const HISTORY: &str = r#"{"event":"approval","approval_id":"a1","timestamp":"202
 
 #[test]
 fn stats_shows_numbers_per_file_and_session_beside_the_targets() {
-    let repo = Repo::empty();
+    let repo = ScratchRepo::empty();
     repo.write(".helix-gate/approvals.jsonl", HISTORY);
     for (name, args) in [
         ("stats_reviewer_numbers_human", &["stats"][..]),
@@ -529,7 +530,7 @@ fn e2e_a_finalized_draft_approved_by_claude_commits_without_a_new_request() {
             "defaults:\n  command: {command}\n  timeout: 120\ncommit:\n  required_on_commit: true\n"
         ),
     );
-    let git = |args: &[&str]| crate::support::claude::git(repo.path(), args);
+    let git = |args: &[&str]| repo.git(args);
     git(&["add", "-A"]);
     git(&["commit", "-q", "--no-verify", "-m", "ADR-001"]);
     let draft = crate::support::cli::good_adr().replace(
@@ -546,8 +547,7 @@ fn e2e_a_finalized_draft_approved_by_claude_commits_without_a_new_request() {
     let requests = api.requests().len();
     assert!(requests >= 1);
 
-    let helix =
-        |args: &[&str]| bounded(isolated(crate::support::cli::bin(), repo.path()).args(args));
+    let helix = |args: &[&str]| repo.helix(args);
     assert_eq!(code(&helix(&["index", "--write"])), 0);
     let out = helix(&["finalize", "output/ADR-second.md"]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));

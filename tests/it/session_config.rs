@@ -6,85 +6,45 @@
 //! person or refused; a user-scope Stop runs no reviewer the repository names
 //! without consent; a lost baseline falls back to `HEAD` and says so.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 
 use serde_json::{Value, json};
 
 use crate::support::cli::*;
+use crate::support::hook::Hook;
+use crate::support::repo::{ScratchRepo, git, state_dir};
 
 const NO_APPROVAL: &str = "approvals:\n  adr:\n    enabled: false\n";
 
 /// A committed repository with the passing fixture's dependency, reviewer off.
-fn repo() -> tempfile::TempDir {
-    let repo = tempfile::tempdir().unwrap();
-    git(repo.path(), &["init", "-q"]);
-    write(repo.path(), "src/lib.rs", "");
-    write(repo.path(), "config/approvals.yaml", NO_APPROVAL);
-    write(repo.path(), "config/helix-gate.yaml", "");
-    git(repo.path(), &["add", "-A"]);
-    git(repo.path(), &["commit", "-qm", "init"]);
+fn repo() -> ScratchRepo {
+    let repo = ScratchRepo::empty();
+    repo.write("src/lib.rs", "");
+    repo.write("config/approvals.yaml", NO_APPROVAL);
+    repo.write("config/helix-gate.yaml", "");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "init"]);
     repo
-}
-
-fn git(root: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(root)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
-}
-
-fn state_dir(root: &Path) -> PathBuf {
-    root.join(".git/helix-gate-test-state")
 }
 
 /// Run `helix-gate ARGS` in `root` with the test's state folder.
 fn cli(root: &Path, args: &[&str]) -> std::process::Output {
-    let mut cmd = Command::new(bin());
-    cmd.args(args)
-        .current_dir(root)
-        .env_remove("HELIX_GATE_CHILD")
-        .env_remove("XDG_STATE_HOME")
-        .env("HELIX_GATE_STATE_DIR", state_dir(root))
-        .env("CLAUDE_PROJECT_DIR", root);
-    cmd.output().unwrap()
-}
-
-/// The hook's answer to `event` (`None` for none), with extra arguments.
-fn hook_with(root: &Path, args: &[&str], event: &Value) -> Option<Value> {
-    let mut cmd = Command::new(bin());
-    cmd.arg("hook")
+    isolated(bin(), root)
         .args(args)
-        .current_dir(root)
-        .env_remove("HELIX_GATE_CHILD")
-        .env_remove("XDG_STATE_HOME")
         .env("HELIX_GATE_STATE_DIR", state_dir(root))
         .env("CLAUDE_PROJECT_DIR", root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let _ = child
-        .stdin
-        .take()
+        .output()
         .unwrap()
-        .write_all(format!("{event}\n").as_bytes());
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let text = stdout(&out);
-    assert!(text.lines().count() <= 1, "{text}");
-    (!text.trim().is_empty()).then(|| serde_json::from_str(text.trim()).unwrap())
+}
+
+/// The hook's answer to `event` (`None` for none) with the test's state folder, with
+/// extra arguments.
+fn hook_with(root: &Path, args: &[&str], event: &Value) -> Option<Value> {
+    Hook::new(root)
+        .args(args)
+        .env("HELIX_GATE_STATE_DIR", state_dir(root))
+        .event(event)
+        .answer()
 }
 
 fn hook(root: &Path, event: &Value) -> Option<Value> {
@@ -318,7 +278,7 @@ fn a_lost_baseline_falls_back_to_head_and_says_so() {
 }
 
 /// A repository that opted in and names its own reviewer program.
-fn repo_with_own_reviewer() -> tempfile::TempDir {
+fn repo_with_own_reviewer() -> ScratchRepo {
     let repo = repo();
     let runs = repo.path().join("runs.txt");
     let result = json!({"type": "result", "subtype": "success", "is_error": false, "result": "",

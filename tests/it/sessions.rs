@@ -5,17 +5,16 @@
 //! End to end with the real Claude Code client against the fake Messages API,
 //! plus the hook's silence driven through stdin.
 
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
-use crate::support::claude::{
-    ClaudeRun, ScratchRepo, hook_blocking_errors, require_claude, stop_hook_feedback,
-};
+use crate::support::claude::{ClaudeRun, hook_blocking_errors, require_claude, stop_hook_feedback};
 use crate::support::cli::*;
 use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+use crate::support::hook::{Hook, HookRun};
+use crate::support::repo::ScratchRepo;
 
 /// Turns the reviewer off: these tests are about reaching the session.
 const NO_APPROVAL: &str = "approvals:\n  adr:\n    enabled: false\n";
@@ -23,14 +22,9 @@ const SESSION: &str = "projects/sessions/s1";
 
 /// helix-gate with `HOME` set (`install --scope user` writes `~/.claude/settings.json`).
 fn run_home(cwd: &Path, home: &Path, args: &[&str]) -> Output {
-    Command::new(bin())
+    isolated(bin(), cwd)
         .args(args)
-        .current_dir(cwd)
         .env("HOME", home)
-        .env("NO_COLOR", "1")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("HELIX_GATE_CHILD")
-        .stdin(Stdio::null())
         .output()
         .unwrap()
 }
@@ -244,20 +238,11 @@ fn the_step_marker_is_required_in_session_folders_only_and_falls_back_there() {
 
 /// The hook registered at user scope, driven through stdin as Claude Code runs it
 /// in a session folder.
-fn user_hook(session: &Path, stdin: &[u8], state: &Path) -> Output {
-    let mut child = Command::new(bin())
-        .args(["hook", "--scope", "user"])
-        .current_dir(session)
-        .env("CLAUDE_PROJECT_DIR", session)
+fn user_hook(session: &Path, stdin: &[u8], state: &Path) -> HookRun {
+    Hook::new(session)
+        .args(&["--scope", "user"])
         .env("HELIX_GATE_STATE_DIR", state)
-        .env_remove("HELIX_GATE_CHILD")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
+        .stdin(stdin)
 }
 
 #[test]
@@ -276,10 +261,10 @@ fn without_opt_in_the_user_scope_hook_is_silent_even_on_broken_input() {
         format!("{stop}\n").into_bytes(),
         b"{ not json".to_vec(),
     ] {
-        let out = user_hook(&session, &stdin, state.path());
-        assert_eq!(code(&out), 0);
-        assert_eq!(stdout(&out), "", "no answer");
-        assert_eq!(stderr(&out), "", "no note");
+        let run = user_hook(&session, &stdin, state.path());
+        assert_eq!(run.code, 0);
+        assert_eq!(run.stdout, "", "no answer");
+        assert_eq!(run.stderr, "", "no note");
     }
     assert!(!repo.path().join(".helix-gate").exists());
     assert!(!session.join(".helix-gate").exists());
@@ -289,8 +274,8 @@ fn without_opt_in_the_user_scope_hook_is_silent_even_on_broken_input() {
     write(repo.path(), "src/lib.rs", "");
     write(repo.path(), "config/approvals.yaml", NO_APPROVAL);
     write(repo.path(), "config/helix-gate.yaml", "");
-    let out = user_hook(&session, format!("{post}\n").as_bytes(), state.path());
-    let answer: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let run = user_hook(&session, format!("{post}\n").as_bytes(), state.path());
+    let answer: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     assert_eq!(answer["decision"], "block", "{answer}");
     assert_eq!(log(repo.path())[0]["target"], "adr/001-x.md");
     // A session folder with its own helix-gate registration answers itself: the
@@ -300,8 +285,8 @@ fn without_opt_in_the_user_scope_hook_is_silent_even_on_broken_input() {
         ".claude/settings.json",
         r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "helix-gate hook", "statusMessage": "helix-gate: ADR gate"}]}]}}"#,
     );
-    let out = user_hook(&session, format!("{post}\n").as_bytes(), state.path());
-    assert_eq!(stdout(&out), "");
+    let run = user_hook(&session, format!("{post}\n").as_bytes(), state.path());
+    assert_eq!(run.stdout, "");
     assert_eq!(log(repo.path()).len(), 1);
 }
 

@@ -12,39 +12,23 @@
 //! snapshots`, then read the changed `.snap` files before committing them.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use crate::support::claude::ScratchRepo;
-use crate::support::cli::{bin, code, good_adr, manifest_dir, scratch_repo, stderr, stdout, write};
+use crate::support::cli::{
+    bin, code, good_adr, isolated, manifest_dir, scratch_repo, stderr, stdout, write,
+};
+use crate::support::hook::Hook;
+use crate::support::repo::ScratchRepo;
 
 // ------------------------------------------------------------------ harness
 
-/// helix-gate in `cwd` with an environment that cannot change its output: no colour, no
-/// variables from a surrounding git hook or Claude Code session (`CLAUDECODE` switches
-/// pre-commit to its compact form), no reviewer-child guard.
+/// helix-gate in `cwd` with an environment that cannot change its output ([`isolated`]).
 fn helix(cwd: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(bin());
-    for (key, _) in std::env::vars_os() {
-        let name = key.to_string_lossy();
-        if name.starts_with("GIT_")
-            || name.starts_with("CLAUDE")
-            || name.starts_with("ANTHROPIC")
-            || name == "AI_AGENT"
-            || name == "HELIX_GATE_CHILD"
-        {
-            cmd.env_remove(&key);
-        }
-    }
-    cmd.args(args)
-        .current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .stdin(Stdio::null());
+    let mut cmd = isolated(bin(), cwd);
+    cmd.args(args);
     cmd
 }
 
@@ -119,16 +103,7 @@ pub(crate) fn check_run(name: &str, root: &Path, args: &[&str]) -> Output {
 /// registration in `~/.claude/settings.json`, which must not be the developer's.
 fn check_run_home(name: &str, root: &Path, args: &[&str]) -> Output {
     let home = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(bin())
-        .args(args)
-        .current_dir(root)
-        .env("NO_COLOR", "1")
-        .env("HOME", home.path())
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("HELIX_GATE_CHILD")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
+    let out = helix(root, args).env("HOME", home.path()).output().unwrap();
     check(name, root, &transcript(&out));
     out
 }
@@ -549,7 +524,7 @@ fn pre_commit_merge_in_progress_and_unresolved_conflict() {
 
     repo.write(ADR, good_adr().replace("Every hook call", "All hook calls"));
     repo.commit_all("main again");
-    let merge = crate::support::claude::git_command(repo.path())
+    let merge = crate::support::repo::git_command(repo.path())
         .args(["merge", "-q", "feature"])
         .output()
         .expect("git merge");
@@ -617,18 +592,9 @@ fn hook_project() -> tempfile::TempDir {
 /// object of stdout shown pretty (after checking that stdout is exactly its compact form on
 /// one line, so nothing is lost by showing it pretty), and stderr.
 fn hook_transcript(root: &Path, stdin: &[u8]) -> String {
-    let mut child = helix(root, &["hook"])
-        .env("CLAUDE_PROJECT_DIR", root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn hook");
-    // The hook may stop reading early (a size limit): ignore EPIPE.
-    let _ = child.stdin.take().expect("stdin").write_all(stdin);
-    let out = child.wait_with_output().expect("hook output");
-    let raw = stdout(&out);
-    let mut text = format!("exit: {}\n", code(&out));
+    let run = Hook::new(root).stdin(stdin);
+    let raw = run.stdout;
+    let mut text = format!("exit: {}\n", run.code);
     if raw.is_empty() {
         text.push_str("--- stdout: empty\n");
     } else {
@@ -642,7 +608,7 @@ fn hook_transcript(root: &Path, stdin: &[u8]) -> String {
         text.push_str(&serde_json::to_string_pretty(&answer).expect("pretty"));
         text.push('\n');
     }
-    section(&mut text, "stderr", &stderr(&out));
+    section(&mut text, "stderr", &run.stderr);
     text
 }
 
@@ -867,11 +833,7 @@ fn approve(repo: &ScratchRepo, name: &str, args: &[&str]) -> Output {
     let out = helix(repo.path(), &[&["approve"][..], args].concat())
         .env("HOME", home.path())
         // The cache's signing key: one per repository, kept in its .git.
-        .env_remove("XDG_STATE_HOME")
-        .env(
-            "HELIX_GATE_STATE_DIR",
-            repo.join(".git/helix-gate-test-state"),
-        )
+        .env("HELIX_GATE_STATE_DIR", repo.state_dir())
         .output()
         .expect("run helix-gate approve");
     check(name, repo.path(), &transcript(&out));
@@ -974,16 +936,16 @@ fn approve_deterministic_rejection_and_infrastructure_failure() {
 
 /// `PATH` with only the built helix-gate's directory and the system's: whether
 /// `helix-gate` is on PATH changes what install prints and writes.
-fn path_with_bin() -> std::ffi::OsString {
+fn bin_and_system_path() -> std::ffi::OsString {
     let dir = Path::new(bin()).parent().expect("bin dir").to_path_buf();
     std::env::join_paths([dir, "/usr/bin".into(), "/bin".into()]).expect("PATH")
 }
 
-/// `helix-gate <args>` with `path_with_bin`, plus what it left in `file` (if anything).
+/// `helix-gate <args>` with `bin_and_system_path`, plus what it left in `file` (if anything).
 fn install_transcript(repo: &ScratchRepo, args: &[&str], file: &str) -> String {
     let home = tempfile::tempdir().expect("home");
     let out = helix(repo.path(), args)
-        .env("PATH", path_with_bin())
+        .env("PATH", bin_and_system_path())
         .env("HOME", home.path())
         .output()
         .expect("run helix-gate");

@@ -5,12 +5,12 @@
 //! file is touched. The hook is driven through stdin in a temporary git repository.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::support::claude::ScratchRepo;
 use crate::support::cli::*;
+use crate::support::hook::Hook;
+use crate::support::repo::ScratchRepo;
 
 const SESSION: &str = "projects/sessions/s1";
 const STATUS: &str = "projects/sessions/s1/status.json";
@@ -38,29 +38,9 @@ fn stop(repo: &ScratchRepo, last: &str) -> (Option<Value>, String) {
     let session = repo.join(SESSION);
     let event = json!({"session_id": "s1", "cwd": session, "hook_event_name": "Stop",
         "stop_hook_active": false, "last_assistant_message": last, "background_tasks": []});
-    let mut child = Command::new(bin())
-        .arg("hook")
-        .current_dir(&session)
-        .env("CLAUDE_PROJECT_DIR", &session)
-        .env_remove("HELIX_GATE_CHILD")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn hook");
-    {
-        use std::io::Write as _;
-        let _ = child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(format!("{event}\n").as_bytes());
-    }
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let text = stdout(&out);
-    let answer = (!text.trim().is_empty()).then(|| serde_json::from_str(text.trim()).unwrap());
-    (answer, stderr(&out))
+    let run = Hook::new(&session).event(&event);
+    let answer = run.answer();
+    (answer, run.stderr)
 }
 
 fn status(repo: &ScratchRepo) -> Value {

@@ -3,27 +3,19 @@
 //! under the plugin's fixed Stop timeout.
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use crate::support::cli::*;
 
 /// helix-gate in `cwd` with a temporary HOME (user-scope settings land there).
 fn with_home(cwd: &Path, home: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
-    let mut cmd = Command::new(bin());
-    cmd.args(args)
-        .current_dir(cwd)
-        .env("NO_COLOR", "1")
+    isolated(bin(), cwd)
+        .args(args)
         .env("HOME", home)
         .env("HELIX_GATE_STATE_DIR", home.join("state"))
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("CLAUDE_PLUGIN_ROOT")
-        .env_remove("HELIX_GATE_CHILD")
-        .env_remove("XDG_STATE_HOME")
-        .stdin(Stdio::null());
-    for (key, value) in env {
-        cmd.env(key, value);
-    }
-    cmd.output().expect("run helix-gate")
+        .envs(env.iter().copied())
+        .output()
+        .expect("run helix-gate")
 }
 
 #[test]

@@ -3,74 +3,29 @@
 //! neither hangs nor grants consent; `approve --require-consent` (what the
 //! user-scope hook asks for) refuses before anything starts, and runs after trust.
 
-use std::io::Read as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
-use super::approval::{
-    ADR, approve_command, approved, canned_result, configure, project, state_dir,
-};
-use crate::support::claude::ScratchRepo;
+use super::approval::{ADR, approve_command, approved, canned_result, configure, project};
 use crate::support::cli::*;
+use crate::support::repo::{ScratchRepo, state_dir};
 
 const EVIL: &str = "defaults:\n  command: ./evil.sh\n";
 
-/// Run `cmd` to its end with no stdin, or kill it after 20 s and fail.
-fn bounded(mut cmd: Command) -> Output {
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("helix-gate did not finish within 20 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_end(&mut stdout)
-        .unwrap();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_end(&mut stderr)
-        .unwrap();
-    Output {
-        status,
-        stdout,
-        stderr,
-    }
-}
+/// Longest any one helix-gate run may take here.
+const LIMIT: Duration = Duration::from_secs(20);
 
 /// helix-gate in `repo` with the test's own state folder and HOME.
 fn gate(repo: &Path, home: &Path, args: &[&str]) -> Output {
-    let mut cmd = Command::new(bin());
-    cmd.args(args).current_dir(repo);
-    for (key, _) in std::env::vars_os() {
-        let name = key.to_string_lossy();
-        if name.starts_with("CLAUDE") || name.starts_with("HELIX_GATE") || name.starts_with("GIT_")
-        {
-            cmd.env_remove(&key);
-        }
-    }
-    cmd.env("HOME", home)
-        .env_remove("XDG_STATE_HOME")
-        .env("HELIX_GATE_STATE_DIR", state_dir(repo))
-        .env("NO_COLOR", "1");
-    bounded(cmd)
+    bounded(
+        isolated(bin(), repo)
+            .args(args)
+            .env("HOME", home)
+            .env("HELIX_GATE_STATE_DIR", state_dir(repo)),
+        LIMIT,
+    )
 }
 
 /// A repository that opted in and names its own reviewer.
@@ -178,13 +133,14 @@ fn a_fifo_at_the_record_neither_hangs_nor_grants_consent() {
 #[test]
 fn without_a_state_folder_trust_fails_with_exit_2() {
     let repo = evil_repo();
-    let mut cmd = Command::new(bin());
-    cmd.arg("trust")
-        .current_dir(repo.path())
-        .env_remove("HOME")
-        .env_remove("XDG_STATE_HOME")
-        .env_remove("HELIX_GATE_STATE_DIR");
-    let out = bounded(cmd);
+    let out = bounded(
+        isolated(bin(), repo.path())
+            .arg("trust")
+            .env_remove("HOME")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("HELIX_GATE_STATE_DIR"),
+        LIMIT,
+    );
     assert_eq!(code(&out), 2, "{}", stdout(&out));
     assert!(stderr(&out).contains("no folder for helix-gate's per-user state"));
 }
@@ -233,7 +189,10 @@ fn approve_with_require_consent_runs_a_repository_reviewer_only_after_trust() {
     let approve = |extra: &[&str]| {
         let mut args = vec!["--format", "json", "--require-consent"];
         args.extend_from_slice(extra);
-        bounded(approve_command(repo.path(), None, home.path(), &args))
+        bounded(
+            &mut approve_command(repo.path(), None, home.path(), &args),
+            LIMIT,
+        )
     };
     let out = approve(&[ADR]);
     assert_eq!(code(&out), 2, "{}", stdout(&out));
@@ -275,12 +234,15 @@ fn the_built_in_reviewer_needs_no_consent() {
     // that the request got past the consent check.
     repo.write("adr/002-broken.md", "# ADR-002: Broken\n");
     let home = tempfile::tempdir().unwrap();
-    let out = bounded(approve_command(
-        repo.path(),
-        None,
-        home.path(),
-        &["--format", "json", "--require-consent", "adr/002-broken.md"],
-    ));
+    let out = bounded(
+        &mut approve_command(
+            repo.path(),
+            None,
+            home.path(),
+            &["--format", "json", "--require-consent", "adr/002-broken.md"],
+        ),
+        LIMIT,
+    );
     assert_eq!(code(&out), 1, "{}\n{}", stdout(&out), stderr(&out));
     assert!(
         !stderr(&out).contains("refusing to run the reviewer command"),

@@ -13,11 +13,12 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::support::claude::{
-    ClaudeOutcome, ClaudeRun, ScratchRepo, error_tool_results, hook_blocking_errors,
-    require_claude, stop_hook_feedback,
+    ClaudeOutcome, ClaudeRun, error_tool_results, hook_blocking_errors, require_claude,
+    stop_hook_feedback,
 };
 use crate::support::cli::*;
 use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+use crate::support::repo::ScratchRepo;
 
 /// Turns the reviewer off: these tests are about the deterministic gate.
 const NO_APPROVAL: &str = "approvals:\n  adr:\n    enabled: false\n";

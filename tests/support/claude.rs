@@ -14,7 +14,8 @@
 //!
 //! The client binary comes from `scripts/install-claude.sh` (or
 //! `HELIX_GATE_CLAUDE_BIN`); tests call [`require_claude`] and return early
-//! when it is missing, except under `CI` where that is a failure.
+//! when it is missing, except under `CI` where that is a failure. Scratch git
+//! repositories to run it in are [`super::repo::ScratchRepo`].
 
 use std::ffi::OsString;
 use std::fs;
@@ -25,12 +26,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 
 use serde_json::Value;
 use tempfile::TempDir;
 
+use super::cli::isolated;
 use super::fake_api::{FakeApi, RecordedRequest};
 
 /// Default time limit for one `claude` run.
@@ -70,6 +71,18 @@ pub(crate) fn require_claude() -> Option<PathBuf> {
 // ---------------------------------------------------------------------------
 // Running the client
 // ---------------------------------------------------------------------------
+
+/// The environment that points a `claude` (run directly, or as helix-gate's
+/// reviewer) at the Messages API at `base_url`: a test key, telemetry and
+/// non-essential traffic off.
+pub(crate) fn api_env(base_url: &str) -> [(&'static str, String); 4] {
+    [
+        ("ANTHROPIC_BASE_URL", base_url.to_owned()),
+        ("ANTHROPIC_API_KEY", "sk-test".to_owned()),
+        ("DISABLE_TELEMETRY", "1".to_owned()),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
+    ]
+}
 
 /// Builder for one `claude -p` run.
 pub(crate) struct ClaudeRun {
@@ -269,9 +282,10 @@ impl ClaudeRun {
 
     /// The `claude -p` command, isolated from the developer's environment, with `home` as HOME.
     fn command(&self, home: &Path) -> Command {
-        let mut cmd = Command::new(&self.bin);
-        cmd.current_dir(&self.cwd)
-            .arg("-p")
+        // Nothing from the developer's own Claude Code session may leak in, nor
+        // helix-gate's per-user state: it goes under HOME.
+        let mut cmd = isolated(&self.bin, &self.cwd);
+        cmd.arg("-p")
             .arg(&self.prompt)
             .args([
                 "--output-format",
@@ -282,21 +296,7 @@ impl ClaudeRun {
             .args(["--allowedTools", "Bash,Read,Write,Edit"])
             .args(&self.args);
 
-        // Nothing from the developer's own Claude Code session may leak in.
-        for (key, _) in std::env::vars_os() {
-            let name = key.to_string_lossy();
-            if name.starts_with("CLAUDE") || name.starts_with("ANTHROPIC") || name == "AI_AGENT" {
-                cmd.env_remove(&key);
-            }
-        }
-        // helix-gate's per-user state (the approval signing key) goes under HOME.
-        cmd.env_remove("XDG_STATE_HOME")
-            .env_remove("HELIX_GATE_STATE_DIR");
-        cmd.env("HOME", home)
-            .env("ANTHROPIC_BASE_URL", &self.base_url)
-            .env("ANTHROPIC_API_KEY", "sk-test")
-            .env("DISABLE_TELEMETRY", "1")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+        cmd.env("HOME", home).envs(api_env(&self.base_url));
         if !self.path_prepend.is_empty() {
             let mut paths = self.path_prepend.clone();
             if let Some(path) = std::env::var_os("PATH") {
@@ -432,148 +432,6 @@ impl ClaudeOutcome {
             && self.field("is_error").and_then(Value::as_bool) == Some(false);
         assert!(ok, "claude run did not succeed\n{}", self.describe());
         self
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Scratch git repositories
-// ---------------------------------------------------------------------------
-
-/// A `git` command isolated from the user's and system's git configuration,
-/// with fixed identity and dates so commits are reproducible.
-pub(crate) fn git_command(repo: &Path) -> Command {
-    let mut cmd = Command::new("git");
-    cmd.current_dir(repo)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Helix Test")
-        .env("GIT_AUTHOR_EMAIL", "helix-test@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Helix Test")
-        .env("GIT_COMMITTER_EMAIL", "helix-test@example.invalid")
-        .env("GIT_AUTHOR_DATE", "2025-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2025-01-01T00:00:00Z")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE");
-    cmd
-}
-
-/// Runs git in `repo`, panicking with its output on failure; returns stdout.
-pub(crate) fn git(repo: &Path, args: &[&str]) -> String {
-    let out = git_command(repo)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("run git {args:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "git {args:?} failed in {}: {}\n{}",
-        repo.display(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// A git repository in a temp dir (removed on drop), with one initial commit
-/// holding `README.md`, branch `main`, gpg signing off.
-pub(crate) struct ScratchRepo {
-    dir: TempDir,
-    path: PathBuf,
-}
-
-impl ScratchRepo {
-    pub(crate) fn new() -> Self {
-        let dir = tempfile::Builder::new()
-            .prefix("helix-gate-repo-")
-            .tempdir()
-            .expect("create scratch repo dir");
-        // Canonical path: claude reports (and hooks receive) the real path.
-        let path = dir
-            .path()
-            .canonicalize()
-            .expect("canonicalize scratch repo dir");
-        git(&path, &["init", "-q", "-b", "main"]);
-        git(&path, &["config", "commit.gpgsign", "false"]);
-        git(&path, &["config", "tag.gpgsign", "false"]);
-        git(&path, &["config", "user.name", "Helix Test"]);
-        git(
-            &path,
-            &["config", "user.email", "helix-test@example.invalid"],
-        );
-        let repo = ScratchRepo { dir, path };
-        repo.write("README.md", "# scratch\n");
-        repo.commit_all("initial");
-        repo
-    }
-
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Absolute path of `rel` inside the repo.
-    pub(crate) fn join(&self, rel: impl AsRef<Path>) -> PathBuf {
-        self.path.join(rel)
-    }
-
-    /// Writes a file (creating parent directories).
-    pub(crate) fn write(&self, rel: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.path.join(rel);
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).expect("create parent dirs in scratch repo");
-        }
-        fs::write(&path, contents).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
-        path
-    }
-
-    /// Writes an executable file (e.g. a hook script starting with `#!/bin/sh`).
-    pub(crate) fn write_executable(
-        &self,
-        rel: impl AsRef<Path>,
-        contents: impl AsRef<[u8]>,
-    ) -> PathBuf {
-        let path = self.write(rel, contents);
-        let mut perms = fs::metadata(&path)
-            .expect("stat written script")
-            .permissions();
-        perms.set_mode(0o755);
-        fs::set_permissions(&path, perms).expect("chmod 755 script");
-        path
-    }
-
-    /// Reads a file of the repo, `None` if it does not exist.
-    pub(crate) fn read(&self, rel: impl AsRef<Path>) -> Option<String> {
-        fs::read_to_string(self.path.join(rel)).ok()
-    }
-
-    /// Writes `<repo>/.claude/settings.json`.
-    pub(crate) fn write_settings(&self, settings: &Value) -> PathBuf {
-        let text = serde_json::to_string_pretty(settings).expect("serialize settings");
-        self.write(".claude/settings.json", text)
-    }
-
-    /// `git add -A && git commit -m <message>`.
-    pub(crate) fn commit_all(&self, message: &str) {
-        git(&self.path, &["add", "-A"]);
-        git(
-            &self.path,
-            &["commit", "-q", "--allow-empty", "-m", message],
-        );
-    }
-
-    pub(crate) fn git(&self, args: &[&str]) -> String {
-        git(&self.path, args)
-    }
-
-    /// Keep the directory after the test (for debugging); returns its path.
-    pub(crate) fn keep(self) -> PathBuf {
-        let _ = self.dir.keep();
-        self.path
-    }
-}
-
-impl Default for ScratchRepo {
-    fn default() -> Self {
-        ScratchRepo::new()
     }
 }
 

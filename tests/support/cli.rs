@@ -1,7 +1,11 @@
-//! Running the real `helix-gate` binary and writing test repositories.
+//! Running the real `helix-gate` binary (and the other programs tests start) in an
+//! isolated environment, and writing test directories.
 
+use std::ffi::{OsStr, OsString};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 pub(crate) fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_helix-gate")
@@ -11,15 +15,90 @@ pub(crate) fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Run helix-gate in `cwd` with `args`, no stdin, colour off.
-pub(crate) fn run(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .current_dir(cwd)
+/// `program` in `cwd` with nothing of the session the suite runs in: none of the test
+/// process's `CLAUDE*` or `ANTHROPIC*` variables (the suite may run inside Claude Code, whose
+/// `CLAUDECODE` switches pre-commit to its compact form), `AI_AGENT`, `HELIX_GATE*` (a
+/// reviewer's `HELIX_GATE_CHILD` makes the hook a no-op), `GIT_*` (the suite may run inside
+/// a git hook) or `XDG_STATE_HOME`; git reads no global or system configuration;
+/// `NO_COLOR=1`; stdin is `/dev/null`. `HOME` and `PATH` are inherited: a test that needs
+/// its own sets them on the returned command, like every variable it means to pass.
+pub(crate) fn isolated(program: impl AsRef<OsStr>, cwd: impl AsRef<Path>) -> Command {
+    let mut cmd = Command::new(program);
+    for (key, _) in std::env::vars_os() {
+        let name = key.to_string_lossy();
+        if name.starts_with("CLAUDE")
+            || name.starts_with("ANTHROPIC")
+            || name == "AI_AGENT"
+            || name.starts_with("HELIX_GATE")
+            || name.starts_with("GIT_")
+            || name == "XDG_STATE_HOME"
+        {
+            cmd.env_remove(&key);
+        }
+    }
+    cmd.current_dir(cwd)
         .env("NO_COLOR", "1")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .env_remove("HELIX_GATE_CHILD")
-        .stdin(Stdio::null())
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// `PATH` with the directory of the built helix-gate first (where `install` and the
+/// installed shims look for `helix-gate`).
+pub(crate) fn path_with_bin() -> OsString {
+    let dir = Path::new(bin()).parent().expect("bin dir").to_path_buf();
+    let mut dirs = vec![dir];
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    std::env::join_paths(dirs).expect("PATH")
+}
+
+/// Run `cmd` (stdin as configured) with stdout and stderr read on threads of their own, so
+/// a full pipe never stalls it; kill it and fail the test when it still runs after `limit`.
+pub(crate) fn bounded(cmd: &mut Command, limit: Duration) -> Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {cmd:?}: {e}"));
+    let out = drain(child.stdout.take());
+    let err = drain(child.stderr.take());
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} still ran after {limit:?}: killed");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: out.join().expect("stdout reader"),
+        stderr: err.join().expect("stderr reader"),
+    }
+}
+
+/// Everything `pipe` delivers until it closes, read on a thread of its own.
+pub(crate) fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        bytes
+    })
+}
+
+/// Run helix-gate in `cwd` with `args`, [`isolated`].
+pub(crate) fn run(cwd: &Path, args: &[&str]) -> Output {
+    isolated(bin(), cwd)
+        .args(args)
         .output()
         .expect("run helix-gate")
 }

@@ -4,11 +4,15 @@
 //! `scripts/install-claude.sh`) against a fake Anthropic Messages API served on
 //! 127.0.0.1 by the test process itself:
 //!
-//! * [`cli`]: running the real `helix-gate` binary, scratch directories, files.
+//! * [`cli`]: the one isolated environment for every program a test starts
+//!   ([`cli::isolated`]), running the real `helix-gate` binary, bounded runs,
+//!   scratch directories, files.
+//! * [`hook`]: `helix-gate hook` driven through stdin as Claude Code drives it.
+//! * [`repo`]: real git repositories in temp dirs ([`repo::ScratchRepo`]).
 //! * [`procs`]: the machine's processes from `/proc` (nothing may outlive a test).
 //! * [`fake_api`]: the scripted fake Messages API server and its request log.
-//! * [`claude`]: running `claude` in an isolated environment, scratch git repos,
-//!   and helpers to search the captured requests.
+//! * [`claude`]: running `claude` in an isolated environment, and helpers to
+//!   search the captured requests.
 //!
 //! Each integration test crate declares `mod support;` and uses a subset.
 #![allow(dead_code)]
@@ -18,4 +22,6 @@
 pub(crate) mod claude;
 pub(crate) mod cli;
 pub(crate) mod fake_api;
+pub(crate) mod hook;
 pub(crate) mod procs;
+pub(crate) mod repo;
