@@ -57,6 +57,61 @@ pub struct ReadError {
     pub cause: std::io::Error,
 }
 
+/// Read a work-tree file as [`read_limited`] does: its bytes, a `file-not-regular`
+/// finding for a path that is not a regular file, or why it could not be read.
+fn load_file(root: &Path, path: &Path, max_file_size: u64) -> Result<Loaded, ReadError> {
+    if leaves_project(root, path) {
+        return Ok(Loaded::Refused(rules::input::outside_project()));
+    }
+    match read_limited(path, max_file_size) {
+        Ok(bytes) => Ok(Loaded::Bytes(bytes)),
+        Err(cause) => match not_regular(&cause) {
+            Some(kind) => Ok(Loaded::Refused(rules::input::not_regular(kind))),
+            None => Err(ReadError {
+                path: path.display().to_string(),
+                cause,
+            }),
+        },
+    }
+}
+
+/// A document read, decoded and parsed, ready for [`Engine::check_prepared`]. It needs
+/// no engine, so the hook prepares the file it checks while the rules load.
+pub struct Prepared(Parsed);
+
+enum Parsed {
+    /// Not checked as a document: the finding says why (not UTF-8, too large, not a
+    /// regular file, outside the project).
+    Refused(Finding),
+    /// A HELIX phase plan.
+    Plan(String),
+    Adr(Box<Adr>),
+}
+
+impl Prepared {
+    /// Read the work-tree file at `path` in the repository at `root`.
+    pub fn read(root: &Path, path: &Path, max_file_size: u64) -> Result<Prepared, ReadError> {
+        Ok(match load_file(root, path, max_file_size)? {
+            Loaded::Bytes(bytes) => Prepared::from_bytes(path, bytes, max_file_size),
+            Loaded::Refused(finding) => Prepared(Parsed::Refused(finding)),
+        })
+    }
+
+    /// Decode and parse a document given as bytes (`path` tells a plan from an ADR).
+    pub fn from_bytes(path: &Path, bytes: Vec<u8>, max_file_size: u64) -> Prepared {
+        Prepared(match rules::input::decode(bytes, max_file_size) {
+            Err(finding) => Parsed::Refused(finding),
+            Ok(text) if rules::phases::is_plan(path) => Parsed::Plan(text),
+            Ok(text) => {
+                let adr = Adr::parse(&text);
+                // Every rule reads the lower-cased text: done here, off the rules' path.
+                adr.lowercase();
+                Parsed::Adr(Box::new(adr))
+            }
+        })
+    }
+}
+
 impl Engine {
     /// Load settings and rules for the repository at `root`.
     pub fn load(root: &Path, rules_override: Option<&Path>) -> anyhow::Result<Engine> {
@@ -108,9 +163,18 @@ impl Engine {
     /// Check a document given as bytes; `path` names it (and its file name is compared with
     /// `adr_id`).
     pub fn check_bytes(&self, path: &Path, bytes: Vec<u8>, repo: &dyn RepoFiles) -> Checked {
-        match rules::input::decode(bytes, self.settings.adr.max_file_size) {
-            Err(finding) => self.unparsed(path, finding),
-            Ok(text) if rules::phases::is_plan(path) => {
+        self.check_prepared(
+            path,
+            Prepared::from_bytes(path, bytes, self.settings.adr.max_file_size),
+            repo,
+        )
+    }
+
+    /// Check a document already read and parsed ([`Prepared`]).
+    pub fn check_prepared(&self, path: &Path, prepared: Prepared, repo: &dyn RepoFiles) -> Checked {
+        match prepared.0 {
+            Parsed::Refused(finding) => self.unparsed(path, finding),
+            Parsed::Plan(text) => {
                 // A HELIX phase plan, not an ADR: its own checks, and no parse for the
                 // rules across ADRs.
                 let mut report = FileReport {
@@ -120,9 +184,8 @@ impl Engine {
                 report.sort();
                 Checked { report, adr: None }
             }
-            Ok(text) => {
+            Parsed::Adr(adr) => {
                 let display = crate::paths::display(&self.root, path);
-                let adr = Adr::parse(&text);
                 let ctx = Context {
                     path,
                     rules: &self.rules,
@@ -137,7 +200,7 @@ impl Engine {
                 report.sort();
                 Checked {
                     report,
-                    adr: Some(adr),
+                    adr: Some(*adr),
                 }
             }
         }
@@ -305,29 +368,19 @@ impl Engine {
     /// Read a work-tree file as [`read_limited`] does: its bytes, a `file-not-regular`
     /// finding for a path that is not a regular file, or why it could not be read.
     fn load_file(&self, path: &Path) -> Result<Loaded, ReadError> {
-        if leaves_project(&self.root, path) {
-            return Ok(Loaded::Refused(rules::input::outside_project()));
-        }
-        match read_limited(path, self.settings.adr.max_file_size) {
-            Ok(bytes) => Ok(Loaded::Bytes(bytes)),
-            Err(cause) => match not_regular(&cause) {
-                Some(kind) => Ok(Loaded::Refused(rules::input::not_regular(kind))),
-                None => Err(ReadError {
-                    path: path.display().to_string(),
-                    cause,
-                }),
-            },
-        }
+        load_file(&self.root, path, self.settings.adr.max_file_size)
     }
 
     /// Read a file (refusing above the size limit without reading it, and anything but a
     /// regular file without opening it for long) and check it against the working tree.
     pub fn check_file(&self, path: &Path) -> Result<Checked, ReadError> {
-        // (single-file convenience for the hook)
-        Ok(match self.load_file(path)? {
-            Loaded::Bytes(bytes) => self.check_bytes(path, bytes, &WorkTree { root: &self.root }),
-            Loaded::Refused(finding) => self.unparsed(path, finding),
-        })
+        let prepared = Prepared::read(&self.root, path, self.settings.adr.max_file_size)?;
+        Ok(self.check_read(path, prepared))
+    }
+
+    /// Check a work-tree file read with [`Prepared::read`] against the working tree.
+    pub fn check_read(&self, path: &Path, prepared: Prepared) -> Checked {
+        self.check_prepared(path, prepared, &WorkTree { root: &self.root })
     }
 
     /// Check many files on all cores against the working tree, then apply the
