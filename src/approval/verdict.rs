@@ -17,6 +17,13 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// A verdict as written (`approved`, `rejected`, `needs_revision`).
+    pub fn parse(text: &str) -> Option<Self> {
+        [Verdict::Approved, Verdict::Rejected, Verdict::NeedsRevision]
+            .into_iter()
+            .find(|v| v.as_str() == text)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Approved => "approved",
