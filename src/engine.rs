@@ -423,7 +423,7 @@ impl Engine {
         repo: &dyn RepoFiles,
         across_files: bool,
     ) -> (Vec<FileReport>, Vec<ReadError>) {
-        let results = parallel_map(sources, |source| {
+        let results = parallel_map(sources, workers_for(sources.len()), |source| {
             load(source).map(|(path, loaded)| {
                 let checked = match loaded {
                     Loaded::Bytes(bytes) => self.check_bytes(&path, bytes, repo),
@@ -572,33 +572,94 @@ pub fn leaves_project(root: &Path, path: &Path) -> bool {
         && !crate::fs::confine::inside(root, path)
 }
 
-/// Map `f` over `items` on up to all available cores, keeping the order.
-pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let workers = std::thread::available_parallelism()
+/// How many threads a map over `count` items of CPU work uses: every core, but
+/// at most one per 16 items (fewer items run inline: a thread costs more than
+/// they do).
+pub fn workers_for(count: usize) -> usize {
+    std::thread::available_parallelism()
         .map_or(1, std::num::NonZeroUsize::get)
-        .min(items.len().div_ceil(16).max(1));
+        .min(count.div_ceil(16))
+        .max(1)
+}
+
+/// Map `work` over `items` on up to `workers` threads, keeping the order: the one
+/// parallel map of the crate (the engine's files, pre-commit's blobs, the Stop
+/// gate's reviews). `items` is consumed on the calling thread, so it may use values
+/// that cannot leave it (a gix handle), while the workers take what it produced so
+/// far, each the next item when it is free. One worker runs everything inline. A
+/// panic in `work` is resumed on the calling thread.
+pub fn parallel_map<T: Send, R: Send>(
+    items: impl IntoIterator<Item = T>,
+    workers: usize,
+    work: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
     if workers <= 1 {
-        return items.iter().map(f).collect();
+        return items.into_iter().map(work).collect();
     }
-    let chunk = items.len().div_ceil(workers);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, T)>(workers * 8);
+    let rx = std::sync::Mutex::new(rx);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| scope.spawn(|| part.iter().map(&f).collect::<Vec<R>>()))
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let next = rx
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                            .recv();
+                        let Ok((i, item)) = next else { break };
+                        out.push((i, work(item)));
+                    }
+                    out
+                })
+            })
             .collect();
-        handles
+        for (i, item) in items.into_iter().enumerate() {
+            if tx.send((i, item)).is_err() {
+                break;
+            }
+        }
+        drop(tx);
+        let mut all: Vec<(usize, R)> = handles
             .into_iter()
             .flat_map(|h| {
                 h.join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
             })
-            .collect()
+            .collect();
+        all.sort_unstable_by_key(|(i, _)| *i);
+        all.into_iter().map(|(_, r)| r).collect()
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The order is kept, at most `workers` run at once, and one worker (or a small
+    /// input, by [`workers_for`]) runs on the calling thread.
+    #[test]
+    fn parallel_map_keeps_the_order_and_the_limit() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let running = AtomicUsize::new(0);
+        let most = AtomicUsize::new(0);
+        let out = parallel_map(0..200u32, 3, |i| {
+            let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(now, Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_micros(200));
+            running.fetch_sub(1, Ordering::SeqCst);
+            i * 2
+        });
+        assert_eq!(out, (0..200).map(|i| i * 2).collect::<Vec<_>>());
+        assert!(most.load(Ordering::SeqCst) <= 3);
+        let caller = std::thread::current().id();
+        let inline = parallel_map(["a", "b"], workers_for(2), |s| {
+            assert_eq!(std::thread::current().id(), caller);
+            s.len()
+        });
+        assert_eq!(inline, [1, 1]);
+    }
 
     fn kind_of_refusal(path: &Path) -> Option<&'static str> {
         not_regular(&read_limited(path, 100).unwrap_err())

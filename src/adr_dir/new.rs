@@ -196,17 +196,9 @@ pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
         }
         crate::fs::confine::create_dir_all(&root, &dir)
             .with_context(|| format!("cannot create {}", show(&dir)))?;
-        return create(&root, &path, &fill(DRAFT_ID, DRAFT_NUMBER), show(&path)).map(|created| {
-            created.map_or_else(
-                |display| Outcome::Exists { display },
-                |display| Outcome::Created {
-                    path: path.clone(),
-                    display,
-                    place: Place::Session(crate::paths::display(&root, &session)),
-                    template: name.clone(),
-                },
-            )
-        });
+        let place = Place::Session(crate::paths::display(&root, &session));
+        let text = fill(DRAFT_ID, DRAFT_NUMBER);
+        return create(&root, path, &text, show, place, name);
     }
     let dir = crate::paths::absolute(&root.join(&engine.settings.adr.directory));
     if dir.exists() && !dir.is_dir() {
@@ -234,29 +226,29 @@ pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
             reason,
         });
     }
-    let created = create(&root, &path, &fill(&id, &number.to_string()), show(&path))?;
-    Ok(created.map_or_else(
-        |display| Outcome::Exists { display },
-        |display| Outcome::Created {
-            path: path.clone(),
-            display,
-            place: Place::AdrDirectory(id.clone()),
-            template: name,
-        },
-    ))
+    let text = fill(&id, &number.to_string());
+    create(&root, path, &text, show, Place::AdrDirectory(id), name)
 }
 
-/// Create `path` with `text`, never over an existing file: `Ok(Ok(display))` when
-/// written, `Ok(Err(display))` when the file exists.
+/// Create `path` with `text`, never over an existing file: [`Outcome::Created`], or
+/// [`Outcome::Exists`] when a file is there already.
 fn create(
     root: &Path,
-    path: &Path,
+    path: PathBuf,
     text: &str,
-    display: String,
-) -> anyhow::Result<Result<String, String>> {
-    match crate::fs::atomic::create_new(root, path, text.as_bytes()) {
-        Ok(()) => Ok(Ok(display)),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(Err(display)),
+    show: impl Fn(&Path) -> String,
+    place: Place,
+    template: String,
+) -> anyhow::Result<Outcome> {
+    let display = show(&path);
+    match crate::fs::atomic::create_new(root, &path, text.as_bytes()) {
+        Ok(()) => Ok(Outcome::Created {
+            path,
+            display,
+            place,
+            template,
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(Outcome::Exists { display }),
         Err(e) => Err(e).with_context(|| format!("cannot write {display}")),
     }
 }

@@ -26,8 +26,7 @@
 //! gate ([`approve`], [`settings()`], [`Approval::feedback`],
 //! [`record_escalation`]), the git pre-commit hook ([`ApprovalLookup`]),
 //! `helix-gate finalize` ([`finalize`]), `helix-gate approve --override`
-//! ([`judgement`]) and `helix-gate stats` ([`history_summary`],
-//! [`reviewer_numbers`]).
+//! ([`judgement`]) and `helix-gate stats` ([`history_figures`]).
 
 pub mod cache;
 pub mod claude;
@@ -537,17 +536,25 @@ pub fn reviewer_check(root: &Path, name: &str) -> Option<(String, String)> {
     })
 }
 
+/// `.helix-gate/approvals.jsonl` read and counted once ([`numbers::Figures`]):
+/// the counts of `stats` ([`numbers::Figures::summary`]) and the reviewer's numbers
+/// ([`numbers::Figures::numbers`]). Empty when there is none; damaged lines are
+/// skipped and counted.
+pub fn history_figures(root: &Path) -> numbers::Figures {
+    numbers::Figures::of(&history::read(root))
+}
+
 /// Counts over `.helix-gate/approvals.jsonl` (empty when there is none;
 /// damaged lines are skipped and counted in `skipped_lines`).
 pub fn history_summary(root: &Path) -> HistorySummary {
-    history::summarize(&history::read(root))
+    history_figures(root).summary()
 }
 
 /// The reviewer's numbers over `.helix-gate/approvals.jsonl`: per file and
 /// session, latency, cost, and false positives/negatives against people's
 /// judgements ([`numbers`]).
 pub fn reviewer_numbers(root: &Path) -> numbers::Numbers {
-    numbers::numbers(&history::read(root))
+    history_figures(root).numbers()
 }
 
 /// Record that the Stop gate escalated `files` to a human after `attempts`

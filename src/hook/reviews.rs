@@ -18,7 +18,6 @@
 //! for an async runtime to do.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::approval::{self, Approval, ApprovalSettings, ApproveOptions};
@@ -107,39 +106,12 @@ pub fn run_parallel(
         // program a repository names without the person's consent.
         require_consent: super::project::registration() == super::project::Registration::User,
     };
-    let next = AtomicUsize::new(0);
     let review = |i: usize| {
         approval::approve(root, &[root.join(&files[i])], kind, &options)
             .map_err(|e| format!("{e:#}"))
     };
     let workers = max_parallel.clamp(1, files.len().max(1));
-    let mut done: Vec<(usize, Result<Approval, String>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= files.len() {
-                            return mine;
-                        }
-                        mine.push((i, review(i)));
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|handle| match handle.join() {
-                Ok(mine) => mine,
-                // A panic inside an approval: the deciding thread's own
-                // catch reports it as an infrastructure error.
-                Err(panic) => std::panic::resume_unwind(panic),
-            })
-            .collect()
-    });
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, result)| result).collect()
+    crate::engine::parallel_map(0..files.len(), workers, review)
 }
 
 #[cfg(test)]

@@ -53,26 +53,55 @@ pub(super) fn named_file(
     Ok(Path::new(event.cwd.as_deref().unwrap_or(".")).join(path))
 }
 
-/// Whether `path` lies in a `.helix-gate/` folder, as written or at its real
-/// location (a symlink into the folder, or out of it, counts where it leads).
-pub(super) fn in_data_dir(path: &Path) -> bool {
-    let named = |p: &Path| p.components().any(|c| c.as_os_str() == data_dir::DIR);
-    named(&paths::absolute(path))
-        || crate::fs::confine::real_location(path).is_some_and(|real| named(&real))
+/// The file a write names, its links followed once for every question the hook
+/// asks of it: is it in `.helix-gate/`, which file of the repository is it
+/// really, does a link lead it out of the repository.
+pub(super) struct Written {
+    /// As named.
+    pub(super) path: PathBuf,
+    /// Where it really is, every symbolic link followed (`None`: a link loop).
+    real: Option<PathBuf>,
+    /// The repository's real location (`None`: it cannot be resolved).
+    real_root: Option<PathBuf>,
+}
+
+impl Written {
+    pub(super) fn resolve(root: &Path, path: PathBuf) -> Written {
+        Written {
+            real: crate::fs::confine::real_location(&path),
+            real_root: std::fs::canonicalize(root).ok(),
+            path,
+        }
+    }
+
+    /// Whether it lies in a `.helix-gate/` folder, as written or at its real
+    /// location (a symlink into the folder, or out of it, counts where it leads).
+    pub(super) fn in_data_dir(&self) -> bool {
+        let named = |p: &Path| p.components().any(|c| c.as_os_str() == data_dir::DIR);
+        named(&paths::absolute(&self.path)) || self.real.as_deref().is_some_and(named)
+    }
+
+    /// Where it really is, relative to the repository's real location: a file
+    /// reached through a linked folder (`docs/decisions -> ../adr`) or a link to
+    /// one file. `None` outside the repository.
+    pub(super) fn real_relative(&self) -> Option<String> {
+        paths::relative_to(self.real_root.as_deref()?, self.real.as_deref()?)
+    }
+
+    /// Whether its real location lies inside the repository's (as
+    /// [`crate::fs::confine::inside`] answers): false for a link that leads out,
+    /// and for a loop.
+    pub(super) fn inside(&self) -> bool {
+        match (&self.real, &self.real_root) {
+            (Some(real), Some(real_root)) => real.starts_with(real_root),
+            _ => false,
+        }
+    }
 }
 
 /// `path` as the model and the log see it: inside the project relative to it.
 pub(super) fn shown(root: &Path, path: &Path) -> String {
     paths::relative_to_real(root, path).unwrap_or_else(|| path.display().to_string())
-}
-
-/// Where `path` really is, relative to the repository's real location: a file
-/// reached through a linked folder (`docs/decisions -> ../adr`) or a link to
-/// one file. `None` outside the repository.
-pub(super) fn real_relative(root: &Path, path: &Path) -> Option<String> {
-    let real_root = std::fs::canonicalize(root).ok()?;
-    let real = crate::fs::confine::real_location(path)?;
-    paths::relative_to(&real_root, &real)
 }
 
 /// What `.helix-gate/` holds, for the answers that refuse writes into it.
@@ -85,18 +114,16 @@ pub(super) fn pre_tool_use(
     root: &Path,
     deadline: &Deadline,
 ) -> Result<Ruling, InfraError> {
-    let path = named_file(event, root, deadline)?;
-    if !in_data_dir(&path) {
-        let config = [
-            paths::relative_to_real(root, &path),
-            real_relative(root, &path),
-        ]
-        .into_iter()
-        .flatten()
-        .find(|rel| crate::config::protected::is_config(rel));
+    let written = Written::resolve(root, named_file(event, root, deadline)?);
+    let path = &written.path;
+    if !written.in_data_dir() {
+        let config = [paths::relative_to_real(root, path), written.real_relative()]
+            .into_iter()
+            .flatten()
+            .find(|rel| crate::config::protected::is_config(rel));
         return Ok(config.map_or_else(Ruling::default, |rel| ask_config(&rel)));
     }
-    let target = shown(root, &path);
+    let target = shown(root, path);
     let why = format!(
         "helix-gate: {target} is inside {}/, {DATA_DIR_WHY}. The write was refused",
         data_dir::DIR
@@ -145,8 +172,8 @@ pub(super) enum Screened {
     /// outside the project, or (with the default settings) one that is no
     /// Markdown file and no phase plan.
     Settled(Ruling),
-    /// To be checked: the path written and its name in the project.
-    Check { path: PathBuf, rel: String },
+    /// To be checked: the file written and its name in the project.
+    Check { written: Written, rel: String },
 }
 
 /// The part of a `PostToolUse` decision that needs no configuration: only
@@ -157,10 +184,11 @@ pub(super) fn screen(
     root: &Path,
     deadline: &Deadline,
 ) -> Result<Screened, InfraError> {
-    let path = named_file(event, root, deadline)?;
-    if in_data_dir(&path) {
+    let written = Written::resolve(root, named_file(event, root, deadline)?);
+    let path = &written.path;
+    if written.in_data_dir() {
         // PreToolUse would have denied it; without it registered, the least is to say so.
-        let target = shown(root, &path);
+        let target = shown(root, path);
         return Ok(Screened::Settled(Ruling {
             output: Some(HookOutput::block(format!(
                 "helix-gate: you wrote {target}, inside {}/, {DATA_DIR_WHY}. Do not write there again, and tell the user which file you changed so they can restore it.",
@@ -175,7 +203,7 @@ pub(super) fn screen(
         }));
     }
     // Outside the project: not ours, and never read.
-    let Some(rel) = paths::relative_to_real(root, &path) else {
+    let Some(rel) = paths::relative_to_real(root, path) else {
         return Ok(Screened::Settled(Ruling::default()));
     };
     // The no-op path: with the default settings every ADR glob ends in `.md`, so any
@@ -186,7 +214,7 @@ pub(super) fn screen(
     {
         return Ok(Screened::Settled(Ruling::default()));
     }
-    Ok(Screened::Check { path, rel })
+    Ok(Screened::Check { written, rel })
 }
 
 /// `PostToolUse` on Write/Edit/MultiEdit: validate the written ADR, count the
@@ -197,12 +225,12 @@ pub(super) fn post_tool_use(
     deadline: &Deadline,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
-    let (path, rel) = match screen(event, root, deadline)? {
+    let (written, rel) = match screen(event, root, deadline)? {
         Screened::Settled(ruling) => return Ok(ruling),
-        Screened::Check { path, rel } => (path, rel),
+        Screened::Check { written, rel } => (written, rel),
     };
     if is_plan(&rel) {
-        return plan_post_tool_use(event, root, &path, rel, deadline, notes);
+        return plan_post_tool_use(event, root, &written, None, rel, deadline, notes);
     }
     let settings = load_settings(root, deadline)?;
     let matcher = settings
@@ -210,16 +238,18 @@ pub(super) fn post_tool_use(
         .map_err(|e| InfraError::new(e, Some(&settings)))?;
     // Written through a linked folder or a link to the file: checked as the
     // ADR it really is (and counted under that name).
-    let rel = match real_relative(root, &path) {
+    let rel = match written.real_relative() {
         Some(real_rel)
             if !matcher.is_adr(&rel) && (matcher.is_adr(&real_rel) || is_plan(&real_rel)) =>
         {
             notes.push(format!("{rel} is {real_rel} (through a symbolic link)"));
             if is_plan(&real_rel) {
+                let real_path = root.join(&real_rel);
                 return plan_post_tool_use(
                     event,
                     root,
-                    &root.join(&real_rel),
+                    &written,
+                    Some(&real_path),
                     real_rel,
                     deadline,
                     notes,
@@ -234,7 +264,7 @@ pub(super) fn post_tool_use(
     }
     need_session(event, &settings)?;
     // A symlink that leads out of the project is not followed.
-    if !crate::fs::confine::inside(root, &path) {
+    if !written.inside() {
         notes.push(format!("{rel} points outside the project; not read"));
         return Ok(skipped(rel, "symlink leads outside the project"));
     }
@@ -302,24 +332,26 @@ pub(super) fn is_plan(rel: &str) -> bool {
     crate::rules::phases::is_session_plan(rel)
 }
 
-/// Check the saved plan at `path` (`rel` in the project) and answer as for an ADR.
-pub(super) fn plan_post_tool_use(
+/// Check the saved plan `written` (`rel` in the project; read at `real_path`
+/// when it was written through a link) and answer as for an ADR.
+fn plan_post_tool_use(
     event: &HookEvent,
     root: &Path,
-    path: &Path,
+    written: &Written,
+    real_path: Option<&Path>,
     rel: String,
     deadline: &Deadline,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
     let settings = load_settings(root, deadline)?;
     need_session(event, &settings)?;
-    if !crate::fs::confine::inside(root, path) {
+    if !written.inside() {
         notes.push(format!("{rel} points outside the project; not read"));
         return Ok(skipped(rel, "symlink leads outside the project"));
     }
     let budget = settings.hook.budget;
     let engine = load_engine(root, settings)?;
-    let report = match engine.check_file(path) {
+    let report = match engine.check_file(real_path.unwrap_or(&written.path)) {
         Ok(checked) => checked.report,
         Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => {
             return Ok(skipped(rel, "file no longer exists"));
