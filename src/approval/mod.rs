@@ -647,14 +647,22 @@ pub fn approve(
     }
 
     // 3. One reviewer per content: an approval of the same content under way is
-    // waited for, and its verdict read from the cache.
+    // waited for, and its verdict read from the cache. The cache is read again
+    // also when the lock came at once: another approval may have finished between
+    // the look above and the lock.
     let _reviewing = if options.no_cache {
         None
     } else {
         let (lock, waited) = reviewing_lock(root, &keys.all, type_settings.timeout, options);
-        if waited && let Some(document) = request.cached(&keys, &mut notes) {
+        // (Notes of a second miss would repeat the first look's.)
+        if let Some(document) = request.cached(&keys, &mut Vec::new()) {
             notes.push(
-                "another approval of this content was under way; its verdict is used".to_owned(),
+                if waited {
+                    "another approval of this content was under way; its verdict is used"
+                } else {
+                    "another approval of this content finished meanwhile; its verdict is used"
+                }
+                .to_owned(),
             );
             return request.finish(Conclusion::unrecorded(document, true, notes));
         }
