@@ -380,7 +380,7 @@ impl Engine {
 
     /// Check a work-tree file read with [`Prepared::read`] against the working tree.
     pub fn check_read(&self, path: &Path, prepared: Prepared) -> Checked {
-        self.check_prepared(path, prepared, &WorkTree { root: &self.root })
+        self.check_prepared(path, prepared, &WorkTree::new(&self.root))
     }
 
     /// Check many files on all cores against the working tree, then apply the
@@ -393,7 +393,7 @@ impl Engine {
         self.check_loaded(
             paths,
             |path| self.load_file(path).map(|loaded| (path.clone(), loaded)),
-            &WorkTree { root: &self.root },
+            &WorkTree::new(&self.root),
             across_files,
         )
     }
@@ -576,10 +576,14 @@ pub fn leaves_project(root: &Path, path: &Path) -> bool {
 /// at most one per 16 items (fewer items run inline: a thread costs more than
 /// they do).
 pub fn workers_for(count: usize) -> usize {
+    let wanted = count.div_ceil(16);
+    if wanted <= 1 {
+        // Not worth asking the system (cgroup files) how many cores there are.
+        return 1;
+    }
     std::thread::available_parallelism()
         .map_or(1, std::num::NonZeroUsize::get)
-        .min(count.div_ceil(16))
-        .max(1)
+        .min(wanted)
 }
 
 /// Map `work` over `items` on up to `workers` threads, keeping the order: the one

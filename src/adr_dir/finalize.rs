@@ -419,9 +419,7 @@ fn check_as_written(
     let checked = ws.engine.check_bytes(
         target,
         content.as_bytes().to_vec(),
-        &WorkTree {
-            root: ws.engine.root.as_path(),
-        },
+        &WorkTree::new(ws.engine.root.as_path()),
     );
     let mut report = checked.report;
     draft_display.clone_into(&mut report.path);
