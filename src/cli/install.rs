@@ -157,9 +157,11 @@ fn install_codex(scope: codex::Scope, trust: Trust) -> anyhow::Result<()> {
         ));
     }
     if needs.is_empty() {
-        text.push_str(
-            "Codex will run the hook: the project is trusted and every entry is reviewed.\n",
-        );
+        text.push_str(if scope == codex::Scope::Project {
+            "Codex will run the hook: the project is trusted and every entry is reviewed.\n"
+        } else {
+            "Codex will run the hook: every entry is reviewed (hooks in Codex's home folder need no project trust).\n"
+        });
     } else {
         let _ = writeln!(text, "Before Codex runs it:\n{}", needs.join("\n"));
     }

@@ -307,10 +307,12 @@ pub fn codex_report(root: &Path, opted_in: bool) -> Vec<Line> {
             ))
         });
     }
-    if !any {
-        lines.push(Line::ok(
-            "not registered for Codex CLI (`helix-gate install codex` registers it)".to_owned(),
-        ));
+    if !any && lines.iter().all(|l| l.level == Level::Ok) {
+        // Nothing registered and nothing wrong: one line says it.
+        return vec![Line::ok(format!(
+            "not registered ({}, $CODEX_HOME/hooks.json); `helix-gate install codex` registers it",
+            codex::PROJECT_HOOKS
+        ))];
     }
     lines
 }

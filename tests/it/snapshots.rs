@@ -116,7 +116,8 @@ pub(crate) fn check_run(name: &str, root: &Path, args: &[&str]) -> Output {
 }
 
 /// [`check_run`] with an empty temporary HOME: `doctor` reports the hook's
-/// registration in `~/.claude/settings.json`, which must not be the developer's.
+/// registration in `~/.claude/settings.json` and `~/.codex/`, which must not be
+/// the developer's.
 fn check_run_home(name: &str, root: &Path, args: &[&str]) -> Output {
     let home = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(bin())
@@ -124,6 +125,7 @@ fn check_run_home(name: &str, root: &Path, args: &[&str]) -> Output {
         .current_dir(root)
         .env("NO_COLOR", "1")
         .env("HOME", home.path())
+        .env_remove("CODEX_HOME")
         .env_remove("CLAUDE_PROJECT_DIR")
         .env_remove("HELIX_GATE_CHILD")
         .stdin(std::process::Stdio::null())
