@@ -104,8 +104,14 @@ pub(super) fn post_tool_use(
 ) -> Result<Ruling, InfraError> {
     let mut rulings = Vec::new();
     let mut gone = Vec::new();
+    let mut seen = Vec::new();
     for touched in touched(patch, root, deadline)? {
         let file = tool_use::resolve(event, root, deadline, &touched.path)?;
+        // A file named twice in one patch is one save: checked and counted once.
+        if seen.contains(&file) {
+            continue;
+        }
+        seen.push(file.clone());
         if touched.change.writes_content() {
             rulings.push(tool_use::post_write(event, root, &file, deadline, notes)?);
         } else if let Some(rel) = paths::relative_to_real(root, &file) {

@@ -353,6 +353,20 @@ fn a_patch_with_several_files_checks_each_adr_and_skips_a_deleted_one() {
         reason.contains("adr/044-c.md fails 1 check(s) (attempt 1/3)"),
         "{reason}"
     );
+    // A patch whose text helix-gate cannot read is not a pass: the failure policy
+    // (fail-open by default) says so, within Codex's schema.
+    let broken = payload(
+        root,
+        "PostToolUse",
+        &json!({"tool_name": "apply_patch", "tool_input": {"command": 5}, "tool_use_id": "call_9"}),
+    );
+    let answer = codex_hook(&home, root, &broken).unwrap();
+    let message = answer["systemMessage"].as_str().unwrap();
+    assert!(
+        message.starts_with("helix-gate escalation: infrastructure -:")
+            && message.contains("tool_input.command"),
+        "{answer}"
+    );
 }
 
 #[test]
