@@ -146,11 +146,11 @@ pub(super) fn ask_config(rel: &str, agent: Agent) -> Ruling {
     let what = format!(
         "helix-gate: {rel} is part of helix-gate's configuration, which decides what this session's gate checks; the session's model may not change it on its own."
     );
-    let after = "Even when they make it, this session keeps the configuration it started with: a change takes effect in the next session, or once the user runs `helix-gate trust`.";
+    let after = "this session keeps the configuration it started with: a change takes effect in the next session, or once the user runs `helix-gate trust`.";
     if agent.asks_person() {
         return Ruling {
             output: Some(HookOutput::ask(format!(
-                "{what} Ask the user to make this change. {after}"
+                "{what} Ask the user to make this change. Even when they allow it, {after}"
             ))),
             decisions: vec![Decision {
                 target: rel.to_owned(),
@@ -162,7 +162,7 @@ pub(super) fn ask_config(rel: &str, agent: Agent) -> Ruling {
     }
     Ruling {
         output: Some(HookOutput::deny(format!(
-            "{what} {} cannot ask the user from a hook, so the change was refused. Tell the user what you wanted to change in {rel} and why: they can edit the file themselves. {after}",
+            "{what} {} cannot ask the user from a hook, so the change was refused. Tell the user what you wanted to change in {rel} and why: they can edit the file themselves. Even when they do, {after}",
             agent.name()
         ))),
         decisions: vec![Decision {
