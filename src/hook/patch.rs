@@ -198,6 +198,33 @@ mod tests {
     }
 
     #[test]
+    fn any_text_is_read_or_refused_never_a_panic() {
+        use proptest::prelude::*;
+        let line = prop_oneof![
+            Just("*** Begin Patch".to_owned()),
+            Just("*** End Patch".to_owned()),
+            Just("*** End of File".to_owned()),
+            "[ ]{0,2}\\*\\*\\* (Add|Delete|Update) File: .{0,12}".prop_map(String::from),
+            "\\*\\*\\* Move to: .{0,12}".prop_map(String::from),
+            "[-+ @*].{0,12}".prop_map(String::from),
+            ".{0,16}".prop_map(String::from),
+        ];
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+            cases: 512,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        });
+        runner
+            .run(&prop::collection::vec(line, 0..12), |lines| {
+                if let Ok(touched) = parse(&lines.join("\n")) {
+                    prop_assert!(!touched.is_empty());
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
     fn not_a_patch_is_an_error() {
         assert_eq!(parse("hello"), Err(PatchError::Envelope));
         assert_eq!(

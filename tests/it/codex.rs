@@ -406,6 +406,54 @@ fn a_claude_project_dir_inherited_by_codex_does_not_redirect_it() {
 }
 
 #[test]
+fn any_patch_gets_an_answer_codex_accepts_exit_0() {
+    use proptest::prelude::*;
+    let repo = repository();
+    repo.write("adr/001-x.md", bad("001"));
+    let root = repo.path().to_path_buf();
+    let home = CodexHome::new("http://127.0.0.1:9/v1");
+    let target = prop_oneof![
+        Just("adr/001-x.md".to_owned()),
+        Just("config/helix-gate.yaml".to_owned()),
+        Just(".helix-gate/log.jsonl".to_owned()),
+        Just("../outside.md".to_owned()),
+        Just(root.join("adr/002-y.md").display().to_string()),
+        "[a-z./]{0,10}".prop_map(String::from),
+    ];
+    let header = prop_oneof![
+        Just("*** Add File: "),
+        Just("*** Update File: "),
+        Just("*** Delete File: "),
+        Just("*** Move to: "),
+        Just("+"),
+        Just("@@"),
+    ];
+    let patch = prop::collection::vec((header, target), 0..4).prop_map(|parts| {
+        let mut text = String::from("*** Begin Patch\n");
+        for (header, target) in parts {
+            text.push_str(header);
+            text.push_str(&target);
+            text.push_str("\n+x\n");
+        }
+        text.push_str("*** End Patch\n");
+        text
+    });
+    let event = prop_oneof![Just("PreToolUse"), Just("PostToolUse")];
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        cases: 24,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    });
+    runner
+        .run(&(event, patch), |(event, patch)| {
+            // `codex_hook` asserts exit 0, one JSON line and Codex's schema.
+            codex_hook(&home, &root, &patch_event(&root, event, &patch));
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
 fn install_codex_says_what_codex_still_needs_and_changes_nothing_else() {
     let repo = repository();
     let home = CodexHome::new("http://127.0.0.1:9/v1");
