@@ -285,6 +285,53 @@ mod tests {
         ));
     }
 
+    #[test]
+    fn a_codex_registration_in_the_repository_silences_only_the_codex_user_hook() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path();
+        let session = repo.join("projects/sessions/s1");
+        std::fs::create_dir_all(&session).unwrap();
+        std::fs::create_dir_all(repo.join("config")).unwrap();
+        std::fs::write(repo.join(crate::config::settings::SETTINGS_PATH), "").unwrap();
+        assert!(!stays_silent(
+            Registration::User,
+            Agent::Codex,
+            repo,
+            &session
+        ));
+        // Codex loads `.codex/hooks.json` from the working directory up to the root.
+        std::fs::create_dir_all(repo.join(".codex")).unwrap();
+        std::fs::write(
+            repo.join(".codex/hooks.json"),
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "helix-gate hook --agent codex"}]}]}}"#,
+        )
+        .unwrap();
+        assert!(stays_silent(
+            Registration::User,
+            Agent::Codex,
+            repo,
+            &session
+        ));
+        assert!(!stays_silent(
+            Registration::User,
+            Agent::Claude,
+            repo,
+            &session
+        ));
+        // A Claude Code registration is not one for Codex.
+        std::fs::write(
+            repo.join(".codex/hooks.json"),
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "helix-gate hook"}]}]}}"#,
+        )
+        .unwrap();
+        assert!(!stays_silent(
+            Registration::User,
+            Agent::Codex,
+            repo,
+            &session
+        ));
+    }
+
     /// Settings whose Stop entry has `command` and the status marker.
     fn stop_entry(command: &str) -> String {
         serde_json::json!({"hooks": {"Stop": [{"hooks": [{
