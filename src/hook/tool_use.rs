@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::agent::Agent;
 use super::budget;
 use super::deadline::Deadline;
 use super::event::HookEvent;
@@ -43,6 +44,17 @@ pub(super) fn named_file(
             ),
         ));
     };
+    resolve(event, root, deadline, path)
+}
+
+/// `path` as a tool wrote it, absolute: a relative path is relative to the
+/// session's working directory (the event's `cwd`).
+pub(super) fn resolve(
+    event: &HookEvent,
+    root: &Path,
+    deadline: &Deadline,
+    path: &str,
+) -> Result<PathBuf, InfraError> {
     let path = Path::new(path);
     if path.is_absolute() {
         return Ok(path.to_path_buf());
@@ -114,21 +126,27 @@ pub(super) fn pre_tool_use(
     root: &Path,
     deadline: &Deadline,
 ) -> Result<Ruling, InfraError> {
-    let written = Written::resolve(root, named_file(event, root, deadline)?);
-    let path = &written.path;
+    let path = named_file(event, root, deadline)?;
+    Ok(pre_write(root, &path, event.agent))
+}
+
+/// `PreToolUse` of a write of `path` (absolute): refused inside `.helix-gate/`,
+/// put to the person for helix-gate's configuration, silence otherwise.
+pub(super) fn pre_write(root: &Path, path: &Path, agent: Agent) -> Ruling {
+    let written = Written::resolve(root, path.to_path_buf());
     if !written.in_data_dir() {
         let config = [paths::relative_to_real(root, path), written.real_relative()]
             .into_iter()
             .flatten()
             .find(|rel| crate::config::protected::is_config(rel));
-        return Ok(config.map_or_else(Ruling::default, |rel| ask_config(&rel)));
+        return config.map_or_else(Ruling::default, |rel| ask_config(&rel, agent));
     }
     let target = shown(root, path);
     let why = format!(
         "helix-gate: {target} is inside {}/, {DATA_DIR_WHY}. The write was refused",
         data_dir::DIR
     );
-    Ok(refuse_data(target, &why, "write"))
+    refuse_data(target, &why, "write")
 }
 
 /// `PreToolUse`'s refusal of a change to `.helix-gate/` (`why` opens the
@@ -148,17 +166,40 @@ pub(super) fn refuse_data(target: String, why: &str, what: &str) -> Ruling {
 }
 
 /// A write of helix-gate's configuration: the person decides (Claude Code asks
-/// them; in `-p` mode, with nobody to ask, it is refused). Either way the
-/// session keeps the configuration it started with.
-pub(super) fn ask_config(rel: &str) -> Ruling {
+/// them; in `-p` mode, with nobody to ask, it is refused). An agent that cannot
+/// ask the person from a hook (Codex) refuses it, and the reason tells the
+/// person how to make the change themselves. Either way the session keeps the
+/// configuration it started with.
+pub(super) fn ask_config(rel: &str, agent: Agent) -> Ruling {
+    let what = format!(
+        "helix-gate: {rel} is part of helix-gate's configuration, which decides what this session's gate checks; the session's model may not change it on its own."
+    );
+    let after = "this session keeps the configuration it started with: a change takes effect in the next session, or once the user runs `helix-gate trust`.";
+    if agent.asks_person() {
+        return Ruling {
+            output: Some(HookOutput::ask(format!(
+                "{what} Ask the user to make this change. Even when they allow it, {after}"
+            ))),
+            decisions: vec![Decision {
+                target: rel.to_owned(),
+                verdict: Verdict::Block,
+                note: Some("write of helix-gate's configuration: the user is asked".to_owned()),
+                ..Decision::default()
+            }],
+        };
+    }
     Ruling {
-        output: Some(HookOutput::ask(format!(
-            "helix-gate: {rel} is part of helix-gate's configuration, which decides what this session's gate checks; the session's model may not change it on its own. Ask the user to make this change. Even when they allow it, this session keeps the configuration it started with: a change takes effect in the next session, or once the user runs `helix-gate trust`."
+        output: Some(HookOutput::deny(format!(
+            "{what} {} cannot ask the user from a hook, so the change was refused. Tell the user what you wanted to change in {rel} and why: they can edit the file themselves. Even when they do, {after}",
+            agent.name()
         ))),
         decisions: vec![Decision {
             target: rel.to_owned(),
             verdict: Verdict::Block,
-            note: Some("write of helix-gate's configuration: the user is asked".to_owned()),
+            note: Some(format!(
+                "write of helix-gate's configuration refused ({} cannot ask the user)",
+                agent.name()
+            )),
             ..Decision::default()
         }],
     }
@@ -184,12 +225,17 @@ pub(super) fn screen(
     root: &Path,
     deadline: &Deadline,
 ) -> Result<Screened, InfraError> {
-    let written = Written::resolve(root, named_file(event, root, deadline)?);
+    Ok(screen_path(root, named_file(event, root, deadline)?))
+}
+
+/// [`screen`] of a written `path` (absolute).
+fn screen_path(root: &Path, path: PathBuf) -> Screened {
+    let written = Written::resolve(root, path);
     let path = &written.path;
     if written.in_data_dir() {
         // PreToolUse would have denied it; without it registered, the least is to say so.
         let target = shown(root, path);
-        return Ok(Screened::Settled(Ruling {
+        return Screened::Settled(Ruling {
             output: Some(HookOutput::block(format!(
                 "helix-gate: you wrote {target}, inside {}/, {DATA_DIR_WHY}. Do not write there again, and tell the user which file you changed so they can restore it.",
                 data_dir::DIR
@@ -200,11 +246,11 @@ pub(super) fn screen(
                 note: Some(format!("write into {}/ reported", data_dir::DIR)),
                 ..Decision::default()
             }],
-        }));
+        });
     }
     // Outside the project: not ours, and never read.
     let Some(rel) = paths::relative_to_real(root, path) else {
-        return Ok(Screened::Settled(Ruling::default()));
+        return Screened::Settled(Ruling::default());
     };
     // The no-op path: with the default settings every ADR glob ends in `.md`, so any
     // other file is dismissed before a configuration file is even opened.
@@ -212,9 +258,9 @@ pub(super) fn screen(
         && !rel.to_ascii_lowercase().ends_with(".md")
         && !root.join(crate::config::settings::SETTINGS_PATH).exists()
     {
-        return Ok(Screened::Settled(Ruling::default()));
+        return Screened::Settled(Ruling::default());
     }
-    Ok(Screened::Check { written, rel })
+    Screened::Check { written, rel }
 }
 
 /// `PostToolUse` on Write/Edit/MultiEdit: validate the written ADR, count the
@@ -225,7 +271,20 @@ pub(super) fn post_tool_use(
     deadline: &Deadline,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
-    let (written, rel) = match screen(event, root, deadline)? {
+    let path = named_file(event, root, deadline)?;
+    post_write(event, root, &path, deadline, notes)
+}
+
+/// `PostToolUse` of a write of `path` (absolute): the written ADR (or phase
+/// plan) checked and its attempt counted, as for a Write of that file.
+pub(super) fn post_write(
+    event: &HookEvent,
+    root: &Path,
+    path: &Path,
+    deadline: &Deadline,
+    notes: &mut Vec<String>,
+) -> Result<Ruling, InfraError> {
+    let (written, rel) = match screen_path(root, path.to_path_buf()) {
         Screened::Settled(ruling) => return Ok(ruling),
         Screened::Check { written, rel } => (written, rel),
     };
