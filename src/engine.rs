@@ -146,7 +146,12 @@ impl Engine {
         config_root: &Path,
         settings: Settings,
     ) -> anyhow::Result<Engine> {
-        let rules = config::load_rules_for(config_root, None, settings.preset)?;
+        let rules = if config_root == root {
+            config::load_rules_for(config_root, None, settings.preset)?
+        } else {
+            // A snapshot outside the work tree: its rules may have a parsed twin.
+            config::load_rules_snapshot(config_root, settings.preset)?
+        };
         Ok(Engine::from_parts(root, settings, rules))
     }
 

@@ -209,6 +209,9 @@ impl Snapshot {
                 crate::fs::confine::create_dir_all(dir, parent)?;
             }
             crate::fs::atomic::write_with(dir, &path, bytes, crate::fs::atomic::Options::FAST)?;
+            if rel == RULES_PATH {
+                super::write_rules_twin(dir, bytes)?;
+            }
         }
         Ok(())
     }

@@ -608,6 +608,16 @@ impl RuleSet {
     }
 
     /// The embedded default rules.
+    /// Rules from their JSON form (a rules file converted to JSON, as the built-in
+    /// rules and a snapshot's twin are).
+    pub fn from_json(json: &str, origin: &str) -> Result<RuleSet, RulesFileError> {
+        let raw: RawFile = serde_json::from_str(json).map_err(|e| RulesFileError {
+            origin: origin.to_owned(),
+            problems: vec![e.to_string()],
+        })?;
+        RuleSet::compile(raw, origin)
+    }
+
     pub fn builtin() -> Result<RuleSet, RulesFileError> {
         let origin = "built-in config/adr-completeness-rules.yaml";
         match serde_json::from_str::<RawFile>(DEFAULT_RULES_JSON) {
