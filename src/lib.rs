@@ -24,6 +24,7 @@ pub mod precommit;
 pub mod process;
 pub mod render;
 pub mod report;
+pub mod rule_docs;
 pub mod rules;
 pub mod text;
 pub mod yaml;

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 const FLOORS: &[(u32, &[&str])] = &[
     (11, &["main"]),
     (10, &["cli"]),
-    (9, &["hook", "precommit", "gate", "report"]),
+    (9, &["hook", "precommit", "gate", "report", "rule_docs"]),
     (8, &["approval"]),
     (7, &["adr_dir", "install"]),
     (6, &["engine", "render"]),
