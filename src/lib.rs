@@ -19,6 +19,7 @@ pub mod gate;
 pub mod git;
 pub mod hook;
 pub mod install;
+pub mod mcp;
 pub mod paths;
 pub mod precommit;
 pub mod process;

@@ -8,6 +8,7 @@
 //!   ([`cli::isolated`]), running the real `helix-gate` binary, bounded runs,
 //!   scratch directories, files.
 //! * [`hook`]: `helix-gate hook` driven through stdin as Claude Code drives it.
+//! * [`mcp`]: `helix-gate mcp` spoken to over pipes as an MCP client does.
 //! * [`repo`]: real git repositories in temp dirs ([`repo::ScratchRepo`]).
 //! * [`procs`]: the machine's processes from `/proc` (nothing may outlive a test).
 //! * [`fake_api`]: the scripted fake Messages API server and its request log.
@@ -23,5 +24,6 @@ pub(crate) mod claude;
 pub(crate) mod cli;
 pub(crate) mod fake_api;
 pub(crate) mod hook;
+pub(crate) mod mcp;
 pub(crate) mod procs;
 pub(crate) mod repo;
