@@ -596,3 +596,36 @@ fn claude_code_calls_the_validate_tool_and_its_next_request_carries_the_findings
     );
     assert_eq!(status(&repo), "", "the server wrote nothing");
 }
+
+/// The project form: `.mcp.json` at the repository root is enough for `claude -p`
+/// (2.1.329 starts a project's servers in print mode without asking).
+#[test]
+fn a_project_mcp_json_registers_the_server_for_claude_code() {
+    let Some(claude) = require_claude() else {
+        return;
+    };
+    let repo = adr_repo();
+    repo.write(
+        ".mcp.json",
+        json!({"mcpServers": {"helix-gate": {"command": bin(), "args": ["mcp"]}}}).to_string(),
+    );
+    let api = FakeApi::start(Script::new([
+        Turn::text("Checking.").with_tool(
+            "mcp__helix-gate__validate_adr",
+            json!({"content": bad_adr(), "path": "adr/002-bad.md"}),
+        ),
+        Turn::text("done"),
+    ]));
+    let outcome = ClaudeRun::new(&claude, &api, repo.path(), "Check my draft.")
+        .args(["--allowedTools", "mcp__helix-gate__validate_adr"])
+        .run();
+    outcome.assert_success();
+    let requests = api.main_requests();
+    let results = requests.last().expect("requests").tool_results();
+    assert_eq!(results.len(), 1, "{}", outcome.describe());
+    assert!(!results[0].is_error, "{results:?}");
+    assert!(
+        results[0].content.contains("\"rule\":\"section-missing\""),
+        "{results:?}"
+    );
+}
