@@ -1,24 +1,35 @@
 # Sourced by scripts/bench.sh: whole-process time of `helix-gate hook`.
 # Uses $bin, $work, $seed_repo from bench.sh.
 echo "== hook"
+# The yardstick: a static C program that only reads stdin (the floor of any hook: exec,
+# start-up, one read). The issue's goals are ratios to it: the no-op at most 1.2x, the
+# seed ADR's check at most 5x.
 baseline="$work/read-stdin"
-cat > "$baseline.rs" <<'RS'
-use std::io::Read;
-fn main() { let mut s = Vec::new(); let _ = std::io::stdin().read_to_end(&mut s); }
-RS
-rustc -O -o "$baseline" "$baseline.rs" 2>/dev/null
+cat > "$baseline.c" <<'C'
+#include <unistd.h>
+int main(void) { char b[65536]; while (read(0, b, sizeof b) > 0) {} return 0; }
+C
+gcc -O2 -static -o "$baseline" "$baseline.c"
+# The seed ADR again, in a repository with its own rules file (this one's).
+rules_repo="$work/seed-rules"
+mkdir -p "$rules_repo/.git" "$rules_repo/adr" "$rules_repo/config"
+cp "$seed" "$rules_repo/adr/015-approval.md"
+cp "$root/config/adr-completeness-rules.yaml" "$rules_repo/config/"
+printf '{"session_id":"bench","transcript_path":"t","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"%s/adr/015-approval.md","content":"..."},"tool_response":{"type":"create"},"tool_use_id":"toolu_1","duration_ms":3}\n' "$rules_repo" "$rules_repo" > "$work/adr-rules.json"
 printf '{"session_id":"bench","transcript_path":"t","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"%s/src/main.rs","content":"fn main() {}"},"tool_response":{"type":"create"},"tool_use_id":"toolu_1","duration_ms":3}\n' "$seed_repo" "$seed_repo" > "$work/noop.json"
 printf '{"session_id":"bench","transcript_path":"t","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"%s/adr/015-approval.md","content":"..."},"tool_response":{"type":"create"},"tool_use_id":"toolu_1","duration_ms":3}\n' "$seed_repo" "$seed_repo" > "$work/adr.json"
 export CLAUDE_PROJECT_DIR="$seed_repo"
 # Interleaved whole-process runs with stdin from a file (scripts/bench_spawn.py: hyperfine 1.15
 # cannot feed stdin without a shell, and its shell mode's subtraction breaks on a loaded VM).
-first=("minimal program reading stdin=$baseline<$work/noop.json"
+first=("static C program reading stdin=$baseline<$work/noop.json"
   "hook PostToolUse non-ADR (no-op)=$bin hook<$work/noop.json"
   "hook --scope user, no config/ (no-op)=$bin hook --scope user<$work/adr.json"
-  "hook PostToolUse seed ADR (51 KB)=$bin hook<$work/adr.json")
+  "hook PostToolUse seed ADR (51 KB)=$bin hook<$work/adr.json"
+  "seed ADR, repository's rules file=CLAUDE_PROJECT_DIR=$rules_repo $bin hook<$work/adr-rules.json")
 if [ -n "${HELIX_GATE_BENCH_BEFORE:-}" ]; then
   first+=("no-op, before=$HELIX_GATE_BENCH_BEFORE hook<$work/noop.json"
-    "seed ADR, before=$HELIX_GATE_BENCH_BEFORE hook<$work/adr.json")
+    "seed ADR, before=$HELIX_GATE_BENCH_BEFORE hook<$work/adr.json"
+    "seed ADR + rules file, before=CLAUDE_PROJECT_DIR=$rules_repo $HELIX_GATE_BENCH_BEFORE hook<$work/adr-rules.json")
 fi
 (cd "$seed_repo" && python3 "$root/scripts/bench_spawn.py" 300 "${first[@]}")
 echo "  peak RSS hook seed ADR: $(cd "$seed_repo" && /usr/bin/time -f '%M' "$bin" hook < "$work/adr.json" 2>&1 >/dev/null | tail -n 1) KB"

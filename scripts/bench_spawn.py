@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Time whole processes that read stdin, interleaved, so machine noise hits every command alike.
 
-Usage: bench_spawn.py RUNS NAME=CMD<INPUT ...   (CMD split on spaces; INPUT a file for stdin)
+Usage: bench_spawn.py RUNS NAME=CMD<INPUT ...   (CMD split on spaces; INPUT a file for stdin;
+leading VAR=value words of CMD set that command's environment, as in a shell)
 
 hyperfine 1.15 (Debian's) cannot feed stdin without a shell, and its shell mode subtracts
 the shell's start-up, which on a loaded 2-core VM leaves medians of 0 ms. Here each round runs
@@ -15,7 +16,7 @@ import sys
 import time
 
 
-def run_once(argv, stdin_path):
+def run_once(argv, stdin_path, env):
     fd = os.open(stdin_path, os.O_RDONLY)
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
@@ -23,7 +24,7 @@ def run_once(argv, stdin_path):
         pid = os.posix_spawn(
             argv[0],
             argv,
-            os.environ,
+            env,
             file_actions=[
                 (os.POSIX_SPAWN_DUP2, fd, 0),
                 (os.POSIX_SPAWN_DUP2, devnull, 1),
@@ -44,21 +45,26 @@ def main():
     for spec in sys.argv[2:]:
         name, rest = spec.split("=", 1)
         cmd, stdin_path = rest.rsplit("<", 1)
-        specs.append((name, cmd.split(), stdin_path))
-    walls = {name: [] for name, _, _ in specs}
-    cpus = {name: [] for name, _, _ in specs}
+        words = cmd.split()
+        env = dict(os.environ)
+        while words and "=" in words[0] and not words[0].startswith("/"):
+            key, value = words.pop(0).split("=", 1)
+            env[key] = value
+        specs.append((name, words, stdin_path, env))
+    walls = {spec[0]: [] for spec in specs}
+    cpus = {spec[0]: [] for spec in specs}
     for _ in range(10):  # warm-up: page cache, dynamic loader
-        for _, argv, stdin_path in specs:
-            run_once(argv, stdin_path)
+        for _, argv, stdin_path, env in specs:
+            run_once(argv, stdin_path, env)
     for _ in range(runs):
-        for name, argv, stdin_path in specs:
-            wall, cpu = run_once(argv, stdin_path)
+        for name, argv, stdin_path, env in specs:
+            wall, cpu = run_once(argv, stdin_path, env)
             walls[name].append(wall)
             cpus[name].append(cpu)
     base = specs[0][0]
     base_wall = statistics.median(walls[base])
     base_cpu = statistics.median(cpus[base])
-    for name, _, _ in specs:
+    for name, *_ in specs:
         wall = statistics.median(walls[name])
         cpu = statistics.median(cpus[name])
         ratio = f"{wall / base_wall:.2f}x" if base_wall > 0 else "n/a"

@@ -11,6 +11,12 @@ if [ -f scripts/install-claude.sh ]; then
   export HELIX_GATE_CLAUDE_BIN
 fi
 
+# The real Codex CLI for the end-to-end tests of `hook --agent codex` (pinned, from the npm registry).
+if [ -f scripts/install-codex.sh ]; then
+  HELIX_GATE_CODEX_BIN="$(bash scripts/install-codex.sh | tail -n 1)"
+  export HELIX_GATE_CODEX_BIN
+fi
+
 # The SARIF validator for the `--format sarif` test (pinned, from the npm registry).
 if [ -f scripts/install-sarif-multitool.sh ]; then
   HELIX_GATE_SARIF_MULTITOOL="$(bash scripts/install-sarif-multitool.sh | tail -n 1)"

@@ -53,6 +53,14 @@ pub fn today() -> String {
     format!("{y:04}-{mo:02}-{d:02}")
 }
 
+/// The day of an RFC 3339 time (`2026-11-23T...` -> `2026-11-23`), or `unknown`.
+pub fn day_of(time: &str) -> String {
+    match time.get(..10) {
+        Some(day) if day.as_bytes().get(4) == Some(&b'-') => day.to_owned(),
+        _ => "unknown".to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -57,6 +57,61 @@ pub struct ReadError {
     pub cause: std::io::Error,
 }
 
+/// Read a work-tree file as [`read_limited`] does: its bytes, a `file-not-regular`
+/// finding for a path that is not a regular file, or why it could not be read.
+fn load_file(root: &Path, path: &Path, max_file_size: u64) -> Result<Loaded, ReadError> {
+    if leaves_project(root, path) {
+        return Ok(Loaded::Refused(rules::input::outside_project()));
+    }
+    match read_limited(path, max_file_size) {
+        Ok(bytes) => Ok(Loaded::Bytes(bytes)),
+        Err(cause) => match not_regular(&cause) {
+            Some(kind) => Ok(Loaded::Refused(rules::input::not_regular(kind))),
+            None => Err(ReadError {
+                path: path.display().to_string(),
+                cause,
+            }),
+        },
+    }
+}
+
+/// A document read, decoded and parsed, ready for [`Engine::check_prepared`]. It needs
+/// no engine, so the hook prepares the file it checks while the rules load.
+pub struct Prepared(Parsed);
+
+enum Parsed {
+    /// Not checked as a document: the finding says why (not UTF-8, too large, not a
+    /// regular file, outside the project).
+    Refused(Finding),
+    /// A HELIX phase plan.
+    Plan(String),
+    Adr(Box<Adr>),
+}
+
+impl Prepared {
+    /// Read the work-tree file at `path` in the repository at `root`.
+    pub fn read(root: &Path, path: &Path, max_file_size: u64) -> Result<Prepared, ReadError> {
+        Ok(match load_file(root, path, max_file_size)? {
+            Loaded::Bytes(bytes) => Prepared::from_bytes(path, bytes, max_file_size),
+            Loaded::Refused(finding) => Prepared(Parsed::Refused(finding)),
+        })
+    }
+
+    /// Decode and parse a document given as bytes (`path` tells a plan from an ADR).
+    pub fn from_bytes(path: &Path, bytes: Vec<u8>, max_file_size: u64) -> Prepared {
+        Prepared(match rules::input::decode(bytes, max_file_size) {
+            Err(finding) => Parsed::Refused(finding),
+            Ok(text) if rules::phases::is_plan(path) => Parsed::Plan(text),
+            Ok(text) => {
+                let adr = Adr::parse(&text);
+                // Every rule reads the lower-cased text: done here, off the rules' path.
+                adr.lowercase();
+                Parsed::Adr(Box::new(adr))
+            }
+        })
+    }
+}
+
 impl Engine {
     /// Load settings and rules for the repository at `root`.
     pub fn load(root: &Path, rules_override: Option<&Path>) -> anyhow::Result<Engine> {
@@ -108,9 +163,18 @@ impl Engine {
     /// Check a document given as bytes; `path` names it (and its file name is compared with
     /// `adr_id`).
     pub fn check_bytes(&self, path: &Path, bytes: Vec<u8>, repo: &dyn RepoFiles) -> Checked {
-        match rules::input::decode(bytes, self.settings.adr.max_file_size) {
-            Err(finding) => self.unparsed(path, finding),
-            Ok(text) if rules::phases::is_plan(path) => {
+        self.check_prepared(
+            path,
+            Prepared::from_bytes(path, bytes, self.settings.adr.max_file_size),
+            repo,
+        )
+    }
+
+    /// Check a document already read and parsed ([`Prepared`]).
+    pub fn check_prepared(&self, path: &Path, prepared: Prepared, repo: &dyn RepoFiles) -> Checked {
+        match prepared.0 {
+            Parsed::Refused(finding) => self.unparsed(path, finding),
+            Parsed::Plan(text) => {
                 // A HELIX phase plan, not an ADR: its own checks, and no parse for the
                 // rules across ADRs.
                 let mut report = FileReport {
@@ -120,9 +184,8 @@ impl Engine {
                 report.sort();
                 Checked { report, adr: None }
             }
-            Ok(text) => {
+            Parsed::Adr(adr) => {
                 let display = crate::paths::display(&self.root, path);
-                let adr = Adr::parse(&text);
                 let ctx = Context {
                     path,
                     rules: &self.rules,
@@ -137,7 +200,7 @@ impl Engine {
                 report.sort();
                 Checked {
                     report,
-                    adr: Some(adr),
+                    adr: Some(*adr),
                 }
             }
         }
@@ -305,29 +368,19 @@ impl Engine {
     /// Read a work-tree file as [`read_limited`] does: its bytes, a `file-not-regular`
     /// finding for a path that is not a regular file, or why it could not be read.
     fn load_file(&self, path: &Path) -> Result<Loaded, ReadError> {
-        if leaves_project(&self.root, path) {
-            return Ok(Loaded::Refused(rules::input::outside_project()));
-        }
-        match read_limited(path, self.settings.adr.max_file_size) {
-            Ok(bytes) => Ok(Loaded::Bytes(bytes)),
-            Err(cause) => match not_regular(&cause) {
-                Some(kind) => Ok(Loaded::Refused(rules::input::not_regular(kind))),
-                None => Err(ReadError {
-                    path: path.display().to_string(),
-                    cause,
-                }),
-            },
-        }
+        load_file(&self.root, path, self.settings.adr.max_file_size)
     }
 
     /// Read a file (refusing above the size limit without reading it, and anything but a
     /// regular file without opening it for long) and check it against the working tree.
     pub fn check_file(&self, path: &Path) -> Result<Checked, ReadError> {
-        // (single-file convenience for the hook)
-        Ok(match self.load_file(path)? {
-            Loaded::Bytes(bytes) => self.check_bytes(path, bytes, &WorkTree { root: &self.root }),
-            Loaded::Refused(finding) => self.unparsed(path, finding),
-        })
+        let prepared = Prepared::read(&self.root, path, self.settings.adr.max_file_size)?;
+        Ok(self.check_read(path, prepared))
+    }
+
+    /// Check a work-tree file read with [`Prepared::read`] against the working tree.
+    pub fn check_read(&self, path: &Path, prepared: Prepared) -> Checked {
+        self.check_prepared(path, prepared, &WorkTree::new(&self.root))
     }
 
     /// Check many files on all cores against the working tree, then apply the
@@ -340,7 +393,7 @@ impl Engine {
         self.check_loaded(
             paths,
             |path| self.load_file(path).map(|loaded| (path.clone(), loaded)),
-            &WorkTree { root: &self.root },
+            &WorkTree::new(&self.root),
             across_files,
         )
     }
@@ -370,7 +423,7 @@ impl Engine {
         repo: &dyn RepoFiles,
         across_files: bool,
     ) -> (Vec<FileReport>, Vec<ReadError>) {
-        let results = parallel_map(sources, |source| {
+        let results = parallel_map(sources, workers_for(sources.len()), |source| {
             load(source).map(|(path, loaded)| {
                 let checked = match loaded {
                     Loaded::Bytes(bytes) => self.check_bytes(&path, bytes, repo),
@@ -519,33 +572,98 @@ pub fn leaves_project(root: &Path, path: &Path) -> bool {
         && !crate::fs::confine::inside(root, path)
 }
 
-/// Map `f` over `items` on up to all available cores, keeping the order.
-pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(items.len().div_ceil(16).max(1));
-    if workers <= 1 {
-        return items.iter().map(f).collect();
+/// How many threads a map over `count` items of CPU work uses: every core, but
+/// at most one per 16 items (fewer items run inline: a thread costs more than
+/// they do).
+pub fn workers_for(count: usize) -> usize {
+    let wanted = count.div_ceil(16);
+    if wanted <= 1 {
+        // Not worth asking the system (cgroup files) how many cores there are.
+        return 1;
     }
-    let chunk = items.len().div_ceil(workers);
+    std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(wanted)
+}
+
+/// Map `work` over `items` on up to `workers` threads, keeping the order: the one
+/// parallel map of the crate (the engine's files, pre-commit's blobs, the Stop
+/// gate's reviews). `items` is consumed on the calling thread, so it may use values
+/// that cannot leave it (a gix handle), while the workers take what it produced so
+/// far, each the next item when it is free. One worker runs everything inline. A
+/// panic in `work` is resumed on the calling thread.
+pub fn parallel_map<T: Send, R: Send>(
+    items: impl IntoIterator<Item = T>,
+    workers: usize,
+    work: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
+    if workers <= 1 {
+        return items.into_iter().map(work).collect();
+    }
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, T)>(workers * 8);
+    let rx = std::sync::Mutex::new(rx);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| scope.spawn(|| part.iter().map(&f).collect::<Vec<R>>()))
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let next = rx
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                            .recv();
+                        let Ok((i, item)) = next else { break };
+                        out.push((i, work(item)));
+                    }
+                    out
+                })
+            })
             .collect();
-        handles
+        for (i, item) in items.into_iter().enumerate() {
+            if tx.send((i, item)).is_err() {
+                break;
+            }
+        }
+        drop(tx);
+        let mut all: Vec<(usize, R)> = handles
             .into_iter()
             .flat_map(|h| {
                 h.join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
             })
-            .collect()
+            .collect();
+        all.sort_unstable_by_key(|(i, _)| *i);
+        all.into_iter().map(|(_, r)| r).collect()
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The order is kept, at most `workers` run at once, and one worker (or a small
+    /// input, by [`workers_for`]) runs on the calling thread.
+    #[test]
+    fn parallel_map_keeps_the_order_and_the_limit() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let running = AtomicUsize::new(0);
+        let most = AtomicUsize::new(0);
+        let out = parallel_map(0..200u32, 3, |i| {
+            let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(now, Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_micros(200));
+            running.fetch_sub(1, Ordering::SeqCst);
+            i * 2
+        });
+        assert_eq!(out, (0..200).map(|i| i * 2).collect::<Vec<_>>());
+        assert!(most.load(Ordering::SeqCst) <= 3);
+        let caller = std::thread::current().id();
+        let inline = parallel_map(["a", "b"], workers_for(2), |s| {
+            assert_eq!(std::thread::current().id(), caller);
+            s.len()
+        });
+        assert_eq!(inline, [1, 1]);
+    }
 
     fn kind_of_refusal(path: &Path) -> Option<&'static str> {
         not_regular(&read_limited(path, 100).unwrap_err())

@@ -14,6 +14,9 @@ pub const CLAUDECODE: &str = "CLAUDECODE";
 /// The Claude Code session a hook or a model's Bash command runs in (same as
 /// the hook payload's `session_id`); approvals record it for `stats`.
 pub const CLAUDE_CODE_SESSION_ID: &str = "CLAUDE_CODE_SESSION_ID";
+/// Codex CLI's folder of user configuration (`config.toml`, `hooks.json`);
+/// `~/.codex` when unset. `install codex --scope user` writes there.
+pub const CODEX_HOME: &str = "CODEX_HOME";
 /// Set by helix-gate for its reviewer child: `helix-gate hook` is then a no-op,
 /// so a reviewer can never trigger another review.
 pub const HELIX_GATE_CHILD: &str = "HELIX_GATE_CHILD";

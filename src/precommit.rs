@@ -22,7 +22,6 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
 
 use crate::adr::{self, Adr};
 use crate::approval::ApprovalLookup;
@@ -444,7 +443,8 @@ impl<'a> Gate<'a> {
                     .iter()
                     .map(|entry| Blob::Committed(entry, self.staged.read_blob(entry, self.limit))),
             );
-        let done = pipeline(blobs, to_check.len() + misses.len(), |blob| {
+        let count = to_check.len() + misses.len();
+        let done = crate::engine::parallel_map(blobs, crate::engine::workers_for(count), |blob| {
             worker.check_blob(blob)
         });
         let mut read = Read {
@@ -614,54 +614,6 @@ enum Done<'a> {
     Skipped,
     /// A committed ADR whose blob could not be read.
     Unreadable,
-}
-
-/// Map `work` over `items` on all cores, in order. `items` is consumed on the calling thread
-/// (it may use values that cannot leave it) while workers process what it produced so far.
-/// `count` is the expected number of items; small inputs run inline.
-fn pipeline<T: Send, R: Send>(
-    items: impl Iterator<Item = T>,
-    count: usize,
-    work: impl Fn(T) -> R + Sync,
-) -> Vec<R> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(count.div_ceil(16));
-    if workers <= 1 {
-        return items.map(work).collect();
-    }
-    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, T)>(workers * 8);
-    let rx = Mutex::new(rx);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let next = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
-                        let Ok((i, item)) = next else { break };
-                        out.push((i, work(item)));
-                    }
-                    out
-                })
-            })
-            .collect();
-        for (i, item) in items.enumerate() {
-            if tx.send((i, item)).is_err() {
-                break;
-            }
-        }
-        drop(tx);
-        let mut all: Vec<(usize, R)> = handles
-            .into_iter()
-            .flat_map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect();
-        all.sort_unstable_by_key(|(i, _)| *i);
-        all.into_iter().map(|(_, r)| r).collect()
-    })
 }
 
 /// Whether a staged ADR needs an approved review of its exact content to be committed:

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::approval::history::{self, Record, Stage};
+use crate::approval::history::{self, Record};
+use crate::approval::numbers::Figures;
 use crate::decision_log::{self, Decision, Verdict};
 use crate::render::report::{Day, Escalation, ReportData, ReviewDay};
 
@@ -69,14 +70,6 @@ pub fn write(root: &Path, page: &str, out: Option<&Path>) -> anyhow::Result<Path
     Ok(path)
 }
 
-/// The day of an RFC 3339 time (`2026-11-23T...` -> `2026-11-23`), or `unknown`.
-fn day_of(time: &str) -> String {
-    match time.get(..10) {
-        Some(day) if day.as_bytes().get(4) == Some(&b'-') => day.to_owned(),
-        _ => "unknown".to_owned(),
-    }
-}
-
 /// The figures of the page. Both inputs are oldest first (append order).
 pub fn aggregate(decisions: &[Decision], approvals: &[Record]) -> ReportData {
     let mut data = ReportData {
@@ -88,7 +81,7 @@ pub fn aggregate(decisions: &[Decision], approvals: &[Record]) -> ReportData {
     // (session, target) -> (fixed, escalated) for targets blocked at least once.
     let mut blocked: HashMap<(&str, &str), (bool, bool)> = HashMap::new();
     for d in decisions {
-        let day_key = day_of(&d.time);
+        let day_key = crate::clock::day_of(&d.time);
         let (day, latencies) = days.entry(day_key.clone()).or_insert_with(|| {
             (
                 Day {
@@ -171,70 +164,40 @@ pub fn aggregate(decisions: &[Decision], approvals: &[Record]) -> ReportData {
     data
 }
 
+/// The reviewer's part of the page, from the history's one count ([`Figures`]).
 fn approval_figures(data: &mut ReportData, approvals: &[Record]) {
-    let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
-    let mut review_days: BTreeMap<String, (ReviewDay, Vec<f64>)> = BTreeMap::new();
-    for record in approvals {
-        match record {
-            Record::Approval {
-                timestamp,
-                result,
-                stage,
-                infrastructure_failure,
-                duration_seconds,
-                cost_usd,
-                ..
-            } => {
-                data.total_cost_usd += cost_usd;
-                if *stage != Stage::Reviewer {
-                    continue;
-                }
-                let label = if infrastructure_failure.is_some() {
-                    "infrastructure failure"
-                } else {
-                    result.as_str()
-                };
-                *verdicts.entry(label.to_owned()).or_default() += 1;
-                let day_key = day_of(timestamp);
-                let (day, durations) = review_days.entry(day_key.clone()).or_insert_with(|| {
-                    (
-                        ReviewDay {
-                            date: day_key,
-                            ..ReviewDay::default()
-                        },
-                        Vec::new(),
-                    )
-                });
-                day.runs += 1;
-                day.cost_usd += cost_usd;
-                durations.push(*duration_seconds);
-            }
-            Record::Escalation {
-                timestamp,
-                files,
-                attempts,
-                ..
-            } => data.escalations.push(Escalation {
-                time: timestamp.clone(),
-                source: "approval".to_owned(),
-                files: files.clone(),
-                detail: format!("reviewer did not approve after {attempts} attempt(s)"),
-            }),
-            // A person's judgement of a verdict: `stats` counts these.
-            Record::Judgement { .. } => {}
-        }
-    }
-    let mut verdicts: Vec<(String, usize)> = verdicts.into_iter().collect();
+    let figures = Figures::of_records(approvals);
+    data.total_cost_usd += figures.all.cost_usd;
+    let mut verdicts: Vec<(String, usize)> = figures
+        .all
+        .review_outcomes
+        .iter()
+        .map(|(outcome, n)| ((*outcome).to_owned(), *n))
+        .collect();
     verdicts.sort_by_key(|v| std::cmp::Reverse(v.1));
     data.verdicts = verdicts;
-    data.review_days = review_days
-        .into_values()
-        .map(|(mut day, mut durations)| {
+    data.review_days = figures
+        .days
+        .into_iter()
+        .filter(|(_, tally)| tally.reviews > 0)
+        .map(|(date, tally)| {
+            let mut durations = tally.review_durations;
             durations.sort_by(f64::total_cmp);
-            day.median_seconds = durations.get(durations.len() / 2).copied().unwrap_or(0.0);
-            day
+            ReviewDay {
+                date,
+                runs: tally.reviews,
+                cost_usd: tally.review_cost_usd,
+                median_seconds: durations.get(durations.len() / 2).copied().unwrap_or(0.0),
+            }
         })
         .collect();
+    data.escalations
+        .extend(figures.escalations.into_iter().map(|e| Escalation {
+            time: e.timestamp,
+            source: "approval".to_owned(),
+            files: e.files,
+            detail: format!("reviewer did not approve after {} attempt(s)", e.attempts),
+        }));
 }
 
 #[cfg(test)]

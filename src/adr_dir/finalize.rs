@@ -10,13 +10,14 @@
 //!    into place with no-replace semantics), then remove the draft: the move;
 //! 4. rename the temporary INDEX.md into place. If that fails, the draft is
 //!    written back and the target removed, so nothing has moved and INDEX.md is
-//!    untouched;
+//!    untouched; if the draft cannot be written back either, the ADR stays
+//!    moved and the intent stays (below), so the next run adds the row;
 //! 5. record the move in `.helix-gate/finalized.jsonl` ([`super::moves`]).
 //!
 //! Before step 2 the intent is written to the journal ([`super::journal`]) and
-//! after step 5 it is removed, so a finalize killed in between is finished or
-//! undone by the next `finalize` or `doctor`, which also remove the temporary
-//! files it left.
+//! after step 5 it is removed (or on a failure that left nothing changed), so a
+//! finalize killed or failed in between is finished or undone by the next
+//! `finalize` or `doctor`, which also remove the temporary files it left.
 //!
 //! The ADR's front matter is edited as text (one line), never re-serialised, so
 //! the author's formatting and comments stay.
@@ -44,6 +45,9 @@ use crate::rules::{self, WorkTree, across, numbering};
 pub enum Fault {
     /// Replacing INDEX.md fails right after the ADR was moved.
     AfterMove,
+    /// Replacing INDEX.md fails right after the ADR was moved, and so does putting
+    /// the draft back: the ADR stays moved, without its INDEX.md row.
+    Stranded,
     /// The process dies (as by SIGKILL: nothing is cleaned up) after this step.
     Crash(Step),
 }
@@ -415,9 +419,7 @@ fn check_as_written(
     let checked = ws.engine.check_bytes(
         target,
         content.as_bytes().to_vec(),
-        &WorkTree {
-            root: ws.engine.root.as_path(),
-        },
+        &WorkTree::new(ws.engine.root.as_path()),
     );
     let mut report = checked.report;
     draft_display.clone_into(&mut report.path);
@@ -683,18 +685,40 @@ enum Applied {
     TargetExists,
 }
 
+/// Why [`apply_steps`] stopped short of its end.
+struct Stopped {
+    error: anyhow::Error,
+    /// The repository is left between the finalize's two states (the ADR moved
+    /// and not moved back; or a crash was injected): the intent must stay, so
+    /// that the next `finalize` or `doctor` finishes or undoes it.
+    midway: bool,
+}
+
+impl Stopped {
+    /// Nothing was changed, or every change was undone.
+    fn clean(error: impl Into<anyhow::Error>) -> Stopped {
+        Stopped {
+            error: error.into(),
+            midway: false,
+        }
+    }
+}
+
 /// Stop as a killed process would, when `fault` says so at `step`: every
 /// temporary file stays, the intent stays.
 fn crash_at(
     fault: Option<Fault>,
     step: Step,
     index: &mut Option<atomic::Staged>,
-) -> anyhow::Result<()> {
+) -> Result<(), Stopped> {
     if fault == Some(Fault::Crash(step)) {
         if let Some(staged) = index.take() {
             std::mem::forget(staged);
         }
-        bail!("injected crash after {step:?}");
+        return Err(Stopped {
+            error: anyhow::anyhow!("injected crash after {step:?}"),
+            midway: true,
+        });
     }
     Ok(())
 }
@@ -727,18 +751,18 @@ fn apply(root: &Path, plan: &Plan, fault: Option<Fault>) -> anyhow::Result<Appli
         )
     })?;
     let applied = apply_steps(root, plan, &from, fault);
-    // A crash leaves the intent for the next run; every other end is final.
-    let crashed = matches!(fault, Some(Fault::Crash(_)))
-        && applied
-            .as_ref()
-            .is_err_and(|e| e.to_string().starts_with("injected crash"));
-    let recorded = matches!(applied, Ok(Applied::Done(None)));
-    let failed_before_the_move = !matches!(applied, Ok(Applied::Done(_)));
-    if !crashed && (recorded || failed_before_the_move) {
+    // The intent stays for the next run when the repository is left midway, and
+    // when the move was not recorded; every other end is final.
+    let final_state = match &applied {
+        Ok(Applied::Done(record_error)) => record_error.is_none(),
+        Ok(Applied::TargetExists) => true,
+        Err(stopped) => !stopped.midway,
+    };
+    if final_state {
         // Left behind only costs the next run a check.
         let _ = journal::end(root);
     }
-    applied
+    applied.map_err(|stopped| stopped.error)
 }
 
 fn apply_steps(
@@ -746,15 +770,18 @@ fn apply_steps(
     plan: &Plan,
     from: &str,
     fault: Option<Fault>,
-) -> anyhow::Result<Applied> {
+) -> Result<Applied, Stopped> {
     // Dropped without commit on every early return, which removes the temporary file.
     let mut index = match &plan.index_content {
-        Some(content) => Some(atomic::stage(
-            root,
-            &plan.index_path,
-            content.as_bytes(),
-            atomic::Options::DURABLE,
-        )?),
+        Some(content) => Some(
+            atomic::stage(
+                root,
+                &plan.index_path,
+                content.as_bytes(),
+                atomic::Options::DURABLE,
+            )
+            .map_err(Stopped::clean)?,
+        ),
         None => None,
     };
     crash_at(fault, Step::Intent, &mut index)?;
@@ -763,40 +790,48 @@ fn apply_steps(
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             return Ok(Applied::TargetExists);
         }
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(Stopped::clean(e)),
     }
     crash_at(fault, Step::Create, &mut index)?;
     if let Err(e) = std::fs::remove_file(&plan.draft) {
         let _ = std::fs::remove_file(&plan.target);
-        return Err(e).with_context(|| {
-            format!(
-                "cannot remove {} after copying it; nothing was moved",
-                plan.draft_display
-            )
-        });
+        return Err(Stopped::clean(anyhow::Error::new(e).context(format!(
+            "cannot remove {} after copying it; nothing was moved",
+            plan.draft_display
+        ))));
     }
     crash_at(fault, Step::RemoveDraft, &mut index)?;
     // The ADR has moved. From here on a failure must move it back.
     let replaced = match fault {
-        Some(Fault::AfterMove) => Err(std::io::Error::other("injected failure after the move")),
+        Some(Fault::AfterMove | Fault::Stranded) => {
+            Err(std::io::Error::other("injected failure after the move"))
+        }
         _ => index.take().map_or(Ok(()), atomic::Staged::commit),
     };
     if let Err(e) = replaced {
         // Back where it was, as a new file: never through a link put there meanwhile.
         let draft_dir = plan.draft.parent().unwrap_or(Path::new("."));
-        let restored = atomic::create_new(draft_dir, &plan.draft, &plan.original);
+        let restored = match fault {
+            Some(Fault::Stranded) => Err(std::io::Error::other("injected failure to put it back")),
+            _ => atomic::create_new(draft_dir, &plan.draft, &plan.original),
+        };
         return match restored {
             Ok(()) => {
                 let _ = std::fs::remove_file(&plan.target);
-                Err(anyhow::Error::new(e).context(format!(
+                Err(Stopped::clean(anyhow::Error::new(e).context(format!(
                     "cannot update {}; {} was moved back, nothing changed",
                     plan.index_display, plan.draft_display
-                )))
+                ))))
             }
-            Err(restore) => Err(anyhow::Error::new(e).context(format!(
-                "cannot update {}, and cannot move the draft back ({restore}): it is at {}",
-                plan.index_display, plan.target_display
-            ))),
+            // The ADR has moved without its row: the intent stays, and the next
+            // `finalize` or `doctor` adds the row and the record.
+            Err(restore) => Err(Stopped {
+                error: anyhow::Error::new(e).context(format!(
+                    "cannot update {}, and cannot move the draft back ({restore}): it is at {}; the next `helix-gate finalize` or `doctor` adds its row",
+                    plan.index_display, plan.target_display
+                )),
+                midway: true,
+            }),
         };
     }
     crash_at(fault, Step::Index, &mut index)?;

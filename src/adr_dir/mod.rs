@@ -35,22 +35,36 @@ pub struct Workspace {
 impl Workspace {
     /// Load the settings of the repository at `root` and check its ADR directory.
     pub fn open(root: &Path) -> anyhow::Result<Workspace> {
-        let engine = Engine::load(root, None)?;
-        let dir = crate::paths::absolute(&root.join(&engine.settings.adr.directory));
+        let ws = Workspace::of(Engine::load(root, None)?);
+        ws.check_dir()?;
+        Ok(ws)
+    }
+
+    /// The engine's repository and its ADR directory (`adr.directory`), which may not
+    /// exist yet ([`Workspace::check_dir`]).
+    pub fn of(engine: Engine) -> Workspace {
+        let dir = crate::paths::absolute(&engine.root.join(&engine.settings.adr.directory));
+        Workspace { engine, dir }
+    }
+
+    /// `Err` unless the ADR directory is a directory.
+    pub fn check_dir(&self) -> anyhow::Result<()> {
+        let root = &self.engine.root;
+        let dir = &self.dir;
         if dir.exists() && !dir.is_dir() {
             bail!(
                 "the ADR directory {} is not a directory (set adr.directory in config/helix-gate.yaml)",
-                crate::paths::display(root, &dir)
+                crate::paths::display(root, dir)
             );
         }
         if !dir.is_dir() {
             bail!(
                 "no ADR directory: {} does not exist in the repository at {} (create it, or set adr.directory in config/helix-gate.yaml)",
-                crate::paths::display(root, &dir),
+                crate::paths::display(root, dir),
                 root.display()
             );
         }
-        Ok(Workspace { engine, dir })
+        Ok(())
     }
 
     pub fn index_path(&self) -> PathBuf {
@@ -165,18 +179,17 @@ pub fn index_write(root: &Path) -> anyhow::Result<IndexWrite> {
 /// it left in the ADR directory ([`journal::recover`]), under the ADR directory
 /// lock; what was done. Nothing when there is no ADR directory.
 pub fn recover(root: &Path) -> anyhow::Result<Vec<String>> {
-    let engine = Engine::load(root, None)?;
-    let dir = crate::paths::absolute(&root.join(&engine.settings.adr.directory));
-    if !dir.is_dir() {
-        return Ok(Vec::new());
-    }
-    let ws = Workspace { engine, dir };
+    recover_in(&Workspace::of(Engine::load(root, None)?))
+}
+
+/// [`recover`] with the repository's engine loaded already.
+pub fn recover_in(ws: &Workspace) -> anyhow::Result<Vec<String>> {
     // The lock (a file among the ADRs) is taken only when there is something to do.
-    if !journal::pending(&ws) {
+    if !ws.dir.is_dir() || !journal::pending(ws) {
         return Ok(Vec::new());
     }
-    let _lock = lock::Lock::acquire(root, &ws.dir)?;
-    Ok(journal::recover(&ws))
+    let _lock = lock::Lock::acquire(&ws.engine.root, &ws.dir)?;
+    Ok(journal::recover(ws))
 }
 
 /// Repository-wide ADR health: every file's findings and the files that could not be read.
@@ -184,10 +197,9 @@ pub fn recover(root: &Path) -> anyhow::Result<Vec<String>> {
 /// A missing ADR directory is a finding (`adr-directory-missing`), not an
 /// error: doctor's other checks still run and report.
 pub fn doctor(root: &Path) -> anyhow::Result<(Vec<FileReport>, Vec<ReadError>)> {
-    let engine = Engine::load(root, None)?;
-    let dir = crate::paths::absolute(&root.join(&engine.settings.adr.directory));
-    if !dir.is_dir() {
-        return Ok((vec![doctor::missing_directory(root, &dir)], Vec::new()));
+    let ws = Workspace::of(Engine::load(root, None)?);
+    if !ws.dir.is_dir() {
+        return Ok((vec![doctor::missing_directory(root, &ws.dir)], Vec::new()));
     }
-    doctor::run(&Workspace { engine, dir })
+    doctor::run(&ws)
 }

@@ -230,22 +230,13 @@ pub fn make(
                 reason,
             });
         }
-        let text = fill(DRAFT_ID, DRAFT_NUMBER);
         if mode == Mode::Write {
             crate::fs::confine::create_dir_all(&root, &dir)
                 .with_context(|| format!("cannot create {}", show(&dir)))?;
         }
-        let created = create(&root, &path, &text, show(&path), mode)?;
-        return Ok(created.map_or_else(
-            |display| Outcome::Exists { display },
-            |display| Outcome::Created {
-                path: path.clone(),
-                display,
-                place: Place::Session(crate::paths::display(&root, &session)),
-                template: name.clone(),
-                text,
-            },
-        ));
+        let place = Place::Session(crate::paths::display(&root, &session));
+        let text = fill(DRAFT_ID, DRAFT_NUMBER);
+        return create(&root, path, text, &show, place, name, mode);
     }
     numbered(
         &Making {
@@ -317,39 +308,49 @@ fn numbered(making: &Making<'_>, engine: Engine) -> anyhow::Result<Outcome> {
         });
     }
     let text = fill(&id, &number.to_string());
-    let created = create(root, &path, &text, show(&path), mode)?;
-    Ok(created.map_or_else(
-        |display| Outcome::Exists { display },
-        |display| Outcome::Created {
-            path: path.clone(),
-            display,
-            place: Place::AdrDirectory(id.clone()),
-            template: making.template.clone(),
-            text,
-        },
-    ))
+    create(
+        root,
+        path,
+        text,
+        show,
+        Place::AdrDirectory(id),
+        making.template.clone(),
+        mode,
+    )
 }
 
-/// Create `path` with `text`, never over an existing file: `Ok(Ok(display))` when
-/// written, `Ok(Err(display))` when the file exists. A preview writes nothing and
-/// only looks whether something is at `path` already.
+/// Create `path` with `text`, never over an existing file: [`Outcome::Created`], or
+/// [`Outcome::Exists`] when a file is there already. A preview writes nothing and only
+/// looks whether something is at `path` already.
 fn create(
     root: &Path,
-    path: &Path,
-    text: &str,
-    display: String,
+    path: PathBuf,
+    text: String,
+    show: &dyn Fn(&Path) -> String,
+    place: Place,
+    template: String,
     mode: Mode,
-) -> anyhow::Result<Result<String, String>> {
-    if mode == Mode::Preview {
-        return Ok(if std::fs::symlink_metadata(path).is_ok() {
-            Err(display)
-        } else {
-            Ok(display)
-        });
-    }
-    match crate::fs::atomic::create_new(root, path, text.as_bytes()) {
-        Ok(()) => Ok(Ok(display)),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(Err(display)),
+) -> anyhow::Result<Outcome> {
+    let display = show(&path);
+    let written = match mode {
+        Mode::Preview => {
+            if std::fs::symlink_metadata(&path).is_ok() {
+                Err(std::io::ErrorKind::AlreadyExists.into())
+            } else {
+                Ok(())
+            }
+        }
+        Mode::Write => crate::fs::atomic::create_new(root, &path, text.as_bytes()),
+    };
+    match written {
+        Ok(()) => Ok(Outcome::Created {
+            path,
+            display,
+            place,
+            template,
+            text,
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(Outcome::Exists { display }),
         Err(e) => Err(e).with_context(|| format!("cannot write {display}")),
     }
 }

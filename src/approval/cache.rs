@@ -35,7 +35,7 @@ use sha2::{Digest as _, Sha256};
 use super::ResultDocument;
 use super::instructions::{Instructions, VERDICT_SCHEMA};
 use super::signing::SigningKey;
-use super::verdict::Verdict;
+use crate::diagnostic::{Severity, Source};
 use crate::fs::data_dir::{self, CACHE_DIR};
 
 /// Version of the key material; bump when the prompt or the key changes meaning.
@@ -191,16 +191,21 @@ pub fn lookup(
     }
 }
 
-/// Whether a stored verdict is what the confidence gate would decide today:
-/// an approval needs `required_confidence`; an approval the gate turned into
-/// `needs_revision` holds while its confidence stays below it; a verdict the
-/// reviewer itself gave as rejected or `needs_revision` always holds.
+/// Whether a stored verdict is what the confidence gate would decide today
+/// ([`super::verdict::decide`] over the reviewer's own result, its error
+/// findings and its confidence): an approval needs `required_confidence`; an
+/// approval the gate turned into `needs_revision` holds while it has an error
+/// finding or its confidence stays below it; a verdict the reviewer itself gave
+/// as rejected or `needs_revision` always holds.
 pub fn still_holds(document: &ResultDocument, required_confidence: f64) -> bool {
-    match (document.result, document.reviewer_result) {
-        (Verdict::Approved, _) => document.confidence >= required_confidence,
-        (_, Some(Verdict::Approved)) => document.confidence < required_confidence,
-        _ => true,
-    }
+    let errors = document
+        .findings
+        .iter()
+        .filter(|f| f.source == Source::Reviewer && f.severity == Severity::Error)
+        .count();
+    let reviewer = document.reviewer_result.unwrap_or(document.result);
+    super::verdict::decide(reviewer, errors, document.confidence, required_confidence)
+        == document.result
 }
 
 /// Whether `document` is a reviewer's verdict worth keeping: not an
@@ -241,7 +246,9 @@ pub fn store(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::approval::Verdict;
     use crate::approval::instructions::Origin;
+    use crate::diagnostic::Finding;
 
     fn instructions(text: &str) -> Instructions {
         Instructions {
@@ -525,6 +532,26 @@ mod tests {
             Lookup::Hit(_)
         ));
         assert_eq!(lookup(root, "g", 0.5, Some(&signing(1))), Lookup::Miss);
+
+        // An approval the gate downgraded for an error finding holds at any
+        // threshold: its confidence was never the reason (it was a miss, and
+        // every approval of that content paid for a review again).
+        let mut inconsistent =
+            verdict_document(Verdict::NeedsRevision, Some(Verdict::Approved), 0.9);
+        inconsistent.findings.push(
+            Finding::new("conflicts", Severity::Error, "contradicts ADR-002")
+                .from_source(Source::Reviewer),
+        );
+        store(root, "i", &inconsistent, &signing(1)).unwrap();
+        for threshold in [0.5, 0.8, 0.95] {
+            assert!(
+                matches!(
+                    lookup(root, "i", threshold, Some(&signing(1))),
+                    Lookup::Hit(_)
+                ),
+                "{threshold}"
+            );
+        }
     }
 
     #[test]

@@ -16,7 +16,9 @@
 use std::path::Path;
 
 use super::{ADR_TYPE, ApprovalLookup, cache, history};
+use crate::adr_dir::Workspace;
 use crate::adr_dir::finalize::{self, Finalization, Plan};
+use crate::engine::Engine;
 use crate::fs::read::{self, Links};
 
 use super::verdict::Verdict;
@@ -34,25 +36,26 @@ pub struct Finalized {
 const DRAFT_LIMIT: u64 = 16 * 1024 * 1024;
 
 /// Finalize `draft` in the repository at `root`; `force` finalizes a draft
-/// whose latest verdict is `rejected` or `needs_revision`.
+/// whose latest verdict is `rejected` or `needs_revision`. The repository's
+/// engine is loaded once, for the recovery, the verdict's concept, the finalize
+/// and the carried-over approval.
 pub fn run(
     root: &Path,
     draft: &Path,
     options: finalize::Options,
     force: bool,
 ) -> anyhow::Result<Finalized> {
+    let ws = Workspace::of(Engine::load(root, None)?);
     let mut notes = Vec::new();
     if !options.dry_run {
-        notes.extend(crate::adr_dir::recover(root)?);
+        notes.extend(crate::adr_dir::recover_in(&ws)?);
     }
     let path = crate::paths::absolute(draft);
     // An unreadable draft is finalize's to report.
     if let Ok(bytes) = read::regular(&path, DRAFT_LIMIT, Links::Follow) {
         let content = crate::text::hex(&cache::content_digest(&bytes));
         // The concept is part of what was reviewed (as in the cache key).
-        let concept = crate::engine::Engine::load(root, None)
-            .map(|engine| super::inputs::concept_hex(&engine, ADR_TYPE, &path, &bytes))
-            .unwrap_or_default();
+        let concept = super::inputs::concept_hex(&ws.engine, ADR_TYPE, &path, &bytes);
         let latest = history::latest_verdict(&history::read(root), ADR_TYPE, &content, &concept);
         if let Some(latest) = latest {
             let verdict = latest.judgement.unwrap_or(latest.result);
@@ -84,9 +87,10 @@ pub fn run(
             }
         }
     }
-    let finalization = finalize::run_in(root, draft, options)?;
+    ws.check_dir()?;
+    let finalization = finalize::run(&ws, draft, options)?;
     if let Finalization::Finalized(plan) = &finalization {
-        notes.extend(carry_over(root, plan));
+        notes.extend(carry_over(root, &ws.engine, plan));
         notes.extend(record_move(plan));
     }
     Ok(Finalized {
@@ -112,18 +116,17 @@ fn record_move(plan: &Plan) -> Option<String> {
 /// Sign the draft's cached `approved` verdict for the finalized content. Any
 /// problem only means there is nothing to carry over (the file then needs a
 /// review like any other); a note says so when an approval was lost.
-fn carry_over(root: &Path, plan: &Plan) -> Option<String> {
+fn carry_over(root: &Path, engine: &Engine, plan: &Plan) -> Option<String> {
     let lookup = ApprovalLookup::load(root, ADR_TYPE)?;
     // The concept is part of the key; finalize may rewrite the `concept:` path
     // for the new folder, so each content resolves it from its own place.
-    let engine = crate::engine::Engine::load(root, None).ok()?;
     // Only an approval is carried over (a forced finalize of a rejected draft must
     // not look approved, nor be re-reviewed for free as if it were).
-    let document = lookup.approval(&lookup.key(&engine, &plan.draft, plan.original()))?;
+    let document = lookup.approval(&lookup.key(engine, &plan.draft, plan.original()))?;
     let target = &plan.target_display;
     Some(
         match lookup.store(
-            &lookup.key(&engine, &plan.target, plan.content().as_bytes()),
+            &lookup.key(engine, &plan.target, plan.content().as_bytes()),
             &document,
         ) {
             Ok(()) => format!(

@@ -338,74 +338,9 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// Summarize the history.
+/// Summarize the history ([`super::numbers::Figures::summary`]).
 pub fn summarize(history: &History) -> HistorySummary {
-    let mut s = HistorySummary {
-        skipped_lines: history.skipped,
-        ..HistorySummary::default()
-    };
-    let records = &history.records;
-    let mut durations = Vec::new();
-    for record in records {
-        match record {
-            Record::Approval {
-                result,
-                stage,
-                infrastructure_failure,
-                duration_seconds,
-                cost_usd,
-                ..
-            } => {
-                s.count += 1;
-                match result {
-                    Verdict::Approved => s.approved += 1,
-                    Verdict::Rejected => s.rejected += 1,
-                    Verdict::NeedsRevision => s.needs_revision += 1,
-                }
-                match stage {
-                    Stage::Deterministic => s.deterministic_rejections += 1,
-                    Stage::Cache => s.cache_hits += 1,
-                    Stage::Reviewer => {
-                        s.reviewer_runs += 1;
-                        durations.push(*duration_seconds);
-                    }
-                }
-                if infrastructure_failure.is_some() {
-                    s.infrastructure_failures += 1;
-                }
-                if cost_usd.is_finite() {
-                    s.total_cost_usd += cost_usd;
-                }
-            }
-            Record::Escalation { .. } => s.escalations += 1,
-            Record::Judgement { .. } => {}
-        }
-    }
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "record counts stay far below 2^52, where f64 is exact"
-    )]
-    if s.count > 0 {
-        s.approval_rate = Some(s.approved as f64 / s.count as f64);
-    }
-    #[expect(
-        clippy::cast_precision_loss,
-        reason = "record counts stay far below 2^52, where f64 is exact"
-    )]
-    if s.reviewer_runs > 0 {
-        s.mean_cost_usd = Some(s.total_cost_usd / s.reviewer_runs as f64);
-    }
-    durations.retain(|d| d.is_finite());
-    durations.sort_by(f64::total_cmp);
-    if !durations.is_empty() {
-        let mid = durations.len() / 2;
-        s.median_duration_seconds = Some(if durations.len() % 2 == 0 {
-            f64::midpoint(durations[mid - 1], durations[mid])
-        } else {
-            durations[mid]
-        });
-    }
-    s
+    super::numbers::Figures::of(history).summary()
 }
 
 #[cfg(test)]

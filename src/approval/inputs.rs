@@ -143,7 +143,7 @@ pub(super) fn deterministic(
         let (reports, _) = engine.check_sources(
             &adrs,
             |f| Ok((f.path.clone(), f.bytes.clone())),
-            &crate::rules::WorkTree { root: &engine.root },
+            &crate::rules::WorkTree::new(&engine.root),
             adrs.len() > 1,
         );
         for report in reports {

@@ -26,8 +26,7 @@
 //! gate ([`approve`], [`settings()`], [`Approval::feedback`],
 //! [`record_escalation`]), the git pre-commit hook ([`ApprovalLookup`]),
 //! `helix-gate finalize` ([`finalize`]), `helix-gate approve --override`
-//! ([`judgement`]) and `helix-gate stats` ([`history_summary`],
-//! [`reviewer_numbers`]).
+//! ([`judgement`]) and `helix-gate stats` ([`history_figures`]).
 
 pub mod cache;
 pub mod claude;
@@ -537,17 +536,25 @@ pub fn reviewer_check(root: &Path, name: &str) -> Option<(String, String)> {
     })
 }
 
+/// `.helix-gate/approvals.jsonl` read and counted once ([`numbers::Figures`]):
+/// the counts of `stats` ([`numbers::Figures::summary`]) and the reviewer's numbers
+/// ([`numbers::Figures::numbers`]). Empty when there is none; damaged lines are
+/// skipped and counted.
+pub fn history_figures(root: &Path) -> numbers::Figures {
+    numbers::Figures::of(&history::read(root))
+}
+
 /// Counts over `.helix-gate/approvals.jsonl` (empty when there is none;
 /// damaged lines are skipped and counted in `skipped_lines`).
 pub fn history_summary(root: &Path) -> HistorySummary {
-    history::summarize(&history::read(root))
+    history_figures(root).summary()
 }
 
 /// The reviewer's numbers over `.helix-gate/approvals.jsonl`: per file and
 /// session, latency, cost, and false positives/negatives against people's
 /// judgements ([`numbers`]).
 pub fn reviewer_numbers(root: &Path) -> numbers::Numbers {
-    numbers::numbers(&history::read(root))
+    history_figures(root).numbers()
 }
 
 /// Record that the Stop gate escalated `files` to a human after `attempts`
@@ -640,14 +647,22 @@ pub fn approve(
     }
 
     // 3. One reviewer per content: an approval of the same content under way is
-    // waited for, and its verdict read from the cache.
+    // waited for, and its verdict read from the cache. The cache is read again
+    // also when the lock came at once: another approval may have finished between
+    // the look above and the lock.
     let _reviewing = if options.no_cache {
         None
     } else {
         let (lock, waited) = reviewing_lock(root, &keys.all, type_settings.timeout, options);
-        if waited && let Some(document) = request.cached(&keys, &mut notes) {
+        // (Notes of a second miss would repeat the first look's.)
+        if let Some(document) = request.cached(&keys, &mut Vec::new()) {
             notes.push(
-                "another approval of this content was under way; its verdict is used".to_owned(),
+                if waited {
+                    "another approval of this content was under way; its verdict is used"
+                } else {
+                    "another approval of this content finished meanwhile; its verdict is used"
+                }
+                .to_owned(),
             );
             return request.finish(Conclusion::unrecorded(document, true, notes));
         }

@@ -14,13 +14,263 @@
 //!
 //! One approval counts once, with the last judgement recorded for it; a cache
 //! hit carries its original approval's id, so judging it judges that one.
+//!
+//! The history is counted in one pass, [`Figures`]: every approval into one
+//! [`Tally`] for the whole history, one per file, one per session and one per
+//! day. `stats` shows its counts ([`Figures::summary`]) and these numbers
+//! ([`Figures::numbers`]), and `helix-gate report` its reviews per day, from the
+//! same figures.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::history::{History, Record, Stage};
+use super::history::{History, HistorySummary, Record, Stage};
 use super::verdict::Verdict;
+
+/// The figures of a set of approvals: the whole history's, or one file's, one
+/// session's, one day's.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tally {
+    /// Approvals of every stage.
+    pub count: usize,
+    pub approved: usize,
+    pub rejected: usize,
+    pub needs_revision: usize,
+    /// Approvals that started a reviewer.
+    pub reviews: usize,
+    /// Approvals answered from the cache.
+    pub cache_hits: usize,
+    /// Approvals the deterministic checks decided (no reviewer, no cost).
+    pub deterministic: usize,
+    /// Approvals whose reviewer gave no usable verdict (timeout, crash, ...).
+    pub infrastructure_failures: usize,
+    /// The reviews by how they ended: their verdict, or `infrastructure failure`.
+    pub review_outcomes: BTreeMap<&'static str, usize>,
+    /// What the approvals cost (of an approval of several files, a file's tally
+    /// holds its even share).
+    pub cost_usd: f64,
+    /// What the reviews cost, and the most one cost.
+    pub review_cost_usd: f64,
+    pub max_review_cost_usd: Option<f64>,
+    /// How long each review took, in the order they were recorded.
+    pub review_durations: Vec<f64>,
+}
+
+impl Tally {
+    fn add(&mut self, result: Verdict, stage: Stage, failed: bool, duration: f64, cost: f64) {
+        self.count += 1;
+        match result {
+            Verdict::Approved => self.approved += 1,
+            Verdict::Rejected => self.rejected += 1,
+            Verdict::NeedsRevision => self.needs_revision += 1,
+        }
+        if failed {
+            self.infrastructure_failures += 1;
+        }
+        self.cost_usd += cost;
+        match stage {
+            Stage::Reviewer => {
+                self.reviews += 1;
+                let outcome = if failed {
+                    "infrastructure failure"
+                } else {
+                    result.as_str()
+                };
+                *self.review_outcomes.entry(outcome).or_default() += 1;
+                self.review_cost_usd += cost;
+                self.max_review_cost_usd =
+                    Some(self.max_review_cost_usd.map_or(cost, |m| m.max(cost)));
+                if duration.is_finite() {
+                    self.review_durations.push(duration);
+                }
+            }
+            Stage::Cache => self.cache_hits += 1,
+            Stage::Deterministic => self.deterministic += 1,
+        }
+    }
+}
+
+/// An escalation of the Stop gate, as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Escalated {
+    pub timestamp: String,
+    pub files: Vec<String>,
+    /// Failed reviews before the escalation.
+    pub attempts: u32,
+}
+
+/// The approval history counted once: what `stats` and `report` show.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Figures {
+    pub all: Tally,
+    /// By repository-relative path.
+    pub files: BTreeMap<String, Tally>,
+    /// By Claude Code session ([`NO_SESSION`] outside one).
+    pub sessions: BTreeMap<String, Tally>,
+    /// By the day of the approval's time stamp (`2026-11-23`, or `unknown`).
+    pub days: BTreeMap<String, Tally>,
+    /// Approval id -> (the reviewer's verdict, the person's judgement); the last one wins.
+    pub judged: BTreeMap<String, (Verdict, Verdict)>,
+    /// In the order recorded.
+    pub escalations: Vec<Escalated>,
+    /// Damaged lines of the history that were skipped.
+    pub skipped: usize,
+}
+
+impl Figures {
+    /// Count `history`.
+    pub fn of(history: &History) -> Figures {
+        Figures {
+            skipped: history.skipped,
+            ..Figures::of_records(&history.records)
+        }
+    }
+
+    /// Count `records` (oldest first).
+    pub fn of_records(records: &[Record]) -> Figures {
+        let mut figures = Figures::default();
+        for record in records {
+            match record {
+                Record::Approval {
+                    timestamp,
+                    files: runs,
+                    result,
+                    stage,
+                    infrastructure_failure,
+                    duration_seconds,
+                    cost_usd,
+                    session,
+                    ..
+                } => {
+                    let cost = if cost_usd.is_finite() { *cost_usd } else { 0.0 };
+                    let failed = infrastructure_failure.is_some();
+                    let add = |tally: &mut Tally, cost: f64| {
+                        tally.add(*result, *stage, failed, *duration_seconds, cost);
+                    };
+                    add(&mut figures.all, cost);
+                    #[expect(
+                        clippy::cast_precision_loss,
+                        reason = "a handful of files per approval"
+                    )]
+                    let share = cost / runs.len().max(1) as f64;
+                    for run in runs {
+                        add(figures.files.entry(run.path.clone()).or_default(), share);
+                    }
+                    let session = session.as_deref().unwrap_or(NO_SESSION);
+                    add(
+                        figures.sessions.entry(session.to_owned()).or_default(),
+                        cost,
+                    );
+                    add(
+                        figures
+                            .days
+                            .entry(crate::clock::day_of(timestamp))
+                            .or_default(),
+                        cost,
+                    );
+                }
+                Record::Judgement {
+                    approval_id,
+                    verdict,
+                    judgement,
+                    ..
+                } => {
+                    figures
+                        .judged
+                        .insert(approval_id.clone(), (*verdict, *judgement));
+                }
+                Record::Escalation {
+                    timestamp,
+                    files,
+                    attempts,
+                    ..
+                } => figures.escalations.push(Escalated {
+                    timestamp: timestamp.clone(),
+                    files: files.clone(),
+                    attempts: *attempts,
+                }),
+            }
+        }
+        figures
+    }
+
+    /// The counts `stats` shows first.
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "record counts stay far below 2^52, where f64 is exact"
+    )]
+    pub fn summary(&self) -> HistorySummary {
+        let all = &self.all;
+        let mut durations = all.review_durations.clone();
+        durations.sort_by(f64::total_cmp);
+        HistorySummary {
+            count: all.count,
+            approved: all.approved,
+            rejected: all.rejected,
+            needs_revision: all.needs_revision,
+            approval_rate: (all.count > 0).then(|| all.approved as f64 / all.count as f64),
+            reviewer_runs: all.reviews,
+            cache_hits: all.cache_hits,
+            deterministic_rejections: all.deterministic,
+            infrastructure_failures: all.infrastructure_failures,
+            median_duration_seconds: median(&durations),
+            total_cost_usd: all.cost_usd,
+            mean_cost_usd: (all.reviews > 0).then(|| all.cost_usd / all.reviews as f64),
+            escalations: self.escalations.len(),
+            skipped_lines: self.skipped,
+        }
+    }
+
+    /// The reviewer's numbers `stats` shows after the counts.
+    pub fn numbers(&self) -> Numbers {
+        let rows = |tallies: &BTreeMap<String, Tally>| -> Vec<Row> {
+            tallies
+                .iter()
+                .map(|(name, tally)| {
+                    let (p50, p95) = percentiles(&mut tally.review_durations.clone());
+                    Row {
+                        name: name.clone(),
+                        reviews: tally.reviews,
+                        cache_hits: tally.cache_hits,
+                        approved: tally.approved,
+                        rejected: tally.rejected,
+                        needs_revision: tally.needs_revision,
+                        cost_usd: tally.review_cost_usd,
+                        p50_duration_seconds: p50,
+                        p95_duration_seconds: p95,
+                    }
+                })
+                .collect()
+        };
+        let all = &self.all;
+        let (p50, p95) = percentiles(&mut all.review_durations.clone());
+        Numbers {
+            p50_duration_seconds: p50,
+            p95_duration_seconds: p95,
+            #[expect(
+                clippy::cast_precision_loss,
+                reason = "review counts stay far below 2^52, where f64 is exact"
+            )]
+            mean_cost_usd: (all.reviews > 0).then(|| all.review_cost_usd / all.reviews as f64),
+            max_cost_usd: all.max_review_cost_usd,
+            judgements: judgements(self.judged.values().copied()),
+            files: rows(&self.files),
+            sessions: rows(&self.sessions),
+            targets: Some(TARGETS),
+        }
+    }
+}
+
+/// The median of sorted `values` (the mean of the middle two of an even count).
+fn median(sorted: &[f64]) -> Option<f64> {
+    let mid = sorted.len() / 2;
+    match sorted.len() {
+        0 => None,
+        n if n % 2 == 0 => Some(f64::midpoint(sorted[mid - 1], sorted[mid])),
+        _ => Some(sorted[mid]),
+    }
+}
 
 /// The seeds' success metrics (Freigabe-Konzept 8.4).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -59,8 +309,6 @@ pub struct Row {
     /// Latency of the reviews (nearest rank).
     pub p50_duration_seconds: Option<f64>,
     pub p95_duration_seconds: Option<f64>,
-    #[serde(skip)]
-    durations: Vec<f64>,
 }
 
 /// The reviewer against people's judgements.
@@ -100,112 +348,7 @@ pub const NO_SESSION: &str = "-";
 
 /// The numbers of `history`.
 pub fn numbers(history: &History) -> Numbers {
-    let mut files: BTreeMap<String, Row> = BTreeMap::new();
-    let mut sessions: BTreeMap<String, Row> = BTreeMap::new();
-    let mut durations = Vec::new();
-    let mut max_cost: Option<f64> = None;
-    let mut review_costs = Vec::new();
-    // approval id -> (the reviewer's verdict, the person's judgement); last one wins.
-    let mut judged: BTreeMap<&str, (Verdict, Verdict)> = BTreeMap::new();
-    for record in &history.records {
-        match record {
-            Record::Approval {
-                files: runs,
-                result,
-                stage,
-                duration_seconds,
-                cost_usd,
-                session,
-                ..
-            } => {
-                let reviewed = *stage == Stage::Reviewer;
-                let cost = if cost_usd.is_finite() { *cost_usd } else { 0.0 };
-                if reviewed {
-                    if duration_seconds.is_finite() {
-                        durations.push(*duration_seconds);
-                    }
-                    max_cost = Some(max_cost.map_or(cost, |m: f64| m.max(cost)));
-                    review_costs.push(cost);
-                }
-                #[expect(
-                    clippy::cast_precision_loss,
-                    reason = "a handful of files per approval"
-                )]
-                let share = cost / runs.len().max(1) as f64;
-                let session = session.as_deref().unwrap_or(NO_SESSION);
-                for run in runs {
-                    files.entry(run.path.clone()).or_default().add(
-                        *result,
-                        *stage,
-                        *duration_seconds,
-                        share,
-                    );
-                }
-                sessions.entry(session.to_owned()).or_default().add(
-                    *result,
-                    *stage,
-                    *duration_seconds,
-                    cost,
-                );
-            }
-            Record::Judgement {
-                approval_id,
-                verdict,
-                judgement,
-                ..
-            } => {
-                judged.insert(approval_id, (*verdict, *judgement));
-            }
-            Record::Escalation { .. } => {}
-        }
-    }
-    let finish = |rows: BTreeMap<String, Row>| -> Vec<Row> {
-        rows.into_iter()
-            .map(|(name, mut row)| {
-                row.name = name;
-                (row.p50_duration_seconds, row.p95_duration_seconds) =
-                    percentiles(&mut row.durations);
-                row
-            })
-            .collect()
-    };
-    let (p50, p95) = percentiles(&mut durations);
-    Numbers {
-        p50_duration_seconds: p50,
-        p95_duration_seconds: p95,
-        #[expect(
-            clippy::cast_precision_loss,
-            reason = "review counts stay far below 2^52, where f64 is exact"
-        )]
-        mean_cost_usd: (!review_costs.is_empty())
-            .then(|| review_costs.iter().sum::<f64>() / review_costs.len() as f64),
-        max_cost_usd: max_cost,
-        judgements: judgements(judged.values().copied()),
-        files: finish(files),
-        sessions: finish(sessions),
-        targets: Some(TARGETS),
-    }
-}
-
-impl Row {
-    fn add(&mut self, result: Verdict, stage: Stage, duration: f64, cost: f64) {
-        match stage {
-            Stage::Reviewer => {
-                self.reviews += 1;
-                self.cost_usd += cost;
-                if duration.is_finite() {
-                    self.durations.push(duration);
-                }
-            }
-            Stage::Cache => self.cache_hits += 1,
-            Stage::Deterministic => {}
-        }
-        match result {
-            Verdict::Approved => self.approved += 1,
-            Verdict::Rejected => self.rejected += 1,
-            Verdict::NeedsRevision => self.needs_revision += 1,
-        }
-    }
+    Figures::of(history).numbers()
 }
 
 fn judgements(pairs: impl Iterator<Item = (Verdict, Verdict)>) -> Judgements {

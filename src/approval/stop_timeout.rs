@@ -1,7 +1,7 @@
 //! What the Stop hook's timeout must be for the approval settings, and
 //! `doctor`'s check of the timeouts actually installed.
 //!
-//! `install claude` registers the Stop hook with [`needed_s`]; the hook keeps
+//! `install claude` and `install codex` register the Stop hook with [`needed_s`]; the hook keeps
 //! its one deadline below the timeout it finds installed (`hook::reviews`).
 //! A timeout installed before `timeout` was raised in config/approvals.yaml
 //! leaves reviews too little time: [`doctor_reports`] says so.
@@ -13,6 +13,17 @@ use crate::install::claude as installed;
 
 use super::settings;
 
+/// Where a Stop hook entry was registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Registered {
+    /// A Claude Code settings file (`install claude`).
+    Claude,
+    /// A Codex hooks file (`install codex`).
+    Codex,
+    /// The Claude Code plugin's `hooks/hooks.json` (a fixed timeout).
+    Plugin,
+}
+
 /// The Stop timeout (seconds) the approval settings of `root` need; `None`
 /// when they cannot be read (the configuration error is reported elsewhere).
 pub fn needed_s(root: &Path) -> Option<u64> {
@@ -22,7 +33,8 @@ pub fn needed_s(root: &Path) -> Option<u64> {
     ))
 }
 
-/// One report per settings file whose helix-gate Stop hook has a timeout
+/// One report per settings file (Claude Code's, Codex's hooks files) whose
+/// helix-gate Stop hook has a timeout
 /// below [`needed_s`] (warnings, rule `stop-timeout`); with `CLAUDE_PLUGIN_ROOT`
 /// set (doctor run as, or pointed at, the Claude Code plugin), also the
 /// plugin's `hooks/hooks.json`.
@@ -38,19 +50,28 @@ pub fn doctor_reports_with(root: &Path, plugin_root: Option<&Path>) -> Vec<FileR
     };
     let settings_files = installed::installed_stop_timeouts(root)
         .into_iter()
-        .map(|(file, seconds)| (file, seconds, false));
+        .map(|(file, seconds)| (file, seconds, Registered::Claude));
+    let codex_files = crate::install::codex::installed_stop_timeouts(root)
+        .into_iter()
+        .map(|(file, seconds)| (file, seconds, Registered::Codex));
     let plugin_files = plugin_root
         .map(installed::plugin_stop_timeouts)
         .unwrap_or_default()
         .into_iter()
-        .map(|(file, seconds)| (file, seconds, true));
+        .map(|(file, seconds)| (file, seconds, Registered::Plugin));
     settings_files
+        .chain(codex_files)
         .chain(plugin_files)
         .filter(|(_, seconds, _)| *seconds < needed)
-        .map(|(file, seconds, plugin)| {
+        .map(|(file, seconds, registered)| {
             let path = crate::paths::display(root, &file);
             let margin = installed::STOP_TIMEOUT_MARGIN_S;
-            let (message, hint) = if plugin {
+            let install = if registered == Registered::Codex {
+                "codex"
+            } else {
+                "claude"
+            };
+            let (message, hint) = if registered == Registered::Plugin {
                 (
                     format!(
                         "the helix-gate plugin's Stop hook has a fixed timeout of {seconds} s (its hooks/hooks.json), but config/approvals.yaml needs {needed} s (the longest enabled approval timeout plus {margin} s); reviews that need longer are stopped at the hook's deadline"
@@ -65,7 +86,7 @@ pub fn doctor_reports_with(root: &Path, plugin_root: Option<&Path>) -> Vec<FileR
                     format!(
                         "helix-gate's Stop hook has a timeout of {seconds} s, but config/approvals.yaml needs {needed} s (the longest enabled approval timeout plus {margin} s); reviews that need longer are stopped at the hook's deadline"
                     ),
-                    "run `helix-gate install claude` again (same --scope) to set the Stop timeout from config/approvals.yaml".to_owned(),
+                    format!("run `helix-gate install {install}` again (same --scope) to set the Stop timeout from config/approvals.yaml"),
                 )
             };
             FileReport {
@@ -111,6 +132,24 @@ mod tests {
         let finding = &reports[0].findings[0];
         assert_eq!(finding.rule, "stop-timeout");
         assert!(finding.message.contains("360 s") && finding.message.contains("960 s"));
+        // A Codex registration is checked the same way.
+        std::fs::create_dir_all(root.join(".codex")).unwrap();
+        std::fs::write(
+            root.join(".codex/hooks.json"),
+            format!(r#"{{"hooks": {{"Stop": [{{"hooks": [{{"type": "command", "command": "helix-gate hook --agent codex", "timeout": 90, "statusMessage": "{marker}"}}]}}]}}}}"#),
+        )
+        .unwrap();
+        let codex: Vec<_> = doctor_reports(root)
+            .into_iter()
+            .filter(|r| r.path == ".codex/hooks.json")
+            .collect();
+        assert_eq!(codex.len(), 1, "{codex:?}");
+        assert!(
+            codex[0].findings[0]
+                .hint
+                .as_deref()
+                .is_some_and(|h| h.contains("helix-gate install codex"))
+        );
         std::fs::write(root.join("config/approvals.yaml"), "").unwrap();
         assert!(
             doctor_reports(root)

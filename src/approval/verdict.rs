@@ -17,6 +17,13 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// A verdict as written (`approved`, `rejected`, `needs_revision`).
+    pub fn parse(text: &str) -> Option<Self> {
+        [Verdict::Approved, Verdict::Rejected, Verdict::NeedsRevision]
+            .into_iter()
+            .find(|v| v.as_str() == text)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Approved => "approved",
@@ -106,10 +113,27 @@ pub fn parse(value: &serde_json::Value) -> Result<ReviewerVerdict, InvalidVerdic
     })
 }
 
-/// The final verdict after helix-gate's own rules, and the findings that
-/// explain any change:
+/// helix-gate's own rules over the reviewer's `result`, given its number of
+/// `error` findings and its confidence (the one place they are decided, for a
+/// new verdict by [`gate`] and for a cached one by the cache's `still_holds`):
 /// - `approved` with an `error` finding is inconsistent → `needs_revision`;
-/// - `approved` below `required_confidence` → `needs_revision`.
+/// - `approved` below `required_confidence` → `needs_revision`;
+/// - any other verdict stands.
+pub fn decide(
+    result: Verdict,
+    errors: usize,
+    confidence: f64,
+    required_confidence: f64,
+) -> Verdict {
+    if result == Verdict::Approved && (errors > 0 || confidence < required_confidence) {
+        Verdict::NeedsRevision
+    } else {
+        result
+    }
+}
+
+/// The final verdict after helix-gate's own rules ([`decide`]), and the
+/// findings that explain any change.
 pub fn gate(verdict: &ReviewerVerdict, required_confidence: f64) -> (Verdict, Vec<Finding>) {
     let mut added = Vec::new();
     if verdict.result != Verdict::Approved {
@@ -145,11 +169,15 @@ pub fn gate(verdict: &ReviewerVerdict, required_confidence: f64) -> (Verdict, Ve
             .from_source(Source::HelixGate),
         );
     }
-    if added.is_empty() {
-        (Verdict::Approved, added)
-    } else {
-        (Verdict::NeedsRevision, added)
-    }
+    (
+        decide(
+            verdict.result,
+            errors,
+            verdict.confidence,
+            required_confidence,
+        ),
+        added,
+    )
 }
 
 #[cfg(test)]

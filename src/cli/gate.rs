@@ -8,7 +8,7 @@ use clap::Args;
 
 use super::terminal::{current_root, print, use_color};
 use super::{ExitStatus, ReportFormat};
-use crate::gate::{gate_from_fields, run_gate, run_phase};
+use crate::gate::{run_given, run_phase};
 use crate::render::gate::{self as gate_render, Outcome, gate_json, phase_json};
 use crate::yaml::Value;
 
@@ -95,7 +95,10 @@ pub(super) fn run(args: GateArgs) -> anyhow::Result<ExitStatus> {
         (!items.is_empty()).then(|| Value::Sequence(items.into_iter().map(Value::from).collect()))
     };
     let text = |item: Option<String>| item.map(Value::from);
-    let gate = gate_from_fields(
+    let base = crate::paths::absolute(std::path::Path::new("."));
+    let result = run_given(
+        &root,
+        &base,
         &kind,
         &[
             ("file", list(args.file)),
@@ -107,8 +110,6 @@ pub(super) fn run(args: GateArgs) -> anyhow::Result<ExitStatus> {
             ("result_file", text(args.result_file)),
         ],
     );
-    let base = crate::paths::absolute(std::path::Path::new("."));
-    let result = run_gate(&root, &base, &gate, &[]);
     match args.format {
         ReportFormat::Json => print(&gate_json(&result))?,
         ReportFormat::Human => print(&gate_render::human(&result, use_color()))?,

@@ -1,19 +1,23 @@
-//! `hook`: answer Claude Code with exactly one JSON object on stdout, or nothing;
-//! notes for the person go to stderr, which Claude Code never shows the model.
+//! `hook`: answer the agent (Claude Code, Codex CLI) with exactly one JSON object
+//! on stdout, or nothing; notes for the person go to stderr, which neither agent
+//! shows the model.
 
 use std::io::Write as _;
 
-use super::ExitStatus;
+use super::{AgentArg, ExitStatus};
 
-/// Run the hook and print its answer. Always exit 0: Claude Code reads the
+/// Run `agent`'s hook and print its answer. Always exit 0: the agent reads the
 /// decision from stdout, and a non-zero exit would only mean "proceed".
 /// `user_scope`: registered for every session on the machine (`--scope user`).
-pub fn run(user_scope: bool) -> ExitStatus {
-    let answer = crate::hook::run_registered(if user_scope {
-        crate::hook::project::Registration::User
-    } else {
-        crate::hook::project::Registration::Repository
-    });
+pub fn run(user_scope: bool, agent: AgentArg) -> ExitStatus {
+    let answer = crate::hook::run_registered(
+        if user_scope {
+            crate::hook::project::Registration::User
+        } else {
+            crate::hook::project::Registration::Repository
+        },
+        agent.into(),
+    );
     {
         let mut stderr = std::io::stderr().lock();
         for note in &answer.notes {

@@ -1,12 +1,32 @@
-//! `install` and `uninstall`: register helix-gate as a Claude Code hook or a
-//! git pre-commit hook, and remove exactly that again.
+//! `install` and `uninstall`: register helix-gate as a Claude Code or Codex CLI
+//! hook or a git pre-commit hook, and remove exactly that again.
 
 use std::fmt::Write as _;
 
 use super::terminal::{current_root, print, print_stderr};
 use super::{ExitStatus, InstallTarget, Scope};
 use crate::install::claude;
+use crate::install::codex;
+use crate::install::codex_config::{CodexConfig, TRUSTED, project_key};
 use crate::install::git::{self, HOOK, Installed, LOCAL, Uninstalled};
+
+/// What `install codex` may record for the person in Codex's config.toml, only
+/// when asked (`--trust-hooks`, `--trust-project`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Trust {
+    pub(super) hooks: bool,
+    pub(super) project: bool,
+}
+
+fn codex_scope(scope: Scope) -> anyhow::Result<codex::Scope> {
+    match scope {
+        Scope::Project => Ok(codex::Scope::Project),
+        Scope::User => Ok(codex::Scope::User),
+        Scope::Local => anyhow::bail!(
+            "Codex CLI has no local settings file: use --scope project (.codex/hooks.json) or --scope user ($CODEX_HOME/hooks.json)"
+        ),
+    }
+}
 
 fn scope(scope: Scope) -> claude::Scope {
     match scope {
@@ -16,8 +36,12 @@ fn scope(scope: Scope) -> claude::Scope {
     }
 }
 
-pub(super) fn install(target: InstallTarget, s: Scope) -> anyhow::Result<ExitStatus> {
+pub(super) fn install(target: InstallTarget, s: Scope, trust: Trust) -> anyhow::Result<ExitStatus> {
+    if target != InstallTarget::Codex && (trust.hooks || trust.project) {
+        anyhow::bail!("--trust-hooks and --trust-project are for `install codex` only");
+    }
     match target {
+        InstallTarget::Codex => install_codex(codex_scope(s)?, trust)?,
         InstallTarget::Claude => {
             let root = current_root();
             // The Stop hook runs the reviewers: its timeout follows config/approvals.yaml.
@@ -72,6 +96,84 @@ pub(super) fn install(target: InstallTarget, s: Scope) -> anyhow::Result<ExitSta
     Ok(ExitStatus::Success)
 }
 
+/// `install codex`: register the hook, then record what was asked for and say
+/// what Codex still needs before it runs the hook.
+fn install_codex(scope: codex::Scope, trust: Trust) -> anyhow::Result<()> {
+    let root = current_root();
+    let longest = crate::approval::settings(&root)?.longest_enabled_timeout();
+    let stop_timeout = claude::stop_timeout_s(longest);
+    let installed = codex::install(&root, scope, stop_timeout)?;
+    let events: Vec<&str> = installed.reviews.iter().map(|r| r.event.as_str()).collect();
+    let mut text = format!(
+        "helix-gate hook registered for Codex CLI in {} ({}; PreToolUse and PostToolUse on {})\nStop timeout: {stop_timeout} s (from config/approvals.yaml)\n",
+        installed.path.display(),
+        events.join(", "),
+        codex::TOOL_MATCHER
+    );
+    let mut config = CodexConfig::load()?;
+    let mut changed = false;
+    if trust.hooks {
+        let added = config.record_reviews(&installed.reviews)?;
+        changed |= added > 0;
+        let _ = writeln!(
+            text,
+            "recorded Codex's review of {added} helix-gate hook(s) in {} (--trust-hooks)",
+            config.path.display()
+        );
+    }
+    if trust.project && config.trust_project(&root)? {
+        changed = true;
+        let _ = writeln!(
+            text,
+            "marked {} trusted in {} (--trust-project)",
+            project_key(&root),
+            config.path.display()
+        );
+    }
+    if changed {
+        config.save(&codex::user_area()?)?;
+    }
+    // What Codex still needs: both gates skip hooks without a word.
+    let mut needs = Vec::new();
+    if scope == codex::Scope::Project && config.project_trust(&root).as_deref() != Some(TRUSTED) {
+        needs.push(format!(
+            "- trust this project: Codex ignores .codex/ in an untrusted project. Add to {}:\n    [projects.\"{}\"]\n    trust_level = \"trusted\"\n  or run `codex exec --trust` once here (or `helix-gate install codex --trust-project`)",
+            config.path.display(),
+            project_key(&root)
+        ));
+    }
+    let unreviewed = installed
+        .reviews
+        .iter()
+        .filter(|r| !config.is_reviewed(r))
+        .count();
+    if unreviewed > 0 {
+        needs.push(format!(
+            "- review the hooks: Codex runs a hook only after the person reviewed it ({unreviewed} of {} not reviewed). The Codex TUI asks at startup (\"Hooks need review\"); `codex exec` skips them silently. Or record the review with `helix-gate install codex{} --trust-hooks`, which writes their `trusted_hash` into [hooks.state.\"{}:...\"] of {}. A changed command (a new helix-gate path) needs a new review",
+            installed.reviews.len(),
+            if scope == codex::Scope::User { " --scope user" } else { "" },
+            installed.path.display(),
+            config.path.display()
+        ));
+    }
+    if needs.is_empty() {
+        text.push_str(if scope == codex::Scope::Project {
+            "Codex will run the hook: the project is trusted and every entry is reviewed.\n"
+        } else {
+            "Codex will run the hook: every entry is reviewed (hooks in Codex's home folder need no project trust).\n"
+        });
+    } else {
+        let _ = writeln!(text, "Before Codex runs it:\n{}", needs.join("\n"));
+    }
+    print(&text)?;
+    if scope == codex::Scope::User {
+        print_stderr(
+            "helix-gate: note: registered for every Codex session on this machine; it checks only repositories that have config/helix-gate.yaml (an empty file is enough) and does nothing elsewhere\n",
+        );
+    }
+    Ok(())
+}
+
 /// The line `install claude --scope user` adds: `hook.prompt_context` is the
 /// built-in default there, whatever this repository's config says.
 fn user_scope_prompt_context(root: &std::path::Path) -> anyhow::Result<String> {
@@ -100,6 +202,27 @@ fn user_scope_prompt_context(root: &std::path::Path) -> anyhow::Result<String> {
 
 pub(super) fn uninstall(target: InstallTarget, s: Scope) -> anyhow::Result<ExitStatus> {
     match target {
+        InstallTarget::Codex => {
+            let (path, removed, reviews) = codex::uninstall(&current_root(), codex_scope(s)?)?;
+            let mut text = format!(
+                "removed {removed} helix-gate hook(s) from {}\n",
+                path.display()
+            );
+            if !reviews.is_empty() {
+                // Only the reviews of the entries just removed (their key and hash).
+                let mut config = CodexConfig::load()?;
+                let forgotten = config.forget_reviews(&reviews);
+                if forgotten > 0 {
+                    config.save(&codex::user_area()?)?;
+                    let _ = writeln!(
+                        text,
+                        "removed Codex's review of {forgotten} of them from {}",
+                        config.path.display()
+                    );
+                }
+            }
+            print(&text)?;
+        }
         InstallTarget::Claude => {
             let (path, removed) = claude::uninstall(&current_root(), scope(s))?;
             print(&format!(
@@ -137,17 +260,29 @@ pub(super) fn print_registrations(root: &std::path::Path) -> anyhow::Result<()> 
     use crate::install::registrations::{self, Level};
     let settings = crate::config::Settings::load(root)?;
     let opted_in = root.join(crate::config::settings::SETTINGS_PATH).is_file();
-    let mut text = String::from("\nClaude Code hook registrations:\n");
-    for line in registrations::report(root, &settings.sessions.paths, opted_in) {
-        let label = match line.level {
-            Level::Ok => "ok",
-            Level::Warning => "warning",
-        };
-        let _ = writeln!(
-            text,
-            "  {label}: {}",
-            crate::text::escape_controls(&line.text)
-        );
+    let mut text = String::new();
+    for (title, lines) in [
+        (
+            "Claude Code hook registrations",
+            registrations::report(root, &settings.sessions.paths, opted_in),
+        ),
+        (
+            "Codex CLI hook registrations",
+            registrations::codex_report(root, opted_in),
+        ),
+    ] {
+        let _ = writeln!(text, "\n{title}:");
+        for line in lines {
+            let label = match line.level {
+                Level::Ok => "ok",
+                Level::Warning => "warning",
+            };
+            let _ = writeln!(
+                text,
+                "  {label}: {}",
+                crate::text::escape_controls(&line.text)
+            );
+        }
     }
     print(&text)
 }

@@ -1,7 +1,6 @@
 //! `log` and `stats`: the hook's decision log and the approval history, read back.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use super::terminal::{current_root, print};
 use super::{ExitStatus, Format};
@@ -56,10 +55,13 @@ pub(super) fn stats(format: Format) -> anyhow::Result<ExitStatus> {
     let (decisions, damaged) = decision_log::read(&root);
     let mut hook = decision_log::hook_stats(&decisions);
     hook.damaged_lines = damaged;
-    let approvals = approval_stats_json(&root);
+    // The approval history is read and counted once, for both parts.
+    let figures = crate::approval::history_figures(&root);
+    let summary = figures.summary();
     match format {
         Format::Json => {
-            let reviewer = serde_json::to_value(crate::approval::reviewer_numbers(&root)).ok();
+            let approvals = serde_json::to_value(&summary).ok();
+            let reviewer = serde_json::to_value(figures.numbers()).ok();
             let coverage = crate::approval::coverage(&root);
             let doc = serde_json::json!({"hook": hook, "approvals": approvals, "reviewer": reviewer, "coverage": coverage});
             print(&(serde_json::to_string_pretty(&doc)? + "\n"))?;
@@ -96,9 +98,9 @@ pub(super) fn stats(format: Format) -> anyhow::Result<ExitStatus> {
                     crate::fs::data_dir::LOG_PATH
                 );
             }
-            if let Some(text) = approval_stats_text(&root) {
+            if let Some(text) = approval_stats_text(&summary) {
                 out.push_str(&text);
-                out.push_str(&reviewer_text(&crate::approval::reviewer_numbers(&root)));
+                out.push_str(&reviewer_text(&figures.numbers()));
             }
             out.push_str(&coverage_text(&crate::approval::coverage(&root)));
             print(&out)?;
@@ -123,14 +125,8 @@ fn coverage_text(c: &crate::approval::Coverage) -> String {
     }
 }
 
-/// Approval figures for `stats --format json`.
-fn approval_stats_json(root: &Path) -> Option<serde_json::Value> {
-    serde_json::to_value(crate::approval::history_summary(root)).ok()
-}
-
 /// Approval lines for `stats` (none before the first approval).
-fn approval_stats_text(root: &Path) -> Option<String> {
-    let s = crate::approval::history_summary(root);
+fn approval_stats_text(s: &crate::approval::HistorySummary) -> Option<String> {
     if s.count == 0 && s.escalations == 0 && s.skipped_lines == 0 {
         return None;
     }

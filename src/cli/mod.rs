@@ -125,7 +125,8 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         rules: Option<PathBuf>,
     },
-    /// Claude Code hook: reads one hook event as JSON on stdin, answers on stdout.
+    /// Agent hook (Claude Code, or Codex CLI with `--agent codex`): reads one hook event as
+    /// JSON on stdin, answers on stdout.
     Hook {
         /// Event label from the settings (informational; the payload's hook_event_name decides).
         #[expect(
@@ -137,6 +138,9 @@ pub enum Command {
         /// only repositories with config/helix-gate.yaml are checked, elsewhere it does nothing.
         #[arg(long, value_enum, default_value_t = Scope::Project)]
         scope: Scope,
+        /// The agent whose hook protocol the event comes in and the answer goes out in.
+        #[arg(long, value_enum, default_value_t = AgentArg::Claude)]
+        agent: AgentArg,
     },
     /// git pre-commit hook: validate the ADRs staged for this commit.
     PreCommit {
@@ -145,13 +149,21 @@ pub enum Command {
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
     },
-    /// Register helix-gate as a Claude Code hook or a git pre-commit hook.
+    /// Register helix-gate as a Claude Code or Codex CLI hook, or a git pre-commit hook.
     Install {
         #[arg(value_enum)]
         target: InstallTarget,
-        /// Claude Code settings scope (claude only).
+        /// Settings scope (claude: project, local or user; codex: project or user).
         #[arg(long, value_enum, default_value_t = Scope::Project)]
         scope: Scope,
+        /// Codex only: record Codex's review of helix-gate's hook entries (their
+        /// `trusted_hash` in `$CODEX_HOME/config.toml`), so Codex runs them without asking.
+        #[arg(long)]
+        trust_hooks: bool,
+        /// Codex only: mark this repository trusted in `$CODEX_HOME/config.toml` (Codex then
+        /// loads its .codex/ folder: hooks, and also its config and MCP servers).
+        #[arg(long)]
+        trust_project: bool,
     },
     /// Remove what `install` added (and only that).
     Uninstall {
@@ -286,11 +298,42 @@ pub enum Command {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum InstallTarget {
     Claude,
+    Codex,
     Git,
 }
 
-/// Which Claude Code settings file: project (.claude/settings.json), local
-/// (.claude/settings.local.json) or user (~/.claude/settings.json).
+/// The values of `hook --agent` (see `crate::hook::Agent`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AgentArg {
+    /// Claude Code.
+    Claude,
+    /// `OpenAI`'s Codex CLI.
+    Codex,
+}
+
+impl AgentArg {
+    /// The value `name` names (`claude`, `codex`), for the hook's fast path in `main`.
+    pub fn from_name(name: &str) -> Option<AgentArg> {
+        match name {
+            "claude" => Some(AgentArg::Claude),
+            "codex" => Some(AgentArg::Codex),
+            _ => None,
+        }
+    }
+}
+
+impl From<AgentArg> for crate::hook::Agent {
+    fn from(arg: AgentArg) -> Self {
+        match arg {
+            AgentArg::Claude => crate::hook::Agent::Claude,
+            AgentArg::Codex => crate::hook::Agent::Codex,
+        }
+    }
+}
+
+/// Which settings file: project (.claude/settings.json, .codex/hooks.json), local
+/// (.claude/settings.local.json; Claude Code only) or user (~/.claude/settings.json,
+/// `$CODEX_HOME/hooks.json`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Scope {
     Project,
@@ -312,9 +355,21 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         } => validate::validate(&paths, format, rules.as_deref(), concept.as_deref()),
         Command::Rules { rules } => validate::list_rules(rules.as_deref()),
         Command::Explain { id, rules } => validate::explain(&id, rules.as_deref()),
-        Command::Hook { scope, .. } => Ok(hook::run(scope == Scope::User)),
+        Command::Hook { scope, agent, .. } => Ok(hook::run(scope == Scope::User, agent)),
         Command::PreCommit { format } => precommit::run(format),
-        Command::Install { target, scope } => install::install(target, scope),
+        Command::Install {
+            target,
+            scope,
+            trust_hooks,
+            trust_project,
+        } => install::install(
+            target,
+            scope,
+            install::Trust {
+                hooks: trust_hooks,
+                project: trust_project,
+            },
+        ),
         Command::Uninstall { target, scope } => install::uninstall(target, scope),
         Command::Approve {
             kind,

@@ -12,7 +12,7 @@
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::{Regex, RegexBuilder};
 use regex_syntax::hir::{Hir, HirKind};
 
@@ -132,8 +132,11 @@ impl Pattern {
         match &self.matcher {
             Matcher::Literals(literals, searcher) => {
                 let searcher = searcher.get_or_init(|| {
+                    // A contiguous NFA, not the DFA `build` picks for a few literals:
+                    // one search of one document does not repay the DFA's build.
                     AhoCorasick::builder()
                         .match_kind(MatchKind::LeftmostFirst)
+                        .kind(Some(AhoCorasickKind::ContiguousNFA))
                         .build(literals)
                         .ok()
                 });

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::GlobBuilder;
 use serde::Deserialize;
 
 use super::Preset;
@@ -84,7 +84,7 @@ pub struct SessionsSettings {
 
 impl SessionsSettings {
     /// The compiled session globs (their syntax was checked when the settings loaded).
-    pub fn globs(&self) -> Result<GlobSet, String> {
+    pub fn globs(&self) -> Result<Globs, String> {
         build_globs(&self.paths)
     }
 }
@@ -403,8 +403,8 @@ impl Settings {
     /// syntax was checked), so a failure here yields a matcher that matches nothing.
     pub fn matcher(&self) -> AdrMatcher {
         self.adr_matcher().unwrap_or_else(|_| AdrMatcher {
-            include: GlobSet::empty(),
-            exclude: GlobSet::empty(),
+            include: Globs::default(),
+            exclude: Globs::default(),
             prefixes: Vec::new(),
         })
     }
@@ -413,10 +413,7 @@ impl Settings {
     pub fn adr_matcher(&self) -> Result<AdrMatcher, String> {
         Ok(AdrMatcher {
             include: build_globs(&self.adr.globs)?,
-            // Case-insensitive by lower-casing pattern and path: globset builds a
-            // regex for every case-insensitive glob, but matches a lower-case
-            // `**/index.md` or `**/*.template.md` by a hash or suffix lookup (a
-            // third of the hook's set-up on an ADR save was these regexes).
+            // Case-insensitive by lower-casing pattern and path.
             exclude: build_globs(
                 &self
                     .adr
@@ -439,16 +436,108 @@ fn stays_below(path: &str) -> bool {
             .any(|c| matches!(c, std::path::Component::ParentDir))
 }
 
-fn build_globs(patterns: &[String]) -> Result<GlobSet, String> {
-    let mut builder = GlobSetBuilder::new();
+/// Globs checked as globset reads them, matched without building an automaton.
+///
+/// globset compiles every glob it cannot match by a hash, prefix or suffix lookup
+/// (`adr/**/*.md`, `**/{adr,000,0000}-template.md`) into one regex set, and that
+/// build was 8 % of a hook call that checks one ADR, for one or two paths matched.
+/// Here a glob is validated by globset's parser (its errors, its syntax), its
+/// `{a,b}` alternatives are expanded, and each alternative is matched by git's
+/// wildmatch (gitoxide's `gix-glob`, already in the tree), with `*` and `?` not
+/// crossing `/` and `**` spanning folders, as globset's `literal_separator` does.
+#[derive(Debug, Clone, Default)]
+pub struct Globs {
+    alternatives: Vec<Vec<u8>>,
+}
+
+/// At most this many alternatives after expanding `{...}`: a hostile settings file
+/// cannot make one glob into millions.
+const MAX_GLOB_ALTERNATIVES: usize = 4096;
+
+impl Globs {
+    pub fn is_match(&self, path: impl AsRef<str>) -> bool {
+        use gix_glob::wildmatch::Mode;
+        let path = path.as_ref().as_bytes();
+        self.alternatives.iter().any(|glob| {
+            gix_glob::wildmatch(
+                glob.as_slice().into(),
+                path.into(),
+                Mode::NO_MATCH_SLASH_LITERAL,
+            )
+        })
+    }
+}
+
+fn build_globs(patterns: &[String]) -> Result<Globs, String> {
+    let mut alternatives = Vec::new();
     for pattern in patterns {
-        let glob = GlobBuilder::new(pattern)
+        GlobBuilder::new(pattern)
             .literal_separator(true)
             .build()
             .map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
-        builder.add(glob);
+        expand_braces(pattern.as_bytes(), &mut alternatives)
+            .map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
     }
-    builder.build().map_err(|e| e.to_string())
+    Ok(Globs { alternatives })
+}
+
+/// Append every alternative of `glob`'s `{a,b}` groups (nested ones too) to `out`.
+/// A `{` inside `[...]` or after `\` is literal, as in globset.
+fn expand_braces(glob: &[u8], out: &mut Vec<Vec<u8>>) -> Result<(), String> {
+    let Some((open, close, parts)) = first_group(glob) else {
+        if out.len() >= MAX_GLOB_ALTERNATIVES {
+            return Err(format!("more than {MAX_GLOB_ALTERNATIVES} alternatives"));
+        }
+        out.push(glob.to_vec());
+        return Ok(());
+    };
+    for part in parts {
+        let mut expanded = glob[..open].to_vec();
+        expanded.extend_from_slice(part);
+        expanded.extend_from_slice(&glob[close + 1..]);
+        expand_braces(&expanded, out)?;
+    }
+    Ok(())
+}
+
+/// The first top-level `{...}` of `glob`: where it opens and closes, and its
+/// comma-separated parts (commas of nested groups stay in their part).
+fn first_group(glob: &[u8]) -> Option<(usize, usize, Vec<&[u8]>)> {
+    let mut i = 0;
+    let mut in_class = false;
+    let mut open = None;
+    let mut depth = 0usize;
+    let mut part_start = 0;
+    let mut parts = Vec::new();
+    while i < glob.len() {
+        match glob[i] {
+            b'\\' => i += 1,
+            b'[' if !in_class => in_class = true,
+            b']' if in_class => in_class = false,
+            b'{' if !in_class => {
+                if open.is_none() {
+                    open = Some(i);
+                    part_start = i + 1;
+                } else {
+                    depth += 1;
+                }
+            }
+            b',' if !in_class && open.is_some() && depth == 0 => {
+                parts.push(&glob[part_start..i]);
+                part_start = i + 1;
+            }
+            b'}' if !in_class && open.is_some() => {
+                if depth == 0 {
+                    parts.push(&glob[part_start..i]);
+                    return open.map(|open| (open, i, parts));
+                }
+                depth -= 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The folder a glob starts in before its first wildcard (`adr` for
@@ -468,8 +557,8 @@ fn literal_prefix(glob: &str) -> String {
 /// Decides whether a repository-relative path is an ADR.
 #[derive(Debug, Clone)]
 pub struct AdrMatcher {
-    include: GlobSet,
-    exclude: GlobSet,
+    include: Globs,
+    exclude: Globs,
     /// The literal folders the globs start in ([`literal_prefix`]).
     prefixes: Vec<String>,
 }
@@ -494,6 +583,98 @@ impl AdrMatcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The wildmatch-based [`Globs`] agree with globset (as it was used before,
+    /// `literal_separator`) on the shipped globs, the presets' and tricky ones.
+    #[test]
+    fn globs_match_as_globset_does() {
+        let globs = [
+            "adr/**/*.md",
+            "**/ADR-*.md",
+            "**/index.md",
+            "**/templates/**",
+            "**/template.md",
+            "**/*.template.md",
+            "**/{adr,000,0000}-template.md",
+            "**/*-{000,0000}-template.md",
+            "docs/decisions/*.md",
+            "doc/adr/[0-9][0-9][0-9][0-9]-*.md",
+            "projects/sessions/*",
+            "a/{b,{c,d}}/e?.md",
+            "[!x]*.md",
+            "adr/*",
+            "*",
+            "**",
+        ];
+        let paths = [
+            "adr/001-x.md",
+            "adr/sub/002-y.md",
+            "adr",
+            "adr/",
+            "ADR-x.md",
+            "output/ADR-foo.md",
+            "a/b/ADR-1.md",
+            "adr/index.md",
+            "index.md",
+            "x/templates/t.md",
+            "templates/a/b.md",
+            "templates",
+            "adr/template.md",
+            "adr/x.template.md",
+            "adr/adr-template.md",
+            "adr/0000-template.md",
+            "adr/000-template.md",
+            "adr/adr-000-template.md",
+            "adr/x-0000-template.md",
+            "docs/decisions/0001-a.md",
+            "docs/decisions/sub/0001-a.md",
+            "doc/adr/0001-record.md",
+            "doc/adr/001-record.md",
+            "projects/sessions/s1",
+            "projects/sessions/s1/output",
+            "a/b/e1.md",
+            "a/c/e2.md",
+            "a/d/e.md",
+            "a/x/e1.md",
+            "y.md",
+            "x.md",
+            "dir/y.md",
+        ];
+        for glob in globs {
+            let set = {
+                let mut builder = globset::GlobSetBuilder::new();
+                builder.add(
+                    GlobBuilder::new(glob)
+                        .literal_separator(true)
+                        .build()
+                        .unwrap(),
+                );
+                builder.build().unwrap()
+            };
+            let ours = build_globs(&[glob.to_owned()]).unwrap();
+            for path in paths {
+                assert_eq!(
+                    ours.is_match(path),
+                    set.is_match(path),
+                    "glob {glob} on {path}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn brace_alternatives_are_expanded_and_bounded() {
+        let mut out = Vec::new();
+        expand_braces(b"a{b,c{d,e}}[{]\\{x", &mut out).unwrap();
+        let out: Vec<String> = out
+            .into_iter()
+            .map(|a| String::from_utf8(a).unwrap())
+            .collect();
+        assert_eq!(out, ["ab[{]\\{x", "acd[{]\\{x", "ace[{]\\{x"]);
+        let hostile = "{a,b}".repeat(13);
+        let err = build_globs(&[hostile]).unwrap_err();
+        assert!(err.contains("more than 4096 alternatives"), "{err}");
+    }
 
     #[test]
     fn globs_start_in_their_literal_folder() {

@@ -161,11 +161,17 @@ fn names_file(_path: &Path, _file: &File) -> Result<bool, LockError> {
     Ok(true)
 }
 
-/// Best effort: the pid is only shown to someone who waited in vain.
+/// Best effort: the pid is only shown to someone who waited in vain. Written
+/// over the last holder's line and then cut to its length, not truncated to zero
+/// first: on ext4 a truncation to zero makes the next close flush the file's data
+/// (`auto_da_alloc`), a disk write on every lock.
 fn record_holder(file: &mut File) {
+    use std::io::Seek as _;
+    let line = format!("pid {}\n", std::process::id());
     let _ = file
-        .set_len(0)
-        .and_then(|()| writeln!(file, "pid {}", std::process::id()));
+        .seek(io::SeekFrom::Start(0))
+        .and_then(|_| file.write_all(line.as_bytes()))
+        .and_then(|()| file.set_len(line.len() as u64));
 }
 
 fn failed(what: &str, path: &Path, error: &io::Error) -> io::Error {

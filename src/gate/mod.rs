@@ -34,7 +34,7 @@ use crate::approval::{self, ApproveOptions, Stage, Verdict};
 use crate::diagnostic::{Finding, Severity, Source};
 use crate::engine::Engine;
 use crate::render::gate::{GateDetails, GateResult, Outcome, PhaseResult};
-use crate::rules::phases::{self, GATE_FILE_MISSING, Gate};
+use crate::rules::phases::{self, GATE_FILE_MISSING, Gate, GateProblem, RequiredResult, Semantic};
 use crate::text::escape_controls;
 use crate::yaml::Value;
 
@@ -162,7 +162,7 @@ fn project_findings(
     let approvals = plan
         .phases
         .iter()
-        .any(|p| p.gates.iter().any(|g| g.kind == "approval"));
+        .any(|p| p.gates.iter().any(|g| matches!(g, Gate::Approval { .. })));
     if !approvals {
         return Ok(Vec::new());
     }
@@ -214,22 +214,67 @@ pub fn run_gate_with(
         base,
         reviewer,
     };
-    match gate.kind.as_str() {
-        "adr_complete" => ctx.adr_complete(gate),
-        "approval" => ctx.approval(gate),
-        "approval_passed" => ctx.approval_passed(gate),
-        "files_exist" => ctx.files_exist(gate, outputs),
-        kind @ ("python_syntax" | "tests_pass") => error(
-            kind,
-            format!("helix-gate does not run `{kind}` gates; the HELIX orchestrator does"),
+    match gate {
+        Gate::AdrComplete {
+            file,
+            concept,
+            semantic,
+        } => ctx.adr_complete(file, concept.as_deref(), *semantic),
+        Gate::Approval {
+            approval_type,
+            files,
+            required_result,
+        } => ctx.approval(approval_type, files, *required_result),
+        Gate::ApprovalPassed {
+            result_file,
+            required_result,
+        } => ctx.approval_passed(result_file, *required_result),
+        Gate::FilesExist { files } => ctx.files_exist(files, outputs),
+        Gate::PythonSyntax | Gate::TestsPass => error(
+            gate.kind(),
+            format!(
+                "helix-gate does not run `{}` gates; the HELIX orchestrator does",
+                gate.kind()
+            ),
         ),
-        other => error(
+        Gate::Unknown(other) => error(
             other,
             format!(
                 "unknown gate type `{other}` (known: {})",
                 phases::GATE_TYPES.join(", ")
             ),
         ),
+    }
+}
+
+/// Run a gate given on the command line: its type and flags, decoded as the plan's
+/// would be ([`Gate::decode`]). A gate that lacks what its type needs could not run.
+pub fn run_given(
+    root: &Path,
+    base: &Path,
+    kind: &str,
+    fields: &[(&str, Option<Value>)],
+) -> GateResult {
+    let mut map = crate::yaml::Mapping::new();
+    map.insert(Value::from("type"), Value::from(kind));
+    for (key, value) in fields {
+        if let Some(value) = value {
+            map.insert(Value::from(*key), value.clone());
+        }
+    }
+    match Gate::decode(kind, &map) {
+        Ok(gate) => run_gate(root, base, &gate, &[]),
+        Err(problems) => {
+            let message = match problems.first() {
+                Some(GateProblem::Missing { field: "file", .. }) => {
+                    "the gate has no `file` (a glob such as output/ADR-*.md)".to_owned()
+                }
+                Some(GateProblem::Missing { field, .. }) => format!("the gate has no `{field}`"),
+                Some(other) => other.to_string(),
+                None => format!("gate {kind} is invalid"),
+            };
+            error(kind, message)
+        }
     }
 }
 
@@ -324,23 +369,14 @@ impl Ctx<'_> {
         Ok(out)
     }
 
-    fn adr_complete(&self, gate: &Gate) -> GateResult {
+    fn adr_complete(
+        &self,
+        patterns: &[String],
+        concept: Option<&str>,
+        semantic: Semantic,
+    ) -> GateResult {
         const KIND: &str = "adr_complete";
-        let patterns = gate.paths("file");
-        if patterns.is_empty() {
-            return error(
-                KIND,
-                "the gate has no `file` (a glob such as output/ADR-*.md)".to_owned(),
-            );
-        }
-        let semantic = gate.text("semantic").unwrap_or_else(|| "auto".to_owned());
-        if !["auto", "true", "false"].contains(&semantic.as_str()) {
-            return error(
-                KIND,
-                format!("semantic `{semantic}` is not auto, true or false"),
-            );
-        }
-        let mut files = match self.expand(&patterns) {
+        let mut files = match self.expand(patterns) {
             Ok(files) => files,
             Err(why) => return error(KIND, why),
         };
@@ -348,7 +384,7 @@ impl Ctx<'_> {
             Ok(engine) => engine,
             Err(e) => return error(KIND, format!("{e:#}")),
         };
-        match self.finalized(&engine, &patterns) {
+        match self.finalized(&engine, patterns) {
             Ok(moved) => {
                 files.extend(moved);
                 files.sort();
@@ -374,14 +410,14 @@ impl Ctx<'_> {
             return error(KIND, e.to_string());
         }
         // The gate's concept is read once, and compared with every file.
-        let concept = gate.text("concept").map(|named| {
-            let read = self.read_concept(&engine, &named);
+        let concept = concept.map(|named| {
+            let read = self.read_concept(&engine, named);
             (named, read)
         });
         for (report, file) in reports.into_iter().zip(&files) {
             let mut findings = report.findings;
             if let Some((named, read)) = &concept {
-                details.concept = Some(named.clone());
+                details.concept = Some((*named).to_owned());
                 for finding in self.concept_diff(&engine, file, named, read) {
                     if !findings.contains(&finding) {
                         findings.push(finding);
@@ -401,12 +437,12 @@ impl Ctx<'_> {
             );
             return GateResult::new(KIND, Outcome::Failed, message, details);
         }
-        let run_reviewer = match semantic.as_str() {
-            "false" => {
+        let run_reviewer = match semantic {
+            Semantic::Never => {
                 details.semantic = Some("not run (semantic: false)".to_owned());
                 false
             }
-            "auto" => match approval::settings(self.root) {
+            Semantic::Auto => match approval::settings(self.root) {
                 Ok(settings) if settings.get(approval::ADR_TYPE).is_some_and(|t| t.enabled) => true,
                 Ok(_) => {
                     details.semantic =
@@ -415,7 +451,7 @@ impl Ctx<'_> {
                 }
                 Err(e) => return error(KIND, format!("{e:#}")),
             },
-            _ => true,
+            Semantic::Always => true,
         };
         if !run_reviewer {
             let message = format!(
@@ -426,7 +462,13 @@ impl Ctx<'_> {
         }
         // Only the review's outcome says whether it ran ([`Ctx::review`]).
         details.semantic = Some("requested".to_owned());
-        self.review(KIND, &files, approval::ADR_TYPE, "approved", details)
+        self.review(
+            KIND,
+            &files,
+            approval::ADR_TYPE,
+            RequiredResult::Approved,
+            details,
+        )
     }
 
     /// The gate's own concept `named` (relative to the gate's directory, inside the
@@ -473,7 +515,7 @@ impl Ctx<'_> {
         kind: &str,
         files: &[PathBuf],
         approval_type: &str,
-        required: &str,
+        required: RequiredResult,
         mut details: GateDetails,
     ) -> GateResult {
         if self.reviewer == Reviewer::Withheld {
@@ -527,7 +569,7 @@ impl Ctx<'_> {
         );
         let outcome = if approval.failure.is_some() {
             Outcome::Error
-        } else if accepts(required, result.as_str()) {
+        } else if accepts(required, result) {
             Outcome::Passed
         } else {
             Outcome::Failed
@@ -535,27 +577,16 @@ impl Ctx<'_> {
         GateResult::new(kind, outcome, message, details)
     }
 
-    fn approval(&self, gate: &Gate) -> GateResult {
+    fn approval(
+        &self,
+        approval_type: &str,
+        patterns: &[String],
+        required: RequiredResult,
+    ) -> GateResult {
         const KIND: &str = "approval";
-        let approval_type = gate
-            .text("approval_type")
-            .unwrap_or_else(|| approval::ADR_TYPE.to_owned());
-        let required = gate
-            .text("required_result")
-            .unwrap_or_else(|| "approved".to_owned());
-        if !["approved", "needs_revision"].contains(&required.as_str()) {
-            return error(
-                KIND,
-                format!("required_result `{required}` is not approved or needs_revision"),
-            );
-        }
-        let patterns = gate.paths("files");
-        if patterns.is_empty() {
-            return error(KIND, "the gate has no `files`".to_owned());
-        }
         let mut files = Vec::new();
         let mut unmatched = Vec::new();
-        for pattern in &patterns {
+        for pattern in patterns {
             let found = if is_glob(pattern) {
                 self.expand(std::slice::from_ref(pattern))
             } else {
@@ -570,7 +601,7 @@ impl Ctx<'_> {
         files.dedup();
         let mut details = GateDetails {
             files: files.iter().map(|f| self.shown(f)).collect(),
-            required_result: Some(required.clone()),
+            required_result: Some(required.as_str().to_owned()),
             ..GateDetails::default()
         };
         if !unmatched.is_empty() {
@@ -586,21 +617,21 @@ impl Ctx<'_> {
         // glob matched are judged each by itself, and every verdict must be
         // `required_result`.
         if !patterns.iter().any(|p| is_glob(p)) || files.len() == 1 {
-            return self.review(KIND, &files, &approval_type, &required, details);
+            return self.review(KIND, &files, approval_type, required, details);
         }
         let results: Vec<GateResult> = files
             .iter()
             .map(|file| {
                 let one = GateDetails {
                     files: vec![self.shown(file)],
-                    required_result: Some(required.clone()),
+                    required_result: Some(required.as_str().to_owned()),
                     ..GateDetails::default()
                 };
                 self.review(
                     KIND,
                     std::slice::from_ref(file),
-                    &approval_type,
-                    &required,
+                    approval_type,
+                    required,
                     one,
                 )
             })
@@ -620,8 +651,9 @@ impl Ctx<'_> {
         details.approval = Some(serde_json::Value::Array(approvals));
         let passed = files.len() - lines.len();
         let mut message = format!(
-            "{passed} of {} file(s) passed the approval (required: {required})",
-            files.len()
+            "{passed} of {} file(s) passed the approval (required: {})",
+            files.len(),
+            required.as_str()
         );
         if !lines.is_empty() {
             message = format!("{message}; {}", lines.join("; "));
@@ -629,22 +661,16 @@ impl Ctx<'_> {
         GateResult::new(KIND, outcome, message, details)
     }
 
-    fn approval_passed(&self, gate: &Gate) -> GateResult {
+    fn approval_passed(&self, rel: &str, required: RequiredResult) -> GateResult {
         const KIND: &str = "approval_passed";
-        let Some(rel) = gate.text("result_file") else {
-            return error(KIND, "the gate has no `result_file`".to_owned());
-        };
-        let required = gate
-            .text("required_result")
-            .unwrap_or_else(|| "approved".to_owned());
-        let path = match self.path(&rel) {
+        let path = match self.path(rel) {
             Ok(path) => path,
             Err(why) => return error(KIND, why),
         };
         let shown = self.shown(&path);
         let mut details = GateDetails {
             files: vec![shown.clone()],
-            required_result: Some(required.clone()),
+            required_result: Some(required.as_str().to_owned()),
             ..GateDetails::default()
         };
         if crate::engine::leaves_project(self.root, &path) {
@@ -670,8 +696,7 @@ impl Ctx<'_> {
         let Some(result) = document
             .get("result")
             .and_then(serde_json::Value::as_str)
-            .filter(|r| ["approved", "rejected", "needs_revision"].contains(r))
-            .map(str::to_owned)
+            .and_then(Verdict::parse)
         else {
             let message = format!(
                 "{shown} is no approval result: `result` is not approved, rejected or needs_revision"
@@ -714,11 +739,11 @@ impl Ctx<'_> {
                 required_confidence * 100.0,
                 escape_controls(&trusted.approval_type)
             );
-            Verdict::NeedsRevision.as_str().to_owned()
+            Verdict::NeedsRevision
         } else {
             result
         };
-        let outcome = if accepts(&required, &result) {
+        let outcome = if accepts(required, result) {
             Outcome::Passed
         } else {
             Outcome::Failed
@@ -726,14 +751,11 @@ impl Ctx<'_> {
         GateResult::new(KIND, outcome, message, details)
     }
 
-    fn files_exist(&self, gate: &Gate, outputs: &[String]) -> GateResult {
+    fn files_exist(&self, files: &[String], outputs: &[String]) -> GateResult {
         const KIND: &str = "files_exist";
-        let mut wanted = gate.paths("files");
-        if wanted.is_empty() {
-            wanted = outputs.to_vec();
-        }
+        let wanted = if files.is_empty() { outputs } else { files };
         let mut details = GateDetails::default();
-        for rel in &wanted {
+        for rel in wanted {
             match self.path(rel) {
                 Ok(path) => {
                     details.files.push(self.shown(&path));
@@ -829,10 +851,13 @@ fn subject(files: &[String], one: &str, many: &str) -> String {
 
 /// The seed's rule (001 section 5.4): the verdict must be `required`, and `needs_revision`
 /// also accepts `approved`.
-pub fn accepts(required: &str, result: &str) -> bool {
-    result == required
-        || (required == Verdict::NeedsRevision.as_str()
-            && (result == Verdict::Approved.as_str() || result == Verdict::NeedsRevision.as_str()))
+pub fn accepts(required: RequiredResult, result: Verdict) -> bool {
+    match required {
+        RequiredResult::Approved => result == Verdict::Approved,
+        RequiredResult::NeedsRevision => {
+            matches!(result, Verdict::Approved | Verdict::NeedsRevision)
+        }
+    }
 }
 
 /// The findings of a result document in the seed's form (`severity`, `check`, `message`,
@@ -862,32 +887,19 @@ fn seed_findings(document: &serde_json::Value) -> Vec<Finding> {
         .collect()
 }
 
-/// A gate given on the command line, as the plan would hold it.
-pub fn gate_from_fields(kind: &str, fields: &[(&str, Option<Value>)]) -> Gate {
-    let mut map = crate::yaml::Mapping::new();
-    map.insert(Value::from("type"), Value::from(kind));
-    for (key, value) in fields {
-        if let Some(value) = value {
-            map.insert(Value::from(*key), value.clone());
-        }
-    }
-    Gate {
-        kind: kind.to_owned(),
-        fields: map,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn needs_revision_accepts_approved_but_approved_accepts_only_approved() {
-        assert!(accepts("approved", "approved"));
-        assert!(!accepts("approved", "needs_revision"));
-        assert!(accepts("needs_revision", "approved"));
-        assert!(accepts("needs_revision", "needs_revision"));
-        assert!(!accepts("needs_revision", "rejected"));
+        use RequiredResult as R;
+        assert!(accepts(R::Approved, Verdict::Approved));
+        assert!(!accepts(R::Approved, Verdict::NeedsRevision));
+        assert!(!accepts(R::Approved, Verdict::Rejected));
+        assert!(accepts(R::NeedsRevision, Verdict::Approved));
+        assert!(accepts(R::NeedsRevision, Verdict::NeedsRevision));
+        assert!(!accepts(R::NeedsRevision, Verdict::Rejected));
     }
 
     #[test]

@@ -49,28 +49,45 @@ pub use staged::{
 /// Whether git tracks `rel` (relative to `root`, a folder of a work tree) though the
 /// work tree may lack it (sparse checkout, skip-worktree). False when `root` is in no
 /// repository or the index cannot be read. It reads the whole index: call it only for a
-/// path that is missing from the work tree.
+/// path that is missing from the work tree, and for several use [`Tracked`].
 pub fn tracks(root: &std::path::Path, rel: &str) -> bool {
-    let Ok(repo) = Repo::discover(root) else {
-        return false;
-    };
-    let Some(work_tree) = repo.work_tree() else {
-        return false;
-    };
-    let canonical =
-        |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let Ok(prefix) = canonical(root)
-        .strip_prefix(canonical(work_tree))
-        .map(std::path::Path::to_path_buf)
-    else {
-        return false;
-    };
-    let mut full: Vec<String> = prefix
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    full.push(rel.to_owned());
-    repo.tracks(&full.join("/")).unwrap_or(false)
+    Tracked::open(root).is_some_and(|tracked| tracked.tracks(rel))
+}
+
+/// The index of the work tree a folder is in, read once, to ask of many paths
+/// whether git tracks them ([`tracks`]).
+pub struct Tracked {
+    /// The folder's place in the work tree (`""` at its root, else ending in `/`).
+    prefix: String,
+    index: gix::index::File,
+}
+
+impl Tracked {
+    /// `None` when `root` is in no repository or the index cannot be read.
+    pub fn open(root: &std::path::Path) -> Option<Tracked> {
+        let repo = Repo::discover(root).ok()?;
+        let work_tree = repo.work_tree()?;
+        let canonical =
+            |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let mut prefix = String::new();
+        for part in canonical(root)
+            .strip_prefix(canonical(work_tree))
+            .ok()?
+            .components()
+        {
+            prefix.push_str(&part.as_os_str().to_string_lossy());
+            prefix.push('/');
+        }
+        Some(Tracked {
+            prefix,
+            index: repo.index().ok()?,
+        })
+    }
+
+    /// Whether git tracks `rel` (relative to the folder it was opened for).
+    pub fn tracks(&self, rel: &str) -> bool {
+        repo::index_tracks(&self.index, &format!("{}{rel}", self.prefix))
+    }
 }
 
 #[cfg(test)]

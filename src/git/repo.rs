@@ -192,24 +192,18 @@ impl Repo {
     /// sparse directory entry above it (a sparse index). Entries with skip-worktree
     /// (sparse checkouts) count: git tracks them though the work tree lacks them.
     pub fn tracks(&self, rel: &str) -> Result<bool, GitError> {
-        let index = gix::index::File::at_or_default(
+        Ok(index_tracks(&self.index()?, rel))
+    }
+
+    /// The index, read whole (an absent index is an empty one).
+    pub fn index(&self) -> Result<gix::index::File, GitError> {
+        gix::index::File::at_or_default(
             &self.index_path,
             self.gix.object_hash(),
             false,
             gix::index::decode::Options::default(),
         )
-        .map_err(|e| GitError::Index(format!("{}: {}", self.index_path.display(), chain(&e))))?;
-        let rel = rel.trim_end_matches('/').as_bytes();
-        Ok(index.entries().iter().any(|entry| {
-            let path: &[u8] = entry.path(&index);
-            let below = |outer: &[u8], inner: &[u8]| {
-                inner.len() > outer.len() && inner.starts_with(outer) && inner[outer.len()] == b'/'
-            };
-            let dir = path.strip_suffix(b"/").unwrap_or(path);
-            path == rel
-                || below(rel, path)
-                || (entry.mode.is_sparse() && (dir == rel || below(dir, rel)))
-        }))
+        .map_err(|e| GitError::Index(format!("{}: {}", self.index_path.display(), chain(&e))))
     }
 
     /// The hooks directory git uses: `core.hooksPath` if set (in any configuration file git
@@ -286,4 +280,19 @@ fn same_directory(a: &Path, b: &Path) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     }
+}
+
+/// Whether `index` tracks `rel` ([`Repo::tracks`]).
+pub(super) fn index_tracks(index: &gix::index::File, rel: &str) -> bool {
+    let rel = rel.trim_end_matches('/').as_bytes();
+    index.entries().iter().any(|entry| {
+        let path: &[u8] = entry.path(index);
+        let below = |outer: &[u8], inner: &[u8]| {
+            inner.len() > outer.len() && inner.starts_with(outer) && inner[outer.len()] == b'/'
+        };
+        let dir = path.strip_suffix(b"/").unwrap_or(path);
+        path == rel
+            || below(rel, path)
+            || (entry.mode.is_sparse() && (dir == rel || below(dir, rel)))
+    })
 }

@@ -70,7 +70,7 @@ pub(super) fn approval_gate(
     }
     // One deadline for the whole Stop: Claude Code's timeout for this hook
     // minus a reserve; every reviewer must end before it.
-    let window = reviews::StopWindow::find(root, &settings);
+    let window = reviews::StopWindow::find(root, &settings, event.agent);
     deadline.for_reviews(window.limit());
     let until = deadline
         .expires()

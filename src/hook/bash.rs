@@ -15,8 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use super::deadline::Deadline;
-use super::event::{EventKind, HookEvent};
-use super::output::HookOutput;
+use super::event::HookEvent;
 use super::policy::{InfraError, load_engine, load_settings, need_session};
 use super::ruling::{Ruling, count, session_id};
 use super::shell;
@@ -78,7 +77,7 @@ pub(super) fn pre_tool_use(event: &HookEvent, root: &Path) -> Ruling {
             config = Some(rel);
         }
     }
-    config.map_or_else(Ruling::default, |rel| ask_config(&rel))
+    config.map_or_else(Ruling::default, |rel| ask_config(&rel, event.agent))
 }
 
 /// `PostToolUse` / `PostToolUseFailure` on Bash: check what the command changed.
@@ -144,43 +143,5 @@ pub(super) fn post_tool_use(
         notes.push(format!("{rel} changed by a shell command; checked"));
         rulings.push(charged_answer(&rel, &report, charge.as_ref(), note, budget));
     }
-    Ok(merge(rulings, event))
-}
-
-/// One answer for several checked files: a block when any blocks (all
-/// reasons), else their context and messages together.
-/// After a failed command (`PostToolUseFailure`) the findings go to the model
-/// as context: its block is not one Claude Code was seen to act on.
-fn merge(rulings: Vec<Ruling>, event: &HookEvent) -> Ruling {
-    let mut reasons = Vec::new();
-    let mut contexts = Vec::new();
-    let mut messages = Vec::new();
-    let mut decisions = Vec::new();
-    for ruling in rulings {
-        decisions.extend(ruling.decisions);
-        let Some(output) = ruling.output else {
-            continue;
-        };
-        reasons.extend(output.reason);
-        messages.extend(output.system_message);
-        contexts.extend(output.hook_specific.and_then(|h| h.additional_context));
-    }
-    let failed = event.kind == EventKind::PostToolUseFailure;
-    let output = if !reasons.is_empty() && !failed {
-        Some(HookOutput::block(reasons.join("\n\n")))
-    } else if !reasons.is_empty() || !contexts.is_empty() {
-        reasons.extend(contexts);
-        Some(HookOutput::context(
-            &event.hook_event_name,
-            &reasons.join("\n\n"),
-        ))
-    } else {
-        None
-    };
-    let output = match (output, messages.is_empty()) {
-        (Some(output), false) => Some(output.with_message(messages.join("\n"))),
-        (None, false) => Some(HookOutput::message(messages.join("\n"))),
-        (output, true) => output,
-    };
-    Ruling { output, decisions }
+    Ok(super::ruling::merge(rulings, event))
 }

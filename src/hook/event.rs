@@ -1,4 +1,5 @@
-//! Decoding one Claude Code hook event from stdin.
+//! Decoding one hook event from stdin, in Claude Code's envelope (which Codex
+//! CLI shares: its decoder starts here, `super::agent`).
 //!
 //! Tolerant by design: Claude Code adds fields between versions, so unknown keys
 //! are ignored, every field is optional, and each field is decoded on its own. A
@@ -13,6 +14,9 @@ use std::os::fd::AsFd as _;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
+
+use super::agent::Agent;
+use super::patch::Patch;
 
 /// Largest accepted payload (a Write of a 5 MB ADR carries the content twice).
 pub const MAX_STDIN_BYTES: usize = 16 * 1024 * 1024;
@@ -60,9 +64,12 @@ impl EventKind {
     }
 }
 
-/// The fields helix-gate reads from any hook event.
+/// The fields helix-gate reads from any hook event, whichever agent sent it
+/// ([`Agent::decode`](super::agent::Agent::decode)).
 #[derive(Debug, Clone, Default)]
 pub struct HookEvent {
+    /// The agent whose protocol the event came in (and the answer goes out) in.
+    pub agent: Agent,
     pub kind: EventKind,
     /// As sent (for the log and the context answer, which must echo it).
     pub hook_event_name: String,
@@ -72,8 +79,12 @@ pub struct HookEvent {
     /// `tool_input.file_path` of Write / Edit / `MultiEdit` (a `tool_input` that
     /// is not an object counts as broken).
     pub file_path: Option<String>,
-    /// `tool_input.command` of Bash.
+    /// `tool_input.command` of Bash (and of Codex's `apply_patch`: the patch text).
     pub command: Option<String>,
+    /// The paths a Codex `apply_patch` call touches, read from its patch by the
+    /// Codex decoder (`Err`: the patch could not be read, and why); `None` for
+    /// every other tool and agent.
+    pub patch: Option<Result<Patch, String>>,
     pub stop_hook_active: Option<bool>,
     pub last_assistant_message: Option<String>,
     pub background_tasks: Option<Vec<Value>>,
@@ -334,6 +345,7 @@ pub fn decode(bytes: &[u8]) -> Result<HookEvent, DecodeError> {
         }
     };
     let event = HookEvent {
+        agent: Agent::Claude,
         kind: EventKind::parse(&hook_event_name),
         hook_event_name,
         session_id: fields.string("session_id"),
@@ -341,6 +353,7 @@ pub fn decode(bytes: &[u8]) -> Result<HookEvent, DecodeError> {
         tool_name: fields.string("tool_name"),
         file_path,
         command,
+        patch: None,
         stop_hook_active: fields.get("stop_hook_active", "a boolean", Value::as_bool),
         last_assistant_message: fields.string("last_assistant_message"),
         background_tasks: fields.get("background_tasks", "an array", |v| v.as_array().cloned()),

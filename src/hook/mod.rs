@@ -1,10 +1,13 @@
-//! Claude Code hook (`helix-gate hook`): decode one event from stdin, decide, and
-//! return the [`Answer`]: at most one JSON object for stdout and notes for stderr.
-//! Nothing here prints; `cli::hook` writes the answer.
+//! The agent hook (`helix-gate hook [--agent claude|codex]`): decode one event
+//! from stdin, decide, and return the [`Answer`]: at most one JSON object for
+//! stdout and notes for stderr. Nothing here prints; `cli::hook` writes the answer.
 //!
 //! This file keeps only what every event shares: reading stdin, the deadline,
-//! dispatch by [`EventKind`] and the decision log. Each event's decision is
-//! in its own file: the tool-use checks ([`tool_use`]), the Stop gate
+//! dispatch by [`EventKind`] and the decision log. The agent's wire format is
+//! [`agent`]'s business: its decoder makes the one [`HookEvent`], its encoder
+//! writes the one [`HookOutput`]. Each event's decision is
+//! in its own file: the tool-use checks ([`tool_use`], and [`apply_patch`] for
+//! Codex's patches), the Stop gate
 //! ([`stop`], with the reviewers in [`approval_gate`]), the session context
 //! ([`context`]); the failure policy is [`policy`], the retry budget
 //! [`budget`], the session file [`state`].
@@ -12,6 +15,8 @@
 //! The hook never reads through a symlink that leads out of the project, and
 //! refuses the session's writes into helix-gate's own files.
 
+pub mod agent;
+mod apply_patch;
 mod approval_gate;
 pub mod baseline;
 mod bash;
@@ -22,6 +27,7 @@ pub mod deadline;
 pub mod event;
 mod finalized;
 pub mod output;
+pub mod patch;
 mod policy;
 pub mod project;
 pub mod reviews;
@@ -39,6 +45,7 @@ use std::time::{Duration, Instant};
 
 use crate::decision_log::{self, Decision};
 use crate::env;
+pub use agent::Agent;
 use deadline::Deadline;
 use event::{EventKind, HookEvent};
 use output::HookOutput;
@@ -76,16 +83,16 @@ enum Report {
     Logged(Vec<String>),
 }
 
-/// Run the hook on the event on stdin. Never fails, never panics out and never
-/// overruns its deadline: every failure becomes an explicit, labelled decision
-/// in the answer.
+/// Run the Claude Code hook on the event on stdin. Never fails, never panics
+/// out and never overruns its deadline: every failure becomes an explicit,
+/// labelled decision in the answer.
 pub fn run() -> Answer {
-    run_registered(project::Registration::Repository)
+    run_registered(project::Registration::Repository, Agent::Claude)
 }
 
-/// [`run`] for a hook registered as `registration`: registered for every
-/// session on the machine, it answers only in repositories that opted in.
-pub fn run_registered(registration: project::Registration) -> Answer {
+/// [`run`] for `agent`'s hook registered as `registration`: registered for
+/// every session on the machine, it answers only in repositories that opted in.
+pub fn run_registered(registration: project::Registration, agent: Agent) -> Answer {
     project::set_registration(registration);
     // Inside a reviewer started by helix-gate the hook does nothing, so a
     // review can never trigger another review.
@@ -94,14 +101,14 @@ pub fn run_registered(registration: project::Registration) -> Answer {
     }
     let deadline = Arc::new(Deadline::new(Instant::now()));
     let stdin_until = deadline.started() + event::STDIN_TIMEOUT;
-    let event = match event::read_stdin(stdin_until).and_then(|bytes| event::decode(&bytes)) {
+    let event = match event::read_stdin(stdin_until).and_then(|bytes| agent.decode(&bytes)) {
         Ok(event) => Arc::new(event),
-        Err(_) if silent_without_event(registration) => return Answer::default(),
+        Err(_) if silent_without_event(registration, agent) => return Answer::default(),
         Err(err) => {
             // Without an event we cannot tell which decision would apply: fail open, loudly.
             return Answer {
-                stdout: Some(
-                    HookOutput::message(output::escalation_line(
+                stdout: Some(agent.encode(
+                    &HookOutput::message(output::escalation_line(
                         output::EscalationKind::Infrastructure,
                         "-",
                         &[],
@@ -109,9 +116,9 @@ pub fn run_registered(registration: project::Registration) -> Answer {
                         &format!(
                             "infrastructure error (not a problem in your files), hook skipped (fail-open): {err}"
                         ),
-                    ))
-                    .to_json_line(),
-                ),
+                    )),
+                    None,
+                )),
                 notes: vec![err.to_string()],
             };
         }
@@ -123,9 +130,9 @@ pub fn run_registered(registration: project::Registration) -> Answer {
         .collect();
     // The repository around the session's project folder: a session started below
     // the root still finds it (one walk up, shared with the user-scope opt-in check).
-    let project_dir = project::project_dir(Some(&event));
+    let project_dir = project::project_dir(agent, Some(&event));
     let root = project::repository_root(&project_dir);
-    if project::stays_silent(registration, &root, &project_dir) {
+    if project::stays_silent(registration, agent, &root, &project_dir) {
         return Answer::default();
     }
     // The common no-op, settled on this thread from the paths alone: no deciding
@@ -169,7 +176,7 @@ pub fn run_registered(registration: project::Registration) -> Answer {
         too_late(&event, &root, &deadline, &mut notes)
     };
     Answer {
-        stdout: output.map(|output| output.to_json_line()),
+        stdout: output.map(|output| agent.encode(&output, Some(event.kind))),
         notes,
     }
 }
@@ -299,12 +306,12 @@ fn log_decisions(
 
 /// Whether a hook whose event could not be read has nothing to do here at all (see
 /// [`project::stays_silent`]): no answer, no note, no state and no log.
-fn silent_without_event(registration: project::Registration) -> bool {
+fn silent_without_event(registration: project::Registration, agent: Agent) -> bool {
     if registration == project::Registration::Repository {
         return false;
     }
-    let dir = project::project_dir(None);
-    project::stays_silent(registration, &project::repository_root(&dir), &dir)
+    let dir = project::project_dir(agent, None);
+    project::stays_silent(registration, agent, &project::repository_root(&dir), &dir)
 }
 
 /// Whether `event` needs no answer and no log line, as far as its tool and the
@@ -318,9 +325,11 @@ fn settled_quietly(event: &HookEvent, root: &Path, deadline: &Deadline) -> bool 
     else {
         return matches!(event.kind, EventKind::SubagentStop | EventKind::Other);
     };
-    if ["tool_name", "tool_input", "tool_input.file_path", "cwd"]
-        .iter()
-        .any(|field| event.broken(field).is_some())
+    // A Codex patch names its files in its text: the deciding thread reads them.
+    if event.patch.is_some()
+        || ["tool_name", "tool_input", "tool_input.file_path", "cwd"]
+            .iter()
+            .any(|field| event.broken(field).is_some())
     {
         return false;
     }
@@ -352,6 +361,13 @@ fn handle(
         kind @ (EventKind::PreToolUse | EventKind::PostToolUse | EventKind::PostToolUseFailure) => {
             if let Some(broken) = event.broken("tool_name") {
                 return Err(needed(root, deadline, broken));
+            }
+            if let Some(patch) = &event.patch {
+                return if kind == EventKind::PreToolUse {
+                    apply_patch::pre_tool_use(event, patch, root, deadline)
+                } else {
+                    apply_patch::post_tool_use(event, patch, root, deadline, notes)
+                };
             }
             if event.tool_name.as_deref() == Some("Bash") {
                 return if kind == EventKind::PreToolUse {

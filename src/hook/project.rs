@@ -11,6 +11,10 @@
 //! - the **session folder**, the event's `cwd` (else `CLAUDE_PROJECT_DIR`):
 //!   STEP-marker scoping and its fallback file are relative to it.
 //!
+//! Codex CLI sets no project variable (`../shared/agent-hooks.md`): there the
+//! project folder is the event's `cwd`, and the repository root its enclosing
+//! git work tree, the same walk.
+//!
 //! Registered in the user settings, the hook runs in every session on the
 //! machine; there it only works in repositories that opted in by having
 //! helix-gate's settings file, and is a silent no-op everywhere else. Finding
@@ -19,6 +23,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::agent::Agent;
 use super::event::HookEvent;
 use crate::env;
 
@@ -48,11 +53,12 @@ pub fn registration() -> Registration {
     REGISTRATION.get().copied().unwrap_or_default()
 }
 
-/// The folder Claude Code made the session's project: `CLAUDE_PROJECT_DIR`
-/// (constant for the session), else the event's `cwd`, else the process's
-/// working directory (which Claude Code sets to the session's).
-pub fn project_dir(event: Option<&HookEvent>) -> PathBuf {
-    if let Some(dir) = env::var(env::CLAUDE_PROJECT_DIR) {
+/// The folder the agent made the session's project: the agent's project
+/// variable (Claude Code's `CLAUDE_PROJECT_DIR`, constant for the session; Codex
+/// sets none), else the event's `cwd`, else the process's working directory
+/// (which the agents set to the session's).
+pub fn project_dir(agent: Agent, event: Option<&HookEvent>) -> PathBuf {
+    if let Some(dir) = agent.project_dir_var().and_then(env::var) {
         return crate::paths::absolute(Path::new(&dir));
     }
     event
@@ -60,13 +66,16 @@ pub fn project_dir(event: Option<&HookEvent>) -> PathBuf {
         .map_or_else(current_dir, |cwd| crate::paths::absolute(Path::new(cwd)))
 }
 
-/// The session's working directory: the event's `cwd`, else `CLAUDE_PROJECT_DIR`,
-/// else the process's working directory.
+/// The session's working directory: the event's `cwd`, else the agent's project
+/// variable, else the process's working directory.
 pub fn session_dir(event: &HookEvent) -> PathBuf {
     if let Some(cwd) = event.cwd.as_deref().filter(|c| !c.is_empty()) {
         return crate::paths::absolute(Path::new(cwd));
     }
-    env::var(env::CLAUDE_PROJECT_DIR)
+    event
+        .agent
+        .project_dir_var()
+        .and_then(env::var)
         .map_or_else(current_dir, |dir| crate::paths::absolute(Path::new(&dir)))
 }
 
@@ -75,7 +84,7 @@ pub fn session_dir(event: &HookEvent) -> PathBuf {
 /// each. The model's `cd` moves the first; the second stays.
 pub fn session_folders(event: &HookEvent) -> Vec<PathBuf> {
     let mut folders = vec![session_dir(event)];
-    let started = project_dir(Some(event));
+    let started = project_dir(event.agent, Some(event));
     if !folders.contains(&started) {
         folders.push(started);
     }
@@ -100,30 +109,52 @@ pub fn opted_in(root: &Path) -> bool {
     std::fs::symlink_metadata(root.join(crate::config::settings::SETTINGS_PATH)).is_ok()
 }
 
-/// Whether a hook registered as `registration` stays silent for the repository at
-/// `root`, whose session's project folder is `project_dir`: a user-scope hook in a
-/// repository that did not opt in, or whose session folder registers helix-gate
-/// itself (that registration answers; two would count every attempt twice,
-/// because Claude Code merges only identical command lines).
-pub fn stays_silent(registration: Registration, root: &Path, project_dir: &Path) -> bool {
-    registration == Registration::User && (!opted_in(root) || registered_in_project(project_dir))
+/// Whether `agent`'s hook registered as `registration` stays silent for the
+/// repository at `root`, whose session's project folder is `project_dir`: a
+/// user-scope hook in a repository that did not opt in, or whose project
+/// registers helix-gate itself for the same agent (that registration answers;
+/// two would count every attempt twice, because the agents merge only
+/// identical command lines).
+pub fn stays_silent(
+    registration: Registration,
+    agent: Agent,
+    root: &Path,
+    project_dir: &Path,
+) -> bool {
+    registration == Registration::User
+        && (!opted_in(root) || registered_in_project(agent, root, project_dir))
 }
 
-/// Whether the project folder's own Claude Code settings register helix-gate's
-/// hook: an entry for any event whose command really runs it
+/// Whether the project's own settings register `agent`'s helix-gate hook: an
+/// entry for any event whose command really runs it
 /// ([`crate::install::claude::registers_hook`]). The marker text alone, or an
 /// entry that carries it with another command, is not a registration: a
 /// repository could ship one to silence the user-scope hook.
-fn registered_in_project(project_dir: &Path) -> bool {
-    [".claude/settings.json", ".claude/settings.local.json"]
-        .iter()
-        .any(|rel| {
-            crate::fs::read::optional_text(&project_dir.join(rel), crate::fs::read::CONFIG_LIMIT)
-                .ok()
-                .flatten()
-                .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-                .is_some_and(|settings| crate::install::claude::registers_hook(&settings))
-        })
+///
+/// Claude Code loads the session folder's `.claude/settings.json` and
+/// `.claude/settings.local.json`; Codex loads `.codex/hooks.json` from the
+/// working directory up to the repository root.
+fn registered_in_project(agent: Agent, root: &Path, project_dir: &Path) -> bool {
+    let registers = |path: &Path, agent: Agent| {
+        crate::fs::read::optional_text(path, crate::fs::read::CONFIG_LIMIT)
+            .ok()
+            .flatten()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .is_some_and(|settings| match agent {
+                Agent::Claude => crate::install::claude::registers_hook(&settings),
+                Agent::Codex => crate::install::codex::registers_hook(&settings),
+            })
+    };
+    match agent {
+        Agent::Claude => [".claude/settings.json", ".claude/settings.local.json"]
+            .iter()
+            .any(|rel| registers(&project_dir.join(rel), agent)),
+        Agent::Codex => project_dir
+            .ancestors()
+            .take_while(|dir| dir.starts_with(root))
+            .chain(std::iter::once(root))
+            .any(|dir| registers(&dir.join(crate::install::codex::PROJECT_HOOKS), agent)),
+    }
 }
 
 #[cfg(test)]
@@ -217,11 +248,26 @@ mod tests {
         let repo = tmp.path();
         let session = repo.join("projects/sessions/s1");
         std::fs::create_dir_all(&session).unwrap();
-        assert!(stays_silent(Registration::User, repo, &session));
-        assert!(!stays_silent(Registration::Repository, repo, &session));
+        assert!(stays_silent(
+            Registration::User,
+            Agent::Claude,
+            repo,
+            &session
+        ));
+        assert!(!stays_silent(
+            Registration::Repository,
+            Agent::Claude,
+            repo,
+            &session
+        ));
         std::fs::create_dir_all(repo.join("config")).unwrap();
         std::fs::write(repo.join(crate::config::settings::SETTINGS_PATH), "").unwrap();
-        assert!(!stays_silent(Registration::User, repo, &session));
+        assert!(!stays_silent(
+            Registration::User,
+            Agent::Claude,
+            repo,
+            &session
+        ));
         std::fs::create_dir_all(session.join(".claude")).unwrap();
         std::fs::write(
             session.join(".claude/settings.json"),
@@ -231,7 +277,59 @@ mod tests {
             ),
         )
         .unwrap();
-        assert!(stays_silent(Registration::User, repo, &session));
+        assert!(stays_silent(
+            Registration::User,
+            Agent::Claude,
+            repo,
+            &session
+        ));
+    }
+
+    #[test]
+    fn a_codex_registration_in_the_repository_silences_only_the_codex_user_hook() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path();
+        let session = repo.join("projects/sessions/s1");
+        std::fs::create_dir_all(&session).unwrap();
+        std::fs::create_dir_all(repo.join("config")).unwrap();
+        std::fs::write(repo.join(crate::config::settings::SETTINGS_PATH), "").unwrap();
+        assert!(!stays_silent(
+            Registration::User,
+            Agent::Codex,
+            repo,
+            &session
+        ));
+        // Codex loads `.codex/hooks.json` from the working directory up to the root.
+        std::fs::create_dir_all(repo.join(".codex")).unwrap();
+        std::fs::write(
+            repo.join(".codex/hooks.json"),
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "helix-gate hook --agent codex"}]}]}}"#,
+        )
+        .unwrap();
+        assert!(stays_silent(
+            Registration::User,
+            Agent::Codex,
+            repo,
+            &session
+        ));
+        assert!(!stays_silent(
+            Registration::User,
+            Agent::Claude,
+            repo,
+            &session
+        ));
+        // A Claude Code registration is not one for Codex.
+        std::fs::write(
+            repo.join(".codex/hooks.json"),
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "helix-gate hook"}]}]}}"#,
+        )
+        .unwrap();
+        assert!(!stays_silent(
+            Registration::User,
+            Agent::Codex,
+            repo,
+            &session
+        ));
     }
 
     /// Settings whose Stop entry has `command` and the status marker.
@@ -274,7 +372,7 @@ mod tests {
         for fake in &fakes {
             std::fs::write(&settings, fake).unwrap();
             assert!(
-                !stays_silent(Registration::User, repo, &session),
+                !stays_silent(Registration::User, Agent::Claude, repo, &session),
                 "a fake entry silenced the hook: {fake}"
             );
         }
@@ -285,7 +383,10 @@ mod tests {
             "\"/opt/bin/helix-gate\" hook --scope project",
         ] {
             std::fs::write(&settings, stop_entry(real)).unwrap();
-            assert!(stays_silent(Registration::User, repo, &session), "{real}");
+            assert!(
+                stays_silent(Registration::User, Agent::Claude, repo, &session),
+                "{real}"
+            );
         }
         // Any event counts, and the local settings file too.
         std::fs::remove_file(&settings).unwrap();
@@ -294,6 +395,11 @@ mod tests {
             r#"{"hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "helix-gate hook"}]}]}}"#,
         )
         .unwrap();
-        assert!(stays_silent(Registration::User, repo, &session));
+        assert!(stays_silent(
+            Registration::User,
+            Agent::Claude,
+            repo,
+            &session
+        ));
     }
 }

@@ -6,8 +6,9 @@
 //! Stop the hook's deadline is that timeout (our entry's in
 //! `.claude/settings.json`, `.claude/settings.local.json` or
 //! `~/.claude/settings.json`, or in the plugin's `hooks/hooks.json` when it
-//! runs as a plugin hook; the smallest when there are several; else the one
-//! `install claude` derives from `config/approvals.yaml`) minus a reserve
+//! runs as a plugin hook; for Codex in `.codex/hooks.json` or
+//! `$CODEX_HOME/hooks.json`; the smallest when there are several; else the one
+//! `install` derives from `config/approvals.yaml`) minus a reserve
 //! for the answer. Every reviewer gets at most the time that is left
 //! ([`approval::ApproveOptions::deadline`]); one still running then is killed
 //! and fails as [`approval::RunnerError::Deadline`], which the gate reports
@@ -18,9 +19,9 @@
 //! for an async runtime to do.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use super::agent::Agent;
 use crate::approval::{self, Approval, ApprovalSettings, ApproveOptions};
 use crate::install::claude as installed;
 
@@ -42,10 +43,16 @@ pub struct StopWindow {
 }
 
 impl StopWindow {
-    /// The timeout of our installed Stop hook, else the derived one.
-    pub fn find(root: &Path, settings: &ApprovalSettings) -> StopWindow {
-        let mut found = installed::installed_stop_timeouts(root);
-        if let Some(plugin) = crate::env::var(crate::env::CLAUDE_PLUGIN_ROOT) {
+    /// The timeout of `agent`'s installed Stop hook (Claude Code's settings and
+    /// plugin, or Codex's hooks files), else the derived one.
+    pub fn find(root: &Path, settings: &ApprovalSettings, agent: Agent) -> StopWindow {
+        let mut found = match agent {
+            Agent::Claude => installed::installed_stop_timeouts(root),
+            Agent::Codex => crate::install::codex::installed_stop_timeouts(root),
+        };
+        if let Some(plugin) = crate::env::var(crate::env::CLAUDE_PLUGIN_ROOT)
+            && agent == Agent::Claude
+        {
             found.extend(installed::plugin_stop_timeouts(Path::new(&plugin)));
         }
         let found = found.into_iter().min_by_key(|(_, seconds)| *seconds);
@@ -107,39 +114,12 @@ pub fn run_parallel(
         // program a repository names without the person's consent.
         require_consent: super::project::registration() == super::project::Registration::User,
     };
-    let next = AtomicUsize::new(0);
     let review = |i: usize| {
         approval::approve(root, &[root.join(&files[i])], kind, &options)
             .map_err(|e| format!("{e:#}"))
     };
     let workers = max_parallel.clamp(1, files.len().max(1));
-    let mut done: Vec<(usize, Result<Approval, String>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= files.len() {
-                            return mine;
-                        }
-                        mine.push((i, review(i)));
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|handle| match handle.join() {
-                Ok(mine) => mine,
-                // A panic inside an approval: the deciding thread's own
-                // catch reports it as an infrastructure error.
-                Err(panic) => std::panic::resume_unwind(panic),
-            })
-            .collect()
-    });
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, result)| result).collect()
+    crate::engine::parallel_map(0..files.len(), workers, review)
 }
 
 #[cfg(test)]
@@ -163,7 +143,7 @@ mod tests {
         let settings =
             approval::settings::from_layers(Some("approvals: {adr: {timeout: 900}}\n"), "x")
                 .unwrap();
-        let window = StopWindow::find(dir.path(), &settings);
+        let window = StopWindow::find(dir.path(), &settings, Agent::Claude);
         // The user's own ~/.claude/settings.json may register helix-gate too.
         if window.file.is_none() {
             assert_eq!(window.timeout, Duration::from_secs(960));

@@ -4,7 +4,7 @@
 use crate::decision_log::{Decision, Verdict};
 use crate::diagnostic::{FileReport, Severity};
 
-use super::event::HookEvent;
+use super::event::{EventKind, HookEvent};
 use super::output::HookOutput;
 
 /// What one event led to: the answer and the log records.
@@ -58,4 +58,42 @@ pub(super) fn skipped(target: String, why: &str) -> Ruling {
             ..Decision::default()
         }],
     }
+}
+
+/// One answer for several checked files: a block when any blocks (all
+/// reasons), else their context and messages together.
+/// After a failed command (`PostToolUseFailure`) the findings go to the model
+/// as context: its block is not one Claude Code was seen to act on.
+pub(super) fn merge(rulings: Vec<Ruling>, event: &HookEvent) -> Ruling {
+    let mut reasons = Vec::new();
+    let mut contexts = Vec::new();
+    let mut messages = Vec::new();
+    let mut decisions = Vec::new();
+    for ruling in rulings {
+        decisions.extend(ruling.decisions);
+        let Some(output) = ruling.output else {
+            continue;
+        };
+        reasons.extend(output.reason);
+        messages.extend(output.system_message);
+        contexts.extend(output.hook_specific.and_then(|h| h.additional_context));
+    }
+    let failed = event.kind == EventKind::PostToolUseFailure;
+    let output = if !reasons.is_empty() && !failed {
+        Some(HookOutput::block(reasons.join("\n\n")))
+    } else if !reasons.is_empty() || !contexts.is_empty() {
+        reasons.extend(contexts);
+        Some(HookOutput::context(
+            &event.hook_event_name,
+            &reasons.join("\n\n"),
+        ))
+    } else {
+        None
+    };
+    let output = match (output, messages.is_empty()) {
+        (Some(output), false) => Some(output.with_message(messages.join("\n"))),
+        (None, false) => Some(HookOutput::message(messages.join("\n"))),
+        (output, true) => output,
+    };
+    Ruling { output, decisions }
 }

@@ -188,7 +188,8 @@ impl Store {
     /// Keep `bytes` as the copy of the session's state (best effort: the
     /// state in the work tree is the one that counts while it is there). Written
     /// in place, without a temporary file and rename: the caller holds the
-    /// session's lock, and a torn copy only reads as no copy.
+    /// session's lock, and a torn copy only reads as no copy (its JSON does not
+    /// parse).
     pub fn save_state_copy(&self, bytes: &[u8]) {
         use std::io::Write as _;
         if self.ensure().is_err() {
@@ -198,10 +199,13 @@ impl Store {
             &self.state_copy_path(),
             crate::fs::confine::Access::ReadWriteCreate,
         );
-        if let Ok(mut file) = file
-            && file.set_len(0).is_ok()
-        {
-            let _ = file.write_all(bytes);
+        // Written over the old copy and then cut to its length, not truncated to
+        // zero first: on ext4 a truncation to zero makes the next close flush the
+        // file's data (`auto_da_alloc`), a disk write on every save.
+        if let Ok(mut file) = file {
+            let _ = file
+                .write_all(bytes)
+                .and_then(|()| file.set_len(bytes.len() as u64));
         }
     }
 

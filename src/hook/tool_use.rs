@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::agent::Agent;
 use super::budget;
 use super::deadline::Deadline;
 use super::event::HookEvent;
@@ -13,6 +14,7 @@ use super::ruling::{Ruling, count, rule_ids, session_id, skipped};
 use super::state;
 use crate::decision_log::{Decision, Verdict};
 use crate::diagnostic::{FileReport, Severity};
+use crate::engine::{Engine, Prepared, ReadError};
 use crate::fs::data_dir;
 use crate::paths;
 use crate::render::feedback;
@@ -42,6 +44,17 @@ pub(super) fn named_file(
             ),
         ));
     };
+    resolve(event, root, deadline, path)
+}
+
+/// `path` as a tool wrote it, absolute: a relative path is relative to the
+/// session's working directory (the event's `cwd`).
+pub(super) fn resolve(
+    event: &HookEvent,
+    root: &Path,
+    deadline: &Deadline,
+    path: &str,
+) -> Result<PathBuf, InfraError> {
     let path = Path::new(path);
     if path.is_absolute() {
         return Ok(path.to_path_buf());
@@ -52,26 +65,55 @@ pub(super) fn named_file(
     Ok(Path::new(event.cwd.as_deref().unwrap_or(".")).join(path))
 }
 
-/// Whether `path` lies in a `.helix-gate/` folder, as written or at its real
-/// location (a symlink into the folder, or out of it, counts where it leads).
-pub(super) fn in_data_dir(path: &Path) -> bool {
-    let named = |p: &Path| p.components().any(|c| c.as_os_str() == data_dir::DIR);
-    named(&paths::absolute(path))
-        || crate::fs::confine::real_location(path).is_some_and(|real| named(&real))
+/// The file a write names, its links followed once for every question the hook
+/// asks of it: is it in `.helix-gate/`, which file of the repository is it
+/// really, does a link lead it out of the repository.
+pub(super) struct Written {
+    /// As named.
+    pub(super) path: PathBuf,
+    /// Where it really is, every symbolic link followed (`None`: a link loop).
+    real: Option<PathBuf>,
+    /// The repository's real location (`None`: it cannot be resolved).
+    real_root: Option<PathBuf>,
+}
+
+impl Written {
+    pub(super) fn resolve(root: &Path, path: PathBuf) -> Written {
+        Written {
+            real: crate::fs::confine::real_location(&path),
+            real_root: std::fs::canonicalize(root).ok(),
+            path,
+        }
+    }
+
+    /// Whether it lies in a `.helix-gate/` folder, as written or at its real
+    /// location (a symlink into the folder, or out of it, counts where it leads).
+    pub(super) fn in_data_dir(&self) -> bool {
+        let named = |p: &Path| p.components().any(|c| c.as_os_str() == data_dir::DIR);
+        named(&paths::absolute(&self.path)) || self.real.as_deref().is_some_and(named)
+    }
+
+    /// Where it really is, relative to the repository's real location: a file
+    /// reached through a linked folder (`docs/decisions -> ../adr`) or a link to
+    /// one file. `None` outside the repository.
+    pub(super) fn real_relative(&self) -> Option<String> {
+        paths::relative_to(self.real_root.as_deref()?, self.real.as_deref()?)
+    }
+
+    /// Whether its real location lies inside the repository's (as
+    /// [`crate::fs::confine::inside`] answers): false for a link that leads out,
+    /// and for a loop.
+    pub(super) fn inside(&self) -> bool {
+        match (&self.real, &self.real_root) {
+            (Some(real), Some(real_root)) => real.starts_with(real_root),
+            _ => false,
+        }
+    }
 }
 
 /// `path` as the model and the log see it: inside the project relative to it.
 pub(super) fn shown(root: &Path, path: &Path) -> String {
     paths::relative_to_real(root, path).unwrap_or_else(|| path.display().to_string())
-}
-
-/// Where `path` really is, relative to the repository's real location: a file
-/// reached through a linked folder (`docs/decisions -> ../adr`) or a link to
-/// one file. `None` outside the repository.
-pub(super) fn real_relative(root: &Path, path: &Path) -> Option<String> {
-    let real_root = std::fs::canonicalize(root).ok()?;
-    let real = crate::fs::confine::real_location(path)?;
-    paths::relative_to(&real_root, &real)
 }
 
 /// What `.helix-gate/` holds, for the answers that refuse writes into it.
@@ -85,22 +127,26 @@ pub(super) fn pre_tool_use(
     deadline: &Deadline,
 ) -> Result<Ruling, InfraError> {
     let path = named_file(event, root, deadline)?;
-    if !in_data_dir(&path) {
-        let config = [
-            paths::relative_to_real(root, &path),
-            real_relative(root, &path),
-        ]
-        .into_iter()
-        .flatten()
-        .find(|rel| crate::config::protected::is_config(rel));
-        return Ok(config.map_or_else(Ruling::default, |rel| ask_config(&rel)));
+    Ok(pre_write(root, &path, event.agent))
+}
+
+/// `PreToolUse` of a write of `path` (absolute): refused inside `.helix-gate/`,
+/// put to the person for helix-gate's configuration, silence otherwise.
+pub(super) fn pre_write(root: &Path, path: &Path, agent: Agent) -> Ruling {
+    let written = Written::resolve(root, path.to_path_buf());
+    if !written.in_data_dir() {
+        let config = [paths::relative_to_real(root, path), written.real_relative()]
+            .into_iter()
+            .flatten()
+            .find(|rel| crate::config::protected::is_config(rel));
+        return config.map_or_else(Ruling::default, |rel| ask_config(&rel, agent));
     }
-    let target = shown(root, &path);
+    let target = shown(root, path);
     let why = format!(
         "helix-gate: {target} is inside {}/, {DATA_DIR_WHY}. The write was refused",
         data_dir::DIR
     );
-    Ok(refuse_data(target, &why, "write"))
+    refuse_data(target, &why, "write")
 }
 
 /// `PreToolUse`'s refusal of a change to `.helix-gate/` (`why` opens the
@@ -120,17 +166,40 @@ pub(super) fn refuse_data(target: String, why: &str, what: &str) -> Ruling {
 }
 
 /// A write of helix-gate's configuration: the person decides (Claude Code asks
-/// them; in `-p` mode, with nobody to ask, it is refused). Either way the
-/// session keeps the configuration it started with.
-pub(super) fn ask_config(rel: &str) -> Ruling {
+/// them; in `-p` mode, with nobody to ask, it is refused). An agent that cannot
+/// ask the person from a hook (Codex) refuses it, and the reason tells the
+/// person how to make the change themselves. Either way the session keeps the
+/// configuration it started with.
+pub(super) fn ask_config(rel: &str, agent: Agent) -> Ruling {
+    let what = format!(
+        "helix-gate: {rel} is part of helix-gate's configuration, which decides what this session's gate checks; the session's model may not change it on its own."
+    );
+    let after = "this session keeps the configuration it started with: a change takes effect in the next session, or once the user runs `helix-gate trust`.";
+    if agent.asks_person() {
+        return Ruling {
+            output: Some(HookOutput::ask(format!(
+                "{what} Ask the user to make this change. Even when they allow it, {after}"
+            ))),
+            decisions: vec![Decision {
+                target: rel.to_owned(),
+                verdict: Verdict::Block,
+                note: Some("write of helix-gate's configuration: the user is asked".to_owned()),
+                ..Decision::default()
+            }],
+        };
+    }
     Ruling {
-        output: Some(HookOutput::ask(format!(
-            "helix-gate: {rel} is part of helix-gate's configuration, which decides what this session's gate checks; the session's model may not change it on its own. Ask the user to make this change. Even when they allow it, this session keeps the configuration it started with: a change takes effect in the next session, or once the user runs `helix-gate trust`."
+        output: Some(HookOutput::deny(format!(
+            "{what} {} cannot ask the user from a hook, so the change was refused. Tell the user what you wanted to change in {rel} and why: they can edit the file themselves. Even when they do, {after}",
+            agent.name()
         ))),
         decisions: vec![Decision {
             target: rel.to_owned(),
             verdict: Verdict::Block,
-            note: Some("write of helix-gate's configuration: the user is asked".to_owned()),
+            note: Some(format!(
+                "write of helix-gate's configuration refused ({} cannot ask the user)",
+                agent.name()
+            )),
             ..Decision::default()
         }],
     }
@@ -144,8 +213,8 @@ pub(super) enum Screened {
     /// outside the project, or (with the default settings) one that is no
     /// Markdown file and no phase plan.
     Settled(Ruling),
-    /// To be checked: the path written and its name in the project.
-    Check { path: PathBuf, rel: String },
+    /// To be checked: the file written and its name in the project.
+    Check { written: Written, rel: String },
 }
 
 /// The part of a `PostToolUse` decision that needs no configuration: only
@@ -156,11 +225,17 @@ pub(super) fn screen(
     root: &Path,
     deadline: &Deadline,
 ) -> Result<Screened, InfraError> {
-    let path = named_file(event, root, deadline)?;
-    if in_data_dir(&path) {
+    Ok(screen_path(root, named_file(event, root, deadline)?))
+}
+
+/// [`screen`] of a written `path` (absolute).
+fn screen_path(root: &Path, path: PathBuf) -> Screened {
+    let written = Written::resolve(root, path);
+    let path = &written.path;
+    if written.in_data_dir() {
         // PreToolUse would have denied it; without it registered, the least is to say so.
-        let target = shown(root, &path);
-        return Ok(Screened::Settled(Ruling {
+        let target = shown(root, path);
+        return Screened::Settled(Ruling {
             output: Some(HookOutput::block(format!(
                 "helix-gate: you wrote {target}, inside {}/, {DATA_DIR_WHY}. Do not write there again, and tell the user which file you changed so they can restore it.",
                 data_dir::DIR
@@ -171,11 +246,11 @@ pub(super) fn screen(
                 note: Some(format!("write into {}/ reported", data_dir::DIR)),
                 ..Decision::default()
             }],
-        }));
+        });
     }
     // Outside the project: not ours, and never read.
-    let Some(rel) = paths::relative_to_real(root, &path) else {
-        return Ok(Screened::Settled(Ruling::default()));
+    let Some(rel) = paths::relative_to_real(root, path) else {
+        return Screened::Settled(Ruling::default());
     };
     // The no-op path: with the default settings every ADR glob ends in `.md`, so any
     // other file is dismissed before a configuration file is even opened.
@@ -183,9 +258,9 @@ pub(super) fn screen(
         && !rel.to_ascii_lowercase().ends_with(".md")
         && !root.join(crate::config::settings::SETTINGS_PATH).exists()
     {
-        return Ok(Screened::Settled(Ruling::default()));
+        return Screened::Settled(Ruling::default());
     }
-    Ok(Screened::Check { path, rel })
+    Screened::Check { written, rel }
 }
 
 /// `PostToolUse` on Write/Edit/MultiEdit: validate the written ADR, count the
@@ -196,12 +271,25 @@ pub(super) fn post_tool_use(
     deadline: &Deadline,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
-    let (path, rel) = match screen(event, root, deadline)? {
+    let path = named_file(event, root, deadline)?;
+    post_write(event, root, &path, deadline, notes)
+}
+
+/// `PostToolUse` of a write of `path` (absolute): the written ADR (or phase
+/// plan) checked and its attempt counted, as for a Write of that file.
+pub(super) fn post_write(
+    event: &HookEvent,
+    root: &Path,
+    path: &Path,
+    deadline: &Deadline,
+    notes: &mut Vec<String>,
+) -> Result<Ruling, InfraError> {
+    let (written, rel) = match screen_path(root, path.to_path_buf()) {
         Screened::Settled(ruling) => return Ok(ruling),
-        Screened::Check { path, rel } => (path, rel),
+        Screened::Check { written, rel } => (written, rel),
     };
     if is_plan(&rel) {
-        return plan_post_tool_use(event, root, &path, rel, deadline, notes);
+        return plan_post_tool_use(event, root, &written, None, rel, deadline, notes);
     }
     let settings = load_settings(root, deadline)?;
     let matcher = settings
@@ -209,16 +297,18 @@ pub(super) fn post_tool_use(
         .map_err(|e| InfraError::new(e, Some(&settings)))?;
     // Written through a linked folder or a link to the file: checked as the
     // ADR it really is (and counted under that name).
-    let rel = match real_relative(root, &path) {
+    let rel = match written.real_relative() {
         Some(real_rel)
             if !matcher.is_adr(&rel) && (matcher.is_adr(&real_rel) || is_plan(&real_rel)) =>
         {
             notes.push(format!("{rel} is {real_rel} (through a symbolic link)"));
             if is_plan(&real_rel) {
+                let real_path = root.join(&real_rel);
                 return plan_post_tool_use(
                     event,
                     root,
-                    &root.join(&real_rel),
+                    &written,
+                    Some(&real_path),
                     real_rel,
                     deadline,
                     notes,
@@ -233,17 +323,18 @@ pub(super) fn post_tool_use(
     }
     need_session(event, &settings)?;
     // A symlink that leads out of the project is not followed.
-    if !crate::fs::confine::inside(root, &path) {
+    if !written.inside() {
         notes.push(format!("{rel} points outside the project; not read"));
         return Ok(skipped(rel, "symlink leads outside the project"));
     }
     let budget = settings.hook.budget;
-    let engine = load_engine(root, settings)?;
-    engine.set_matcher(matcher);
     // Checked (and named in the answer) as the ADR it is, also when written
     // through a link.
     let path = root.join(&rel);
-    let mut report = match engine.check_file(&path) {
+    let (engine, read) = load_engine_reading(root, settings, &path);
+    let engine = engine?;
+    engine.set_matcher(matcher);
+    let mut report = match read.map(|prepared| engine.check_read(&path, prepared)) {
         Ok(checked) => {
             let mut report = checked.report;
             report.findings.extend(duplicate_id(
@@ -268,6 +359,31 @@ pub(super) fn post_tool_use(
     Ok(charged_answer(&rel, &report, charge.as_ref(), note, budget))
 }
 
+/// The engine, and the file at `path` read and parsed ([`Prepared`]): the file on
+/// a second thread while the rules load on this one, since on a large ADR the two
+/// take about as long (the seed ADR: 2.0 M and 2.9 M instructions). Without a
+/// thread to spare, one after the other.
+fn load_engine_reading(
+    root: &Path,
+    settings: crate::config::settings::Settings,
+    path: &Path,
+) -> (Result<Engine, InfraError>, Result<Prepared, ReadError>) {
+    let max_file_size = settings.adr.max_file_size;
+    let read = || Prepared::read(root, path, max_file_size);
+    std::thread::scope(|scope| {
+        let reading = std::thread::Builder::new().spawn_scoped(scope, read);
+        let engine = load_engine(root, settings);
+        let read = match reading {
+            // A panic while reading is the hook's own: it reaches the catch of `decide`.
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => read(),
+        };
+        (engine, read)
+    })
+}
+
 /// Whether `rel` is a consultant's phase plan (checked on save like an ADR,
 /// charged under its own key, never one of the session's touched ADRs: the
 /// Stop's reviewer is for ADRs).
@@ -275,24 +391,26 @@ pub(super) fn is_plan(rel: &str) -> bool {
     crate::rules::phases::is_session_plan(rel)
 }
 
-/// Check the saved plan at `path` (`rel` in the project) and answer as for an ADR.
-pub(super) fn plan_post_tool_use(
+/// Check the saved plan `written` (`rel` in the project; read at `real_path`
+/// when it was written through a link) and answer as for an ADR.
+fn plan_post_tool_use(
     event: &HookEvent,
     root: &Path,
-    path: &Path,
+    written: &Written,
+    real_path: Option<&Path>,
     rel: String,
     deadline: &Deadline,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
     let settings = load_settings(root, deadline)?;
     need_session(event, &settings)?;
-    if !crate::fs::confine::inside(root, path) {
+    if !written.inside() {
         notes.push(format!("{rel} points outside the project; not read"));
         return Ok(skipped(rel, "symlink leads outside the project"));
     }
     let budget = settings.hook.budget;
     let engine = load_engine(root, settings)?;
-    let report = match engine.check_file(path) {
+    let report = match engine.check_file(real_path.unwrap_or(&written.path)) {
         Ok(checked) => checked.report,
         Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => {
             return Ok(skipped(rel, "file no longer exists"));

@@ -102,7 +102,7 @@ pub fn settings_path(root: &Path, scope: Scope) -> anyhow::Result<PathBuf> {
     })
 }
 
-fn home() -> anyhow::Result<PathBuf> {
+pub(super) fn home() -> anyhow::Result<PathBuf> {
     let home = crate::env::var(crate::env::HOME)
         .context("HOME is not set; cannot find ~/.claude/settings.json")?;
     Ok(PathBuf::from(home))
@@ -133,7 +133,7 @@ pub struct Area {
 impl Area {
     /// `result` of a write of `path` inside the area, with a refusal that says
     /// what was not done and why.
-    fn check<T>(&self, path: &Path, result: std::io::Result<T>) -> anyhow::Result<T> {
+    pub(super) fn check<T>(&self, path: &Path, result: std::io::Result<T>) -> anyhow::Result<T> {
         let shown = |p: &Path| crate::paths::display(&self.dir, &self.dir.join(p));
         result.map_err(|e| match crate::fs::confine::escape(&e) {
             Some(crate::fs::confine::Escape::Link { link, target, .. }) => anyhow::anyhow!(
@@ -183,42 +183,67 @@ pub fn is_ours(hook: &Value) -> bool {
             .is_some_and(is_hook_command)
 }
 
-/// Whether `command` runs helix-gate's hook, in the forms [`hook_command`] and
-/// [`install`] write: `helix-gate hook`, or `"<absolute path to helix-gate>" hook`,
-/// each optionally followed by ` --scope project|local|user`. Exact: a
-/// wrapper script, another subcommand, extra arguments or a relative path are
+/// A command that runs helix-gate's hook, taken apart ([`parse_hook_command`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookCommand<'a> {
+    /// `--agent NAME` (`None`: the default, Claude Code).
+    pub agent: Option<&'a str>,
+    /// `--scope NAME`.
+    pub scope: Option<&'a str>,
+}
+
+/// The agents and scopes a hook command may name (`helix-gate hook --help`).
+const AGENTS: [&str; 2] = ["claude", "codex"];
+const SCOPES: [&str; 3] = ["project", "local", "user"];
+
+/// `command` taken apart when it runs helix-gate's hook in the forms
+/// [`hook_command`] and the installers write: `helix-gate hook`, or
+/// `"<absolute path to helix-gate>" hook`, each optionally followed by
+/// ` --agent claude|codex` and then ` --scope project|local|user`. Exact: a
+/// wrapper script, another subcommand, other arguments or a relative path are
 /// not helix-gate's hook.
-pub fn is_hook_command(command: &str) -> bool {
-    let command = ["project", "local", "user"]
-        .iter()
-        .find_map(|scope| {
-            command
-                .strip_suffix(scope)
-                .and_then(|c| c.strip_suffix(" --scope "))
-        })
-        .unwrap_or(command);
-    if command == "helix-gate hook" {
-        return true;
+pub fn parse_hook_command(command: &str) -> Option<HookCommand<'_>> {
+    fn strip<'a>(
+        command: &'a str,
+        flag: &str,
+        values: &[&'static str],
+    ) -> (&'a str, Option<&'a str>) {
+        values
+            .iter()
+            .find_map(|value| {
+                let rest = command.strip_suffix(value)?.strip_suffix(flag)?;
+                Some((rest, Some(&command[rest.len() + flag.len()..])))
+            })
+            .unwrap_or((command, None))
     }
-    let Some(exe) = command
+    let (command, scope) = strip(command, " --scope ", &SCOPES);
+    let (command, agent) = strip(command, " --agent ", &AGENTS);
+    let parsed = HookCommand { agent, scope };
+    if command == "helix-gate hook" {
+        return Some(parsed);
+    }
+    let exe = command
         .strip_suffix(" hook")
         .and_then(|c| c.strip_prefix('"'))
-        .and_then(|c| c.strip_suffix('"'))
-    else {
-        return false;
-    };
+        .and_then(|c| c.strip_suffix('"'))?;
     let exe = Path::new(exe);
-    !exe.as_os_str().to_string_lossy().contains('"')
+    (!exe.as_os_str().to_string_lossy().contains('"')
         && exe.is_absolute()
         && exe
             .file_name()
-            .is_some_and(|n| n == "helix-gate" || n == "helix-gate.exe")
+            .is_some_and(|n| n == "helix-gate" || n == "helix-gate.exe"))
+    .then_some(parsed)
 }
 
-/// Whether the Claude Code settings `settings` register helix-gate's hook for
-/// any event: a command hook entry (`hooks.<event>[].hooks[]`) whose `command`
-/// is [`is_hook_command`]. A marker text or a look-alike entry is not enough.
-pub fn registers_hook(settings: &Value) -> bool {
+/// Whether `command` runs helix-gate's hook ([`parse_hook_command`]), for any agent.
+pub fn is_hook_command(command: &str) -> bool {
+    parse_hook_command(command).is_some()
+}
+
+/// Whether a hooks file in the Claude Code layout (`hooks.<event>[].hooks[]`,
+/// which Codex shares) has a command hook entry whose command runs helix-gate's
+/// hook for an agent `agent` accepts.
+pub fn registers_hook_for(settings: &Value, agent: impl Fn(Option<&str>) -> bool) -> bool {
     let Some(events) = settings.get("hooks").and_then(Value::as_object) else {
         return false;
     };
@@ -233,11 +258,20 @@ pub fn registers_hook(settings: &Value) -> bool {
                 && hook
                     .get("command")
                     .and_then(Value::as_str)
-                    .is_some_and(is_hook_command)
+                    .and_then(parse_hook_command)
+                    .is_some_and(|c| agent(c.agent))
         })
 }
 
-fn read_settings(path: &Path) -> anyhow::Result<Map<String, Value>> {
+/// Whether the Claude Code settings `settings` register helix-gate's Claude
+/// Code hook for any event: a command hook entry (`hooks.<event>[].hooks[]`)
+/// whose `command` is [`parse_hook_command`] without `--agent` or with
+/// `--agent claude`. A marker text or a look-alike entry is not enough.
+pub fn registers_hook(settings: &Value) -> bool {
+    registers_hook_for(settings, |agent| matches!(agent, None | Some("claude")))
+}
+
+pub(super) fn read_settings(path: &Path) -> anyhow::Result<Map<String, Value>> {
     let text = match crate::fs::read::optional_text(path, crate::fs::read::CONFIG_LIMIT) {
         Ok(Some(text)) => text,
         Ok(None) => return Ok(Map::new()),
@@ -259,7 +293,11 @@ fn read_settings(path: &Path) -> anyhow::Result<Map<String, Value>> {
     }
 }
 
-fn write_settings(area: &Area, path: &Path, settings: &Map<String, Value>) -> anyhow::Result<()> {
+pub(super) fn write_settings(
+    area: &Area,
+    path: &Path,
+    settings: &Map<String, Value>,
+) -> anyhow::Result<()> {
     if let Some(dir) = path.parent() {
         area.check(dir, crate::fs::confine::create_dir_all(&area.dir, dir))?;
     }
@@ -273,7 +311,7 @@ fn write_settings(area: &Area, path: &Path, settings: &Map<String, Value>) -> an
 }
 
 /// Remove our entries from a `hooks` object; returns how many were removed.
-fn remove_ours(hooks: &mut Map<String, Value>) -> usize {
+pub(super) fn remove_ours(hooks: &mut Map<String, Value>) -> usize {
     let mut removed = 0;
     for groups in hooks.values_mut() {
         let Some(groups) = groups.as_array_mut() else {
@@ -362,8 +400,19 @@ pub fn our_hooks(
     prompt_context: bool,
     stop_timeout_s: u64,
 ) -> Vec<(&'static str, Value)> {
+    hook_groups(&HOOK_ENTRIES, command, prompt_context, stop_timeout_s)
+}
+
+/// The hook groups (event, group) for `entries`, each with one command hook
+/// running `command` and marked with [`STATUS_MARKER`].
+pub(crate) fn hook_groups(
+    entries: &[HookEntry],
+    command: &str,
+    prompt_context: bool,
+    stop_timeout_s: u64,
+) -> Vec<(&'static str, Value)> {
     let hook = |timeout: u64| json!({"type": "command", "command": command, "timeout": timeout, "statusMessage": STATUS_MARKER});
-    HOOK_ENTRIES
+    entries
         .iter()
         .filter(|e| prompt_context || !e.prompt_context_only)
         .map(|e| {
@@ -386,6 +435,23 @@ pub fn install_into(
     prompt_context: bool,
     stop_timeout_s: u64,
 ) -> anyhow::Result<()> {
+    merge_into(
+        area,
+        path,
+        our_hooks(command, prompt_context, stop_timeout_s),
+    )
+    .map(drop)
+}
+
+/// Replace our entries in the hooks file at `path` (inside `area`; the Claude
+/// Code layout, which Codex's `hooks.json` shares) by `entries` (event, group),
+/// keeping everything else; returns the file as written. A file that is not a
+/// JSON object, or whose `hooks` is malformed, is refused untouched.
+pub(crate) fn merge_into(
+    area: &Area,
+    path: &Path,
+    entries: Vec<(&'static str, Value)>,
+) -> anyhow::Result<Map<String, Value>> {
     // Before reading: a link out of the area is refused for what it is.
     area.check(path, crate::fs::confine::resolve(&area.dir, path))?;
     let mut settings = read_settings(path)?;
@@ -398,20 +464,26 @@ pub fn install_into(
             path.display()
         );
     };
+    if let Some((event, _)) = entries
+        .iter()
+        .find(|(event, _)| hooks.get(*event).is_some_and(|g| !g.is_array()))
+    {
+        bail!(
+            "`hooks.{event}` in {} is not a list; refusing to change it",
+            path.display()
+        );
+    }
     remove_ours(hooks);
-    for (event, entry) in our_hooks(command, prompt_context, stop_timeout_s) {
+    for (event, entry) in entries {
         let groups = hooks
             .entry(event)
             .or_insert_with(|| Value::Array(Vec::new()));
-        match groups.as_array_mut() {
-            Some(groups) => groups.push(entry),
-            None => bail!(
-                "`hooks.{event}` in {} is not a list; refusing to change it",
-                path.display()
-            ),
+        if let Some(groups) = groups.as_array_mut() {
+            groups.push(entry);
         }
     }
-    write_settings(area, path, &settings)
+    write_settings(area, path, &settings)?;
+    Ok(settings)
 }
 
 /// Remove our hooks from the settings at `path` (inside `area`); returns how many

@@ -253,7 +253,7 @@ fn validate(scope: &Scope, call: &Call) -> Result<Answer, String> {
             let checked = engine.check_bytes(
                 &path,
                 content.as_bytes().to_vec(),
-                &WorkTree { root: scope.root() },
+                &WorkTree::new(scope.root()),
             );
             (vec![checked.report], Vec::new())
         }

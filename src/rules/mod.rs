@@ -242,14 +242,32 @@ pub enum Presence {
 
 /// The working tree below `root`.
 pub struct WorkTree<'a> {
-    pub root: &'a Path,
+    root: &'a Path,
+    /// The index, read at the first path the work tree lacks, then kept.
+    tracked: std::sync::OnceLock<Option<crate::git::Tracked>>,
+}
+
+impl<'a> WorkTree<'a> {
+    pub fn new(root: &'a Path) -> WorkTree<'a> {
+        WorkTree {
+            root,
+            tracked: std::sync::OnceLock::new(),
+        }
+    }
 }
 
 impl RepoFiles for WorkTree<'_> {
     /// In the work tree, or tracked by git though the work tree lacks it (a sparse
-    /// checkout, skip-worktree): git is asked only for a path that is missing.
+    /// checkout, skip-worktree): git is asked only for a path that is missing, and
+    /// the repository and its index are opened once for all of them (an ADR that
+    /// names forty files still to be written opened them forty times).
     fn exists(&self, rel: &str) -> bool {
-        std::fs::symlink_metadata(self.root.join(rel)).is_ok() || crate::git::tracks(self.root, rel)
+        std::fs::symlink_metadata(self.root.join(rel)).is_ok()
+            || self
+                .tracked
+                .get_or_init(|| crate::git::Tracked::open(self.root))
+                .as_ref()
+                .is_some_and(|tracked| tracked.tracks(rel))
     }
 }
 

@@ -79,7 +79,8 @@ declare_rules! {
     /// of `files_exist`, `python_syntax`, `tests_pass`, `adr_complete`, `approval` and
     /// `approval_passed`, and the fields the type needs: `file` for `adr_complete` (with
     /// `semantic` one of auto, true, false), `files` for `approval` (with `required_result` one of
-    /// approved, needs_revision), `result_file` for `approval_passed`.
+    /// approved, needs_revision), `result_file` for `approval_passed` (with the same
+    /// `required_result`).
     ///
     /// ## Why
     /// A gate the orchestrator does not know is skipped or fails the phase at run time, after the
@@ -217,22 +218,243 @@ pub struct Phase {
     pub gates: Vec<Gate>,
 }
 
-/// One quality gate as written (its keys, untyped: the runner reads what its type needs).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Gate {
-    pub kind: String,
-    pub fields: Mapping,
+/// One quality gate, decoded from what the plan (or the command line) wrote by
+/// [`Gate::decode`], the one place a gate's keys are read: the plan check reports
+/// what it found wrong, and the runner (`crate::gate`) takes only gates that decoded.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Gate {
+    /// The engine's checks of every file the `file` globs match, then the reviewer by
+    /// `semantic`.
+    AdrComplete {
+        file: Vec<String>,
+        concept: Option<String>,
+        semantic: Semantic,
+    },
+    /// `helix-gate approve` of `files` with `approval_type`, passed when the verdict is
+    /// what `required_result` accepts.
+    Approval {
+        approval_type: String,
+        files: Vec<String>,
+        required_result: RequiredResult,
+    },
+    /// A result file `helix-gate approve --out` signed, for the current content.
+    ApprovalPassed {
+        result_file: String,
+        required_result: RequiredResult,
+    },
+    /// The `files` (or the phase's output files) exist.
+    FilesExist { files: Vec<String> },
+    /// Valid in a plan; run by the HELIX orchestrator, not by helix-gate.
+    PythonSyntax,
+    /// Valid in a plan; run by the HELIX orchestrator, not by helix-gate.
+    TestsPass,
+    /// A type none of the seeds names (the plan check reports it; the runner cannot run it).
+    Unknown(String),
+}
+
+/// `semantic` of an `adr_complete` gate: when the reviewer is asked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Semantic {
+    /// Only when `approvals.adr.enabled` is true in `config/approvals.yaml`.
+    #[default]
+    Auto,
+    /// Always (`true`), after the deterministic checks pass.
+    Always,
+    /// Never (`false`).
+    Never,
+}
+
+impl Semantic {
+    fn parse(text: &str) -> Option<Self> {
+        match text {
+            "auto" => Some(Semantic::Auto),
+            "true" => Some(Semantic::Always),
+            "false" => Some(Semantic::Never),
+            _ => None,
+        }
+    }
+
+    /// As written in a plan: `auto`, `true`, `false`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Semantic::Auto => "auto",
+            Semantic::Always => "true",
+            Semantic::Never => "false",
+        }
+    }
+}
+
+/// `required_result` of an approval gate: the verdict it requires (the seed's rule:
+/// `needs_revision` also accepts `approved`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RequiredResult {
+    #[default]
+    Approved,
+    NeedsRevision,
+}
+
+impl RequiredResult {
+    fn parse(text: &str) -> Option<Self> {
+        match text {
+            "approved" => Some(RequiredResult::Approved),
+            "needs_revision" => Some(RequiredResult::NeedsRevision),
+            _ => None,
+        }
+    }
+
+    /// As written in a plan: `approved`, `needs_revision`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequiredResult::Approved => "approved",
+            RequiredResult::NeedsRevision => "needs_revision",
+        }
+    }
+}
+
+/// The approval type of an `approval` gate that names none.
+pub const DEFAULT_APPROVAL_TYPE: &str = "adr";
+
+/// What keeps a gate of a known type from decoding; the plan check reports each one
+/// ([`GATE_INVALID`], with [`GateProblem::hint`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GateProblem {
+    /// A field the type needs is missing.
+    #[error("gate {kind} has no `{field}`")]
+    Missing {
+        kind: &'static str,
+        field: &'static str,
+    },
+    /// `semantic` is not auto, true or false.
+    #[error("gate adr_complete: semantic `{0}` is not auto, true or false")]
+    Semantic(String),
+    /// `required_result` is not `approved` or `needs_revision`.
+    #[error("gate {kind}: required_result `{value}` is not approved or needs_revision")]
+    RequiredResult { kind: &'static str, value: String },
+}
+
+impl GateProblem {
+    /// How to fix it in the plan.
+    pub fn hint(&self) -> &'static str {
+        match self {
+            GateProblem::Missing { field: "file", .. } => "add `file: output/ADR-*.md`",
+            GateProblem::Missing { field: "files", .. } => {
+                "list the files under review: `files: [output/ADR-feature.md]`"
+            }
+            GateProblem::Missing { .. } => "add `result_file: output/approval-result.json`",
+            GateProblem::Semantic(_) => "write `semantic: auto`",
+            GateProblem::RequiredResult { .. } => "write `required_result: approved`",
+        }
+    }
 }
 
 impl Gate {
-    /// A string field.
-    pub fn text(&self, key: &str) -> Option<String> {
-        self.fields.get(key).and_then(yaml::scalar_text)
+    /// Decode a gate of type `kind` from its keys `fields`: a known type with what it
+    /// needs, a type none of the seeds names ([`Gate::Unknown`]), or every problem of a
+    /// known type whose fields are missing or wrong.
+    pub fn decode(kind: &str, fields: &Mapping) -> Result<Gate, Vec<GateProblem>> {
+        let text = |key: &str| fields.get(key).and_then(yaml::scalar_text);
+        let paths = |key: &str| string_list(fields.get(key));
+        let mut problems = Vec::new();
+        let required = |kind: &'static str, key: &'static str, problems: &mut Vec<_>| {
+            let list = paths(key);
+            if list.is_empty() {
+                problems.push(GateProblem::Missing { kind, field: key });
+            }
+            list
+        };
+        let required_result =
+            |kind: &'static str, problems: &mut Vec<_>| match text("required_result") {
+                None => RequiredResult::default(),
+                Some(value) => RequiredResult::parse(&value).unwrap_or_else(|| {
+                    problems.push(GateProblem::RequiredResult { kind, value });
+                    RequiredResult::default()
+                }),
+            };
+        let gate = match kind {
+            "adr_complete" => {
+                let file = required("adr_complete", "file", &mut problems);
+                let semantic = match text("semantic") {
+                    None => Semantic::default(),
+                    Some(value) => Semantic::parse(&value).unwrap_or_else(|| {
+                        problems.push(GateProblem::Semantic(value));
+                        Semantic::default()
+                    }),
+                };
+                Gate::AdrComplete {
+                    file,
+                    concept: text("concept"),
+                    semantic,
+                }
+            }
+            "approval" => {
+                let files = required("approval", "files", &mut problems);
+                Gate::Approval {
+                    approval_type: text("approval_type")
+                        .unwrap_or_else(|| DEFAULT_APPROVAL_TYPE.to_owned()),
+                    files,
+                    required_result: required_result("approval", &mut problems),
+                }
+            }
+            "approval_passed" => {
+                let result_file = text("result_file");
+                if result_file.is_none() {
+                    problems.push(GateProblem::Missing {
+                        kind: "approval_passed",
+                        field: "result_file",
+                    });
+                }
+                Gate::ApprovalPassed {
+                    result_file: result_file.unwrap_or_default(),
+                    required_result: required_result("approval_passed", &mut problems),
+                }
+            }
+            "files_exist" => Gate::FilesExist {
+                files: paths("files"),
+            },
+            "python_syntax" => Gate::PythonSyntax,
+            "tests_pass" => Gate::TestsPass,
+            unknown => Gate::Unknown(unknown.to_owned()),
+        };
+        if problems.is_empty() {
+            Ok(gate)
+        } else {
+            Err(problems)
+        }
     }
 
-    /// A field that is one path or a list of paths.
-    pub fn paths(&self, key: &str) -> Vec<String> {
-        string_list(self.fields.get(key))
+    /// The type as written (`adr_complete`, ..., or the unknown type's name).
+    pub fn kind(&self) -> &str {
+        match self {
+            Gate::AdrComplete { .. } => "adr_complete",
+            Gate::Approval { .. } => "approval",
+            Gate::ApprovalPassed { .. } => "approval_passed",
+            Gate::FilesExist { .. } => "files_exist",
+            Gate::PythonSyntax => "python_syntax",
+            Gate::TestsPass => "tests_pass",
+            Gate::Unknown(kind) => kind,
+        }
+    }
+}
+
+/// One `quality_gate:` entry as written: its type, the gate it decodes to, and every
+/// path it names (checked whatever the type, an unknown one's included).
+#[derive(Debug)]
+struct Written {
+    kind: String,
+    gate: Result<Gate, Vec<GateProblem>>,
+    paths: Vec<String>,
+}
+
+impl Written {
+    fn read(kind: String, fields: &Mapping) -> Self {
+        Written {
+            gate: Gate::decode(&kind, fields),
+            paths: ["file", "files", "concept", "result_file"]
+                .into_iter()
+                .flat_map(|key| string_list(fields.get(key)))
+                .collect(),
+            kind,
+        }
     }
 }
 
@@ -319,7 +541,10 @@ pub fn check(text: &str) -> (Option<Plan>, Vec<Finding>) {
         plan.phases.push(Phase {
             id,
             output,
-            gates: gates.into_iter().flatten().collect(),
+            gates: gates
+                .into_iter()
+                .filter_map(|written| written.ok()?.gate.ok())
+                .collect(),
         });
     }
     check_depends(&lines, &plan, &seen, depends, &mut findings);
@@ -390,11 +615,16 @@ pub fn check_in_project(
     let mut findings = Vec::new();
     for phase in &plan.phases {
         let line = lines.of_id(&phase.id);
-        for gate in phase.gates.iter().filter(|g| g.kind == "approval") {
-            let kind = gate
-                .text("approval_type")
-                .unwrap_or_else(|| "adr".to_owned());
-            if !approval_types.contains(&kind) {
+        for gate in &phase.gates {
+            let Gate::Approval {
+                approval_type: kind,
+                files,
+                ..
+            } = gate
+            else {
+                continue;
+            };
+            if !approval_types.contains(kind) {
                 findings.push(
                     APPROVAL_TYPE_UNKNOWN
                         .finding(format!(
@@ -402,22 +632,22 @@ pub fn check_in_project(
                             phase.id,
                             approval_types.join(", ")
                         ))
-                        .at(lines.of_word_from(&kind, line).unwrap_or(line))
+                        .at(lines.of_word_from(kind, line).unwrap_or(line))
                         .hint("use a configured approval type, or add approvals/<type>/ and its entry in config/approvals.yaml"),
                 );
             }
             if phase.id != running {
                 continue;
             }
-            for input in gate.paths("files") {
-                if !matches(&input) {
+            for input in files {
+                if !matches(input) {
                     findings.push(
                         APPROVAL_INPUT_UNMATCHED
                             .finding(format!(
                                 "phase `{}`: input `{input}` matches no file",
                                 phase.id
                             ))
-                            .at(lines.of_word_from(&input, line).unwrap_or(line))
+                            .at(lines.of_word_from(input, line).unwrap_or(line))
                             .hint(
                                 "correct `input`, or run the phase that writes these files first",
                             ),
@@ -468,16 +698,13 @@ fn check_depends(
 
 /// A `quality_gate:` value: one mapping or a list of them. An entry that is not a mapping
 /// with a `type` is `Err` with what was found.
-fn gates_of(value: Option<&Value>) -> Vec<Result<Gate, String>> {
+fn gates_of(value: Option<&Value>) -> Vec<Result<Written, &'static str>> {
     let one = |v: &Value| match v.as_mapping() {
         Some(map) => match map.get("type").and_then(yaml::scalar_text) {
-            Some(kind) => Ok(Gate {
-                kind,
-                fields: map.clone(),
-            }),
-            None => Err("has no `type`".to_owned()),
+            Some(kind) => Ok(Written::read(kind, map)),
+            None => Err("has no `type`"),
         },
-        None => Err("is not a mapping".to_owned()),
+        None => Err("is not a mapping"),
     };
     match value {
         None | Some(Value::Null) => Vec::new(),
@@ -486,15 +713,20 @@ fn gates_of(value: Option<&Value>) -> Vec<Result<Gate, String>> {
     }
 }
 
-fn check_gate(lines: &Lines<'_>, phase: &str, gate: &Result<Gate, String>, out: &mut Found) {
+fn check_gate(
+    lines: &Lines<'_>,
+    phase: &str,
+    written: &Result<Written, &'static str>,
+    out: &mut Found,
+) {
     // The phase's own `quality_gate:` (the first one after its `id:`), and its type's
     // line after that: not the first gate of the whole plan.
     let phase_line = lines.of_id(phase);
     let line = lines
         .of_word_from("quality_gate", phase_line)
         .unwrap_or(phase_line);
-    let gate = match gate {
-        Ok(gate) => gate,
+    let written = match written {
+        Ok(written) => written,
         Err(why) => {
             out.push(&GATE_INVALID, || {
                 GATE_INVALID
@@ -505,11 +737,12 @@ fn check_gate(lines: &Lines<'_>, phase: &str, gate: &Result<Gate, String>, out: 
             return;
         }
     };
+    let kind = written.kind.as_str();
     let at = || {
-        if gate.kind.chars().all(is_word) {
-            lines.of_word_from(&gate.kind, line)
+        if kind.chars().all(is_word) {
+            lines.of_word_from(kind, line)
         } else {
-            lines.of_text(&gate.kind)
+            lines.of_text(kind)
         }
         .unwrap_or(line)
     };
@@ -521,59 +754,20 @@ fn check_gate(lines: &Lines<'_>, phase: &str, gate: &Result<Gate, String>, out: 
                 .hint(hint.to_owned())
         });
     };
-    match gate.kind.as_str() {
-        "adr_complete" => {
-            if gate.paths("file").is_empty() {
-                problem(
-                    "gate adr_complete has no `file`".to_owned(),
-                    "add `file: output/ADR-*.md`",
-                );
-            }
-            if let Some(semantic) = gate.text("semantic")
-                && !["auto", "true", "false"].contains(&semantic.as_str())
-            {
-                problem(
-                    format!("gate adr_complete: semantic `{semantic}` is not auto, true or false"),
-                    "write `semantic: auto`",
-                );
-            }
-        }
-        "approval" => {
-            if gate.paths("files").is_empty() {
-                problem(
-                    "gate approval has no `files`".to_owned(),
-                    "list the files under review: `files: [output/ADR-feature.md]`",
-                );
-            }
-            if let Some(required) = gate.text("required_result")
-                && !["approved", "needs_revision"].contains(&required.as_str())
-            {
-                problem(
-                    format!(
-                        "gate approval: required_result `{required}` is not approved or needs_revision"
-                    ),
-                    "write `required_result: approved`",
-                );
-            }
-        }
-        "approval_passed" => {
-            if gate.text("result_file").is_none() {
-                problem(
-                    "gate approval_passed has no `result_file`".to_owned(),
-                    "add `result_file: output/approval-result.json`",
-                );
-            }
-        }
-        known if GATE_TYPES.contains(&known) => {}
-        unknown => problem(
+    match &written.gate {
+        Ok(Gate::Unknown(unknown)) => problem(
             format!("unknown quality_gate type `{unknown}`"),
             &format!("use one of: {}", GATE_TYPES.join(", ")),
         ),
-    }
-    for key in ["file", "files", "concept", "result_file"] {
-        for path in gate.paths(key) {
-            check_path(lines, phase, &path, out);
+        Ok(_) => {}
+        Err(problems) => {
+            for found in problems {
+                problem(found.to_string(), found.hint());
+            }
         }
+    }
+    for path in &written.paths {
+        check_path(lines, phase, path, out);
     }
 }
 
@@ -623,7 +817,7 @@ fn files_of(value: Option<&Value>) -> Vec<String> {
 /// phase is its `approval` gate (files from `input`, `approval_type` and
 /// `required_result` from the phase), so `gate --phase approval` runs the review
 /// instead of passing a phase that "has no quality gate".
-fn approval_phase_gate(phase: &Mapping, input: &[String]) -> Option<Gate> {
+fn approval_phase_gate(phase: &Mapping, input: &[String]) -> Option<Written> {
     if phase.get("type").and_then(yaml::scalar_text).as_deref() != Some("approval") {
         return None;
     }
@@ -638,10 +832,7 @@ fn approval_phase_gate(phase: &Mapping, input: &[String]) -> Option<Gate> {
         "files".into(),
         Value::Sequence(input.iter().map(|f| f.as_str().into()).collect()),
     );
-    Some(Gate {
-        kind: "approval".to_owned(),
-        fields,
-    })
+    Some(Written::read("approval".to_owned(), &fields))
 }
 
 /// One string or a list of strings (other entries are ignored).
@@ -841,12 +1032,24 @@ mod tests {
         let plan = plan.unwrap();
         assert_eq!(plan.phases.len(), 3);
         assert_eq!(plan.phases[0].output, ["output/ADR-feature.md"]);
-        assert_eq!(plan.phases[0].gates[0].kind, "adr_complete");
+        assert_eq!(
+            plan.phases[0].gates[0],
+            Gate::AdrComplete {
+                file: vec!["output/ADR-*.md".to_owned()],
+                concept: Some("output/concept.md".to_owned()),
+                semantic: Semantic::Auto,
+            }
+        );
         assert_eq!(plan.phases[2].gates.len(), 2);
         assert_eq!(
-            plan.phases[2].gates[0].text("required_result").as_deref(),
-            Some("needs_revision")
+            plan.phases[2].gates[0],
+            Gate::Approval {
+                approval_type: "adr".to_owned(),
+                files: vec!["output/ADR-feature.md".to_owned()],
+                required_result: RequiredResult::NeedsRevision,
+            }
         );
+        assert_eq!(plan.phases[2].gates[1], Gate::TestsPass);
     }
 
     #[test]
@@ -888,6 +1091,67 @@ mod tests {
                 "phase `d`: gate approval_passed has no `result_file`",
                 "phase `e`: quality_gate is not a mapping",
             ]
+        );
+    }
+
+    /// `approval_passed` takes the `required_result` an `approval` gate takes (the command
+    /// line's `--required-result` allows the same two), so a typo is caught in the plan.
+    #[test]
+    fn approval_passed_requires_a_known_required_result() {
+        let text = "phases:\n  - id: a\n    quality_gate: {type: approval_passed, result_file: r.json, required_result: rejected}\n";
+        let found: Vec<String> = check(text).1.into_iter().map(|f| f.message).collect();
+        assert_eq!(
+            found,
+            [
+                "phase `a`: gate approval_passed: required_result `rejected` is not approved or needs_revision"
+            ]
+        );
+    }
+
+    #[test]
+    fn decode_reads_each_type_once_with_its_defaults() {
+        let fields = |yaml: &str| {
+            yaml::parse_value(yaml)
+                .unwrap()
+                .as_mapping()
+                .unwrap()
+                .clone()
+        };
+        assert_eq!(
+            Gate::decode("approval_passed", &fields("{result_file: r.json}")),
+            Ok(Gate::ApprovalPassed {
+                result_file: "r.json".to_owned(),
+                required_result: RequiredResult::Approved,
+            })
+        );
+        assert_eq!(
+            Gate::decode("adr_complete", &fields("{file: a.md, semantic: false}")),
+            Ok(Gate::AdrComplete {
+                file: vec!["a.md".to_owned()],
+                concept: None,
+                semantic: Semantic::Never,
+            })
+        );
+        assert_eq!(
+            Gate::decode("files_exist", &fields("{}")),
+            Ok(Gate::FilesExist { files: Vec::new() })
+        );
+        assert_eq!(
+            Gate::decode("lint", &fields("{}")),
+            Ok(Gate::Unknown("lint".to_owned()))
+        );
+        assert_eq!(
+            Gate::decode("approval", &fields("{required_result: maybe}")),
+            Err(vec![
+                GateProblem::Missing {
+                    kind: "approval",
+                    field: "files"
+                },
+                GateProblem::RequiredResult {
+                    kind: "approval",
+                    value: "maybe".to_owned()
+                },
+            ])
         );
     }
 

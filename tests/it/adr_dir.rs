@@ -562,6 +562,54 @@ fn a_failure_after_the_move_restores_the_draft_and_leaves_index_untouched() {
     assert!(repo.path().join("adr/002-atomic.md").exists());
 }
 
+/// INDEX.md cannot be replaced after the move, and the draft cannot be put back
+/// either: the ADR stays moved without its row, and the intent stays with it,
+/// so the next run adds the row and the record.
+#[test]
+fn a_failed_index_update_whose_draft_cannot_go_back_is_finished_by_the_next_run() {
+    let repo = repo();
+    let adr = repo.path().join("adr");
+    let intent = repo.path().join(".helix-gate/finalize-intent.json");
+    write(repo.path(), "adr/INDEX.md", INDEX);
+    write(
+        repo.path(),
+        "adr/001-first.md",
+        draft("First", Some("\"001\"")),
+    );
+    let draft_path = write(repo.path(), "output/ADR-atomic.md", draft("Atomic", None));
+    let err = finalize::run_in(
+        repo.path(),
+        &draft_path,
+        Options {
+            dry_run: false,
+            fault: Some(Fault::Stranded),
+        },
+    )
+    .unwrap_err();
+    let message = format!("{err:#}");
+    assert!(
+        message.contains("cannot update adr/INDEX.md, and cannot move the draft back"),
+        "{message}"
+    );
+    assert!(!draft_path.exists());
+    assert_eq!(read(repo.path(), "adr/INDEX.md"), INDEX);
+    assert!(intent.exists(), "the journal stays for the next run");
+    let out = run(repo.path(), &["doctor"]);
+    let err_text = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        err_text.contains(
+            "finished the interrupted finalize of output/ADR-atomic.md -> adr/002-atomic.md; its row added to adr/INDEX.md"
+        ),
+        "{err_text}"
+    );
+    assert!(!intent.exists());
+    assert!(read(repo.path(), "adr/INDEX.md").contains("[Atomic](002-atomic.md)"));
+    assert!(
+        read(repo.path(), ".helix-gate/finalized.jsonl").contains("\"to\":\"adr/002-atomic.md\"")
+    );
+    assert_eq!(names(&adr), ["001-first.md", "002-atomic.md", "INDEX.md"]);
+}
+
 #[test]
 fn round_trip_from_a_session_directory() {
     let repo = repo();

@@ -297,6 +297,82 @@ fn no_state_folder_gives_a_verdict_that_is_not_cached() {
     assert!(!repo.join(".helix-gate/approval-cache").exists());
 }
 
+/// Two `approve` of the same content at the same time, with a reviewer that
+/// counts its runs, waits a second and then runs `then` (say `verdict`, or
+/// fail): (the two documents, runs).
+fn two_at_once(verdict: &Value, then: &str) -> (Vec<Value>, usize) {
+    let repo = project();
+    let runs = repo.join("fake/runs");
+    let script = fake_reviewer(
+        repo.path(),
+        &canned_result(verdict),
+        &format!("echo run >> '{}'\nsleep 1\n{then}", runs.display()),
+    );
+    configure(&repo, &script, 30);
+    let homes = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let children: Vec<_> = homes
+        .iter()
+        .map(|home| {
+            let mut cmd =
+                approve_command(repo.path(), None, home.path(), &["--format", "json", ADR]);
+            cmd.stdin(std::process::Stdio::null());
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    let docs = children
+        .into_iter()
+        .map(|child| {
+            let out = child.wait_with_output().unwrap();
+            serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|_| panic!("{}\n{}", stdout(&out), stderr(&out)))
+        })
+        .collect();
+    let count = std::fs::read_to_string(&runs)
+        .unwrap_or_default()
+        .lines()
+        .count();
+    (docs, count)
+}
+
+/// One content, one paid review: the approval that waited for the other's
+/// reviewer takes its verdict from the cache, whatever the verdict is.
+#[test]
+fn an_approval_that_waited_for_a_concurrent_review_reuses_its_verdict() {
+    let mut needs_revision = rejected();
+    needs_revision["result"] = json!("needs_revision");
+    // The confidence gate turns an approval with an error finding into
+    // needs_revision, and one below required_confidence (0.8).
+    let mut inconsistent = rejected();
+    inconsistent["result"] = json!("approved");
+    for verdict in [
+        approved(0.9),
+        rejected(),
+        needs_revision,
+        approved(0.5),
+        inconsistent,
+    ] {
+        let (docs, runs) = two_at_once(&verdict, "");
+        assert_eq!(runs, 1, "{verdict}: {docs:#?}");
+        let mut stages: Vec<&str> = docs.iter().map(|d| d["stage"].as_str().unwrap()).collect();
+        stages.sort_unstable();
+        assert_eq!(stages, ["cache", "reviewer"], "{docs:#?}");
+        assert_eq!(docs[0]["approval_id"], docs[1]["approval_id"]);
+        assert_eq!(docs[0]["result"], docs[1]["result"]);
+    }
+}
+
+/// A reviewer that gave no verdict is not cached: the approval that waited for
+/// it runs a review of its own.
+#[test]
+fn an_approval_that_waited_for_a_failed_review_runs_its_own() {
+    let (docs, runs) = two_at_once(&approved(0.9), "exit 3\n");
+    assert_eq!(runs, 2, "{docs:#?}");
+    for doc in &docs {
+        assert_eq!(doc["stage"], "reviewer", "{doc:#}");
+        assert_eq!(doc["infrastructure_failure"], "exit-status", "{doc:#}");
+    }
+}
+
 // ---------------------------------------------------------------------------
 // File names are data
 // ---------------------------------------------------------------------------

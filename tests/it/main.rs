@@ -11,6 +11,7 @@ mod adr_dir;
 mod approval;
 mod budget;
 mod ci_recipes;
+mod codex;
 mod completions;
 mod concept;
 mod consultant;

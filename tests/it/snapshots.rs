@@ -100,7 +100,8 @@ pub(crate) fn check_run(name: &str, root: &Path, args: &[&str]) -> Output {
 }
 
 /// [`check_run`] with an empty temporary HOME: `doctor` reports the hook's
-/// registration in `~/.claude/settings.json`, which must not be the developer's.
+/// registration in `~/.claude/settings.json` and `~/.codex/`, which must not be
+/// the developer's.
 fn check_run_home(name: &str, root: &Path, args: &[&str]) -> Output {
     let home = tempfile::tempdir().unwrap();
     let out = helix(root, args).env("HOME", home.path()).output().unwrap();

@@ -19,7 +19,8 @@ pub(crate) fn manifest_dir() -> PathBuf {
 /// process's `CLAUDE*` or `ANTHROPIC*` variables (the suite may run inside Claude Code, whose
 /// `CLAUDECODE` switches pre-commit to its compact form), `AI_AGENT`, `HELIX_GATE*` (a
 /// reviewer's `HELIX_GATE_CHILD` makes the hook a no-op), `GIT_*` (the suite may run inside
-/// a git hook) or `XDG_STATE_HOME`; git reads no global or system configuration;
+/// a git hook), the other agents' `CODEX*`, `GEMINI*`, `OPENAI*` or `XDG_STATE_HOME`; git reads
+/// no global or system configuration;
 /// `NO_COLOR=1`; stdin is `/dev/null`. `HOME` and `PATH` are inherited: a test that needs
 /// its own sets them on the returned command, like every variable it means to pass.
 pub(crate) fn isolated(program: impl AsRef<OsStr>, cwd: impl AsRef<Path>) -> Command {
@@ -31,6 +32,9 @@ pub(crate) fn isolated(program: impl AsRef<OsStr>, cwd: impl AsRef<Path>) -> Com
             || name == "AI_AGENT"
             || name.starts_with("HELIX_GATE")
             || name.starts_with("GIT_")
+            || name.starts_with("CODEX")
+            || name.starts_with("GEMINI")
+            || name.starts_with("OPENAI")
             || name == "XDG_STATE_HOME"
         {
             cmd.env_remove(&key);

@@ -14,6 +14,9 @@
 //! * [`fake_api`]: the scripted fake Messages API server and its request log.
 //! * [`claude`]: running `claude` in an isolated environment, and helpers to
 //!   search the captured requests.
+//! * [`fake_responses`], [`codex`]: the same for the Codex CLI (`codex exec`,
+//!   `codex app-server`, pinned by `scripts/install-codex.sh`) against a fake
+//!   `OpenAI` Responses API.
 //!
 //! Each integration test crate declares `mod support;` and uses a subset.
 #![allow(dead_code)]
@@ -22,7 +25,9 @@
 
 pub(crate) mod claude;
 pub(crate) mod cli;
+pub(crate) mod codex;
 pub(crate) mod fake_api;
+pub(crate) mod fake_responses;
 pub(crate) mod hook;
 pub(crate) mod mcp;
 pub(crate) mod procs;

@@ -1,0 +1,80 @@
+//! The coding agents whose hook protocol helix-gate speaks, and the seam between
+//! their wire formats and the one decision pipeline.
+//!
+//! Every agent does two things here and nothing else: its decoder turns the
+//! agent's event envelope into the one typed [`HookEvent`], and its encoder
+//! turns the one [`HookOutput`] into what that agent accepts. Everything in
+//! between (the checks, the budget, the Stop gate, the reviewer, escalation,
+//! configuration protection, the failure policy) is the same for all agents.
+//! The few real differences in what an agent *can* do are asked of the agent
+//! ([`Agent::asks_person`], [`Agent::project_dir_var`]), never branched on by
+//! name elsewhere.
+//!
+//! Adding an agent (Gemini CLI, Copilot CLI): a variant, a decoder that fills
+//! [`HookEvent`] from its payload (tool names mapped onto `Write`/`Edit`/`Bash`
+//! or onto a parsed patch), an encoder held to its output format by a test,
+//! and an `install` target.
+
+mod codex;
+
+use super::event::{self, DecodeError, EventKind, HookEvent};
+use super::output::HookOutput;
+
+/// The agent a hook process answers (`helix-gate hook --agent NAME`; one per process).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Agent {
+    /// Claude Code (the default): `../shared/claude-code-hooks.md`.
+    #[default]
+    Claude,
+    /// `OpenAI`'s Codex CLI: `../shared/agent-hooks.md`, and the output schemas
+    /// of the pinned client in `tests/fixtures/codex/`.
+    Codex,
+}
+
+impl Agent {
+    /// The agent's name for people (messages, `doctor`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Claude => "Claude Code",
+            Agent::Codex => "Codex CLI",
+        }
+    }
+
+    /// Decode one event from the raw bytes on stdin.
+    pub fn decode(self, bytes: &[u8]) -> Result<HookEvent, DecodeError> {
+        match self {
+            Agent::Claude => event::decode(bytes),
+            Agent::Codex => codex::decode(bytes),
+        }
+    }
+
+    /// The one line for stdout that answers an event of `kind` (`None`: the
+    /// event could not be decoded) with `output`, in a form the agent accepts.
+    pub fn encode(self, output: &HookOutput, kind: Option<EventKind>) -> String {
+        match self {
+            Agent::Claude => output.to_json_line(),
+            Agent::Codex => codex::encode(output, kind),
+        }
+    }
+
+    /// Whether a `PreToolUse` hook can put a tool call to the person
+    /// (`permissionDecision: ask`). Codex 0.169.0 rejects `ask` as unsupported
+    /// and then runs the tool: there the call is refused instead.
+    pub fn asks_person(self) -> bool {
+        match self {
+            Agent::Claude => true,
+            Agent::Codex => false,
+        }
+    }
+
+    /// The environment variable in which the agent names the session's project
+    /// folder, if it sets one. Codex sets none: its project is the event's `cwd`
+    /// (and a `CLAUDE_PROJECT_DIR` inherited from a Claude Code session that
+    /// started Codex must not redirect it).
+    pub fn project_dir_var(self) -> Option<&'static str> {
+        match self {
+            Agent::Claude => Some(crate::env::CLAUDE_PROJECT_DIR),
+            Agent::Codex => None,
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! Codex's `apply_patch`: one call may add, update, move and delete several
+//! files. Each path it writes is decided exactly as a Write/Edit of that file
+//! ([`tool_use`]): the same refusal of `.helix-gate/`, the same protection of
+//! the configuration, the same check of an ADR with its own budget and block
+//! reason. The answers of one call are merged into one.
+//!
+//! - `PreToolUse`: every path the patch touches counts as written, deleted and
+//!   moved-away ones too (deleting a configuration file changes it as much as
+//!   rewriting it). One refused path refuses the whole call, the way Codex
+//!   applies a patch: all or nothing.
+//! - `PostToolUse` (Codex fires it only after the patch applied): the added,
+//!   updated and moved-to files are checked. A deleted ADR (or the old name of
+//!   a moved one) has no content left to check: it is logged as skipped, and
+//!   the Stop gate, which checks what the session changed against its
+//!   baseline, counts a deleted ADR as passing.
+//!
+//! A patch helix-gate cannot read while Codex could is a field the decision
+//! needs: it follows the failure policy (`policy::needed`), never a silent pass.
+
+use std::path::Path;
+
+use super::deadline::Deadline;
+use super::event::HookEvent;
+use super::output::HookOutput;
+use super::patch::Patch;
+use super::policy::{InfraError, load_settings, needed};
+use super::ruling::{Ruling, merge, skipped};
+use super::tool_use;
+use crate::paths;
+
+/// The touched paths, or the failure policy's error when the patch is unreadable.
+fn touched<'a>(
+    patch: &'a Result<Patch, String>,
+    root: &Path,
+    deadline: &Deadline,
+) -> Result<&'a Patch, InfraError> {
+    patch
+        .as_ref()
+        .map_err(|problem| needed(root, deadline, problem))
+}
+
+/// `PreToolUse` on `apply_patch`: refuse the call when any path it touches is
+/// in `.helix-gate/` or is helix-gate's configuration; silence otherwise.
+pub(super) fn pre_tool_use(
+    event: &HookEvent,
+    patch: &Result<Patch, String>,
+    root: &Path,
+    deadline: &Deadline,
+) -> Result<Ruling, InfraError> {
+    let mut refusals = Vec::new();
+    for touched in touched(patch, root, deadline)? {
+        let file = tool_use::resolve(event, root, deadline, &touched.path)?;
+        let ruling = tool_use::pre_write(root, &file, event.agent);
+        if ruling.output.is_some() {
+            refusals.push(ruling);
+        }
+    }
+    Ok(refuse_all(refusals))
+}
+
+/// One refusal for the refused paths of a call: a deny when any of them is
+/// denied, else the question to the person; every reason, every log record.
+fn refuse_all(refusals: Vec<Ruling>) -> Ruling {
+    let mut reasons: Vec<String> = Vec::new();
+    let mut denied = false;
+    let mut decisions = Vec::new();
+    for ruling in refusals {
+        decisions.extend(ruling.decisions);
+        let Some(specific) = ruling.output.and_then(|o| o.hook_specific) else {
+            continue;
+        };
+        denied |= specific.permission_decision == Some("deny");
+        if let Some(reason) = specific.permission_decision_reason
+            && !reasons.contains(&reason)
+        {
+            reasons.push(reason);
+        }
+    }
+    if reasons.is_empty() {
+        return Ruling {
+            output: None,
+            decisions,
+        };
+    }
+    let reason = reasons.join("\n\n");
+    Ruling {
+        output: Some(if denied {
+            HookOutput::deny(reason)
+        } else {
+            HookOutput::ask(reason)
+        }),
+        decisions,
+    }
+}
+
+/// `PostToolUse` on `apply_patch`: every file the patch wrote, checked as a
+/// Write of it; one answer for all of them.
+pub(super) fn post_tool_use(
+    event: &HookEvent,
+    patch: &Result<Patch, String>,
+    root: &Path,
+    deadline: &Deadline,
+    notes: &mut Vec<String>,
+) -> Result<Ruling, InfraError> {
+    let mut rulings = Vec::new();
+    let mut gone = Vec::new();
+    let mut seen = Vec::new();
+    for touched in touched(patch, root, deadline)? {
+        let file = tool_use::resolve(event, root, deadline, &touched.path)?;
+        // A file named twice in one patch is one save: checked and counted once.
+        if seen.contains(&file) {
+            continue;
+        }
+        seen.push(file.clone());
+        if touched.change.writes_content() {
+            rulings.push(tool_use::post_write(event, root, &file, deadline, notes)?);
+        } else if let Some(rel) = paths::relative_to_real(root, &file) {
+            gone.push(rel);
+        }
+    }
+    rulings.extend(deleted_adrs(root, &gone, deadline)?);
+    Ok(merge(rulings, event))
+}
+
+/// A skip record for each deleted (or moved-away) path that names an ADR:
+/// nothing is left to check. Other deleted files are not logged. The settings
+/// are read only when a deleted path could be an ADR (see `tool_use`'s no-op
+/// path).
+fn deleted_adrs(
+    root: &Path,
+    gone: &[String],
+    deadline: &Deadline,
+) -> Result<Vec<Ruling>, InfraError> {
+    let own_settings = root.join(crate::config::settings::SETTINGS_PATH).exists();
+    let maybe_adr = |rel: &String| own_settings || rel.to_ascii_lowercase().ends_with(".md");
+    if !gone.iter().any(maybe_adr) {
+        return Ok(Vec::new());
+    }
+    let settings = load_settings(root, deadline)?;
+    let matcher = settings
+        .adr_matcher()
+        .map_err(|e| InfraError::new(e, Some(&settings)))?;
+    Ok(gone
+        .iter()
+        .filter(|rel| matcher.is_adr(rel))
+        .map(|rel| {
+            skipped(
+                rel.clone(),
+                "deleted (or moved away) by apply_patch: no content left to check",
+            )
+        })
+        .collect())
+}
