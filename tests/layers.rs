@@ -11,9 +11,10 @@ use std::path::{Path, PathBuf};
 
 /// Floors, top to bottom. Modules on one floor may not import each other.
 const FLOORS: &[(u32, &[&str])] = &[
-    (11, &["main"]),
-    (10, &["cli"]),
-    (9, &["hook", "precommit", "gate", "report"]),
+    (12, &["main"]),
+    (11, &["cli"]),
+    (10, &["mcp"]),
+    (9, &["hook", "precommit", "gate", "report", "rule_docs"]),
     (8, &["approval"]),
     (7, &["adr_dir", "install"]),
     (6, &["engine", "render"]),

@@ -96,7 +96,7 @@ pub enum Place {
     AdrDirectory(String),
 }
 
-/// What `new` did.
+/// What `new` did (or, for a [`Mode::Preview`], would do).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
     Created {
@@ -107,6 +107,8 @@ pub enum Outcome {
         display: String,
         place: Place,
         template: String,
+        /// The file's text: the template with its fields filled in.
+        text: String,
     },
     /// The file exists already; nothing was written.
     Exists { display: String },
@@ -143,8 +145,35 @@ fn skipped_because(engine: &Engine, path: &Path, globs: Globs) -> Option<String>
     }
 }
 
+/// Whether [`make`] writes the ADR or only says what it would write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Create the file (and its folder), taking the number under the ADR directory's lock.
+    Write,
+    /// Change nothing: no folder, no lock, no file. The number is the next free one now,
+    /// which a write a moment later may no longer get.
+    Preview,
+}
+
 /// Create an ADR titled `title` in the repository at `root`, seen from `cwd`.
 pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
+    make(
+        root,
+        cwd,
+        title,
+        crate::config::preset::cli_override(),
+        Mode::Write,
+    )
+}
+
+/// [`run`] with `preset` in place of the `--preset` flag, writing or only previewing.
+pub fn make(
+    root: &Path,
+    cwd: &Path,
+    title: &str,
+    preset: Option<crate::config::Preset>,
+    mode: Mode,
+) -> anyhow::Result<Outcome> {
     let title = title.trim();
     if title.is_empty() {
         bail!("the title is empty; give the ADR a title: helix-gate new \"<title>\"");
@@ -154,8 +183,15 @@ pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
     }
     let root = crate::paths::absolute(root);
     let cwd = crate::paths::absolute(cwd);
-    let engine = Engine::load(&root, None)?;
-    let name = engine.settings.new.template_name(engine.settings.preset);
+    let engine = Engine::with_settings(
+        &root,
+        crate::config::Settings::load_with(&root, preset)?,
+        None,
+    )?;
+    let name = engine
+        .settings
+        .new
+        .template_name_with(engine.settings.preset, preset);
     let Some(text) = template(&name) else {
         let known: Vec<&str> = TEMPLATES.iter().map(|(n, _)| *n).collect();
         bail!(
@@ -194,12 +230,49 @@ pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
                 reason,
             });
         }
-        crate::fs::confine::create_dir_all(&root, &dir)
-            .with_context(|| format!("cannot create {}", show(&dir)))?;
+        if mode == Mode::Write {
+            crate::fs::confine::create_dir_all(&root, &dir)
+                .with_context(|| format!("cannot create {}", show(&dir)))?;
+        }
         let place = Place::Session(crate::paths::display(&root, &session));
         let text = fill(DRAFT_ID, DRAFT_NUMBER);
-        return create(&root, path, &text, show, place, name);
+        return create(&root, path, text, &show, place, name, mode);
     }
+    numbered(
+        &Making {
+            root: &root,
+            mode,
+            template: name,
+            slug,
+            show: &show,
+            fill: &fill,
+        },
+        engine,
+    )
+}
+
+/// What [`make`] settled before choosing where the ADR goes.
+struct Making<'a> {
+    root: &'a Path,
+    mode: Mode,
+    /// The template's name.
+    template: String,
+    slug: String,
+    /// A path as the user should type it.
+    show: &'a dyn Fn(&Path) -> String,
+    /// The template filled in with an `adr_id` and a title number.
+    fill: &'a dyn Fn(&str, &str) -> String,
+}
+
+/// Outside a session: the ADR goes into the ADR directory with the next free number.
+fn numbered(making: &Making<'_>, engine: Engine) -> anyhow::Result<Outcome> {
+    let Making {
+        root,
+        mode,
+        show,
+        fill,
+        ..
+    } = *making;
     let dir = crate::paths::absolute(&root.join(&engine.settings.adr.directory));
     if dir.exists() && !dir.is_dir() {
         bail!(
@@ -207,19 +280,27 @@ pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
             show(&dir)
         );
     }
-    if !dir.exists() {
-        crate::fs::confine::create_dir_all(&root, &dir)
+    let missing = !dir.exists();
+    if missing && mode == Mode::Write {
+        crate::fs::confine::create_dir_all(root, &dir)
             .with_context(|| format!("cannot create the ADR directory {}", show(&dir)))?;
     }
-    // The directory exists now, so this is `Workspace::open` without loading the
-    // settings and rules a second time.
+    // The directory exists now (or, for a preview, is known to be missing), so this is
+    // `Workspace::open` without loading the settings and rules a second time.
     let ws = Workspace { engine, dir };
     // The number is taken by the file itself, so it is picked and the file created
     // under the lock finalize holds while it numbers a draft.
-    let _lock = Lock::acquire(&root, &ws.dir)?;
-    let number = Catalog::load(&ws.engine, &ws.dir)?.next_number()?;
+    let _lock = match mode {
+        Mode::Write => Some(Lock::acquire(root, &ws.dir)?),
+        Mode::Preview => None,
+    };
+    let number = if missing && mode == Mode::Preview {
+        1
+    } else {
+        Catalog::load(&ws.engine, &ws.dir)?.next_number()?
+    };
     let id = format_number_width(number, ws.engine.settings.adr.number_width);
-    let path = ws.dir.join(format!("{id}-{slug}.md"));
+    let path = ws.dir.join(format!("{id}-{}.md", making.slug));
     if let Some(reason) = skipped_because(&ws.engine, &path, Globs::Required) {
         return Ok(Outcome::Skipped {
             display: show(&path),
@@ -227,26 +308,47 @@ pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
         });
     }
     let text = fill(&id, &number.to_string());
-    create(&root, path, &text, show, Place::AdrDirectory(id), name)
+    create(
+        root,
+        path,
+        text,
+        show,
+        Place::AdrDirectory(id),
+        making.template.clone(),
+        mode,
+    )
 }
 
 /// Create `path` with `text`, never over an existing file: [`Outcome::Created`], or
-/// [`Outcome::Exists`] when a file is there already.
+/// [`Outcome::Exists`] when a file is there already. A preview writes nothing and only
+/// looks whether something is at `path` already.
 fn create(
     root: &Path,
     path: PathBuf,
-    text: &str,
-    show: impl Fn(&Path) -> String,
+    text: String,
+    show: &dyn Fn(&Path) -> String,
     place: Place,
     template: String,
+    mode: Mode,
 ) -> anyhow::Result<Outcome> {
     let display = show(&path);
-    match crate::fs::atomic::create_new(root, &path, text.as_bytes()) {
+    let written = match mode {
+        Mode::Preview => {
+            if std::fs::symlink_metadata(&path).is_ok() {
+                Err(std::io::ErrorKind::AlreadyExists.into())
+            } else {
+                Ok(())
+            }
+        }
+        Mode::Write => crate::fs::atomic::create_new(root, &path, text.as_bytes()),
+    };
+    match written {
         Ok(()) => Ok(Outcome::Created {
             path,
             display,
             place,
             template,
+            text,
         }),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(Outcome::Exists { display }),
         Err(e) => Err(e).with_context(|| format!("cannot write {display}")),

@@ -10,6 +10,7 @@ mod gate;
 mod hook;
 mod install;
 mod log;
+mod mcp;
 mod precommit;
 mod report;
 mod schema;
@@ -270,6 +271,15 @@ pub enum Command {
         #[arg(long)]
         revoke: bool,
     },
+    /// MCP server on stdio for any agent (Claude Code, Codex, Gemini CLI): tools to validate
+    /// an ADR, explain and list the rules, give a new ADR's template and number, run a
+    /// phase's gates.
+    Mcp {
+        /// The repository (default: the enclosing git work tree of the current folder).
+        /// Every path a tool is given must lie inside it.
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
     /// Print the JSON Schema of a config file (for editors; also in schemas/).
     Schema {
         #[arg(value_enum)]
@@ -411,6 +421,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         } else {
             trust::Action::Trust
         }),
+        Command::Mcp { root } => mcp::run(root.as_deref()),
         Command::Schema { name } => schema::run(name),
         Command::Completions { shell } => docs::completions(shell),
         Command::Man { subcommand } => docs::man(subcommand.as_deref()),

@@ -1,7 +1,6 @@
 //! `validate`, `rules` and `explain`: check ADR files by hand or in CI, and
 //! document every rule.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
@@ -11,7 +10,7 @@ use super::{ExitStatus, ReportFormat};
 use crate::config::RuleSet;
 use crate::diagnostic::FileReport;
 use crate::engine::{Engine, read_limited};
-use crate::text::{escape_controls, escape_controls_multiline};
+use crate::text::escape_controls;
 use crate::{render, rules};
 
 pub(super) fn validate(
@@ -107,79 +106,14 @@ pub(super) fn output(
     }
 }
 
-fn load_rule_set(rules_file: Option<&Path>) -> anyhow::Result<RuleSet> {
-    crate::config::load_rules(&current_root(), rules_file)
-}
-
 pub(super) fn list_rules(rules_file: Option<&Path>) -> anyhow::Result<ExitStatus> {
-    let set = load_rule_set(rules_file)?;
-    let mut out = String::from("Built-in rules:\n");
-    for rule in rules::registry() {
-        let _ = writeln!(
-            out,
-            "  {:<28} {:<8} {}",
-            rule.id,
-            rule.severity.as_str(),
-            rule.summary
-        );
-    }
-    let _ = writeln!(
-        out,
-        "\nContextual rules ({}):",
-        escape_controls(&set.origin)
-    );
-    for rule in &set.contextual {
-        let _ = writeln!(
-            out,
-            "  {:<28} {:<8} {}",
-            escape_controls(&rule.id),
-            rule.severity.as_str(),
-            escape_controls(&rule.name)
-        );
-    }
-    // The madr and nygard presets have none; an empty heading reads like a failure.
-    if set.contextual.is_empty() {
-        out.push_str("  none (add `contextual_rules` in config/adr-completeness-rules.yaml)\n");
-    }
-    print(&out)?;
+    print(&crate::rule_docs::list(&current_root(), rules_file)?.text())?;
     Ok(ExitStatus::Success)
 }
 
 pub(super) fn explain(id: &str, rules_file: Option<&Path>) -> anyhow::Result<ExitStatus> {
-    if let Some(rule) = rules::registry().into_iter().find(|r| r.id == id) {
-        print(&format!(
-            "# {} ({})\n\n{}\n\n{}\n",
-            rule.id,
-            rule.severity.as_str(),
-            rule.summary,
-            rule.doc
-        ))?;
-        return Ok(ExitStatus::Success);
-    }
-    let set = load_rule_set(rules_file)?;
-    if let Some(rule) = set.contextual.iter().find(|r| r.id == id) {
-        print(&format!(
-            "# {} ({})\n\n{}\n\nContextual rule from {}. Message: {}\n{}\n## Definition\n```yaml\n{}```\n",
-            escape_controls(&rule.id),
-            rule.severity.as_str(),
-            escape_controls(&rule.name),
-            escape_controls(&set.origin),
-            escape_controls(&rule.message),
-            rule.hint
-                .as_ref()
-                .map(|h| format!("Hint: {}\n", escape_controls(h)))
-                .unwrap_or_default(),
-            escape_controls_multiline(&crate::yaml::to_string(&rule.source))
-        ))?;
-        return Ok(ExitStatus::Success);
-    }
-    if let Some((kind, text)) = crate::approval::reviewer_check(&current_root(), id) {
-        print(&format!(
-            "# {} (reviewer check of approval type `{}`)\n\nJudged by the independent reviewer (`helix-gate approve`, the Stop gate), never by a deterministic rule; its findings carry `source: reviewer`. The reviewer's instructions for this check:\n\n{}\n",
-            escape_controls(id),
-            escape_controls(&kind),
-            escape_controls_multiline(text.trim_end())
-        ))?;
+    if let Some(text) = crate::rule_docs::explain(&current_root(), id, rules_file)? {
+        print(&text)?;
         return Ok(ExitStatus::Success);
     }
     eprintln!(

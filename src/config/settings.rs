@@ -148,7 +148,13 @@ impl NewSettings {
     /// The template `helix-gate new` uses: the `--preset` flag's, else `new.template`,
     /// else the preset's (`preset`, the settings' own).
     pub fn template_name(&self, preset: Preset) -> String {
-        match (super::preset::cli_override(), &self.template) {
+        self.template_name_with(preset, super::preset::cli_override())
+    }
+
+    /// [`NewSettings::template_name`] with `chosen` in place of the `--preset` flag (the
+    /// MCP server's `new_adr_template` names a preset per call).
+    pub fn template_name_with(&self, preset: Preset, chosen: Option<Preset>) -> String {
+        match (chosen, &self.template) {
             (None, Some(name)) => name.clone(),
             _ => preset.name().to_owned(),
         }
@@ -179,6 +185,12 @@ pub const MAX_FILE_SIZE_LIMIT: u64 = 1 << 30;
 impl Settings {
     /// Defaults merged with `<root>/config/helix-gate.yaml` when it exists.
     pub fn load(root: &Path) -> Result<Settings, SettingsError> {
+        Settings::load_with(root, super::preset::cli_override())
+    }
+
+    /// [`Settings::load`] with `preset` in place of the `--preset` flag (None: the
+    /// file's `preset:` key decides).
+    pub fn load_with(root: &Path, preset: Option<Preset>) -> Result<Settings, SettingsError> {
         let path = root.join(SETTINGS_PATH);
         let overlay = match crate::fs::read::optional_text(&path, crate::fs::read::CONFIG_LIMIT) {
             // Missing means the defaults; a link whose target is missing means a
@@ -199,7 +211,7 @@ impl Settings {
                 });
             }
         };
-        Settings::from_layers(overlay.as_deref(), &path.display().to_string())
+        Settings::from_layers_with(overlay.as_deref(), &path.display().to_string(), preset)
     }
 
     /// The embedded defaults, built without parsing YAML: most repositories have no

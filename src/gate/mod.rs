@@ -54,8 +54,25 @@ pub fn plan_base(plan: &Path) -> PathBuf {
     dir
 }
 
+/// Whether a gate may start the independent reviewer (`adr_complete` with `semantic`,
+/// `approval`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reviewer {
+    /// As configured: the command line.
+    Allowed,
+    /// Never: the MCP server, which is read-only (a review writes the approval cache and
+    /// history, and starts a model run of its own). A gate that would ask the reviewer
+    /// could not run (outcome `error`), and its message says where to run it.
+    Withheld,
+}
+
 /// Run the gates of phase `phase_id` of the plan `plan` (after checking the plan).
 pub fn run_phase(root: &Path, plan: &Path, phase_id: &str) -> PhaseResult {
+    run_phase_with(root, plan, phase_id, Reviewer::Allowed)
+}
+
+/// [`run_phase`], with or without the reviewer.
+pub fn run_phase_with(root: &Path, plan: &Path, phase_id: &str, reviewer: Reviewer) -> PhaseResult {
     let shown = crate::paths::display(root, &crate::paths::absolute(plan));
     let mut result = PhaseResult {
         passed: false,
@@ -115,7 +132,7 @@ pub fn run_phase(root: &Path, plan: &Path, phase_id: &str) -> PhaseResult {
     result.gates = phase
         .gates
         .iter()
-        .map(|gate| run_gate(root, &base, gate, &phase.output))
+        .map(|gate| run_gate_with(root, &base, gate, &phase.output, reviewer))
         .collect();
     result.outcome = result
         .gates
@@ -155,7 +172,11 @@ fn project_findings(
         .into_iter()
         .map(str::to_owned)
         .collect::<Vec<_>>();
-    let ctx = Ctx { root, base };
+    let ctx = Ctx {
+        root,
+        base,
+        reviewer: Reviewer::Withheld,
+    };
     Ok(phases::check_in_project(
         text,
         plan,
@@ -177,7 +198,22 @@ fn project_findings(
 /// Run one gate; its paths are relative to `base`. `outputs` are the phase's output files
 /// (for `files_exist`).
 pub fn run_gate(root: &Path, base: &Path, gate: &Gate, outputs: &[String]) -> GateResult {
-    let ctx = Ctx { root, base };
+    run_gate_with(root, base, gate, outputs, Reviewer::Allowed)
+}
+
+/// [`run_gate`], with or without the reviewer.
+pub fn run_gate_with(
+    root: &Path,
+    base: &Path,
+    gate: &Gate,
+    outputs: &[String],
+    reviewer: Reviewer,
+) -> GateResult {
+    let ctx = Ctx {
+        root,
+        base,
+        reviewer,
+    };
     match gate {
         Gate::AdrComplete {
             file,
@@ -254,6 +290,7 @@ fn count(findings: &[Finding], severity: Severity) -> usize {
 struct Ctx<'a> {
     root: &'a Path,
     base: &'a Path,
+    reviewer: Reviewer,
 }
 
 impl Ctx<'_> {
@@ -481,6 +518,18 @@ impl Ctx<'_> {
         required: RequiredResult,
         mut details: GateDetails,
     ) -> GateResult {
+        if self.reviewer == Reviewer::Withheld {
+            let why = "`helix-gate mcp` never starts the reviewer (a review writes the approval \
+                       cache and history and is a model run of its own)";
+            if details.semantic.is_some() {
+                details.semantic = Some(format!("not run: {why}"));
+            }
+            let message = format!(
+                "the {kind} gate needs the independent reviewer, which was not run: {why}; \
+                 run `helix-gate gate` in a terminal for its verdict"
+            );
+            return GateResult::new(kind, Outcome::Error, message, details);
+        }
         let approval =
             match approval::approve(self.root, files, approval_type, &ApproveOptions::default()) {
                 Ok(approval) => approval,

@@ -17,13 +17,23 @@ struct JsonDocument<'a> {
 
 /// The documented JSON form (see README, "JSON output").
 pub fn json(reports: &[FileReport]) -> String {
-    let doc = JsonDocument {
-        schema: "helix-gate/validate",
-        version: JSON_SCHEMA_VERSION,
-        files: reports,
-        summary: Summary::of(reports),
-    };
-    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+    serde_json::to_string_pretty(&JsonDocument::of(reports)).unwrap_or_default() + "\n"
+}
+
+/// The same document as a JSON value (the MCP server's `structuredContent`).
+pub fn document(reports: &[FileReport]) -> serde_json::Value {
+    serde_json::to_value(JsonDocument::of(reports)).unwrap_or_default()
+}
+
+impl<'a> JsonDocument<'a> {
+    fn of(reports: &'a [FileReport]) -> Self {
+        JsonDocument {
+            schema: "helix-gate/validate",
+            version: JSON_SCHEMA_VERSION,
+            files: reports,
+            summary: Summary::of(reports),
+        }
+    }
 }
 
 #[cfg(test)]

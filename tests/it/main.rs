@@ -29,6 +29,7 @@ mod hostile_precommit;
 mod hostile_terminal;
 mod language;
 mod marketplace;
+mod mcp;
 mod new;
 mod new_presets;
 mod orchestrator;

@@ -8,6 +8,7 @@
 //!   ([`cli::isolated`]), running the real `helix-gate` binary, bounded runs,
 //!   scratch directories, files.
 //! * [`hook`]: `helix-gate hook` driven through stdin as Claude Code drives it.
+//! * [`mcp`]: `helix-gate mcp` spoken to over pipes as an MCP client does.
 //! * [`repo`]: real git repositories in temp dirs ([`repo::ScratchRepo`]).
 //! * [`procs`]: the machine's processes from `/proc` (nothing may outlive a test).
 //! * [`fake_api`]: the scripted fake Messages API server and its request log.
@@ -28,5 +29,6 @@ pub(crate) mod codex;
 pub(crate) mod fake_api;
 pub(crate) mod fake_responses;
 pub(crate) mod hook;
+pub(crate) mod mcp;
 pub(crate) mod procs;
 pub(crate) mod repo;
