@@ -19,6 +19,13 @@ printf '{"session_id":"bench","transcript_path":"t","cwd":"%s","hook_event_name"
 printf '{"session_id":"bench","transcript_path":"t","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"%s/src/main.rs","content":"fn main() {}"},"tool_response":{"type":"create"},"tool_use_id":"toolu_1","duration_ms":3}\n' "$seed_repo" "$seed_repo" > "$work/noop.json"
 printf '{"session_id":"bench","transcript_path":"t","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"%s/adr/015-approval.md","content":"..."},"tool_response":{"type":"create"},"tool_use_id":"toolu_1","duration_ms":3}\n' "$seed_repo" "$seed_repo" > "$work/adr.json"
 export CLAUDE_PROJECT_DIR="$seed_repo"
+# Sessions as Claude Code runs them: SessionStart first (the baseline and the
+# configuration's snapshot, in a state folder of the benchmark's own).
+export HELIX_GATE_STATE_DIR="$work/state"
+for repo in "$seed_repo" "$rules_repo"; do
+  printf '{"session_id":"bench","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}\n' "$repo" |
+    (cd "$repo" && CLAUDE_PROJECT_DIR="$repo" "$bin" hook > /dev/null)
+done
 # Interleaved whole-process runs with stdin from a file (scripts/bench_spawn.py: hyperfine 1.15
 # cannot feed stdin without a shell, and its shell mode's subtraction breaks on a loaded VM).
 first=("static C program reading stdin=$baseline<$work/noop.json"
@@ -37,7 +44,6 @@ echo "  peak RSS hook seed ADR: $(cd "$seed_repo" && /usr/bin/time -f '%M' "$bin
 # The Bash hook when no ADR changed, against the Write no-op, in a session that has its
 # baseline (taken by SessionStart, in a state folder of the benchmark's own), in a
 # repository with its own approvals/ (this one's: every file a `stat` per call).
-export HELIX_GATE_STATE_DIR="$work/state"
 cp -r "$root/approvals" "$seed_repo/approvals"
 printf '{"session_id":"bench","cwd":"%s","hook_event_name":"SessionStart","source":"startup"}\n' "$seed_repo" > "$work/start.json"
 printf '{"session_id":"bench","transcript_path":"t","cwd":"%s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"cargo test","description":"Run the tests"},"tool_response":{"stdout":"ok"},"tool_use_id":"toolu_1","duration_ms":3}\n' "$seed_repo" > "$work/bash.json"
