@@ -8,9 +8,11 @@ hyperfine 1.15 (Debian's) cannot feed stdin without a shell, and its shell mode 
 the shell's start-up, which on a loaded 2-core VM leaves medians of 0 ms. Here each round runs
 every command once, in turn, with posix_spawn; wall time is measured around spawn + wait4, and
 CPU time (user + system) comes from wait4's rusage, which load on the other core barely moves.
-Prints the median wall and CPU time per command and each command's ratio to the first one.
+Rounds run the commands in a shuffled order. Prints the median wall and CPU time per command and
+each command's ratio to the first one.
 """
 import os
+import random
 import statistics
 import sys
 import time
@@ -56,8 +58,14 @@ def main():
     for _ in range(10):  # warm-up: page cache, dynamic loader
         for _, argv, stdin_path, env in specs:
             run_once(argv, stdin_path, env)
+    # Each round in a new order (seeded): a command that always followed another
+    # would inherit its cache and scheduler state (position alone moved medians by
+    # up to 40 % on the loaded 2-core VM).
+    order = random.Random(1)
     for _ in range(runs):
-        for name, argv, stdin_path, env in specs:
+        round_specs = list(specs)
+        order.shuffle(round_specs)
+        for name, argv, stdin_path, env in round_specs:
             wall, cpu = run_once(argv, stdin_path, env)
             walls[name].append(wall)
             cpus[name].append(cpu)

@@ -24,15 +24,59 @@ enum Matcher {
     /// ASCII-lower-cased alternatives tried in order at each position (leftmost-first,
     /// like a regex), searched case-sensitively in ASCII-lower-cased text with
     /// Aho-Corasick (SIMD prefilters), built on first use.
-    Literals(Vec<Vec<u8>>, OnceLock<Option<AhoCorasick>>),
+    Literals(Vec<Vec<u8>>, OnceLock<Option<Finder>>),
     /// Literal alternatives with ASCII word boundaries (`\b(alt|new)\b`, `\bcommands?\b`
     /// with its optional parts spelled out), ASCII-lower-cased, in the order a regex
-    /// tries them. Every occurrence is found with Aho-Corasick, and those whose
-    /// boundaries hold are taken leftmost-first, as the regex would: the same matches
+    /// tries them. Aho-Corasick finds where one starts, and the first whose boundaries
+    /// hold there is taken, leftmost-first, as the regex would: the same matches
     /// without compiling a regex (1.3 M instructions for the shipped old/new word
     /// list, a seventh of a hook call on the seed ADR).
-    Bounded(Vec<BoundedLiteral>, OnceLock<Option<AhoCorasick>>),
+    Bounded(Vec<BoundedLiteral>, OnceLock<Option<Finder>>),
     Regex(OnceLock<Result<Compiled, String>>),
+}
+
+/// Finds literals leftmost-first (the first listed wins at one place): Teddy, the
+/// SIMD searcher `aho-corasick` packs a few literals into, where it can be built
+/// (a rule's word list: built in a fraction of an automaton's time), else an
+/// Aho-Corasick automaton (a contiguous NFA: one search of one document does not
+/// repay a DFA's build).
+#[derive(Debug)]
+enum Finder {
+    Packed(aho_corasick::packed::Searcher),
+    Automaton(AhoCorasick),
+}
+
+impl Finder {
+    fn build<I, P>(literals: I) -> Option<Finder>
+    where
+        I: IntoIterator<Item = P> + Clone,
+        P: AsRef<[u8]>,
+    {
+        if let Some(packed) = aho_corasick::packed::Config::new()
+            .match_kind(aho_corasick::packed::MatchKind::LeftmostFirst)
+            .builder()
+            .extend(literals.clone())
+            .build()
+        {
+            return Some(Finder::Packed(packed));
+        }
+        AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostFirst)
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .build(literals)
+            .ok()
+            .map(Finder::Automaton)
+    }
+
+    /// The first match at or after `from`: (start, end).
+    fn find_from(&self, haystack: &[u8], from: usize) -> Option<(usize, usize)> {
+        let span = aho_corasick::Span::from(from..haystack.len());
+        match self {
+            Finder::Packed(searcher) => searcher.find_in(haystack, span),
+            Finder::Automaton(ac) => ac.find(aho_corasick::Input::new(haystack).span(span)),
+        }
+        .map(|m| (m.start(), m.end()))
+    }
 }
 
 /// One alternative of [`Matcher::Bounded`].
@@ -157,28 +201,26 @@ impl Pattern {
     pub fn count_in(&self, haystack: &str, lowered: &str, limit: usize) -> Result<usize, String> {
         match &self.matcher {
             Matcher::Literals(literals, searcher) => {
-                let searcher = searcher.get_or_init(|| {
-                    // A contiguous NFA, not the DFA `build` picks for a few literals:
-                    // one search of one document does not repay the DFA's build.
-                    AhoCorasick::builder()
-                        .match_kind(MatchKind::LeftmostFirst)
-                        .kind(Some(AhoCorasickKind::ContiguousNFA))
-                        .build(literals)
-                        .ok()
-                });
+                let searcher = searcher.get_or_init(|| Finder::build(literals));
                 Ok(match searcher {
-                    Some(ac) => ac.find_iter(lowered).take(limit).count(),
+                    Some(finder) => {
+                        let haystack = lowered.as_bytes();
+                        let mut count = 0;
+                        let mut from = 0;
+                        while count < limit
+                            && let Some((_, end)) = finder.find_from(haystack, from)
+                        {
+                            count += 1;
+                            from = end;
+                        }
+                        count
+                    }
                     None => count_literals(lowered.as_bytes(), literals, limit),
                 })
             }
             Matcher::Bounded(alternatives, searcher) => {
-                let searcher = searcher.get_or_init(|| {
-                    AhoCorasick::builder()
-                        .match_kind(MatchKind::Standard)
-                        .kind(Some(AhoCorasickKind::ContiguousNFA))
-                        .build(alternatives.iter().map(|a| &a.literal))
-                        .ok()
-                });
+                let searcher =
+                    searcher.get_or_init(|| Finder::build(alternatives.iter().map(|a| &a.literal)));
                 Ok(count_bounded(
                     lowered.as_bytes(),
                     alternatives,
@@ -305,11 +347,14 @@ fn choices(hir: &Hir) -> Option<Vec<Vec<u8>>> {
 
 /// Non-overlapping matches of `alternatives` in `haystack` (lower-cased), counting
 /// at most `limit`: at the leftmost place where one matches with its boundaries,
-/// the first in order, then on after its end, as a regex counts.
+/// the first in order, then on after its end, as a regex counts. The searcher
+/// (leftmost-first, with its prefilter) finds the next place where any of them
+/// starts; the alternatives are then tried there in order, and if none holds its
+/// boundaries the search goes on one byte later.
 fn count_bounded(
     haystack: &[u8],
     alternatives: &[BoundedLiteral],
-    searcher: Option<&AhoCorasick>,
+    searcher: Option<&Finder>,
     limit: usize,
 ) -> usize {
     let word = |i: usize| {
@@ -318,38 +363,33 @@ fn count_bounded(
             .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
     };
     let boundary = |i: usize| (i > 0 && word(i - 1)) != word(i);
-    let holds = |a: &BoundedLiteral, start: usize, end: usize| {
-        (!a.start || boundary(start)) && (!a.end || boundary(end))
+    let next_start = |from: usize| match searcher {
+        Some(finder) => finder.find_from(haystack, from).map(|(start, _)| start),
+        // Only if the automaton cannot be built: look at every place.
+        None => (from..haystack.len()).find(|&at| {
+            alternatives
+                .iter()
+                .any(|a| haystack[at..].starts_with(&a.literal))
+        }),
     };
-    // (start, alternative, end) of every occurrence whose boundaries hold.
-    let mut found: Vec<(usize, usize, usize)> = match searcher {
-        Some(ac) => ac
-            .find_overlapping_iter(haystack)
-            .map(|m| (m.start(), m.pattern().as_usize(), m.end()))
-            .filter(|&(start, index, end)| holds(&alternatives[index], start, end))
-            .collect(),
-        // Only if the automaton cannot be built: try every alternative everywhere.
-        None => (0..haystack.len())
-            .flat_map(|start| {
-                alternatives
-                    .iter()
-                    .enumerate()
-                    .filter(move |(_, a)| haystack[start..].starts_with(&a.literal))
-                    .map(move |(index, a)| (start, index, start + a.literal.len()))
-            })
-            .filter(|&(start, index, end)| holds(&alternatives[index], start, end))
-            .collect(),
-    };
-    found.sort_unstable();
     let mut count = 0;
     let mut from = 0;
-    for (start, _, end) in found {
-        if count >= limit {
+    while count < limit && from < haystack.len() {
+        let Some(start) = next_start(from) else {
             break;
-        }
-        if start >= from {
-            count += 1;
-            from = end;
+        };
+        let matched = alternatives.iter().find(|a| {
+            let end = start + a.literal.len();
+            haystack[start..].starts_with(&a.literal)
+                && (!a.start || boundary(start))
+                && (!a.end || boundary(end))
+        });
+        match matched {
+            Some(a) => {
+                count += 1;
+                from = start + a.literal.len();
+            }
+            None => from = start + 1,
         }
     }
     count
