@@ -124,7 +124,7 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         rules: Option<PathBuf>,
     },
-    /// Agent hook (Claude Code, or Codex CLI with `--agent codex`): reads one hook event as
+    /// Agent hook (Claude Code, or Codex CLI / Gemini CLI with `--agent codex|gemini`): reads one hook event as
     /// JSON on stdin, answers on stdout.
     Hook {
         /// Event label from the settings (informational; the payload's hook_event_name decides).
@@ -148,11 +148,11 @@ pub enum Command {
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
     },
-    /// Register helix-gate as a Claude Code or Codex CLI hook, or a git pre-commit hook.
+    /// Register helix-gate as a Claude Code, Codex CLI or Gemini CLI hook, or a git pre-commit hook.
     Install {
         #[arg(value_enum)]
         target: InstallTarget,
-        /// Settings scope (claude: project, local or user; codex: project or user).
+        /// Settings scope (claude: project, local or user; codex, gemini: project or user).
         #[arg(long, value_enum, default_value_t = Scope::Project)]
         scope: Scope,
         /// Codex only: record Codex's review of helix-gate's hook entries (their
@@ -289,6 +289,7 @@ pub enum Command {
 pub enum InstallTarget {
     Claude,
     Codex,
+    Gemini,
     Git,
 }
 
@@ -299,6 +300,8 @@ pub enum AgentArg {
     Claude,
     /// `OpenAI`'s Codex CLI.
     Codex,
+    /// Google's Gemini CLI.
+    Gemini,
 }
 
 impl AgentArg {
@@ -307,6 +310,7 @@ impl AgentArg {
         match name {
             "claude" => Some(AgentArg::Claude),
             "codex" => Some(AgentArg::Codex),
+            "gemini" => Some(AgentArg::Gemini),
             _ => None,
         }
     }
@@ -317,6 +321,7 @@ impl From<AgentArg> for crate::hook::Agent {
         match arg {
             AgentArg::Claude => crate::hook::Agent::Claude,
             AgentArg::Codex => crate::hook::Agent::Codex,
+            AgentArg::Gemini => crate::hook::Agent::Gemini,
         }
     }
 }

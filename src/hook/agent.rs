@@ -10,12 +10,13 @@
 //! ([`Agent::asks_person`], [`Agent::project_dir_var`]), never branched on by
 //! name elsewhere.
 //!
-//! Adding an agent (Gemini CLI, Copilot CLI): a variant, a decoder that fills
+//! Adding an agent: a variant, a decoder that fills
 //! [`HookEvent`] from its payload (tool names mapped onto `Write`/`Edit`/`Bash`
 //! or onto a parsed patch), an encoder held to its output format by a test,
 //! and an `install` target.
 
 mod codex;
+mod gemini;
 
 use super::event::{self, DecodeError, EventKind, HookEvent};
 use super::output::HookOutput;
@@ -29,6 +30,9 @@ pub enum Agent {
     /// `OpenAI`'s Codex CLI: `../shared/agent-hooks.md`, and the output schemas
     /// of the pinned client in `tests/fixtures/codex/`.
     Codex,
+    /// Google's Gemini CLI: `../shared/agent-hooks.md`, checked against the
+    /// pinned client 0.61.0.
+    Gemini,
 }
 
 impl Agent {
@@ -37,6 +41,7 @@ impl Agent {
         match self {
             Agent::Claude => "Claude Code",
             Agent::Codex => "Codex CLI",
+            Agent::Gemini => "Gemini CLI",
         }
     }
 
@@ -45,6 +50,7 @@ impl Agent {
         match self {
             Agent::Claude => event::decode(bytes),
             Agent::Codex => codex::decode(bytes),
+            Agent::Gemini => gemini::decode(bytes),
         }
     }
 
@@ -54,27 +60,33 @@ impl Agent {
         match self {
             Agent::Claude => output.to_json_line(),
             Agent::Codex => codex::encode(output, kind),
+            Agent::Gemini => gemini::encode(output, kind),
         }
     }
 
     /// Whether a `PreToolUse` hook can put a tool call to the person
     /// (`permissionDecision: ask`). Codex 0.169.0 rejects `ask` as unsupported
-    /// and then runs the tool: there the call is refused instead.
+    /// and then runs the tool: there the call is refused instead. Gemini CLI
+    /// 0.61.0 has `decision: "ask"` (it forces its confirmation prompt), but a
+    /// headless `gemini -p` has nobody to answer it (not tried): refused too,
+    /// the same way in every mode.
     pub fn asks_person(self) -> bool {
         match self {
             Agent::Claude => true,
-            Agent::Codex => false,
+            Agent::Codex | Agent::Gemini => false,
         }
     }
 
     /// The environment variable in which the agent names the session's project
     /// folder, if it sets one. Codex sets none: its project is the event's `cwd`
     /// (and a `CLAUDE_PROJECT_DIR` inherited from a Claude Code session that
-    /// started Codex must not redirect it).
+    /// started Codex must not redirect it). Gemini CLI sets `GEMINI_PROJECT_DIR`
+    /// (and `CLAUDE_PROJECT_DIR`, which is not read for it).
     pub fn project_dir_var(self) -> Option<&'static str> {
         match self {
             Agent::Claude => Some(crate::env::CLAUDE_PROJECT_DIR),
             Agent::Codex => None,
+            Agent::Gemini => Some(crate::env::GEMINI_PROJECT_DIR),
         }
     }
 }

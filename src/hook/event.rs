@@ -119,6 +119,13 @@ impl HookEvent {
         self.file_path.as_deref()
     }
 
+    /// The final answer's field, if it is broken (`last_assistant_message`;
+    /// Gemini CLI's `prompt_response`).
+    pub fn broken_final_answer(&self) -> Option<&BrokenField> {
+        self.broken("last_assistant_message")
+            .or_else(|| self.broken("prompt_response"))
+    }
+
     /// The broken field `name`, if it is one.
     pub fn broken(&self, name: &str) -> Option<&BrokenField> {
         self.broken.iter().find(|b| b.name == name)

@@ -71,7 +71,7 @@ pub(super) fn stop(
     settings.step_marker.enabled = step_marker::required_in(&settings.step_marker, root, &session);
     need_session(event, &settings)?;
     let broken_last = event
-        .broken("last_assistant_message")
+        .broken_final_answer()
         .filter(|_| settings.step_marker.enabled);
     let last = event.last_assistant_message.as_deref().unwrap_or("");
     let checks = deterministic_gate(event, root, &settings, last, broken_last, notes)?;

@@ -1,7 +1,8 @@
-//! `helix-gate install|uninstall claude|codex|git`.
+//! `helix-gate install|uninstall claude|codex|gemini|git`.
 
 pub mod claude;
 pub mod codex;
 pub mod codex_config;
+pub mod gemini;
 pub mod git;
 pub mod registrations;
