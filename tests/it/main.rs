@@ -20,6 +20,7 @@ mod economy;
 mod formats;
 mod gate;
 mod gate_formats;
+mod gemini;
 mod hook;
 mod hostile_approval;
 mod hostile_fs;

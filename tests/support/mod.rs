@@ -16,6 +16,8 @@
 //! * [`fake_responses`], [`codex`]: the same for the Codex CLI (`codex exec`,
 //!   `codex app-server`, pinned by `scripts/install-codex.sh`) against a fake
 //!   `OpenAI` Responses API.
+//! * [`fake_gemini`], [`gemini`]: the same for Gemini CLI (`gemini -p`, pinned
+//!   by `scripts/install-gemini.sh`) against a fake Gemini API.
 //!
 //! Each integration test crate declares `mod support;` and uses a subset.
 #![allow(dead_code)]
@@ -26,7 +28,9 @@ pub(crate) mod claude;
 pub(crate) mod cli;
 pub(crate) mod codex;
 pub(crate) mod fake_api;
+pub(crate) mod fake_gemini;
 pub(crate) mod fake_responses;
+pub(crate) mod gemini;
 pub(crate) mod hook;
 pub(crate) mod procs;
 pub(crate) mod repo;

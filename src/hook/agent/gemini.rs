@@ -11,9 +11,10 @@
 //! - tools: `write_file` is a Write, `replace` an Edit (it carries only
 //!   `old_string`/`new_string`: the file is read from disk after the tool, as
 //!   for Claude Code's Edit), `run_shell_command` is Bash;
-//! - the final answer at `AfterAgent` is `prompt_response` (after a denied
-//!   answer, Gemini sends the retry's `prompt_response` with
-//!   `stop_hook_active: true`).
+//! - the final answer at `AfterAgent` is `prompt_response`; after a deny,
+//!   Gemini fires `AfterAgent` again with `stop_hook_active: true` and the
+//!   answers so far joined by a line break (`"first answer\nsecond answer"`),
+//!   so the last line is still the retry's own.
 //!
 //! **Out.** Gemini reads `decision` (`allow`, `deny` or its alias `block`,
 //! `ask`), `reason`, `systemMessage`, `continue`/`stopReason` and
@@ -190,11 +191,14 @@ mod tests {
     use super::*;
 
     /// Payloads recorded from Gemini CLI 0.61.0 (`gemini -p` against a fake
-    /// Gemini API, hooks from `.gemini/settings.json`), shortened.
-    const AFTER_WRITE: &str = r##"{"session_id":"5c1e","transcript_path":"/h/.gemini/tmp/x/chats/session.json","cwd":"/tmp/g/repo","hook_event_name":"AfterTool","timestamp":"2026-11-26T12:00:00.000Z","tool_name":"write_file","tool_input":{"file_path":"/tmp/g/repo/adr/001-x.md","content":"# x\n"},"tool_response":{"llmContent":"Successfully created and wrote to new file: /tmp/g/repo/adr/001-x.md.","returnDisplay":{"fileDiff":"","fileName":"001-x.md","filePath":"/tmp/g/repo/adr/001-x.md","originalContent":"","newContent":"# x\n"}}}"##;
-    const BEFORE_REPLACE: &str = r#"{"session_id":"5c1e","transcript_path":"t","cwd":"/tmp/g/repo","hook_event_name":"BeforeTool","timestamp":"2026-11-26T12:00:00.000Z","tool_name":"replace","tool_input":{"file_path":"/tmp/g/repo/adr/001-x.md","instruction":"fix","old_string":"a","new_string":"b"}}"#;
-    const BEFORE_SHELL: &str = r#"{"session_id":"5c1e","transcript_path":"t","cwd":"/tmp/g/repo","hook_event_name":"BeforeTool","timestamp":"t","tool_name":"run_shell_command","tool_input":{"command":"rm -r .helix-gate","description":"x"}}"#;
-    const AFTER_AGENT: &str = r#"{"session_id":"5c1e","transcript_path":"t","cwd":"/tmp/g/repo/projects/sessions/s1","hook_event_name":"AfterAgent","timestamp":"t","prompt":"Write the ADR","prompt_response":"Done. <!-- STEP: 2 -->","stop_hook_active":true}"#;
+    /// Gemini API, hooks from `~/.gemini/settings.json`); `tool_response`
+    /// shortened.
+    const AFTER_WRITE: &str = r#"{"session_id":"4502e05e-93b4-43c5-ab96-5a095516a6fa","transcript_path":"/tmp/gemrec/home/.gemini/tmp/repo/chats/session-2026-11-26T16-09-4502e05e.jsonl","cwd":"/tmp/gemrec/repo","hook_event_name":"AfterTool","timestamp":"2026-11-26T16:09:13.367Z","tool_name":"write_file","tool_input":{"file_path":"/tmp/gemrec/repo/adr/001-x.md","content":"hello\n"},"tool_response":{"llmContent":"Successfully created and wrote to new file: /tmp/gemrec/repo/adr/001-x.md. Here is the updated code:\nhello\n","returnDisplay":{"fileName":"001-x.md","filePath":"/tmp/gemrec/repo/adr/001-x.md","originalContent":"","newContent":"hello\n"}}}"#;
+    const BEFORE_REPLACE: &str = r#"{"session_id":"4502e05e-93b4-43c5-ab96-5a095516a6fa","transcript_path":"/tmp/gemrec/home/.gemini/tmp/repo/chats/session-2026-11-26T16-09-4502e05e.jsonl","cwd":"/tmp/gemrec/repo","hook_event_name":"BeforeTool","timestamp":"2026-11-26T16:09:13.421Z","tool_name":"replace","tool_input":{"file_path":"/tmp/gemrec/repo/adr/001-x.md","instruction":"x","old_string":"hello","new_string":"bye"}}"#;
+    const AFTER_SHELL: &str = r#"{"session_id":"e09cc9ae-ec99-4078-9c81-c3ee87499ff6","transcript_path":"/tmp/gemrec/home/.gemini/tmp/repo/chats/session-2026-11-26T16-09-e09cc9ae.jsonl","cwd":"/tmp/gemrec/repo","hook_event_name":"AfterTool","timestamp":"2026-11-26T16:09:25.792Z","tool_name":"run_shell_command","tool_input":{"command":"exit 3","description":"fail"},"tool_response":{"llmContent":"<untrusted_context>\nOutput: (empty)\nExit Code: 3\nProcess Group PGID: 6863\n</untrusted_context>","returnDisplay":"Command exited with code: 3"}}"#;
+    /// The second `AfterAgent` after a deny: the answers so far, joined.
+    const AFTER_AGENT_RETRY: &str = r#"{"session_id":"4502e05e-93b4-43c5-ab96-5a095516a6fa","transcript_path":"/tmp/gemrec/home/.gemini/tmp/repo/chats/session-2026-11-26T16-09-4502e05e.jsonl","cwd":"/tmp/gemrec/repo","hook_event_name":"AfterAgent","timestamp":"2026-11-26T16:09:13.849Z","prompt":"go","prompt_response":"first answer\nsecond answer","stop_hook_active":true}"#;
+    const SESSION_START: &str = r#"{"session_id":"4502e05e-93b4-43c5-ab96-5a095516a6fa","transcript_path":"/tmp/gemrec/home/.gemini/tmp/repo/chats/session-2026-11-26T16-09-4502e05e.jsonl","cwd":"/tmp/gemrec/repo","hook_event_name":"SessionStart","timestamp":"2026-11-26T16:09:12.440Z","source":"startup"}"#;
 
     #[test]
     fn recorded_payloads_decode_as_the_one_event() {
@@ -205,7 +209,7 @@ mod tests {
             (
                 EventKind::PostToolUse,
                 Some("Write"),
-                Some("/tmp/g/repo/adr/001-x.md")
+                Some("/tmp/gemrec/repo/adr/001-x.md")
             )
         );
         assert_eq!(write.hook_event_name, "AfterTool", "logged as sent");
@@ -214,19 +218,32 @@ mod tests {
             (replace.kind, replace.tool_name.as_deref()),
             (EventKind::PreToolUse, Some("Edit"))
         );
-        let shell = decode(BEFORE_SHELL.as_bytes()).unwrap();
+        let shell = decode(AFTER_SHELL.as_bytes()).unwrap();
         assert_eq!(
-            (shell.tool_name.as_deref(), shell.command.as_deref()),
-            (Some("Bash"), Some("rm -r .helix-gate"))
+            (
+                shell.kind,
+                shell.tool_name.as_deref(),
+                shell.command.as_deref()
+            ),
+            (EventKind::PostToolUse, Some("Bash"), Some("exit 3"))
         );
-        let stop = decode(AFTER_AGENT.as_bytes()).unwrap();
+        let stop = decode(AFTER_AGENT_RETRY.as_bytes()).unwrap();
         assert_eq!(
             (
                 stop.kind,
                 stop.stop_hook_active,
                 stop.last_assistant_message.as_deref()
             ),
-            (EventKind::Stop, Some(true), Some("Done. <!-- STEP: 2 -->"))
+            (
+                EventKind::Stop,
+                Some(true),
+                Some("first answer\nsecond answer")
+            )
+        );
+        let start = decode(SESSION_START.as_bytes()).unwrap();
+        assert_eq!(
+            (start.kind, start.source.as_deref()),
+            (EventKind::SessionStart, Some("startup"))
         );
         let broken = decode(br#"{"hook_event_name":"AfterAgent","prompt_response":[1]}"#).unwrap();
         assert!(broken.broken("prompt_response").is_some());
