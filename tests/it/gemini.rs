@@ -366,6 +366,14 @@ fn without_a_fix_the_budget_ends_geminis_loop_with_an_escalation() {
         verdicts(&repo, REL),
         ["block", "block", "block", "escalate"]
     );
+    // `gemini -p` prints a hook's systemMessage on stderr: the escalation reaches the person.
+    assert!(
+        outcome
+            .stderr
+            .contains("Hook system message: helix-gate escalation: budget adr/040-x.md"),
+        "{}",
+        outcome.describe()
+    );
 }
 
 /// The configuration is refused before `replace` runs (Gemini cannot ask the
