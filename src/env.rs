@@ -24,6 +24,11 @@ pub const GEMINI_PROJECT_DIR: &str = "GEMINI_PROJECT_DIR";
 /// `true` makes Gemini CLI trust every folder (its folder-trust check loads a
 /// project's `.gemini/settings.json`, hooks included, only when trusted).
 pub const GEMINI_CLI_TRUST_WORKSPACE: &str = "GEMINI_CLI_TRUST_WORKSPACE";
+/// The project folder Copilot CLI gives its hooks (also as `CLAUDE_PROJECT_DIR`).
+pub const COPILOT_PROJECT_DIR: &str = "COPILOT_PROJECT_DIR";
+/// Copilot CLI's folder of user configuration; `~/.copilot` when unset (its
+/// user hooks are `$COPILOT_HOME/hooks/*.json`).
+pub const COPILOT_HOME: &str = "COPILOT_HOME";
 /// Gemini CLI's home folder in place of `HOME` (its user settings are
 /// `$GEMINI_CLI_HOME/.gemini/settings.json`).
 pub const GEMINI_CLI_HOME: &str = "GEMINI_CLI_HOME";

@@ -1,5 +1,5 @@
-//! `install` and `uninstall`: register helix-gate as a Claude Code, Codex CLI
-//! or Gemini CLI hook or a git pre-commit hook, and remove exactly that again.
+//! `install` and `uninstall`: register helix-gate as a Claude Code, Codex CLI,
+//! Gemini CLI or Copilot CLI hook or a git pre-commit hook, and remove exactly that again.
 
 use std::fmt::Write as _;
 
@@ -8,6 +8,7 @@ use super::{ExitStatus, InstallTarget, Scope};
 use crate::install::claude;
 use crate::install::codex;
 use crate::install::codex_config::{CodexConfig, TRUSTED, project_key};
+use crate::install::copilot;
 use crate::install::gemini;
 use crate::install::git::{self, HOOK, Installed, LOCAL, Uninstalled};
 
@@ -39,6 +40,16 @@ fn gemini_scope(scope: Scope) -> anyhow::Result<gemini::Scope> {
     }
 }
 
+fn copilot_scope(scope: Scope) -> anyhow::Result<copilot::Scope> {
+    match scope {
+        Scope::Project => Ok(copilot::Scope::Project),
+        Scope::User => Ok(copilot::Scope::User),
+        Scope::Local => anyhow::bail!(
+            "Copilot CLI has no local hooks file: use --scope project (.github/hooks/) or --scope user (~/.copilot/hooks/)"
+        ),
+    }
+}
+
 fn scope(scope: Scope) -> claude::Scope {
     match scope {
         Scope::Project => claude::Scope::Project,
@@ -54,6 +65,7 @@ pub(super) fn install(target: InstallTarget, s: Scope, trust: Trust) -> anyhow::
     match target {
         InstallTarget::Codex => install_codex(codex_scope(s)?, trust)?,
         InstallTarget::Gemini => install_gemini(gemini_scope(s)?)?,
+        InstallTarget::Copilot => install_copilot(copilot_scope(s)?)?,
         InstallTarget::Claude => {
             let root = current_root();
             // The Stop hook runs the reviewers: its timeout follows config/approvals.yaml.
@@ -222,6 +234,29 @@ fn install_gemini(scope: gemini::Scope) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `install copilot`: register the hook and say what Copilot still needs.
+fn install_copilot(scope: copilot::Scope) -> anyhow::Result<()> {
+    let root = current_root();
+    let longest = crate::approval::settings(&root)?.longest_enabled_timeout();
+    let stop_timeout = claude::stop_timeout_s(longest);
+    let (path, events) = copilot::install(&root, scope, stop_timeout)?;
+    let mut text = format!(
+        "helix-gate hook registered for Copilot CLI in {} ({}; every tool, Copilot has no matcher for them)\nStop timeout: {stop_timeout} s (from config/approvals.yaml)\n",
+        path.display(),
+        events.join(", ")
+    );
+    if scope == copilot::Scope::Project {
+        text.push_str("Before Copilot runs it: Copilot loads a repository's .github/hooks/ once the folder is trusted (its prompt at startup); `copilot -p` loads them only in a trusted folder or with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true.\n");
+    }
+    print(&text)?;
+    if scope == copilot::Scope::User {
+        print_stderr(
+            "helix-gate: note: registered for every Copilot CLI session on this machine; it checks only repositories that have config/helix-gate.yaml (an empty file is enough) and does nothing elsewhere\n",
+        );
+    }
+    Ok(())
+}
+
 /// The line `install claude --scope user` adds: `hook.prompt_context` is the
 /// built-in default there, whatever this repository's config says.
 fn user_scope_prompt_context(root: &std::path::Path) -> anyhow::Result<String> {
@@ -270,6 +305,13 @@ pub(super) fn uninstall(target: InstallTarget, s: Scope) -> anyhow::Result<ExitS
                 }
             }
             print(&text)?;
+        }
+        InstallTarget::Copilot => {
+            let (path, removed) = copilot::uninstall(&current_root(), copilot_scope(s)?)?;
+            print(&format!(
+                "removed {removed} helix-gate hook(s) from {}\n",
+                path.display()
+            ))?;
         }
         InstallTarget::Gemini => {
             let (path, removed) = gemini::uninstall(&current_root(), gemini_scope(s)?)?;
@@ -328,6 +370,10 @@ pub(super) fn print_registrations(root: &std::path::Path) -> anyhow::Result<()> 
         (
             "Gemini CLI hook registrations",
             registrations::gemini_report(root, opted_in),
+        ),
+        (
+            "Copilot CLI hook registrations",
+            registrations::copilot_report(root, opted_in),
         ),
     ] {
         let _ = writeln!(text, "\n{title}:");

@@ -124,7 +124,7 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         rules: Option<PathBuf>,
     },
-    /// Agent hook (Claude Code, or Codex CLI / Gemini CLI with `--agent codex|gemini`): reads one hook event as
+    /// Agent hook (Claude Code, or Codex / Gemini / Copilot CLI with `--agent codex|gemini|copilot`): reads one hook event as
     /// JSON on stdin, answers on stdout.
     Hook {
         /// Event label from the settings (informational; the payload's hook_event_name decides).
@@ -148,11 +148,11 @@ pub enum Command {
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
     },
-    /// Register helix-gate as a Claude Code, Codex CLI or Gemini CLI hook, or a git pre-commit hook.
+    /// Register helix-gate as a Claude Code, Codex, Gemini or Copilot CLI hook, or a git pre-commit hook.
     Install {
         #[arg(value_enum)]
         target: InstallTarget,
-        /// Settings scope (claude: project, local or user; codex, gemini: project or user).
+        /// Settings scope (claude: project, local or user; codex, gemini, copilot: project or user).
         #[arg(long, value_enum, default_value_t = Scope::Project)]
         scope: Scope,
         /// Codex only: record Codex's review of helix-gate's hook entries (their
@@ -290,6 +290,7 @@ pub enum InstallTarget {
     Claude,
     Codex,
     Gemini,
+    Copilot,
     Git,
 }
 
@@ -302,6 +303,8 @@ pub enum AgentArg {
     Codex,
     /// Google's Gemini CLI.
     Gemini,
+    /// GitHub Copilot CLI.
+    Copilot,
 }
 
 impl AgentArg {
@@ -311,6 +314,7 @@ impl AgentArg {
             "claude" => Some(AgentArg::Claude),
             "codex" => Some(AgentArg::Codex),
             "gemini" => Some(AgentArg::Gemini),
+            "copilot" => Some(AgentArg::Copilot),
             _ => None,
         }
     }
@@ -322,6 +326,7 @@ impl From<AgentArg> for crate::hook::Agent {
             AgentArg::Claude => crate::hook::Agent::Claude,
             AgentArg::Codex => crate::hook::Agent::Codex,
             AgentArg::Gemini => crate::hook::Agent::Gemini,
+            AgentArg::Copilot => crate::hook::Agent::Copilot,
         }
     }
 }

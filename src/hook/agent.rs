@@ -16,6 +16,7 @@
 //! and an `install` target.
 
 mod codex;
+mod copilot;
 mod gemini;
 
 use super::event::{self, DecodeError, EventKind, HookEvent};
@@ -33,6 +34,9 @@ pub enum Agent {
     /// Google's Gemini CLI: `../shared/agent-hooks.md`, checked against the
     /// pinned client 0.61.0.
     Gemini,
+    /// GitHub Copilot CLI: the GitHub docs' hooks reference, checked against
+    /// the pinned client 1.0.102.
+    Copilot,
 }
 
 impl Agent {
@@ -42,6 +46,7 @@ impl Agent {
             Agent::Claude => "Claude Code",
             Agent::Codex => "Codex CLI",
             Agent::Gemini => "Gemini CLI",
+            Agent::Copilot => "Copilot CLI",
         }
     }
 
@@ -51,6 +56,7 @@ impl Agent {
             Agent::Claude => event::decode(bytes),
             Agent::Codex => codex::decode(bytes),
             Agent::Gemini => gemini::decode(bytes),
+            Agent::Copilot => copilot::decode(bytes),
         }
     }
 
@@ -61,6 +67,7 @@ impl Agent {
             Agent::Claude => output.to_json_line(),
             Agent::Codex => codex::encode(output, kind),
             Agent::Gemini => gemini::encode(output, kind),
+            Agent::Copilot => copilot::encode(output, kind),
         }
     }
 
@@ -69,11 +76,13 @@ impl Agent {
     /// and then runs the tool: there the call is refused instead. Gemini CLI
     /// 0.61.0 has `decision: "ask"` (it forces its confirmation prompt), but a
     /// headless `gemini -p` has nobody to answer it (not tried): refused too,
-    /// the same way in every mode.
+    /// the same way in every mode. Copilot CLI 1.0.102 turns `ask` into a deny
+    /// when nobody watches (autopilot, `-p`): refused there too, with the reason
+    /// that says what the person can do.
     pub fn asks_person(self) -> bool {
         match self {
             Agent::Claude => true,
-            Agent::Codex | Agent::Gemini => false,
+            Agent::Codex | Agent::Gemini | Agent::Copilot => false,
         }
     }
 
@@ -81,12 +90,14 @@ impl Agent {
     /// folder, if it sets one. Codex sets none: its project is the event's `cwd`
     /// (and a `CLAUDE_PROJECT_DIR` inherited from a Claude Code session that
     /// started Codex must not redirect it). Gemini CLI sets `GEMINI_PROJECT_DIR`
-    /// (and `CLAUDE_PROJECT_DIR`, which is not read for it).
+    /// (and `CLAUDE_PROJECT_DIR`, which is not read for it), Copilot CLI
+    /// `COPILOT_PROJECT_DIR` (and `CLAUDE_PROJECT_DIR` too).
     pub fn project_dir_var(self) -> Option<&'static str> {
         match self {
             Agent::Claude => Some(crate::env::CLAUDE_PROJECT_DIR),
             Agent::Codex => None,
             Agent::Gemini => Some(crate::env::GEMINI_PROJECT_DIR),
+            Agent::Copilot => Some(crate::env::COPILOT_PROJECT_DIR),
         }
     }
 }

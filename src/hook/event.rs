@@ -120,10 +120,15 @@ impl HookEvent {
     }
 
     /// The final answer's field, if it is broken (`last_assistant_message`;
-    /// Gemini CLI's `prompt_response`).
+    /// Gemini CLI's `prompt_response`; Copilot CLI's transcript).
     pub fn broken_final_answer(&self) -> Option<&BrokenField> {
-        self.broken("last_assistant_message")
-            .or_else(|| self.broken("prompt_response"))
+        [
+            "last_assistant_message",
+            "prompt_response",
+            "transcript_path",
+        ]
+        .iter()
+        .find_map(|name| self.broken(name))
     }
 
     /// The broken field `name`, if it is one.

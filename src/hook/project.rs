@@ -145,6 +145,7 @@ fn registered_in_project(agent: Agent, root: &Path, project_dir: &Path) -> bool 
                 Agent::Claude => crate::install::claude::registers_hook(&settings),
                 Agent::Codex => crate::install::codex::registers_hook(&settings),
                 Agent::Gemini => crate::install::gemini::registers_hook(&settings),
+                Agent::Copilot => crate::install::copilot::registers_hook(&settings),
             })
     };
     match agent {
@@ -156,6 +157,14 @@ fn registered_in_project(agent: Agent, root: &Path, project_dir: &Path) -> bool 
             &project_dir.join(crate::install::gemini::PROJECT_SETTINGS),
             agent,
         ),
+        // Copilot CLI loads every `.github/hooks/*.json` of the repository.
+        Agent::Copilot => std::fs::read_dir(root.join(crate::install::copilot::PROJECT_HOOKS_DIR))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|e| e == "json"))
+            .any(|path| registers(&path, agent)),
         Agent::Codex => project_dir
             .ancestors()
             .take_while(|dir| dir.starts_with(root))

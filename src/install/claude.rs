@@ -196,13 +196,13 @@ pub struct HookCommand<'a> {
 }
 
 /// The agents and scopes a hook command may name (`helix-gate hook --help`).
-const AGENTS: [&str; 3] = ["claude", "codex", "gemini"];
+const AGENTS: [&str; 4] = ["claude", "codex", "gemini", "copilot"];
 const SCOPES: [&str; 3] = ["project", "local", "user"];
 
 /// `command` taken apart when it runs helix-gate's hook in the forms
 /// [`hook_command`] and the installers write: `helix-gate hook`, or
 /// `"<absolute path to helix-gate>" hook`, each optionally followed by
-/// ` --agent claude|codex|gemini` and then ` --scope project|local|user`. Exact: a
+/// ` --agent claude|codex|gemini|copilot` and then ` --scope project|local|user`. Exact: a
 /// wrapper script, another subcommand, other arguments or a relative path are
 /// not helix-gate's hook.
 pub fn parse_hook_command(command: &str) -> Option<HookCommand<'_>> {

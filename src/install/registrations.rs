@@ -19,6 +19,7 @@ use serde_json::Value;
 use super::claude::{self, Scope, USER_SCOPE_FLAG};
 use super::codex;
 use super::codex_config::{CodexConfig, TRUSTED};
+use super::copilot;
 use super::gemini;
 
 /// How far below a glob's literal prefix session folders are looked for, and how
@@ -374,6 +375,56 @@ pub fn gemini_report(root: &Path, opted_in: bool) -> Vec<Line> {
         return vec![Line::ok(format!(
             "not registered ({}, ~/.gemini/settings.json); `helix-gate install gemini` registers it",
             gemini::PROJECT_SETTINGS
+        ))];
+    }
+    lines
+}
+
+/// The Copilot CLI part of `doctor`: helix-gate's registrations in
+/// `<repo>/.github/hooks/helix-gate.json` and `~/.copilot/hooks/helix-gate.json`.
+pub fn copilot_report(root: &Path, opted_in: bool) -> Vec<Line> {
+    let mut lines = Vec::new();
+    let mut any = false;
+    for scope in [copilot::Scope::Project, copilot::Scope::User] {
+        let Ok(path) = copilot::hooks_path(root, scope) else {
+            continue;
+        };
+        let (name, shown) = match scope {
+            copilot::Scope::Project => ("project", copilot::PROJECT_HOOKS),
+            copilot::Scope::User => ("user", "~/.copilot/hooks/helix-gate.json"),
+        };
+        let (events, user_scope) = match copilot::registered_events(&path) {
+            Ok(Some(found)) => found,
+            Ok(None) => {
+                lines.push(Line::ok(format!("{name}: {shown}: not registered")));
+                continue;
+            }
+            Err(why) => {
+                lines.push(Line::warning(format!("{name}: {shown}: {why}")));
+                continue;
+            }
+        };
+        any = true;
+        let events = events.join(", ");
+        lines.push(match scope {
+            copilot::Scope::Project => Line::ok(format!(
+                "{name}: {shown}: registered ({events}); Copilot loads it once the folder is trusted (`copilot -p`: trusted, or GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true)"
+            )),
+            copilot::Scope::User if !user_scope => Line::warning(format!(
+                "{name}: {shown}: registered ({events}) without `--scope user`: it checks every repository on this machine with the default rules; run `helix-gate install copilot --scope user` again"
+            )),
+            copilot::Scope::User if opted_in => Line::ok(format!(
+                "{name}: {shown}: registered ({events}) for every Copilot session; this repository opted in (config/helix-gate.yaml)"
+            )),
+            copilot::Scope::User => Line::warning(format!(
+                "{name}: {shown}: registered ({events}) for every Copilot session, but this repository has no config/helix-gate.yaml, so the hook does nothing here (create the file to opt in)"
+            )),
+        });
+    }
+    if !any {
+        return vec![Line::ok(format!(
+            "not registered ({}, ~/.copilot/hooks/helix-gate.json); `helix-gate install copilot` registers it",
+            copilot::PROJECT_HOOKS
         ))];
     }
     lines
