@@ -15,6 +15,7 @@ mod codex;
 mod completions;
 mod concept;
 mod consultant;
+mod copilot;
 mod corpus;
 mod economy;
 mod formats;

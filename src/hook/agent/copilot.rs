@@ -11,10 +11,11 @@
 //! reads it; what differs is filled in here:
 //! - the edited file is `tool_input.path` (not `file_path`);
 //! - `Stop` carries no final answer, only `transcript_path`: Copilot's
-//!   `events.jsonl`, whose last `assistant.message` (written before `Stop`
-//!   fires) is the answer. Its tail is read here; a transcript that cannot be
-//!   read is recorded as a broken field, so the STEP check applies the
-//!   failure policy instead of guessing.
+//!   `events.jsonl`, where the last `assistant.message` before this `Stop`'s
+//!   own `hook.start` line (same `timestamp`) is the answer. Copilot writes
+//!   that file behind the hook, so its tail is read until the line is there
+//!   (at most 3 s); a transcript without it is recorded as a broken field, so
+//!   the STEP check applies the failure policy instead of guessing.
 //!
 //! **Out.** Copilot reads, per event: `PreToolUse` `permissionDecision`
 //! (`allow`, `deny`, `ask`) with `permissionDecisionReason`; `PostToolUse` and
@@ -39,6 +40,9 @@ use crate::hook::output::HookOutput;
 
 /// How much of the transcript's end is read for the last answer.
 const TRANSCRIPT_TAIL: u64 = 1 << 20;
+/// How long the `Stop` hook waits for Copilot to write the turn's end into
+/// its transcript.
+const TRANSCRIPT_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Decode a Copilot CLI event (Pascal-case registration) into the one event.
 pub(super) fn decode(bytes: &[u8]) -> Result<HookEvent, DecodeError> {
@@ -71,10 +75,16 @@ pub(super) fn decode(bytes: &[u8]) -> Result<HookEvent, DecodeError> {
             }
         }
         if event.kind == EventKind::Stop && event.last_assistant_message.is_none() {
-            let transcript = raw
-                .get("transcript_path")
-                .and_then(|p| serde_json::from_str::<String>(p.get()).ok());
-            match transcript.as_deref().map(|p| last_answer(Path::new(p))) {
+            let field = |name: &str| {
+                raw.get(name)
+                    .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
+            };
+            let transcript = field("transcript_path");
+            let timestamp = field("timestamp").unwrap_or_default();
+            match transcript
+                .as_deref()
+                .map(|p| last_answer(Path::new(p), &timestamp))
+            {
                 Some(Some(answer)) => event.last_assistant_message = Some(answer),
                 _ => event.broken.push(BrokenField {
                     name: "transcript_path",
@@ -91,9 +101,29 @@ pub(super) fn decode(bytes: &[u8]) -> Result<HookEvent, DecodeError> {
     Ok(event)
 }
 
-/// The `content` of the last `assistant.message` in Copilot's `events.jsonl`
-/// (its last [`TRANSCRIPT_TAIL`] bytes).
-fn last_answer(path: &Path) -> Option<String> {
+/// The final answer of the turn whose `Stop` was sent at `timestamp`: the
+/// `content` of the last `assistant.message` before that `Stop`'s own
+/// `hook.start` line in Copilot's `events.jsonl` (its last
+/// [`TRANSCRIPT_TAIL`] bytes). Copilot writes the transcript behind the hook
+/// (observed: at `Stop` the file may hold one line), so it is read again until
+/// that line is there, at most [`TRANSCRIPT_WAIT`]; an older answer is never
+/// taken for this one.
+fn last_answer(path: &Path, timestamp: &str) -> Option<String> {
+    let until = std::time::Instant::now() + TRANSCRIPT_WAIT;
+    loop {
+        if let Some(found) = answer_before_stop(path, timestamp) {
+            return Some(found);
+        }
+        if std::time::Instant::now() >= until {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+}
+
+/// `None`: the `Stop`'s line is not there (yet); an empty answer: it is, with
+/// no answer before it.
+fn answer_before_stop(path: &Path, timestamp: &str) -> Option<String> {
     let mut file = std::fs::File::open(path).ok()?;
     let meta = file.metadata().ok()?;
     if !meta.is_file() {
@@ -105,12 +135,26 @@ fn last_answer(path: &Path) -> Option<String> {
     file.take(TRANSCRIPT_TAIL).read_to_end(&mut tail).ok()?;
     let text = String::from_utf8_lossy(&tail);
     // A cut first line is not JSON and is skipped.
-    text.lines().rev().find_map(|line| {
-        let value: Value = serde_json::from_str(line).ok()?;
-        (value["type"] == "assistant.message")
-            .then(|| value["data"]["content"].as_str().map(str::to_owned))
-            .flatten()
-    })
+    let lines: Vec<Value> = text
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    let stop = lines.iter().rposition(|line| {
+        line["type"] == "hook.start"
+            && line["data"]["hookType"] == "agentStop"
+            && line["timestamp"] == timestamp
+    })?;
+    Some(
+        lines[..stop]
+            .iter()
+            .rev()
+            .find_map(|line| {
+                (line["type"] == "assistant.message")
+                    .then(|| line["data"]["content"].as_str().map(str::to_owned))
+                    .flatten()
+            })
+            .unwrap_or_default(),
+    )
 }
 
 /// The answer in the fields Copilot CLI reads.
@@ -218,10 +262,12 @@ mod tests {
         "\n",
         r#"{"type":"assistant.turn_end","data":{"turnId":"3"}}"#,
         "\n",
+        r#"{"type":"hook.start","data":{"hookType":"agentStop","input":{"stop_hook_active":false}},"timestamp":"2026-11-26T16:21:04.211Z"}"#,
+        "\n",
     );
 
     fn stop(transcript: &Path) -> String {
-        serde_json::json!({"hook_event_name": "Stop", "session_id": "s", "timestamp": "t", "cwd": "/r",
+        serde_json::json!({"hook_event_name": "Stop", "session_id": "s", "timestamp": "2026-11-26T16:21:04.211Z", "cwd": "/r",
             "transcript_path": transcript, "stop_reason": "end_turn", "stop_hook_active": false})
         .to_string()
     }
@@ -260,6 +306,13 @@ mod tests {
         let missing = decode(stop(&dir.path().join("nope.jsonl")).as_bytes()).unwrap();
         assert!(missing.last_assistant_message.is_none());
         assert!(missing.broken_final_answer().is_some());
+        // A transcript not yet written up to this Stop: an older answer is not taken.
+        let (older, _) = TRANSCRIPT.split_once(r#"{"type":"hook.start""#).unwrap();
+        std::fs::write(&transcript, older).unwrap();
+        let started = std::time::Instant::now();
+        let late = decode(stop(&transcript).as_bytes()).unwrap();
+        assert!(late.last_assistant_message.is_none());
+        assert!(started.elapsed() >= TRANSCRIPT_WAIT);
     }
 
     #[test]
