@@ -292,3 +292,39 @@ fn without_a_fix_the_budget_ends_copilots_loop_with_an_escalation() {
         ["block", "block", "block", "escalate"]
     );
 }
+
+/// A write of the configuration is refused before `edit` runs (top-level
+/// `permissionDecision: deny`), and the model is told to ask the person.
+#[test]
+fn copilot_cannot_change_the_configuration() {
+    let Some(copilot) = require_copilot() else {
+        return;
+    };
+    let root = Root::default();
+    let at = root.clone();
+    let api = FakeChat::start(move |request: &Request| match request.index {
+        0 => vec![Reply::Call(
+            "create",
+            json!({"path": at.get().unwrap().join("config/helix-gate.yaml"), "file_text": "hook: {}\n"}),
+        )],
+        _ => vec![Reply::Text("Done.".into())],
+    });
+    let (repo, home) = installed(&api, &[]);
+    root.set(repo.path().to_path_buf()).unwrap();
+    let outcome = run(&copilot, &home, repo.path(), "Loosen the rules", &[]);
+    outcome.assert_success();
+    let requests = api.requests();
+    assert_eq!(
+        requests.len(),
+        2,
+        "{}\n{}",
+        outcome.describe(),
+        dump(&requests)
+    );
+    assert!(
+        says(&requests[1], "tool", "Copilot CLI cannot ask the user"),
+        "{}",
+        dump(&requests)
+    );
+    assert_eq!(repo.read("config/helix-gate.yaml").unwrap(), "");
+}
