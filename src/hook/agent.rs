@@ -19,7 +19,7 @@ mod codex;
 mod copilot;
 mod gemini;
 
-use super::event::{self, DecodeError, EventKind, HookEvent};
+use super::event::{self, BrokenField, DecodeError, EventKind, HookEvent};
 use super::output::HookOutput;
 
 /// The agent a hook process answers (`helix-gate hook --agent NAME`; one per process).
@@ -99,5 +99,31 @@ impl Agent {
             Agent::Gemini => Some(crate::env::GEMINI_PROJECT_DIR),
             Agent::Copilot => Some(crate::env::COPILOT_PROJECT_DIR),
         }
+    }
+}
+
+/// The session's final answer at Stop, for the STEP check, and the field
+/// that makes it unknown (the failure policy applies). Where the agent's Stop
+/// does not carry the answer (Copilot CLI), it is read from the agent's
+/// transcript, and only when `needed` (the STEP marker is required here):
+/// everywhere else a Stop opens no file for it.
+pub fn final_answer(event: &HookEvent, needed: bool) -> (String, Option<BrokenField>) {
+    let broken = || event.broken_final_answer().cloned().filter(|_| needed);
+    if let Some(text) = &event.last_assistant_message {
+        return (text.clone(), broken());
+    }
+    match (&event.transcript, needed) {
+        (Some(transcript), true) => match copilot::final_answer(transcript) {
+            Some(text) => (text, None),
+            None => (
+                String::new(),
+                Some(BrokenField {
+                    name: "transcript_path",
+                    expected: "the agent's transcript with this Stop and the answer before it",
+                    found: "a file without them",
+                }),
+            ),
+        },
+        _ => (String::new(), broken()),
     }
 }

@@ -12,10 +12,12 @@
 //! - the edited file is `tool_input.path` (not `file_path`);
 //! - `Stop` carries no final answer, only `transcript_path`: Copilot's
 //!   `events.jsonl`, where the last `assistant.message` before this `Stop`'s
-//!   own `hook.start` line (same `timestamp`) is the answer. Copilot writes
-//!   that file behind the hook, so its tail is read until the line is there
-//!   (at most 3 s); a transcript without it is recorded as a broken field, so
-//!   the STEP check applies the failure policy instead of guessing.
+//!   own `hook.start` line (same `timestamp`) is the answer. The decoder only
+//!   notes where; the Stop gate reads it when the STEP check needs it
+//!   ([`super::final_answer`]). Copilot writes that file behind the hook, so
+//!   its tail is read until the line is there (at most 3 s); a transcript
+//!   without it is a broken field, so the STEP check applies the failure
+//!   policy instead of guessing.
 //!
 //! **Out.** Copilot reads, per event: `PreToolUse` `permissionDecision`
 //! (`allow`, `deny`, `ask`) with `permissionDecisionReason`; `PostToolUse` and
@@ -35,7 +37,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::Agent;
-use crate::hook::event::{self, BrokenField, DecodeError, EventKind, HookEvent};
+use crate::hook::event::{self, BrokenField, DecodeError, EventKind, HookEvent, Transcript};
 use crate::hook::output::HookOutput;
 
 /// How much of the transcript's end is read for the last answer.
@@ -79,26 +81,28 @@ pub(super) fn decode(bytes: &[u8]) -> Result<HookEvent, DecodeError> {
                 raw.get(name)
                     .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
             };
-            let transcript = field("transcript_path");
-            let timestamp = field("timestamp").unwrap_or_default();
-            match transcript
-                .as_deref()
-                .map(|p| last_answer(Path::new(p), &timestamp))
-            {
-                Some(Some(answer)) => event.last_assistant_message = Some(answer),
-                _ => event.broken.push(BrokenField {
+            match field("transcript_path") {
+                Some(path) => {
+                    event.transcript = Some(Transcript {
+                        path,
+                        timestamp: field("timestamp").unwrap_or_default(),
+                    });
+                }
+                None => event.broken.push(BrokenField {
                     name: "transcript_path",
-                    expected: "Copilot's transcript with the last answer",
-                    found: if transcript.is_some() {
-                        "a file without one"
-                    } else {
-                        "nothing"
-                    },
+                    expected: "a string (Copilot's transcript, where the final answer is)",
+                    found: "nothing",
                 }),
             }
         }
     }
     Ok(event)
+}
+
+/// The final answer of the turn whose `Stop` the transcript names (read at
+/// Stop, and only when the STEP check needs it: [`super::final_answer`]).
+pub(super) fn final_answer(transcript: &Transcript) -> Option<String> {
+    last_answer(Path::new(&transcript.path), &transcript.timestamp)
 }
 
 /// The final answer of the turn whose `Stop` was sent at `timestamp`: the
@@ -295,23 +299,25 @@ mod tests {
         let transcript = dir.path().join("events.jsonl");
         std::fs::write(&transcript, TRANSCRIPT).unwrap();
         let stop_event = decode(stop(&transcript).as_bytes()).unwrap();
+        assert_eq!(stop_event.kind, EventKind::Stop);
+        // Not read unless the STEP check needs it.
         assert_eq!(
-            (
-                stop_event.kind,
-                stop_event.last_assistant_message.as_deref()
-            ),
-            (EventKind::Stop, Some("Done.\n<!-- STEP: done -->"))
+            super::super::final_answer(&stop_event, false),
+            (String::new(), None)
+        );
+        assert_eq!(
+            super::super::final_answer(&stop_event, true),
+            ("Done.\n<!-- STEP: done -->".to_owned(), None)
         );
         // No transcript: the answer is unknown, and said so.
         let missing = decode(stop(&dir.path().join("nope.jsonl")).as_bytes()).unwrap();
-        assert!(missing.last_assistant_message.is_none());
-        assert!(missing.broken_final_answer().is_some());
+        assert!(super::super::final_answer(&missing, true).1.is_some());
         // A transcript not yet written up to this Stop: an older answer is not taken.
         let (older, _) = TRANSCRIPT.split_once(r#"{"type":"hook.start""#).unwrap();
         std::fs::write(&transcript, older).unwrap();
         let started = std::time::Instant::now();
-        let late = decode(stop(&transcript).as_bytes()).unwrap();
-        assert!(late.last_assistant_message.is_none());
+        let (late, broken) = super::super::final_answer(&stop_event, true);
+        assert!(late.is_empty() && broken.is_some());
         assert!(started.elapsed() >= TRANSCRIPT_WAIT);
     }
 
