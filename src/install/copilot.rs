@@ -20,7 +20,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
+use anyhow::{Context as _, bail};
 use serde_json::{Map, Value, json};
 
 use super::claude::{self, Area, HookEntry};
@@ -210,6 +210,11 @@ pub fn install(
 ) -> anyhow::Result<(PathBuf, Vec<&'static str>)> {
     let path = hooks_path(root, scope)?;
     let area = allowed_area(root, scope)?;
+    if scope == Scope::User {
+        // Copilot's home folder exists only once Copilot ran; it is the place to write.
+        std::fs::create_dir_all(&area.dir)
+            .with_context(|| format!("cannot create {}", area.dir.display()))?;
+    }
     area.check(&path, crate::fs::confine::resolve(&area.dir, &path))?;
     let prompt_context = claude::prompt_context(
         root,

@@ -328,3 +328,56 @@ fn copilot_cannot_change_the_configuration() {
     );
     assert_eq!(repo.read("config/helix-gate.yaml").unwrap(), "");
 }
+
+/// Registered for the user (`$COPILOT_HOME/hooks/helix-gate.json`), the hook
+/// answers in a repository that opted in, in a session folder too.
+#[test]
+fn copilot_runs_the_user_scope_hook() {
+    let Some(copilot) = require_copilot() else {
+        return;
+    };
+    let root = Root::default();
+    let at = root.clone();
+    let api = FakeChat::start(move |request: &Request| match request.index {
+        0 => vec![Reply::Call(
+            "create",
+            json!({"path": adr_path(&at), "file_text": bad("040")}),
+        )],
+        1 => vec![Reply::Call(
+            "edit",
+            json!({"path": adr_path(&at), "old_str": "## Notizen", "new_str": "## Dokumentation"}),
+        )],
+        _ => vec![Reply::Text("Fertig.\n\n<!-- STEP: done -->".into())],
+    });
+    let (repo, home) = installed(&api, &["--scope", "user"]);
+    root.set(repo.path().to_path_buf()).unwrap();
+    assert!(repo.read(".github/hooks/helix-gate.json").is_none());
+    assert!(home.path().join(".copilot/hooks/helix-gate.json").is_file());
+    let session = repo.join("projects/sessions/s2");
+    std::fs::create_dir_all(&session).unwrap();
+    let include = repo.path().display().to_string();
+    let outcome = run(
+        &copilot,
+        &home,
+        &session,
+        "Write the ADR",
+        &["--add-dir", &include],
+    );
+    outcome.assert_success();
+    let requests = api.requests();
+    assert_eq!(
+        requests.len(),
+        3,
+        "{}\n{}",
+        outcome.describe(),
+        dump(&requests)
+    );
+    assert!(
+        says(&requests[1], "tool", "adr/040-x.md fails 1 check(s)"),
+        "{}",
+        dump(&requests)
+    );
+    // The answer ends with the marker (read from the transcript): the Stop passes.
+    assert_eq!(verdicts(&repo, REL), ["block", "pass"]);
+    assert!(verdicts(&repo, "step-marker").is_empty());
+}
