@@ -17,6 +17,18 @@ if [ -f scripts/install-codex.sh ]; then
   export HELIX_GATE_CODEX_BIN
 fi
 
+# The real Gemini CLI for the end-to-end tests of `hook --agent gemini` (pinned, from the npm registry).
+if [ -f scripts/install-gemini.sh ]; then
+  HELIX_GATE_GEMINI_BIN="$(bash scripts/install-gemini.sh | tail -n 1)"
+  export HELIX_GATE_GEMINI_BIN
+fi
+
+# The real GitHub Copilot CLI for the end-to-end tests of `hook --agent copilot` (pinned, from the npm registry).
+if [ -f scripts/install-copilot.sh ]; then
+  HELIX_GATE_COPILOT_BIN="$(bash scripts/install-copilot.sh | tail -n 1)"
+  export HELIX_GATE_COPILOT_BIN
+fi
+
 # The SARIF validator for the `--format sarif` test (pinned, from the npm registry).
 if [ -f scripts/install-sarif-multitool.sh ]; then
   HELIX_GATE_SARIF_MULTITOOL="$(bash scripts/install-sarif-multitool.sh | tail -n 1)"

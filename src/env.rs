@@ -17,6 +17,21 @@ pub const CLAUDE_CODE_SESSION_ID: &str = "CLAUDE_CODE_SESSION_ID";
 /// Codex CLI's folder of user configuration (`config.toml`, `hooks.json`);
 /// `~/.codex` when unset. `install codex --scope user` writes there.
 pub const CODEX_HOME: &str = "CODEX_HOME";
+/// The folder a Gemini CLI session was started in, given by Gemini CLI to its
+/// hooks (it is the event's `cwd` too; Gemini also sets `CLAUDE_PROJECT_DIR`
+/// to it, for compatibility).
+pub const GEMINI_PROJECT_DIR: &str = "GEMINI_PROJECT_DIR";
+/// `true` makes Gemini CLI trust every folder (its folder-trust check loads a
+/// project's `.gemini/settings.json`, hooks included, only when trusted).
+pub const GEMINI_CLI_TRUST_WORKSPACE: &str = "GEMINI_CLI_TRUST_WORKSPACE";
+/// The project folder Copilot CLI gives its hooks (also as `CLAUDE_PROJECT_DIR`).
+pub const COPILOT_PROJECT_DIR: &str = "COPILOT_PROJECT_DIR";
+/// Copilot CLI's folder of user configuration; `~/.copilot` when unset (its
+/// user hooks are `$COPILOT_HOME/hooks/*.json`).
+pub const COPILOT_HOME: &str = "COPILOT_HOME";
+/// Gemini CLI's home folder in place of `HOME` (its user settings are
+/// `$GEMINI_CLI_HOME/.gemini/settings.json`).
+pub const GEMINI_CLI_HOME: &str = "GEMINI_CLI_HOME";
 /// Set by helix-gate for its reviewer child: `helix-gate hook` is then a no-op,
 /// so a reviewer can never trigger another review.
 pub const HELIX_GATE_CHILD: &str = "HELIX_GATE_CHILD";

@@ -28,7 +28,7 @@ fn main() -> ExitCode {
 }
 
 /// The flags of `helix-gate hook` in the forms the installers write (`--agent
-/// claude|codex`, `--scope user|project`, an event label), read without clap;
+/// claude|codex|gemini|copilot`, `--scope user|project`, an event label), read without clap;
 /// `None` for anything else (clap parses it, and answers `--help`).
 fn hook_flags(args: &[String]) -> Option<(bool, helix_gate::cli::AgentArg)> {
     let mut user_scope = false;

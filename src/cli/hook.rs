@@ -1,4 +1,4 @@
-//! `hook`: answer the agent (Claude Code, Codex CLI) with exactly one JSON object
+//! `hook`: answer the agent (Claude Code, Codex, Gemini or Copilot CLI) with exactly one JSON object
 //! on stdout, or nothing; notes for the person go to stderr, which neither agent
 //! shows the model.
 

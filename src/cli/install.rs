@@ -1,5 +1,5 @@
-//! `install` and `uninstall`: register helix-gate as a Claude Code or Codex CLI
-//! hook or a git pre-commit hook, and remove exactly that again.
+//! `install` and `uninstall`: register helix-gate as a Claude Code, Codex CLI,
+//! Gemini CLI or Copilot CLI hook or a git pre-commit hook, and remove exactly that again.
 
 use std::fmt::Write as _;
 
@@ -8,6 +8,8 @@ use super::{ExitStatus, InstallTarget, Scope};
 use crate::install::claude;
 use crate::install::codex;
 use crate::install::codex_config::{CodexConfig, TRUSTED, project_key};
+use crate::install::copilot;
+use crate::install::gemini;
 use crate::install::git::{self, HOOK, Installed, LOCAL, Uninstalled};
 
 /// What `install codex` may record for the person in Codex's config.toml, only
@@ -28,6 +30,26 @@ fn codex_scope(scope: Scope) -> anyhow::Result<codex::Scope> {
     }
 }
 
+fn gemini_scope(scope: Scope) -> anyhow::Result<gemini::Scope> {
+    match scope {
+        Scope::Project => Ok(gemini::Scope::Project),
+        Scope::User => Ok(gemini::Scope::User),
+        Scope::Local => anyhow::bail!(
+            "Gemini CLI has no local settings file: use --scope project (.gemini/settings.json) or --scope user (~/.gemini/settings.json)"
+        ),
+    }
+}
+
+fn copilot_scope(scope: Scope) -> anyhow::Result<copilot::Scope> {
+    match scope {
+        Scope::Project => Ok(copilot::Scope::Project),
+        Scope::User => Ok(copilot::Scope::User),
+        Scope::Local => anyhow::bail!(
+            "Copilot CLI has no local hooks file: use --scope project (.github/hooks/) or --scope user (~/.copilot/hooks/)"
+        ),
+    }
+}
+
 fn scope(scope: Scope) -> claude::Scope {
     match scope {
         Scope::Project => claude::Scope::Project,
@@ -42,6 +64,8 @@ pub(super) fn install(target: InstallTarget, s: Scope, trust: Trust) -> anyhow::
     }
     match target {
         InstallTarget::Codex => install_codex(codex_scope(s)?, trust)?,
+        InstallTarget::Gemini => install_gemini(gemini_scope(s)?)?,
+        InstallTarget::Copilot => install_copilot(copilot_scope(s)?)?,
         InstallTarget::Claude => {
             let root = current_root();
             // The Stop hook runs the reviewers: its timeout follows config/approvals.yaml.
@@ -174,6 +198,65 @@ fn install_codex(scope: codex::Scope, trust: Trust) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `install gemini`: register the hook and say what Gemini still needs before
+/// it runs it.
+fn install_gemini(scope: gemini::Scope) -> anyhow::Result<()> {
+    let root = current_root();
+    let longest = crate::approval::settings(&root)?.longest_enabled_timeout();
+    let stop_timeout = claude::stop_timeout_s(longest);
+    let (path, events) = gemini::install(&root, scope, stop_timeout)?;
+    let mut text = format!(
+        "helix-gate hook registered for Gemini CLI in {} ({}; BeforeTool and AfterTool on {})\nAfterAgent timeout: {} ms (from config/approvals.yaml)\n",
+        path.display(),
+        events.join(", "),
+        gemini::TOOL_MATCHER,
+        stop_timeout * 1000
+    );
+    if scope == gemini::Scope::Project {
+        if gemini::folder_trusted(&root) != Some(true) {
+            let _ = writeln!(
+                text,
+                "Before Gemini runs it:\n- trust this folder: Gemini ignores .gemini/settings.json (hooks included) in a folder it does not trust. Accept the prompt when `gemini` starts here, or add `\"{}\": \"TRUST_FOLDER\"` to {}, or run it with GEMINI_CLI_TRUST_WORKSPACE=true. (`gemini --skip-trust` runs but ignores this file.)",
+                root.display(),
+                gemini::trusted_folders_path()?.display()
+            );
+        }
+        print(&text)?;
+        print_stderr(
+            "helix-gate: warning: Gemini CLI sessions started in a subdirectory of this repository (e.g. projects/sessions/<id>/) load only that folder's .gemini/settings.json and the user's, so the hook will not run in them. To reach them: `helix-gate install gemini --scope user` (every session; repositories opt in with config/helix-gate.yaml). See `helix-gate doctor`.\n",
+        );
+    } else {
+        print(&text)?;
+        print_stderr(
+            "helix-gate: note: registered for every Gemini CLI session on this machine; it checks only repositories that have config/helix-gate.yaml (an empty file is enough) and does nothing elsewhere\n",
+        );
+    }
+    Ok(())
+}
+
+/// `install copilot`: register the hook and say what Copilot still needs.
+fn install_copilot(scope: copilot::Scope) -> anyhow::Result<()> {
+    let root = current_root();
+    let longest = crate::approval::settings(&root)?.longest_enabled_timeout();
+    let stop_timeout = claude::stop_timeout_s(longest);
+    let (path, events) = copilot::install(&root, scope, stop_timeout)?;
+    let mut text = format!(
+        "helix-gate hook registered for Copilot CLI in {} ({}; every tool, Copilot has no matcher for them)\nStop timeout: {stop_timeout} s (from config/approvals.yaml)\n",
+        path.display(),
+        events.join(", ")
+    );
+    if scope == copilot::Scope::Project {
+        text.push_str("Before Copilot runs it: Copilot loads a repository's .github/hooks/ once the folder is trusted (its prompt at startup); `copilot -p` loads them only in a trusted folder or with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true.\n");
+    }
+    print(&text)?;
+    if scope == copilot::Scope::User {
+        print_stderr(
+            "helix-gate: note: registered for every Copilot CLI session on this machine; it checks only repositories that have config/helix-gate.yaml (an empty file is enough) and does nothing elsewhere\n",
+        );
+    }
+    Ok(())
+}
+
 /// The line `install claude --scope user` adds: `hook.prompt_context` is the
 /// built-in default there, whatever this repository's config says.
 fn user_scope_prompt_context(root: &std::path::Path) -> anyhow::Result<String> {
@@ -223,6 +306,20 @@ pub(super) fn uninstall(target: InstallTarget, s: Scope) -> anyhow::Result<ExitS
             }
             print(&text)?;
         }
+        InstallTarget::Copilot => {
+            let (path, removed) = copilot::uninstall(&current_root(), copilot_scope(s)?)?;
+            print(&format!(
+                "removed {removed} helix-gate hook(s) from {}\n",
+                path.display()
+            ))?;
+        }
+        InstallTarget::Gemini => {
+            let (path, removed) = gemini::uninstall(&current_root(), gemini_scope(s)?)?;
+            print(&format!(
+                "removed {removed} helix-gate hook(s) from {}\n",
+                path.display()
+            ))?;
+        }
         InstallTarget::Claude => {
             let (path, removed) = claude::uninstall(&current_root(), scope(s))?;
             print(&format!(
@@ -269,6 +366,14 @@ pub(super) fn print_registrations(root: &std::path::Path) -> anyhow::Result<()> 
         (
             "Codex CLI hook registrations",
             registrations::codex_report(root, opted_in),
+        ),
+        (
+            "Gemini CLI hook registrations",
+            registrations::gemini_report(root, opted_in),
+        ),
+        (
+            "Copilot CLI hook registrations",
+            registrations::copilot_report(root, opted_in),
         ),
     ] {
         let _ = writeln!(text, "\n{title}:");

@@ -125,7 +125,7 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         rules: Option<PathBuf>,
     },
-    /// Agent hook (Claude Code, or Codex CLI with `--agent codex`): reads one hook event as
+    /// Agent hook (Claude Code, or Codex / Gemini / Copilot CLI with `--agent codex|gemini|copilot`): reads one hook event as
     /// JSON on stdin, answers on stdout.
     Hook {
         /// Event label from the settings (informational; the payload's hook_event_name decides).
@@ -149,11 +149,11 @@ pub enum Command {
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
     },
-    /// Register helix-gate as a Claude Code or Codex CLI hook, or a git pre-commit hook.
+    /// Register helix-gate as a Claude Code, Codex, Gemini or Copilot CLI hook, or a git pre-commit hook.
     Install {
         #[arg(value_enum)]
         target: InstallTarget,
-        /// Settings scope (claude: project, local or user; codex: project or user).
+        /// Settings scope (claude: project, local or user; codex, gemini, copilot: project or user).
         #[arg(long, value_enum, default_value_t = Scope::Project)]
         scope: Scope,
         /// Codex only: record Codex's review of helix-gate's hook entries (their
@@ -299,6 +299,8 @@ pub enum Command {
 pub enum InstallTarget {
     Claude,
     Codex,
+    Gemini,
+    Copilot,
     Git,
 }
 
@@ -309,6 +311,10 @@ pub enum AgentArg {
     Claude,
     /// `OpenAI`'s Codex CLI.
     Codex,
+    /// Google's Gemini CLI.
+    Gemini,
+    /// GitHub Copilot CLI.
+    Copilot,
 }
 
 impl AgentArg {
@@ -317,6 +323,8 @@ impl AgentArg {
         match name {
             "claude" => Some(AgentArg::Claude),
             "codex" => Some(AgentArg::Codex),
+            "gemini" => Some(AgentArg::Gemini),
+            "copilot" => Some(AgentArg::Copilot),
             _ => None,
         }
     }
@@ -327,6 +335,8 @@ impl From<AgentArg> for crate::hook::Agent {
         match arg {
             AgentArg::Claude => crate::hook::Agent::Claude,
             AgentArg::Codex => crate::hook::Agent::Codex,
+            AgentArg::Gemini => crate::hook::Agent::Gemini,
+            AgentArg::Copilot => crate::hook::Agent::Copilot,
         }
     }
 }

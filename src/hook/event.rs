@@ -87,11 +87,22 @@ pub struct HookEvent {
     pub patch: Option<Result<Patch, String>>,
     pub stop_hook_active: Option<bool>,
     pub last_assistant_message: Option<String>,
+    /// Where the agent records the final answer when its Stop does not carry
+    /// it (Copilot CLI's transcript), and the Stop's timestamp there; read only
+    /// when the STEP check needs the answer ([`super::agent::final_answer`]).
+    pub transcript: Option<Transcript>,
     pub background_tasks: Option<Vec<Value>>,
     pub agent_type: Option<String>,
     pub source: Option<String>,
     /// Fields present with a type helix-gate cannot use; each is treated as absent.
     pub broken: Vec<BrokenField>,
+}
+
+/// An agent's transcript file and the Stop's `timestamp` in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transcript {
+    pub path: String,
+    pub timestamp: String,
 }
 
 /// A field of the event whose JSON type is not the one helix-gate reads.
@@ -117,6 +128,18 @@ impl HookEvent {
     /// `tool_input.file_path` of Write / Edit / `MultiEdit`.
     pub fn file_path(&self) -> Option<&str> {
         self.file_path.as_deref()
+    }
+
+    /// The final answer's field, if it is broken (`last_assistant_message`;
+    /// Gemini CLI's `prompt_response`; Copilot CLI's transcript).
+    pub fn broken_final_answer(&self) -> Option<&BrokenField> {
+        [
+            "last_assistant_message",
+            "prompt_response",
+            "transcript_path",
+        ]
+        .iter()
+        .find_map(|name| self.broken(name))
     }
 
     /// The broken field `name`, if it is one.
@@ -356,6 +379,7 @@ pub fn decode(bytes: &[u8]) -> Result<HookEvent, DecodeError> {
         patch: None,
         stop_hook_active: fields.get("stop_hook_active", "a boolean", Value::as_bool),
         last_assistant_message: fields.string("last_assistant_message"),
+        transcript: None,
         background_tasks: fields.get("background_tasks", "an array", |v| v.as_array().cloned()),
         agent_type: fields.string("agent_type"),
         source: fields.string("source"),

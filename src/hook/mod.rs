@@ -1,4 +1,4 @@
-//! The agent hook (`helix-gate hook [--agent claude|codex]`): decode one event
+//! The agent hook (`helix-gate hook [--agent claude|codex|gemini|copilot]`): decode one event
 //! from stdin, decide, and return the [`Answer`]: at most one JSON object for
 //! stdout and notes for stderr. Nothing here prints; `cli::hook` writes the answer.
 //!

@@ -13,7 +13,8 @@
 //!
 //! Codex CLI sets no project variable (`../shared/agent-hooks.md`): there the
 //! project folder is the event's `cwd`, and the repository root its enclosing
-//! git work tree, the same walk.
+//! git work tree, the same walk. Gemini CLI sets `GEMINI_PROJECT_DIR` (the
+//! folder it was started in, also the event's `cwd`).
 //!
 //! Registered in the user settings, the hook runs in every session on the
 //! machine; there it only works in repositories that opted in by having
@@ -143,12 +144,27 @@ fn registered_in_project(agent: Agent, root: &Path, project_dir: &Path) -> bool 
             .is_some_and(|settings| match agent {
                 Agent::Claude => crate::install::claude::registers_hook(&settings),
                 Agent::Codex => crate::install::codex::registers_hook(&settings),
+                Agent::Gemini => crate::install::gemini::registers_hook(&settings),
+                Agent::Copilot => crate::install::copilot::registers_hook(&settings),
             })
     };
     match agent {
         Agent::Claude => [".claude/settings.json", ".claude/settings.local.json"]
             .iter()
             .any(|rel| registers(&project_dir.join(rel), agent)),
+        // Gemini CLI loads `.gemini/settings.json` only from the folder it was started in.
+        Agent::Gemini => registers(
+            &project_dir.join(crate::install::gemini::PROJECT_SETTINGS),
+            agent,
+        ),
+        // Copilot CLI loads every `.github/hooks/*.json` of the repository.
+        Agent::Copilot => std::fs::read_dir(root.join(crate::install::copilot::PROJECT_HOOKS_DIR))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|e| e == "json"))
+            .any(|path| registers(&path, agent)),
         Agent::Codex => project_dir
             .ancestors()
             .take_while(|dir| dir.starts_with(root))

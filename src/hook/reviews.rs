@@ -49,6 +49,8 @@ impl StopWindow {
         let mut found = match agent {
             Agent::Claude => installed::installed_stop_timeouts(root),
             Agent::Codex => crate::install::codex::installed_stop_timeouts(root),
+            Agent::Gemini => crate::install::gemini::installed_stop_timeouts(root),
+            Agent::Copilot => crate::install::copilot::installed_stop_timeouts(root),
         };
         if let Some(plugin) = crate::env::var(crate::env::CLAUDE_PLUGIN_ROOT)
             && agent == Agent::Claude

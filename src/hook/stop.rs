@@ -70,11 +70,8 @@ pub(super) fn stop(
     // From here on `enabled` means: required of this session (step_marker.paths).
     settings.step_marker.enabled = step_marker::required_in(&settings.step_marker, root, &session);
     need_session(event, &settings)?;
-    let broken_last = event
-        .broken("last_assistant_message")
-        .filter(|_| settings.step_marker.enabled);
-    let last = event.last_assistant_message.as_deref().unwrap_or("");
-    let checks = deterministic_gate(event, root, &settings, last, broken_last, notes)?;
+    let (last, broken_last) = super::agent::final_answer(event, settings.step_marker.enabled);
+    let checks = deterministic_gate(event, root, &settings, &last, broken_last.as_ref(), notes)?;
     let mut decisions = Vec::new();
     // Outside the session lock: the dashboard's status file follows the marker.
     if let Some(step) = &checks.step {
@@ -92,7 +89,7 @@ pub(super) fn stop(
         &session,
         &settings,
         &checks.failing,
-        last,
+        &last,
         &mut decisions,
         notes,
     ) {

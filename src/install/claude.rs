@@ -176,7 +176,10 @@ pub fn hook_command() -> String {
 /// Whether a hook entry is one of ours: it carries [`STATUS_MARKER`], or its
 /// command is exactly one an earlier version wrote ([`is_hook_command`]).
 pub fn is_ours(hook: &Value) -> bool {
-    hook.get("statusMessage").and_then(Value::as_str) == Some(STATUS_MARKER)
+    // Gemini CLI's entries carry the marker as `description` (it has no `statusMessage`).
+    ["statusMessage", "description"]
+        .iter()
+        .any(|key| hook.get(*key).and_then(Value::as_str) == Some(STATUS_MARKER))
         || hook
             .get("command")
             .and_then(Value::as_str)
@@ -193,13 +196,13 @@ pub struct HookCommand<'a> {
 }
 
 /// The agents and scopes a hook command may name (`helix-gate hook --help`).
-const AGENTS: [&str; 2] = ["claude", "codex"];
+const AGENTS: [&str; 4] = ["claude", "codex", "gemini", "copilot"];
 const SCOPES: [&str; 3] = ["project", "local", "user"];
 
 /// `command` taken apart when it runs helix-gate's hook in the forms
 /// [`hook_command`] and the installers write: `helix-gate hook`, or
 /// `"<absolute path to helix-gate>" hook`, each optionally followed by
-/// ` --agent claude|codex` and then ` --scope project|local|user`. Exact: a
+/// ` --agent claude|codex|gemini|copilot` and then ` --scope project|local|user`. Exact: a
 /// wrapper script, another subcommand, other arguments or a relative path are
 /// not helix-gate's hook.
 pub fn parse_hook_command(command: &str) -> Option<HookCommand<'_>> {

@@ -1,7 +1,9 @@
-//! `helix-gate install|uninstall claude|codex|git`.
+//! `helix-gate install|uninstall claude|codex|gemini|copilot|git`.
 
 pub mod claude;
 pub mod codex;
 pub mod codex_config;
+pub mod copilot;
+pub mod gemini;
 pub mod git;
 pub mod registrations;

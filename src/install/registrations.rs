@@ -19,6 +19,8 @@ use serde_json::Value;
 use super::claude::{self, Scope, USER_SCOPE_FLAG};
 use super::codex;
 use super::codex_config::{CodexConfig, TRUSTED};
+use super::copilot;
+use super::gemini;
 
 /// How far below a glob's literal prefix session folders are looked for, and how
 /// many folders are visited at most: `doctor` must stay quick in a large tree.
@@ -312,6 +314,117 @@ pub fn codex_report(root: &Path, opted_in: bool) -> Vec<Line> {
         return vec![Line::ok(format!(
             "not registered ({}, $CODEX_HOME/hooks.json); `helix-gate install codex` registers it",
             codex::PROJECT_HOOKS
+        ))];
+    }
+    lines
+}
+
+/// The Gemini CLI part of `doctor`: helix-gate's registrations in
+/// `<repo>/.gemini/settings.json` and `~/.gemini/settings.json`, and whether
+/// Gemini trusts the repository (it ignores an untrusted folder's settings).
+/// Gemini loads a project's `.gemini/settings.json` only for sessions started
+/// in that very folder.
+pub fn gemini_report(root: &Path, opted_in: bool) -> Vec<Line> {
+    let mut lines = Vec::new();
+    let mut any = false;
+    for scope in [gemini::Scope::Project, gemini::Scope::User] {
+        let Ok(path) = gemini::settings_path(root, scope) else {
+            continue;
+        };
+        let (name, shown) = match scope {
+            gemini::Scope::Project => ("project", gemini::PROJECT_SETTINGS),
+            gemini::Scope::User => ("user", "~/.gemini/settings.json"),
+        };
+        let (events, user_scope) = match gemini::registered_events(&path) {
+            Ok(Some(found)) => found,
+            Ok(None) => {
+                lines.push(Line::ok(format!("{name}: {shown}: not registered")));
+                continue;
+            }
+            Err(why) => {
+                lines.push(Line::warning(format!("{name}: {shown}: {why}")));
+                continue;
+            }
+        };
+        any = true;
+        let events = events.join(", ");
+        lines.push(match scope {
+            gemini::Scope::Project => match gemini::folder_trusted(root) {
+                Some(true) => Line::ok(format!(
+                    "{name}: {shown}: registered ({events}); reaches Gemini sessions started at the repository root (not in subfolders: they load only their own .gemini/settings.json and the user's); the folder is trusted"
+                )),
+                trusted => Line::warning(format!(
+                    "{name}: {shown}: registered ({events}), but Gemini ignores it until the folder is trusted ({}): accept the trust prompt at startup, add `\"{}\": \"TRUST_FOLDER\"` to {}, or set GEMINI_CLI_TRUST_WORKSPACE=true",
+                    if trusted == Some(false) { "marked not trusted" } else { "no entry" },
+                    root.display(),
+                    gemini::trusted_folders_path().map_or_else(|_| "~/.gemini/trustedFolders.json".to_owned(), |p| p.display().to_string())
+                )),
+            },
+            gemini::Scope::User if !user_scope => Line::warning(format!(
+                "{name}: {shown}: registered ({events}) without `--scope user`: it checks every repository on this machine with the default rules; run `helix-gate install gemini --scope user` again"
+            )),
+            gemini::Scope::User if opted_in => Line::ok(format!(
+                "{name}: {shown}: registered ({events}) for every Gemini session, session folders included; this repository opted in (config/helix-gate.yaml)"
+            )),
+            gemini::Scope::User => Line::warning(format!(
+                "{name}: {shown}: registered ({events}) for every Gemini session, but this repository has no config/helix-gate.yaml, so the hook does nothing here (create the file to opt in)"
+            )),
+        });
+    }
+    if !any {
+        return vec![Line::ok(format!(
+            "not registered ({}, ~/.gemini/settings.json); `helix-gate install gemini` registers it",
+            gemini::PROJECT_SETTINGS
+        ))];
+    }
+    lines
+}
+
+/// The Copilot CLI part of `doctor`: helix-gate's registrations in
+/// `<repo>/.github/hooks/helix-gate.json` and `~/.copilot/hooks/helix-gate.json`.
+pub fn copilot_report(root: &Path, opted_in: bool) -> Vec<Line> {
+    let mut lines = Vec::new();
+    let mut any = false;
+    for scope in [copilot::Scope::Project, copilot::Scope::User] {
+        let Ok(path) = copilot::hooks_path(root, scope) else {
+            continue;
+        };
+        let (name, shown) = match scope {
+            copilot::Scope::Project => ("project", copilot::PROJECT_HOOKS),
+            copilot::Scope::User => ("user", "~/.copilot/hooks/helix-gate.json"),
+        };
+        let (events, user_scope) = match copilot::registered_events(&path) {
+            Ok(Some(found)) => found,
+            Ok(None) => {
+                lines.push(Line::ok(format!("{name}: {shown}: not registered")));
+                continue;
+            }
+            Err(why) => {
+                lines.push(Line::warning(format!("{name}: {shown}: {why}")));
+                continue;
+            }
+        };
+        any = true;
+        let events = events.join(", ");
+        lines.push(match scope {
+            copilot::Scope::Project => Line::ok(format!(
+                "{name}: {shown}: registered ({events}); Copilot loads it once the folder is trusted (`copilot -p`: trusted, or GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true)"
+            )),
+            copilot::Scope::User if !user_scope => Line::warning(format!(
+                "{name}: {shown}: registered ({events}) without `--scope user`: it checks every repository on this machine with the default rules; run `helix-gate install copilot --scope user` again"
+            )),
+            copilot::Scope::User if opted_in => Line::ok(format!(
+                "{name}: {shown}: registered ({events}) for every Copilot session; this repository opted in (config/helix-gate.yaml)"
+            )),
+            copilot::Scope::User => Line::warning(format!(
+                "{name}: {shown}: registered ({events}) for every Copilot session, but this repository has no config/helix-gate.yaml, so the hook does nothing here (create the file to opt in)"
+            )),
+        });
+    }
+    if !any {
+        return vec![Line::ok(format!(
+            "not registered ({}, ~/.copilot/hooks/helix-gate.json); `helix-gate install copilot` registers it",
+            copilot::PROJECT_HOOKS
         ))];
     }
     lines

@@ -304,7 +304,7 @@ fn serve(mut stream: TcpStream, shared: &Shared) {
 }
 
 /// The request target and body (`Content-Length` or chunked).
-fn read_request(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+pub(crate) fn read_request(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
     let mut buf = Vec::new();
     let mut chunk = vec![0u8; 64 * 1024];
     let head_end = loop {
@@ -390,7 +390,7 @@ fn sse(index: usize, items: &[Item]) -> Vec<u8> {
     http(200, "text/event-stream", out.as_bytes())
 }
 
-fn http(status: u16, content_type: &str, body: &[u8]) -> Vec<u8> {
+pub(crate) fn http(status: u16, content_type: &str, body: &[u8]) -> Vec<u8> {
     let reason = if status == 200 { "OK" } else { "Error" };
     let mut out = format!(
         "HTTP/1.1 {status} {reason}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",

@@ -17,6 +17,10 @@
 //! * [`fake_responses`], [`codex`]: the same for the Codex CLI (`codex exec`,
 //!   `codex app-server`, pinned by `scripts/install-codex.sh`) against a fake
 //!   `OpenAI` Responses API.
+//! * [`fake_gemini`], [`gemini`]: the same for Gemini CLI (`gemini -p`, pinned
+//!   by `scripts/install-gemini.sh`) against a fake Gemini API.
+//! * [`fake_chat`], [`copilot`]: the same for GitHub Copilot CLI (`copilot -p`,
+//!   pinned by `scripts/install-copilot.sh`) against a fake Chat Completions API.
 //!
 //! Each integration test crate declares `mod support;` and uses a subset.
 #![allow(dead_code)]
@@ -26,8 +30,12 @@
 pub(crate) mod claude;
 pub(crate) mod cli;
 pub(crate) mod codex;
+pub(crate) mod copilot;
 pub(crate) mod fake_api;
+pub(crate) mod fake_chat;
+pub(crate) mod fake_gemini;
 pub(crate) mod fake_responses;
+pub(crate) mod gemini;
 pub(crate) mod hook;
 pub(crate) mod mcp;
 pub(crate) mod procs;
