@@ -177,7 +177,13 @@ pub fn install(root: &Path, scope: Scope, stop_timeout_s: u64) -> anyhow::Result
         prompt_context,
         stop_timeout_s,
     );
-    let written = claude::merge_into(&allowed_area(root, scope)?, &path, entries)?;
+    let area = allowed_area(root, scope)?;
+    if scope == Scope::User {
+        // `CODEX_HOME` (`~/.codex`) exists only once Codex ran; it is the place to write.
+        std::fs::create_dir_all(&area.dir)
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", area.dir.display()))?;
+    }
+    let written = claude::merge_into(&area, &path, entries)?;
     Ok(Installed {
         reviews: reviews(&key_path(&path), &written),
         path,

@@ -859,3 +859,23 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// `install codex --scope user` on a machine where Codex never ran: it creates
+/// `~/.codex/` and writes its hooks there (it was refused as a folder that cannot be
+/// resolved).
+#[test]
+fn install_codex_for_the_user_creates_codex_home() {
+    let repo = repository();
+    let home = tempfile::tempdir().unwrap();
+    let out = crate::support::cli::isolated(bin(), repo.path())
+        .args(["install", "codex", "--scope", "user"])
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let hooks: Value = serde_json::from_str(
+        &std::fs::read_to_string(home.path().join(".codex/hooks.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(hooks["hooks"]["Stop"].is_array(), "{hooks}");
+}
