@@ -9,6 +9,7 @@
 //!   scratch directories, files.
 //! * [`hook`]: `helix-gate hook` driven through stdin as Claude Code drives it.
 //! * [`repo`]: real git repositories in temp dirs ([`repo::ScratchRepo`]).
+//! * [`plugin`]: the Claude Code plugin's folder and its hook shim, run as Claude Code runs it.
 //! * [`procs`]: the machine's processes from `/proc` (nothing may outlive a test).
 //! * [`fake_api`]: the scripted fake Messages API server and its request log.
 //! * [`claude`]: running `claude` in an isolated environment, and helpers to
@@ -23,5 +24,6 @@ pub(crate) mod claude;
 pub(crate) mod cli;
 pub(crate) mod fake_api;
 pub(crate) mod hook;
+pub(crate) mod plugin;
 pub(crate) mod procs;
 pub(crate) mod repo;
