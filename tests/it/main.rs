@@ -31,6 +31,7 @@ mod marketplace;
 mod new;
 mod new_presets;
 mod orchestrator;
+mod packages;
 mod phases;
 mod precommit;
 mod preset_edges;
