@@ -32,7 +32,7 @@ const VERSION: &str = env!("CARGO_PKG_VERSION");
 const BUILD_LIMIT: Duration = Duration::from_secs(30 * 60);
 const INSTALL_LIMIT: Duration = Duration::from_secs(5 * 60);
 
-/// `program` on PATH, or: under `CI` a panic, elsewhere a note and `None`.
+/// `program` on PATH, or [`missing`] and `None`.
 fn require(program: &str, channel: &str) -> Option<PathBuf> {
     let found = std::env::var_os("PATH").and_then(|path| {
         std::env::split_paths(&path)
@@ -40,13 +40,18 @@ fn require(program: &str, channel: &str) -> Option<PathBuf> {
             .find(|p| p.is_file())
     });
     if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{program} not found (CI is set): the {channel} channel cannot be tested"
-        );
-        eprintln!("skipped: the {channel} channel needs {program}, not found on PATH");
+        missing(&format!("{program} on PATH"), channel);
     }
     found
+}
+
+/// Under `CI` a panic, elsewhere a note: the test then returns early.
+fn missing(what: &str, channel: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{what} not found (CI is set): the {channel} channel cannot be tested"
+    );
+    eprintln!("skipped: the {channel} channel needs {what}, not found");
 }
 
 /// The target directory of this build (the test binary's `helix-gate` is `<it>/debug/...`).
@@ -370,6 +375,15 @@ fn pypi_wheel_installs_the_command_into_a_venv() {
     let Some(python) = require("python3", "pypi") else {
         return;
     };
+    // Debian splits venv and ensurepip off python3 (python3-venv).
+    let probe = Command::new(&python)
+        .args(["-c", "import venv, ensurepip"])
+        .output()
+        .unwrap();
+    if !probe.status.success() {
+        missing("python3's venv and ensurepip modules", "pypi");
+        return;
+    }
     let wheel = package("pypi").pop().unwrap();
     let name = wheel.file_name().unwrap().to_str().unwrap();
     assert!(
