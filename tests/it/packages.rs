@@ -12,8 +12,9 @@
 //! release profile's LTO.
 //!
 //! A channel whose tool is missing (npm and node, python3 with venv) is skipped with a note,
-//! and fails under `CI`. Nothing is fetched: npm and pip install from the files only
-//! (`--offline`, `--no-index`), cargo with `--offline`.
+//! and fails under `CI`. The installs fetch nothing: npm and pip install from the files only
+//! (`--offline`, `--no-index`), cargo with `--offline`. (Building them may: maturin's first
+//! install, and `cargo package`'s look at the crates.io index unless cargo is offline.)
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
