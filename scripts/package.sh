@@ -29,6 +29,9 @@ out="${2:-$target_dir/dist}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
+# Time stamps inside the wheel and the tarball: the commit's, so the same commit gives the
+# same bytes.
+epoch="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2> /dev/null || echo 0)}"
 # The release build's target (its RUSTFLAGS are set where maturin builds, not for the crate).
 # shellcheck source=release-target.sh
 release_target="$(. scripts/release-target.sh && echo "$release_target")"
@@ -138,7 +141,7 @@ EOF
     dir="$(stage wheel)"
     # shellcheck source=release-target.sh
     . scripts/release-target.sh
-    "$maturin" build --release --locked --quiet --target "$release_target" --out "$dir" >&2
+    SOURCE_DATE_EPOCH="$epoch" "$maturin" build --release --locked --quiet --target "$release_target" --out "$dir" >&2
     wheels=("$dir"/*.whl)
     [ "${#wheels[@]}" = 1 ] && [ -f "${wheels[0]}" ] || {
       echo "error: maturin wrote no single wheel into $dir" >&2
@@ -173,7 +176,6 @@ EOF
     "$bin" completions powershell > "$dir/completions/_helix-gate.ps1"
     "$bin" man > "$dir/man/helix-gate.1"
     # Reproducible where tar is GNU tar: names sorted, owner root, times from the commit.
-    epoch="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2> /dev/null || echo 0)}"
     artifact="$out/$name.tar.gz"
     if tar --version 2> /dev/null | grep -q 'GNU tar'; then
       tar -C "$parent" --sort=name --owner=0 --group=0 --numeric-owner \
