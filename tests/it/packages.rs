@@ -67,11 +67,10 @@ fn target_dir() -> PathBuf {
 /// rustc's host triple: the release binary's target.
 fn host() -> String {
     let out = Command::new("rustc").arg("-vV").output().unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
+    ok(&out, "rustc -vV")
         .lines()
         .find_map(|l| l.strip_prefix("host: "))
-        .unwrap()
+        .unwrap_or_else(|| panic!("rustc -vV names no host"))
         .to_owned()
 }
 
