@@ -35,6 +35,11 @@ if [ -f scripts/install-sarif-multitool.sh ]; then
   export HELIX_GATE_SARIF_MULTITOOL
 fi
 
+# maturin builds the PyPI wheel of the package tests (tests/it/packages.rs; pinned, from PyPI).
+if [ -f scripts/install-maturin.sh ]; then
+  bash scripts/install-maturin.sh > /dev/null
+fi
+
 # Headless Chromium (Debian's package) renders the `helix-gate report` page (tests/it/report.rs).
 if ! command -v chromium > /dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then

@@ -35,6 +35,7 @@ mod mcp;
 mod new;
 mod new_presets;
 mod orchestrator;
+mod packages;
 mod phases;
 mod precommit;
 mod preset_edges;

@@ -10,6 +10,7 @@
 //! * [`hook`]: `helix-gate hook` driven through stdin as Claude Code drives it.
 //! * [`mcp`]: `helix-gate mcp` spoken to over pipes as an MCP client does.
 //! * [`repo`]: real git repositories in temp dirs ([`repo::ScratchRepo`]).
+//! * [`plugin`]: the Claude Code plugin's folder and its hook shim, run as Claude Code runs it.
 //! * [`procs`]: the machine's processes from `/proc` (nothing may outlive a test).
 //! * [`fake_api`]: the scripted fake Messages API server and its request log.
 //! * [`claude`]: running `claude` in an isolated environment, and helpers to
@@ -38,5 +39,6 @@ pub(crate) mod fake_responses;
 pub(crate) mod gemini;
 pub(crate) mod hook;
 pub(crate) mod mcp;
+pub(crate) mod plugin;
 pub(crate) mod procs;
 pub(crate) mod repo;

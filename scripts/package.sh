@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# Builds the artifact of one distribution channel and prints its path on the last line:
+#   scripts/package.sh crate|npm|pypi|tarball [OUT_DIR]
+# OUT_DIR defaults to $CARGO_TARGET_DIR/dist (target/dist). Every artifact gets a
+# `<file>.sha256` beside it (sha256sum's format: `sha256sum -c` checks it).
+#
+#   crate    helix-gate-<version>.crate, by `cargo package --locked`, which also builds the
+#            crate from its own .crate (debug profile, in <target>/package/)
+#   npm      helix-gate-cli-<os>-<cpu>-<version>.tgz (the binary of this machine) and
+#            helix-gate-<version>.tgz (the `helix-gate` command, last line), by `npm pack`
+#   pypi     helix_gate-<version>-py3-none-<platform>.whl, by the pinned maturin
+#   tarball  helix-gate-<version>-<target>.tar.gz: the binary, README, LICENSE, CHANGELOG,
+#            shell completions and the man page
+#
+# The npm, pypi and tarball channels carry the one release binary of scripts/build-release.sh
+# (static and not position-independent on Linux/glibc); building it again is a no-op for
+# cargo, so the channels share one build. The release workflow (.github/workflows/release.yml)
+# runs this script on each platform; tests/it/packages.rs runs it and installs each artifact.
+# Nothing here uses the network but `cargo package` and maturin's first install
+# (scripts/install-maturin.sh), and cargo only for crates missing from its cache.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+usage="usage: scripts/package.sh crate|npm|pypi|tarball [OUT_DIR]"
+channel="${1:?$usage}"
+target_dir="${CARGO_TARGET_DIR:-$root/target}"
+out="${2:-$target_dir/dist}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
+# Time stamps inside the wheel and the tarball: the commit's, so the same commit gives the
+# same bytes.
+epoch="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2> /dev/null || echo 0)}"
+# The release build's target (its RUSTFLAGS are set where maturin builds, not for the crate).
+# shellcheck source=release-target.sh
+release_target="$(. scripts/release-target.sh && echo "$release_target")"
+
+# `<file>.sha256` beside `<file>`, naming the file without its directory.
+checksum() {
+  local dir name
+  dir="$(dirname "$1")"
+  name="$(basename "$1")"
+  if command -v sha256sum > /dev/null 2>&1; then
+    (cd "$dir" && sha256sum "$name") > "$1.sha256"
+  else
+    (cd "$dir" && shasum -a 256 "$name") > "$1.sha256"
+  fi
+}
+
+# The release binary (built when its sources changed, else cargo's no-op).
+release_binary() {
+  bash scripts/build-release.sh | tail -n 1
+}
+
+# A fresh staging folder under the target directory.
+stage() {
+  local dir="$target_dir/package-stage/$1"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  echo "$dir"
+}
+
+case "$channel" in
+  crate)
+    # --allow-dirty: a local run packages the work tree as it is; the release workflow
+    # runs on a tag's clean checkout. --target: the verify build's binary goes to
+    # <target>/<triple>/debug, not over target/debug/helix-gate, which the tests run
+    # while this runs; its dependencies are compiled there once, then cached.
+    cargo package --locked --allow-dirty --quiet --target "$release_target" >&2
+    cp "$target_dir/package/helix-gate-$version.crate" "$out/"
+    artifact="$out/helix-gate-$version.crate"
+    checksum "$artifact"
+    echo "$artifact"
+    ;;
+
+  npm)
+    bin="$(release_binary)"
+    case "$release_target" in
+      x86_64-unknown-linux-*) os=linux cpu=x64 ;;
+      aarch64-unknown-linux-*) os=linux cpu=arm64 ;;
+      x86_64-apple-darwin) os=darwin cpu=x64 ;;
+      aarch64-apple-darwin) os=darwin cpu=arm64 ;;
+      *) echo "error: no npm platform package for $release_target" >&2; exit 2 ;;
+    esac
+    platform="@helix-gate/cli-$os-$cpu"
+    grep -q "\"$platform\"" packaging/npm/helix-gate/package.json || {
+      echo "error: packaging/npm/helix-gate/package.json does not list $platform" >&2
+      exit 2
+    }
+    # The platform package: only the binary, installed by npm where os and cpu match.
+    dir="$(stage "npm-cli-$os-$cpu")"
+    cp "$bin" "$dir/helix-gate"
+    chmod 0755 "$dir/helix-gate"
+    cp LICENSE "$dir/"
+    cat > "$dir/package.json" << EOF
+{
+  "name": "$platform",
+  "version": "$version",
+  "description": "The helix-gate binary for $os-$cpu (installed by the helix-gate package)",
+  "license": "MIT",
+  "homepage": "https://github.com/helix-gate/helix-gate",
+  "repository": {
+    "type": "git",
+    "url": "git+https://github.com/helix-gate/helix-gate.git"
+  },
+  "os": ["$os"],
+  "cpu": ["$cpu"],
+  "files": ["helix-gate", "LICENSE"],
+  "preferUnplugged": true
+}
+EOF
+    npm pack --silent --pack-destination "$out" "$dir" > /dev/null
+    platform_tgz="$out/helix-gate-cli-$os-$cpu-$version.tgz"
+    # The main package: the `helix-gate` command (a node launcher) and the optional
+    # dependencies; its version and theirs are the crate's.
+    dir="$(stage npm-helix-gate)"
+    cp -R packaging/npm/helix-gate/. "$dir/"
+    cp README.md LICENSE "$dir/"
+    (cd "$dir" && node -e '
+      const fs = require("fs");
+      const version = process.argv[1];
+      const pkg = JSON.parse(fs.readFileSync("package.json", "utf8"));
+      pkg.version = version;
+      for (const dep of Object.keys(pkg.optionalDependencies)) pkg.optionalDependencies[dep] = version;
+      fs.writeFileSync("package.json", JSON.stringify(pkg, null, 2) + "\n");
+    ' "$version")
+    npm pack --silent --pack-destination "$out" "$dir" > /dev/null
+    main_tgz="$out/helix-gate-$version.tgz"
+    checksum "$platform_tgz"
+    checksum "$main_tgz"
+    echo "$platform_tgz"
+    echo "$main_tgz"
+    ;;
+
+  pypi)
+    bin="$(release_binary)"
+    maturin="$(bash scripts/install-maturin.sh | tail -n 1)"
+    # maturin runs cargo with the release build's target and RUSTFLAGS (release-target.sh),
+    # so cargo finds the binary just built up to date and maturin only wraps it.
+    dir="$(stage wheel)"
+    # shellcheck source=release-target.sh
+    . scripts/release-target.sh
+    SOURCE_DATE_EPOCH="$epoch" "$maturin" build --release --locked --quiet --target "$release_target" --out "$dir" >&2
+    wheels=("$dir"/*.whl)
+    [ "${#wheels[@]}" = 1 ] && [ -f "${wheels[0]}" ] || {
+      echo "error: maturin wrote no single wheel into $dir" >&2
+      exit 2
+    }
+    # The wheel must carry the very binary the other channels carry.
+    python3 - "${wheels[0]}" "$bin" << 'EOF'
+import sys, zipfile
+wheel, built = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(wheel) as z:
+    names = [n for n in z.namelist() if n.endswith(".data/scripts/helix-gate")]
+    if len(names) != 1 or z.read(names[0]) != open(built, "rb").read():
+        sys.exit(f"error: {wheel} does not carry {built} ({names})")
+EOF
+    artifact="$out/$(basename "${wheels[0]}")"
+    cp "${wheels[0]}" "$artifact"
+    checksum "$artifact"
+    echo "$artifact"
+    ;;
+
+  tarball)
+    bin="$(release_binary)"
+    name="helix-gate-$version-$release_target"
+    parent="$(stage tarball)"
+    dir="$parent/$name"
+    mkdir -p "$dir/completions" "$dir/man"
+    cp "$bin" "$dir/helix-gate"
+    cp README.md LICENSE CHANGELOG.md "$dir/"
+    "$bin" completions bash > "$dir/completions/helix-gate.bash"
+    "$bin" completions zsh > "$dir/completions/_helix-gate"
+    "$bin" completions fish > "$dir/completions/helix-gate.fish"
+    "$bin" completions powershell > "$dir/completions/_helix-gate.ps1"
+    "$bin" man > "$dir/man/helix-gate.1"
+    # Reproducible where tar is GNU tar: names sorted, owner root, times from the commit.
+    artifact="$out/$name.tar.gz"
+    if tar --version 2> /dev/null | grep -q 'GNU tar'; then
+      tar -C "$parent" --sort=name --owner=0 --group=0 --numeric-owner \
+        --mtime="@$epoch" -cf - "$name" | gzip -9n > "$artifact"
+    else
+      tar -C "$parent" -cf - "$name" | gzip -9n > "$artifact"
+    fi
+    checksum "$artifact"
+    echo "$artifact"
+    ;;
+
+  *)
+    echo "$usage" >&2
+    exit 2
+    ;;
+esac
