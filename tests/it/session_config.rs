@@ -376,3 +376,35 @@ fn a_saved_adr_whose_adr_id_another_adr_has_is_blocked_naming_it() {
     );
     assert!(!text(&a, "/reason").contains("adr-id-duplicate"), "{a:?}");
 }
+
+/// A damaged session state (a write cut short, or a script's scribble over it)
+/// does not give the session a fresh budget: the copy outside the work tree is
+/// restored, and the count goes on.
+#[test]
+fn a_damaged_session_state_is_restored_from_its_copy() {
+    let repo = repo();
+    start(repo.path(), "s1");
+    repo.write("adr/001-x.md", bad_adr());
+    let a = hook(repo.path(), &post_write(repo.path(), "s1", "adr/001-x.md"));
+    assert!(text(&a, "/reason").contains("attempt 1/3"), "{a:?}");
+    let state = repo.path().join(".helix-gate/state/s1.json");
+    let len = std::fs::metadata(&state).unwrap().len();
+    // Cut short in the middle, as a crash during the write would leave it.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&state)
+        .unwrap()
+        .set_len(len / 2)
+        .unwrap();
+    let out = Hook::new(repo.path())
+        .env("HELIX_GATE_STATE_DIR", state_dir(repo.path()))
+        .event(&post_write(repo.path(), "s1", "adr/001-x.md"));
+    let a = out.answer();
+    assert!(text(&a, "/reason").contains("attempt 2/3"), "{a:?}");
+    assert!(
+        out.stderr
+            .contains("restored from its copy outside the work tree"),
+        "{}",
+        out.stderr
+    );
+}
