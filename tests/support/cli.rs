@@ -156,3 +156,107 @@ pub(crate) fn good_adr() -> String {
     std::fs::read_to_string(manifest_dir().join("tests/fixtures/good/001-minimal-valid.md"))
         .expect("fixture")
 }
+
+/// What one run of an agent's client (`codex exec`, `gemini -p`, `copilot -p`)
+/// produced.
+#[derive(Debug)]
+pub(crate) struct ClientRun {
+    /// What ran, for messages.
+    pub what: &'static str,
+    pub status: Option<std::process::ExitStatus>,
+    pub stdout: String,
+    pub stderr: String,
+    pub timed_out: bool,
+}
+
+impl ClientRun {
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "status: {:?}, timed_out: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.status, self.timed_out, self.stdout, self.stderr
+        )
+    }
+
+    /// Panics (with the output) unless the run exited 0 in time.
+    pub(crate) fn assert_success(&self) -> &Self {
+        assert!(
+            !self.timed_out && self.status.is_some_and(|s| s.success()),
+            "{} did not succeed\n{}",
+            self.what,
+            self.describe()
+        );
+        self
+    }
+}
+
+/// Run an agent's client: stdin closed, in a process group of its own, stdout
+/// and stderr read on threads of their own; after `limit` the whole group (the
+/// client, its native binary and the hooks it runs) is killed and the run
+/// reported as timed out.
+pub(crate) fn run_client(cmd: &mut Command, what: &'static str, limit: Duration) -> ClientRun {
+    use std::os::unix::process::CommandExt as _;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {what}: {e}"));
+    // Read with a bound: a hook that escaped the group may hold a pipe open.
+    let reader = |pipe: Option<Box<dyn Read + Send>>| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            let _ = tx.send(String::from_utf8_lossy(&bytes).into_owned());
+        });
+        rx
+    };
+    let stdout = reader(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = reader(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let deadline = Instant::now() + limit;
+    let (status, timed_out) = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break (Some(status), false),
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(25));
+            }
+            _ => {
+                kill_group(child.id());
+                break (child.wait().ok(), true);
+            }
+        }
+    };
+    let collect = |rx: std::sync::mpsc::Receiver<String>| {
+        rx.recv_timeout(Duration::from_secs(5)).unwrap_or_default()
+    };
+    ClientRun {
+        what,
+        status,
+        stdout: collect(stdout),
+        stderr: collect(stderr),
+        timed_out,
+    }
+}
+
+/// Kill the process group `pid` leads (a client run by [`run_client`], its
+/// native binary and the hooks it runs).
+pub(crate) fn kill_group(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pid}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}

@@ -12,10 +12,10 @@
 //! tests call [`require_codex`] and return early when it is missing, except
 //! under `CI`, where that is a failure.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -107,32 +107,8 @@ impl CodexHome {
 }
 
 /// What one `codex exec` run produced.
-#[derive(Debug)]
-pub(crate) struct ExecOutcome {
-    pub status: Option<ExitStatus>,
-    pub stdout: String,
-    pub stderr: String,
-    pub timed_out: bool,
-}
-
-impl ExecOutcome {
-    pub(crate) fn describe(&self) -> String {
-        format!(
-            "status: {:?}, timed_out: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-            self.status, self.timed_out, self.stdout, self.stderr
-        )
-    }
-
-    /// Panics (with the output) unless the run exited 0 in time.
-    pub(crate) fn assert_success(&self) -> &Self {
-        assert!(
-            !self.timed_out && self.status.is_some_and(|s| s.success()),
-            "codex exec did not succeed\n{}",
-            self.describe()
-        );
-        self
-    }
-}
+/// What one `codex exec` run produced.
+pub(crate) type ExecOutcome = super::cli::ClientRun;
 
 /// `codex exec --sandbox danger-full-access <prompt>` in `cwd` (no bubblewrap
 /// sandbox: a CI container may have no user namespaces), stdin closed.
@@ -142,61 +118,7 @@ pub(crate) fn exec(bin: &Path, home: &CodexHome, cwd: &Path, prompt: &str) -> Ex
         .current_dir(cwd)
         .args(["exec", "--sandbox", "danger-full-access", prompt]);
     home.isolate(&mut command);
-    command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let mut child = command
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawn {}: {e}", bin.display()));
-    let stdout = reader(child.stdout.take().expect("stdout"));
-    let stderr = reader(child.stderr.take().expect("stderr"));
-    let (status, timed_out) = wait_or_kill(&mut child, DEFAULT_TIMEOUT);
-    ExecOutcome {
-        status,
-        stdout: stdout
-            .recv_timeout(Duration::from_secs(5))
-            .unwrap_or_default(),
-        stderr: stderr
-            .recv_timeout(Duration::from_secs(5))
-            .unwrap_or_default(),
-        timed_out,
-    }
-}
-
-fn reader(mut pipe: impl Read + Send + 'static) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = pipe.read_to_end(&mut bytes);
-        let _ = tx.send(String::from_utf8_lossy(&bytes).into_owned());
-    });
-    rx
-}
-
-/// Wait for `child` until `timeout`, then kill its process group (the client,
-/// its native binary and the hooks it runs).
-fn wait_or_kill(child: &mut Child, timeout: Duration) -> (Option<ExitStatus>, bool) {
-    let deadline = Instant::now() + timeout;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return (Some(status), false),
-            Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(25)),
-            _ => {
-                kill_group(child.id());
-                return (child.wait().ok(), true);
-            }
-        }
-    }
-}
-
-fn kill_group(pid: u32) {
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pid}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
+    super::cli::run_client(&mut command, "codex exec", DEFAULT_TIMEOUT)
 }
 
 /// `codex app-server` over stdio (JSON-RPC, one message a line): what the Codex
@@ -308,7 +230,7 @@ impl AppServer {
 
 impl Drop for AppServer {
     fn drop(&mut self) {
-        kill_group(self.child.id());
+        super::cli::kill_group(self.child.id());
         let _ = self.child.wait();
     }
 }

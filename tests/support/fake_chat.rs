@@ -12,21 +12,12 @@
 //! its `create` / `edit` / `bash` tools (with a GPT name it offers
 //! `apply_patch` instead).
 //!
-//! Std only (plus `serde_json`), one request per connection, the HTTP reading
-//! shared with the Responses fake; dropping the server stops it.
-
-use std::fmt::Write as _;
-use std::io::{Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::{self, JoinHandle};
-use std::time::Duration;
+//! Served by [`super::fake_server`].
 
 use serde_json::{Value, json};
+use std::fmt::Write as _;
 
-use super::fake_responses::{http, read_request};
+use super::fake_server::{FakeServer, http};
 
 /// What the fake model answers with.
 pub(crate) enum Reply {
@@ -69,90 +60,32 @@ impl Request {
     }
 }
 
-type Responder = Box<dyn Fn(&Request) -> Vec<Reply> + Send + Sync>;
-
-struct Shared {
-    responder: Responder,
-    shutdown: AtomicBool,
-    requests: Mutex<Vec<Request>>,
-    errors: Mutex<Vec<String>>,
-}
-
 /// A running fake Chat Completions API; stops on drop.
-pub(crate) struct FakeChat {
-    addr: SocketAddr,
-    shared: Arc<Shared>,
-    accept: Option<JoinHandle<()>>,
-}
+pub(crate) struct FakeChat(FakeServer<Request>);
 
 impl FakeChat {
     pub(crate) fn start(
         responder: impl Fn(&Request) -> Vec<Reply> + Send + Sync + 'static,
     ) -> FakeChat {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("fake chat: bind");
-        let addr = listener.local_addr().expect("fake chat: addr");
-        let shared = Arc::new(Shared {
-            responder: Box::new(responder),
-            shutdown: AtomicBool::new(false),
-            requests: Mutex::new(Vec::new()),
-            errors: Mutex::new(Vec::new()),
-        });
-        let accept_shared = Arc::clone(&shared);
-        let accept = thread::spawn(move || {
-            for stream in listener.incoming() {
-                if accept_shared.shutdown.load(Ordering::SeqCst) {
-                    break;
-                }
-                let Ok(stream) = stream else { continue };
-                let conn = Arc::clone(&accept_shared);
-                thread::spawn(move || serve(stream, &conn));
-            }
-        });
-        FakeChat {
-            addr,
-            shared,
-            accept: Some(accept),
-        }
+        FakeChat(FakeServer::start(
+            |path| path.ends_with("/chat/completions"),
+            |index, _, body| Request { index, body },
+            move |request: &Request| sse(request.index, &responder(request)),
+        ))
     }
 
     /// `http://127.0.0.1:PORT/v1`, for `COPILOT_PROVIDER_BASE_URL`.
     pub(crate) fn base_url(&self) -> String {
-        format!("http://{}/v1", self.addr)
+        format!("http://{}/v1", self.0.addr())
     }
 
     pub(crate) fn requests(&self) -> Vec<Request> {
-        self.shared
-            .requests
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.0.requests()
     }
 
     pub(crate) fn errors(&self) -> Vec<String> {
-        self.shared
-            .errors
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.0.errors()
     }
-}
-
-impl Drop for FakeChat {
-    fn drop(&mut self) {
-        self.shared.shutdown.store(true, Ordering::SeqCst);
-        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
-        if let Some(accept) = self.accept.take() {
-            let _ = accept.join();
-        }
-    }
-}
-
-fn error(shared: &Shared, message: String) {
-    shared
-        .errors
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .push(message);
 }
 
 /// The SSE stream of one answer.
@@ -198,48 +131,4 @@ fn sse(index: usize, replies: &[Reply]) -> Vec<u8> {
     last["usage"] = json!({"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120});
     let _ = write!(out, "data: {last}\n\ndata: [DONE]\n\n");
     http(200, "text/event-stream", out.as_bytes())
-}
-
-fn serve(mut stream: TcpStream, shared: &Shared) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
-    let Some((path, body)) = read_request(&mut stream) else {
-        return;
-    };
-    let response = if path.ends_with("/chat/completions") {
-        let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-        let request = {
-            let mut requests = shared
-                .requests
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            let request = Request {
-                index: requests.len(),
-                body,
-            };
-            requests.push(request.clone());
-            request
-        };
-        if let Ok(replies) = catch_unwind(AssertUnwindSafe(|| (shared.responder)(&request))) {
-            sse(request.index, &replies)
-        } else {
-            error(
-                shared,
-                format!("responder panicked on request {}", request.index),
-            );
-            http(
-                400,
-                "application/json",
-                b"{\"error\":{\"message\":\"responder panicked\"}}",
-            )
-        }
-    } else {
-        error(shared, format!("no route for {path}"));
-        http(404, "application/json", b"{}")
-    };
-    let _ = stream.write_all(&response);
-    let _ = stream.flush();
-    let _ = stream.shutdown(Shutdown::Write);
-    let mut sink = [0u8; 1024];
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-    while matches!(stream.read(&mut sink), Ok(n) if n > 0) {}
 }

@@ -13,13 +13,9 @@
 //! tests call [`require_gemini`] and return early when it is missing, except
 //! under `CI`, where that is a failure.
 
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
-use std::thread;
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::json;
 use tempfile::TempDir;
@@ -113,31 +109,8 @@ impl GeminiHome {
 }
 
 /// What one `gemini -p` run produced.
-#[derive(Debug)]
-pub(crate) struct Outcome {
-    pub status: Option<ExitStatus>,
-    pub stdout: String,
-    pub stderr: String,
-    pub timed_out: bool,
-}
-
-impl Outcome {
-    pub(crate) fn describe(&self) -> String {
-        format!(
-            "status: {:?}, timed_out: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-            self.status, self.timed_out, self.stdout, self.stderr
-        )
-    }
-
-    pub(crate) fn assert_success(&self) -> &Self {
-        assert!(
-            !self.timed_out && self.status.is_some_and(|s| s.success()),
-            "gemini -p did not succeed\n{}",
-            self.describe()
-        );
-        self
-    }
-}
+/// What one `gemini -p` run produced.
+pub(crate) type Outcome = super::cli::ClientRun;
 
 /// `gemini -p <prompt> --output-format json --approval-mode auto_edit -m MODEL
 /// [extra]` in `cwd` (`extra` may name another approval mode: `yolo` offers the
@@ -157,53 +130,6 @@ pub(crate) fn run(
     command
         .args(["-p", prompt, "--output-format", "json"])
         .args(["-m", MODEL])
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let mut child = command
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawn {}: {e}", bin.display()));
-    let stdout = reader(child.stdout.take().expect("stdout"));
-    let stderr = reader(child.stderr.take().expect("stderr"));
-    let (status, timed_out) = wait_or_kill(&mut child, TIMEOUT);
-    Outcome {
-        status,
-        stdout: stdout
-            .recv_timeout(Duration::from_secs(5))
-            .unwrap_or_default(),
-        stderr: stderr
-            .recv_timeout(Duration::from_secs(5))
-            .unwrap_or_default(),
-        timed_out,
-    }
-}
-
-fn reader(mut pipe: impl Read + Send + 'static) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = pipe.read_to_end(&mut bytes);
-        let _ = tx.send(String::from_utf8_lossy(&bytes).into_owned());
-    });
-    rx
-}
-
-fn wait_or_kill(child: &mut Child, timeout: Duration) -> (Option<ExitStatus>, bool) {
-    let deadline = Instant::now() + timeout;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return (Some(status), false),
-            Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(25)),
-            _ => {
-                let _ = Command::new("kill")
-                    .args(["-KILL", "--", &format!("-{}", child.id())])
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .status();
-                return (child.wait().ok(), true);
-            }
-        }
-    }
+        .args(extra);
+    super::cli::run_client(&mut command, "gemini -p", TIMEOUT)
 }

@@ -15,6 +15,7 @@
 //! * [`fake_api`]: the scripted fake Messages API server and its request log.
 //! * [`claude`]: running `claude` in an isolated environment, and helpers to
 //!   search the captured requests.
+//! * [`fake_server`]: the one HTTP server under the other agents' fake model APIs.
 //! * [`fake_responses`], [`codex`]: the same for the Codex CLI (`codex exec`,
 //!   `codex app-server`, pinned by `scripts/install-codex.sh`) against a fake
 //!   `OpenAI` Responses API.
@@ -36,6 +37,7 @@ pub(crate) mod fake_api;
 pub(crate) mod fake_chat;
 pub(crate) mod fake_gemini;
 pub(crate) mod fake_responses;
+pub(crate) mod fake_server;
 pub(crate) mod gemini;
 pub(crate) mod hook;
 pub(crate) mod mcp;
