@@ -137,7 +137,8 @@ pub fn run_registered(registration: project::Registration, agent: Agent) -> Answ
     }
     // The common no-op, settled on this thread from the paths alone: no deciding
     // thread, no deadline watch, no configuration (a thread costs a no-op ~15 %).
-    if settled_quietly(&event, &root, &deadline) {
+    let early = early(&event, &root, &deadline);
+    if matches!(early, Early::Quiet) {
         return Answer {
             stdout: None,
             notes,
@@ -153,11 +154,12 @@ pub fn run_registered(registration: project::Registration, agent: Agent) -> Answ
         );
         std::thread::Builder::new()
             .name("helix-gate-hook".to_owned())
-            .spawn(move || decide(&event, &root, &deadline, &tx))
+            .spawn(move || decide(&event, &root, &deadline, early, &tx))
     };
     if spawned.is_err() {
-        // No thread to spare: decide on this one, without a watch.
-        decide(&event, &root, &deadline, &tx);
+        // No thread to spare: decide on this one, without a watch (the
+        // screening again: it went with the closure).
+        decide(&event, &root, &deadline, Early::Undecided, &tx);
     }
     drop(tx);
     let output = if let Watched::Ruled(output, worker_notes) = watch(&rx, &deadline) {
@@ -238,14 +240,20 @@ fn watch(rx: &mpsc::Receiver<Report>, deadline: &Deadline) -> Watched {
 }
 
 /// Decide on the event (on the deciding thread), report the answer, then log.
-fn decide(event: &HookEvent, root: &Path, deadline: &Deadline, tx: &mpsc::Sender<Report>) {
+fn decide(
+    event: &HookEvent,
+    root: &Path,
+    deadline: &Deadline,
+    early: Early,
+    tx: &mpsc::Sender<Report>,
+) {
     let mut notes = Vec::new();
     baseline::set_event(
         ruling::session_id(event),
         event.kind == EventKind::SessionStart,
     );
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        handle(event, root, deadline, &mut notes)
+        handle(event, root, deadline, early, &mut notes)
     }));
     let ruling = match result {
         Ok(Ok(ruling)) => ruling,
@@ -314,16 +322,32 @@ fn silent_without_event(registration: project::Registration, agent: Agent) -> bo
     project::stays_silent(registration, agent, &project::repository_root(&dir), &dir)
 }
 
-/// Whether `event` needs no answer and no log line, as far as its tool and the
-/// path it names tell: a tool the hook does not check, or a write of a file that
-/// cannot be an ADR (see [`tool_use::screen`]). Never opens a file; only a
-/// handful of `lstat`s on the written path, which the tool has just written.
-/// Anything else, a broken field included, is left to the deciding thread.
-fn settled_quietly(event: &HookEvent, root: &Path, deadline: &Deadline) -> bool {
+/// What a tool event's tool and the path it names settle before the deciding
+/// thread starts (never opening a file: only a handful of `lstat`s on the written
+/// path, which the tool has just written). Handed to the thread, so a write is
+/// screened once.
+enum Early {
+    /// Nothing to answer and nothing to log: a tool the hook does not check, or
+    /// a write of a file that cannot be an ADR.
+    Quiet,
+    /// The answer already known: a `PreToolUse` refusal or question, a write into
+    /// `.helix-gate/`.
+    Ruled(Ruling),
+    /// A written file to check (see [`tool_use::screen`]).
+    Check(tool_use::Written, String),
+    /// Everything else, a broken field included: the deciding thread decides.
+    Undecided,
+}
+
+fn early(event: &HookEvent, root: &Path, deadline: &Deadline) -> Early {
     let (EventKind::PreToolUse | EventKind::PostToolUse | EventKind::PostToolUseFailure) =
         event.kind
     else {
-        return matches!(event.kind, EventKind::SubagentStop | EventKind::Other);
+        return if matches!(event.kind, EventKind::SubagentStop | EventKind::Other) {
+            Early::Quiet
+        } else {
+            Early::Undecided
+        };
     };
     // A Codex patch names its files in its text: the deciding thread reads them.
     if event.patch.is_some()
@@ -331,23 +355,30 @@ fn settled_quietly(event: &HookEvent, root: &Path, deadline: &Deadline) -> bool 
             .iter()
             .any(|field| event.broken(field).is_some())
     {
-        return false;
+        return Early::Undecided;
     }
     match event.tool_name.as_deref() {
         Some(tool) if WRITE_TOOLS.contains(&tool) => {}
-        Some("Bash") => return false,
-        _ => return true,
+        Some("Bash") => return Early::Undecided,
+        _ => return Early::Quiet,
     }
     if event.file_path().is_none() {
-        return false;
+        return Early::Undecided;
     }
+    let ruled = |ruling: Ruling| {
+        if ruling.is_quiet() {
+            Early::Quiet
+        } else {
+            Early::Ruled(ruling)
+        }
+    };
     if event.kind == EventKind::PreToolUse {
-        tool_use::pre_tool_use(event, root, deadline).is_ok_and(|ruling| ruling.is_quiet())
-    } else {
-        matches!(
-            tool_use::screen(event, root, deadline),
-            Ok(tool_use::Screened::Settled(ruling)) if ruling.is_quiet()
-        )
+        return tool_use::pre_tool_use(event, root, deadline).map_or(Early::Undecided, ruled);
+    }
+    match tool_use::screen(event, root, deadline) {
+        Ok(tool_use::Screened::Settled(ruling)) => ruled(ruling),
+        Ok(tool_use::Screened::Check { written, rel }) => Early::Check(written, rel),
+        Err(_) => Early::Undecided,
     }
 }
 
@@ -355,8 +386,17 @@ fn handle(
     event: &HookEvent,
     root: &Path,
     deadline: &Deadline,
+    early: Early,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
+    match early {
+        Early::Quiet => return Ok(Ruling::default()),
+        Early::Ruled(ruling) => return Ok(ruling),
+        Early::Check(written, rel) => {
+            return tool_use::post_check(event, root, &written, rel, deadline, notes);
+        }
+        Early::Undecided => {}
+    }
     match event.kind {
         kind @ (EventKind::PreToolUse | EventKind::PostToolUse | EventKind::PostToolUseFailure) => {
             if let Some(broken) = event.broken("tool_name") {

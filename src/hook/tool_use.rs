@@ -284,12 +284,24 @@ pub(super) fn post_write(
     deadline: &Deadline,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
-    let (written, rel) = match screen_path(root, path.to_path_buf()) {
-        Screened::Settled(ruling) => return Ok(ruling),
-        Screened::Check { written, rel } => (written, rel),
-    };
+    match screen_path(root, path.to_path_buf()) {
+        Screened::Settled(ruling) => Ok(ruling),
+        Screened::Check { written, rel } => post_check(event, root, &written, rel, deadline, notes),
+    }
+}
+
+/// The rest of [`post_write`] for a write [`screen`] left to check: `rel` is
+/// its name in the project.
+pub(super) fn post_check(
+    event: &HookEvent,
+    root: &Path,
+    written: &Written,
+    rel: String,
+    deadline: &Deadline,
+    notes: &mut Vec<String>,
+) -> Result<Ruling, InfraError> {
     if is_plan(&rel) {
-        return plan_post_tool_use(event, root, &written, None, rel, deadline, notes);
+        return plan_post_tool_use(event, root, written, None, rel, deadline, notes);
     }
     let settings = load_settings(root, deadline)?;
     let matcher = settings
@@ -307,7 +319,7 @@ pub(super) fn post_write(
                 return plan_post_tool_use(
                     event,
                     root,
-                    &written,
+                    written,
                     Some(&real_path),
                     real_rel,
                     deadline,
