@@ -46,16 +46,9 @@ pub use staged::{
     ChangeStatus, EntryKind, LinkError, LinkResolution, MAX_LINK_HOPS, StagedEntry, StagedIndex,
 };
 
-/// Whether git tracks `rel` (relative to `root`, a folder of a work tree) though the
-/// work tree may lack it (sparse checkout, skip-worktree). False when `root` is in no
-/// repository or the index cannot be read. It reads the whole index: call it only for a
-/// path that is missing from the work tree, and for several use [`Tracked`].
-pub fn tracks(root: &std::path::Path, rel: &str) -> bool {
-    Tracked::open(root).is_some_and(|tracked| tracked.tracks(rel))
-}
-
 /// The index of the work tree a folder is in, read once, to ask of many paths
-/// whether git tracks them ([`tracks`]).
+/// whether git tracks them though the work tree may lack them (sparse checkout,
+/// skip-worktree). Open it only when a path is missing from the work tree.
 pub struct Tracked {
     /// The folder's place in the work tree (`""` at its root, else ending in `/`).
     prefix: String,

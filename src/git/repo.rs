@@ -187,14 +187,6 @@ impl Repo {
         StagedIndex::load(&self.gix, &self.index_path)
     }
 
-    /// Whether the index tracks `rel` (relative to the work tree root, `/`-separated): a
-    /// file entry of that path in any stage, a tracked file below it (a directory), or a
-    /// sparse directory entry above it (a sparse index). Entries with skip-worktree
-    /// (sparse checkouts) count: git tracks them though the work tree lacks them.
-    pub fn tracks(&self, rel: &str) -> Result<bool, GitError> {
-        Ok(index_tracks(&self.index()?, rel))
-    }
-
     /// The index, read whole (an absent index is an empty one).
     pub fn index(&self) -> Result<gix::index::File, GitError> {
         gix::index::File::at_or_default(
@@ -282,7 +274,10 @@ fn same_directory(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Whether `index` tracks `rel` ([`Repo::tracks`]).
+/// Whether `index` tracks `rel` (relative to the work tree root, `/`-separated): a
+/// file entry of that path in any stage, a tracked file below it (a directory), or a
+/// sparse directory entry above it (a sparse index). Entries with skip-worktree
+/// (sparse checkouts) count: git tracks them though the work tree lacks them.
 pub(super) fn index_tracks(index: &gix::index::File, rel: &str) -> bool {
     let rel = rel.trim_end_matches('/').as_bytes();
     index.entries().iter().any(|entry| {
