@@ -261,15 +261,13 @@ pub fn codex_report(root: &Path, opted_in: bool) -> Vec<Line> {
             codex::Scope::Project => Line::ok(format!(
                 "{name}: {shown}: registered ({events}); reaches every Codex session in this repository, subfolders included"
             )),
-            codex::Scope::User if !user_scope => Line::warning(format!(
-                "{name}: {shown}: registered ({events}) without `--scope user`: it checks every repository on this machine with the default rules; run `helix-gate install codex --scope user` again"
-            )),
-            codex::Scope::User if opted_in => Line::ok(format!(
-                "{name}: {shown}: registered ({events}) for every Codex session; this repository opted in (config/helix-gate.yaml)"
-            )),
-            codex::Scope::User => Line::warning(format!(
-                "{name}: {shown}: registered ({events}) for every Codex session, but this repository has no config/helix-gate.yaml, so the hook does nothing here (create the file to opt in)"
-            )),
+            codex::Scope::User => user_line(
+                &format!("{name}: {shown}: registered ({events})"),
+                "codex",
+                "every Codex session",
+                user_scope,
+                opted_in,
+            ),
         });
         let Some(config) = &config else {
             continue;
@@ -360,15 +358,13 @@ pub fn gemini_report(root: &Path, opted_in: bool) -> Vec<Line> {
                     gemini::trusted_folders_path().map_or_else(|_| "~/.gemini/trustedFolders.json".to_owned(), |p| p.display().to_string())
                 )),
             },
-            gemini::Scope::User if !user_scope => Line::warning(format!(
-                "{name}: {shown}: registered ({events}) without `--scope user`: it checks every repository on this machine with the default rules; run `helix-gate install gemini --scope user` again"
-            )),
-            gemini::Scope::User if opted_in => Line::ok(format!(
-                "{name}: {shown}: registered ({events}) for every Gemini session, session folders included; this repository opted in (config/helix-gate.yaml)"
-            )),
-            gemini::Scope::User => Line::warning(format!(
-                "{name}: {shown}: registered ({events}) for every Gemini session, but this repository has no config/helix-gate.yaml, so the hook does nothing here (create the file to opt in)"
-            )),
+            gemini::Scope::User => user_line(
+                &format!("{name}: {shown}: registered ({events})"),
+                "gemini",
+                "every Gemini session, session folders included",
+                user_scope,
+                opted_in,
+            ),
         });
     }
     if !any {
@@ -410,15 +406,13 @@ pub fn copilot_report(root: &Path, opted_in: bool) -> Vec<Line> {
             copilot::Scope::Project => Line::ok(format!(
                 "{name}: {shown}: registered ({events}); Copilot loads it once the folder is trusted (`copilot -p`: trusted, or GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true)"
             )),
-            copilot::Scope::User if !user_scope => Line::warning(format!(
-                "{name}: {shown}: registered ({events}) without `--scope user`: it checks every repository on this machine with the default rules; run `helix-gate install copilot --scope user` again"
-            )),
-            copilot::Scope::User if opted_in => Line::ok(format!(
-                "{name}: {shown}: registered ({events}) for every Copilot session; this repository opted in (config/helix-gate.yaml)"
-            )),
-            copilot::Scope::User => Line::warning(format!(
-                "{name}: {shown}: registered ({events}) for every Copilot session, but this repository has no config/helix-gate.yaml, so the hook does nothing here (create the file to opt in)"
-            )),
+            copilot::Scope::User => user_line(
+                &format!("{name}: {shown}: registered ({events})"),
+                "copilot",
+                "every Copilot session",
+                user_scope,
+                opted_in,
+            ),
         });
     }
     if !any {
@@ -428,6 +422,25 @@ pub fn copilot_report(root: &Path, opted_in: bool) -> Vec<Line> {
         ))];
     }
     lines
+}
+
+/// The `doctor` line of an agent's user-scope registration (`head` says where and
+/// which events): written without `--scope user`, or reaching `reach` in a
+/// repository that opted in or not.
+fn user_line(head: &str, agent: &str, reach: &str, user_scope: bool, opted_in: bool) -> Line {
+    if !user_scope {
+        Line::warning(format!(
+            "{head} without `--scope user`: it checks every repository on this machine with the default rules; run `helix-gate install {agent} --scope user` again"
+        ))
+    } else if opted_in {
+        Line::ok(format!(
+            "{head} for {reach}; this repository opted in (config/helix-gate.yaml)"
+        ))
+    } else {
+        Line::warning(format!(
+            "{head} for {reach}, but this repository has no config/helix-gate.yaml, so the hook does nothing here (create the file to opt in)"
+        ))
+    }
 }
 
 /// Whether a session started in `folder` (relative to `root`) loads the hook,
