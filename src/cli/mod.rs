@@ -35,13 +35,20 @@ pub enum ExitStatus {
     Error,
 }
 
-impl From<ExitStatus> for std::process::ExitCode {
-    fn from(status: ExitStatus) -> Self {
-        std::process::ExitCode::from(match status {
+impl ExitStatus {
+    /// The process's exit code.
+    pub fn code(self) -> u8 {
+        match self {
             ExitStatus::Success => 0,
             ExitStatus::Failure => 1,
             ExitStatus::Error => 2,
-        })
+        }
+    }
+}
+
+impl From<ExitStatus> for std::process::ExitCode {
+    fn from(status: ExitStatus) -> Self {
+        std::process::ExitCode::from(status.code())
     }
 }
 
