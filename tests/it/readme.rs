@@ -142,6 +142,49 @@ fn every_link_of_the_readme_into_the_book_leads_to_a_page_and_heading() {
     );
 }
 
+/// The book's links between its pages (`x.md#anchor`, `#anchor`) lead to a heading also as
+/// GitHub shows the Markdown (the book test checks mdBook's HTML; GitHub names anchors its
+/// own way, and the pages are read there too).
+#[test]
+fn every_anchor_link_of_the_book_leads_to_a_heading_on_github() {
+    let root = manifest_dir();
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    for rel in book_files() {
+        let text = readme(&rel);
+        let dir = std::path::Path::new(&rel).parent().unwrap();
+        for (at, _) in text.match_indices("](") {
+            let rest = &text[at + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = &rest[..end];
+            let Some((path, anchor)) = target.split_once('#') else {
+                continue;
+            };
+            let markdown = std::path::Path::new(path)
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+            let local = path.is_empty() || (markdown && !path.contains(':'));
+            if !local || anchor.is_empty() {
+                continue;
+            }
+            let page = if path.is_empty() {
+                text.clone()
+            } else if let Ok(page) = std::fs::read_to_string(root.join(dir).join(path)) {
+                page
+            } else {
+                broken.push(format!("{rel}: {target} (no such page)"));
+                continue;
+            };
+            checked += 1;
+            if !anchors(&page).contains(anchor) {
+                broken.push(format!("{rel}: {target}"));
+            }
+        }
+    }
+    assert!(checked >= 50, "{checked} anchor links in the book");
+    assert!(broken.is_empty(), "links to no heading: {broken:#?}");
+}
+
 #[test]
 fn every_subcommand_of_help_is_in_the_docs() {
     let text = docs();
