@@ -176,7 +176,9 @@ fn every_anchor_link_of_the_book_leads_to_a_heading_on_github() {
                 continue;
             };
             checked += 1;
-            if !anchors(&page).contains(anchor) {
+            // A heading's anchor, or an HTML anchor a generated page sets (`<a id="x">`).
+            let html_id = page.contains(&format!("id=\"{anchor}\""));
+            if !html_id && !anchors(&page).contains(anchor) {
                 broken.push(format!("{rel}: {target}"));
             }
         }
