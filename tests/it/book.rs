@@ -104,6 +104,19 @@ fn unescape(value: &str) -> String {
 static LINK: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"\s(href|src)="([^"]*)""#).unwrap());
 static ID: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"\sid="([^"]*)""#).unwrap());
 static BASE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"<base href="([^"]*)""#).unwrap());
+/// A start tag: attributes are read only inside one (`<a href="...">` in a page's text is
+/// `&lt;a href="..."&gt;`, no tag).
+static TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"<[A-Za-z][^<>]*>").unwrap());
+
+/// The values of attribute `re` (one capture group, or the second of two) in the tags of
+/// `html`.
+fn attributes<'a>(re: &'a Regex, html: &'a str) -> impl Iterator<Item = String> + 'a {
+    TAG.find_iter(html).flat_map(move |tag| {
+        re.captures_iter(tag.as_str())
+            .map(|c| unescape(c.get(c.len() - 1).unwrap().as_str()))
+            .collect::<Vec<_>>()
+    })
+}
 
 /// Whether `target` leaves the book: a URL with a scheme (`https:`, `mailto:`,
 /// `javascript:`) or a protocol-relative `//host/...`.
@@ -128,7 +141,7 @@ fn broken_links(out: &Path) -> Vec<String> {
         .collect();
     let ids: BTreeMap<&PathBuf, BTreeSet<String>> = pages
         .iter()
-        .map(|(p, text)| (p, ID.captures_iter(text).map(|c| unescape(&c[1])).collect()))
+        .map(|(p, text)| (p, attributes(&ID, text).collect()))
         .collect();
     let mut broken = Vec::new();
     for (page, text) in &pages {
@@ -139,8 +152,7 @@ fn broken_links(out: &Path) -> Vec<String> {
             Some(c) => page.parent().unwrap().join(&c[1]),
             None => page.parent().unwrap().to_path_buf(),
         };
-        for link in LINK.captures_iter(text) {
-            let target = unescape(&link[2]);
+        for target in attributes(&LINK, text) {
             if target.is_empty() || external(&target) {
                 continue;
             }
@@ -312,7 +324,8 @@ fn the_link_check_finds_broken_links() {
         r##"<h1 id="top">A</h1><a href="#top">ok</a> <a href="#nowhere">same page</a>
 <a href="sub/b.html#there">ok</a> <a href="sub/b.html#gone">bad anchor</a>
 <a href="missing.html">no page</a> <img src="pic.png"> <a href="https://example.com/x">ext</a>
-<a href="mailto:x@example.com">mail</a> <a href="sub/b.html#gr%C3%B6%C3%9Fe">encoded</a>"##,
+<a href="mailto:x@example.com">mail</a> <a href="sub/b.html#gr%C3%B6%C3%9Fe">encoded</a>
+<code>&lt;a href="..."&gt;</code> is text, not a link"##,
     )
     .unwrap();
     std::fs::write(
