@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one test command (README, .ci/run): installs what the tests need, then
+# The one test command (docs/src/contributing.md, .ci/run): installs what the tests need, then
 # checks formatting, lints and runs every test.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -38,6 +38,12 @@ fi
 # maturin builds the PyPI wheel of the package tests (tests/it/packages.rs; pinned, from PyPI).
 if [ -f scripts/install-maturin.sh ]; then
   bash scripts/install-maturin.sh > /dev/null
+fi
+
+# mdBook builds the docs book for the book test (tests/it/book.rs; pinned, from crates.io).
+if [ -f scripts/install-mdbook.sh ]; then
+  HELIX_GATE_MDBOOK="$(bash scripts/install-mdbook.sh | tail -n 1)"
+  export HELIX_GATE_MDBOOK
 fi
 
 # Headless Chromium (Debian's package) renders the `helix-gate report` page (tests/it/report.rs).

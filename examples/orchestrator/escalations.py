@@ -3,7 +3,7 @@
 stream into the collapsible blocks Open WebUI renders for model reasoning.
 
 helix-gate answers every escalation with a `systemMessage` line that starts with
-`helix-gate escalation:` (README, "For orchestrators"). Claude Code 2.1.329 streams a
+`helix-gate escalation:` (docs/src/orchestrators.md). Claude Code 2.1.329 streams a
 hook's systemMessage as
 
     {"type":"system","subtype":"informational","content":"<Event>[:<Tool>] says: <message>","level":"notice",...}

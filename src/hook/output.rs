@@ -12,7 +12,7 @@ use crate::text::truncate;
 pub const MAX_CONTEXT_CHARS: usize = 9_500;
 
 /// The fixed start of every escalation line in a `systemMessage`: the contract
-/// with orchestrators (README, "For orchestrators"). Never change it.
+/// with orchestrators (docs/src/orchestrators.md). Never change it.
 pub const ESCALATION_PREFIX: &str = "helix-gate escalation:";
 
 /// What escalated; the second word of an escalation line.

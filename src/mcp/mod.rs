@@ -5,7 +5,7 @@
 //! hook, whose no-op is mostly process start-up, and rmcp brings tokio, futures,
 //! tracing, chrono and proc macros (86 crates against 27 for a `serde_json` loop, and
 //! +1.8 MB in a release build of a one-tool server) for a protocol that is five methods
-//! over newline-delimited JSON. The numbers are in the README ("MCP server").
+//! over newline-delimited JSON. The numbers are in docs/src/mcp.md.
 //!
 //! The server is [`Server::handle`]: one line in, at most one line out, no I/O of its
 //! own on stdin or stdout (`cli` reads the lines with [`LineReader`] and writes the

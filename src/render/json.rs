@@ -1,4 +1,4 @@
-//! The documented `--format json` document (see README, "JSON output").
+//! The documented `--format json` document (see docs/src/output-formats.md).
 
 use serde::Serialize;
 
@@ -15,7 +15,7 @@ struct JsonDocument<'a> {
     summary: Summary,
 }
 
-/// The documented JSON form (see README, "JSON output").
+/// The documented JSON form (see docs/src/output-formats.md).
 pub fn json(reports: &[FileReport]) -> String {
     serde_json::to_string_pretty(&JsonDocument::of(reports)).unwrap_or_default() + "\n"
 }

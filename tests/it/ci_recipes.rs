@@ -1,7 +1,7 @@
 //! The CI recipes: `action.yml` (composite GitHub Action) declares every input it uses and
 //! uses every input it declares, its validate script runs (with the real binary) the way
 //! a runner would run it, and the example workflow and GitLab snippet in `examples/ci/`,
-//! which the README shows verbatim, use it correctly.
+//! which the book shows verbatim (docs/src/output-formats.md, "In CI"), use it correctly.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -239,16 +239,17 @@ fn gitlab_snippet_publishes_the_reports_it_writes() {
 }
 
 #[test]
-fn readme_shows_the_ci_examples_verbatim() {
-    let readme = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+fn the_book_shows_the_ci_examples_verbatim() {
+    let chapter = "docs/src/output-formats.md";
+    let book = std::fs::read_to_string(manifest_dir().join(chapter)).unwrap();
     for example in [
         "examples/ci/github-workflow.yml",
         "examples/ci/gitlab-ci.yml",
     ] {
         let text = std::fs::read_to_string(manifest_dir().join(example)).unwrap();
         assert!(
-            readme.contains(&format!("```yaml\n{text}```")),
-            "README.md (## In CI) does not show {example} as it is"
+            book.contains(&format!("```yaml\n{text}```")),
+            "{chapter} (## In CI) does not show {example} as it is"
         );
     }
 }

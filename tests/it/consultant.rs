@@ -7,7 +7,7 @@
 //! pre-commit hook with `commit.required_on_commit: true` and no second review.
 //!
 //! The hook is registered at user scope in a temporary HOME, with the repository
-//! opted in by `config/helix-gate.yaml`: the README's recommendation for sessions
+//! opted in by `config/helix-gate.yaml`: the book's recommendation for sessions
 //! started in `projects/sessions/<id>/`, because one install reaches every
 //! session folder the orchestrator creates (a session-folder `.claude/settings.json`
 //! must be copied into each new folder).
@@ -613,57 +613,73 @@ fn a_draft_finalized_before_the_stop_is_checked_and_reviewed_where_it_went() {
     assert!(answer["reason"].as_str().unwrap().contains(adr), "{answer}");
 }
 
-/// Every `config/helix-gate.yaml` example in the README (a YAML block named so in
-/// its first line or in the lines just above it) is accepted as that file: a
+/// Every `config/helix-gate.yaml` example in the README and the book (a YAML block named so
+/// in its first line or in the lines just above it) is accepted as that file: a
 /// user who copies one gets no "unknown field" (the `new` example named
 /// `new.sessions` after that key had become `sessions.paths`).
 #[test]
-fn the_readme_examples_of_config_helix_gate_yaml_load() {
-    let readme = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
-    let lines: Vec<&str> = readme.lines().collect();
+fn the_docs_examples_of_config_helix_gate_yaml_load() {
+    let mut pages = vec![manifest_dir().join("README.md")];
+    let mut stack = vec![manifest_dir().join("docs/src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                pages.push(path);
+            }
+        }
+    }
     let mut checked = 0;
-    let mut at = 0;
-    while at < lines.len() {
-        if lines[at].trim() != "```yaml" {
-            at += 1;
-            continue;
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let mut at = 0;
+        while at < lines.len() {
+            if lines[at].trim() != "```yaml" {
+                at += 1;
+                continue;
+            }
+            let end = (at + 1..lines.len())
+                .find(|&i| lines[i].trim() == "```")
+                .expect("the YAML block closes");
+            let block = lines[at + 1..end].join("\n") + "\n";
+            let named = lines[at.saturating_sub(3)..=at + 1]
+                .iter()
+                .any(|l| l.contains("config/helix-gate.yaml"));
+            if named {
+                let repo = scratch_repo();
+                write(repo.path(), "config/helix-gate.yaml", &block);
+                write(repo.path(), "adr/.keep", "");
+                let out = run(repo.path(), &["validate"]);
+                assert_eq!(
+                    code(&out),
+                    0,
+                    "{} line {}:\n{block}\n{}",
+                    page.display(),
+                    at + 1,
+                    stderr(&out)
+                );
+                checked += 1;
+            }
+            at = end + 1;
         }
-        let end = (at + 1..lines.len())
-            .find(|&i| lines[i].trim() == "```")
-            .expect("the YAML block closes");
-        let block = lines[at + 1..end].join("\n") + "\n";
-        let named = lines[at.saturating_sub(3)..=at + 1]
-            .iter()
-            .any(|l| l.contains("config/helix-gate.yaml"));
-        if named {
-            let repo = scratch_repo();
-            write(repo.path(), "config/helix-gate.yaml", &block);
-            write(repo.path(), "adr/.keep", "");
-            let out = run(repo.path(), &["validate"]);
-            assert_eq!(
-                code(&out),
-                0,
-                "README line {}:\n{block}\n{}",
-                at + 1,
-                stderr(&out)
-            );
-            checked += 1;
-        }
-        at = end + 1;
     }
     assert!(checked >= 2, "{checked} examples found");
 }
 
-/// The README's walk-through stays true: it names the commands the end-to-end
-/// test runs, in that order, and shows its `consultant` phase.
+/// The book's walk-through (docs/src/consultant.md) stays true: it names the commands the
+/// end-to-end test runs, in that order, and shows its `consultant` phase.
 #[test]
-fn the_readme_walk_through_shows_what_the_end_to_end_test_runs() {
-    let readme = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
-    let start = readme
-        .find("## HELIX consultant workflow")
-        .expect("the section");
-    let section = &readme[start..];
-    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+fn the_book_walk_through_shows_what_the_end_to_end_test_runs() {
+    let chapter = "docs/src/consultant.md";
+    let section = std::fs::read_to_string(manifest_dir().join(chapter)).unwrap();
+    assert!(
+        section.starts_with("# HELIX consultant workflow\n"),
+        "{chapter} is not the consultant chapter"
+    );
+    let section = section.as_str();
     let commands = [
         "helix-gate install claude --scope user",
         "touch config/helix-gate.yaml",

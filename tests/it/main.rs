@@ -9,6 +9,7 @@
 
 mod adr_dir;
 mod approval;
+mod book;
 mod budget;
 mod ci_recipes;
 mod codex;

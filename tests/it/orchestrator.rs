@@ -1,4 +1,4 @@
-//! The escalation contract for orchestrators (README, "For orchestrators"): with
+//! The escalation contract for orchestrators (docs/src/orchestrators.md): with
 //! the real client in `--output-format stream-json --verbose`, every helix-gate
 //! escalation reaches the stream as a `system`/`informational` event whose
 //! content is `<hook> says: helix-gate escalation: …`, and

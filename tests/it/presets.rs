@@ -5,7 +5,7 @@
 //! every required part of it and the `incomplete` files with what they lack: the
 //! first must pass with zero errors, the second must fail for exactly that reason.
 //! `public-adrs/` repositories in MADR or Nygard format are run with their preset and
-//! their pass rates pinned (README "Presets" explains every failure).
+//! their pass rates pinned (the book's "Presets", docs/src/configuration.md, explains every failure).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -157,7 +157,7 @@ fn public_madr_and_nygard_repositories_pass_rates() {
         return;
     };
     // (repository, preset from SOURCES.md, files passing, files). The failures are
-    // explained in the README's "Presets" section; a change here must update it.
+    // explained in the book's "Presets" section (docs/src/configuration.md); a change here must update it.
     let expected = [
         ("adr__madr", "madr", 19, 19),
         ("JabRef__jabref", "madr", 69, 69),

@@ -1,8 +1,11 @@
-//! The README stays a true map of the binary: every subcommand `--help` lists, every key of
-//! the shipped config files (read from the binary's own JSON Schemas) and every rule id
-//! `helix-gate rules` prints is named in it, every in-page link leads to a heading, and the
-//! Quick start's claim about `validate examples/` holds. Each of these drifted once while
-//! features were merged from many branches.
+//! The README and the book (`docs/src/`) stay a true map of the binary: every subcommand
+//! `--help` lists, every key of the shipped config files (read from the binary's own JSON
+//! Schemas) and every rule id `helix-gate rules` prints is named in them, every in-page link
+//! of the README (and of `approvals/README.md`) leads to a heading, every link of the README
+//! into the book leads to a page and a heading there, the README stays a front door (at most
+//! 25,000 bytes; the rest is the book's), and the Quick start's claim about `validate
+//! examples/` holds. Each of these drifted once while features were merged from many
+//! branches. That the book itself builds without a broken link is `book.rs`.
 
 use std::collections::BTreeSet;
 
@@ -12,6 +15,38 @@ use crate::support::cli::{code, manifest_dir, run, scratch_repo, stdout};
 
 fn readme(rel: &str) -> String {
     std::fs::read_to_string(manifest_dir().join(rel)).unwrap()
+}
+
+/// Every Markdown file of the book below `docs/src/` (the generated reference pages
+/// included), relative to the repository, sorted.
+fn book_files() -> Vec<String> {
+    let root = manifest_dir();
+    let mut out = Vec::new();
+    let mut stack = vec![root.join("docs/src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                let rel = path.strip_prefix(&root).unwrap();
+                out.push(rel.to_string_lossy().into_owned());
+            }
+        }
+    }
+    out.sort();
+    assert!(out.len() >= 15, "the book has {} pages: {out:?}", out.len());
+    out
+}
+
+/// The README and every page of the book, one text: what the "names every X" checks read.
+fn docs() -> String {
+    let mut text = readme("README.md");
+    for rel in book_files() {
+        text.push('\n');
+        text.push_str(&readme(&rel));
+    }
+    text
 }
 
 /// GitHub's anchor of a heading: lower case, punctuation other than `-` and `_` dropped,
@@ -69,9 +104,92 @@ fn every_in_page_link_leads_to_a_heading() {
     }
 }
 
+/// The README is the front door; everything else is the book's.
 #[test]
-fn every_subcommand_of_help_is_in_the_readme() {
+fn the_readme_is_at_most_25000_bytes() {
+    let size = readme("README.md").len();
+    assert!(
+        size <= 25_000,
+        "README.md has {size} bytes; move detail into the book (docs/src/)"
+    );
+}
+
+/// The README's links into the book (`docs/src/x.md`, `docs/src/x.md#anchor`) lead to a
+/// page that exists and, with an anchor, to a heading of it (GitHub's anchors, as the
+/// README is read on GitHub).
+#[test]
+fn every_link_of_the_readme_into_the_book_leads_to_a_page_and_heading() {
     let text = readme("README.md");
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    for (at, _) in text.match_indices("](docs/") {
+        let rest = &text[at + 2..];
+        let target = &rest[..rest.find(')').unwrap()];
+        let (path, anchor) = target.split_once('#').unwrap_or((target, ""));
+        checked += 1;
+        let Ok(page) = std::fs::read_to_string(manifest_dir().join(path)) else {
+            broken.push(format!("{target} (no such file)"));
+            continue;
+        };
+        if !anchor.is_empty() && !anchors(&page).contains(anchor) {
+            broken.push(format!("{target} (no such heading)"));
+        }
+    }
+    assert!(checked >= 10, "{checked} links into the book");
+    assert!(
+        broken.is_empty(),
+        "README.md: broken links into the book: {broken:?}"
+    );
+}
+
+/// The book's links between its pages (`x.md#anchor`, `#anchor`) lead to a heading also as
+/// GitHub shows the Markdown (the book test checks mdBook's HTML; GitHub names anchors its
+/// own way, and the pages are read there too).
+#[test]
+fn every_anchor_link_of_the_book_leads_to_a_heading_on_github() {
+    let root = manifest_dir();
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    for rel in book_files() {
+        let text = readme(&rel);
+        let dir = std::path::Path::new(&rel).parent().unwrap();
+        for (at, _) in text.match_indices("](") {
+            let rest = &text[at + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = &rest[..end];
+            let Some((path, anchor)) = target.split_once('#') else {
+                continue;
+            };
+            let markdown = std::path::Path::new(path)
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+            let local = path.is_empty() || (markdown && !path.contains(':'));
+            if !local || anchor.is_empty() {
+                continue;
+            }
+            let page = if path.is_empty() {
+                text.clone()
+            } else if let Ok(page) = std::fs::read_to_string(root.join(dir).join(path)) {
+                page
+            } else {
+                broken.push(format!("{rel}: {target} (no such page)"));
+                continue;
+            };
+            checked += 1;
+            // A heading's anchor, or an HTML anchor a generated page sets (`<a id="x">`).
+            let html_id = page.contains(&format!("id=\"{anchor}\""));
+            if !html_id && !anchors(&page).contains(anchor) {
+                broken.push(format!("{rel}: {target}"));
+            }
+        }
+    }
+    assert!(checked >= 50, "{checked} anchor links in the book");
+    assert!(broken.is_empty(), "links to no heading: {broken:#?}");
+}
+
+#[test]
+fn every_subcommand_of_help_is_in_the_docs() {
+    let text = docs();
     let help = stdout(&run(&manifest_dir(), &["--help"]));
     let commands: Vec<&str> = help
         .lines()
@@ -88,7 +206,7 @@ fn every_subcommand_of_help_is_in_the_readme() {
         .collect();
     assert!(
         missing.is_empty(),
-        "README names no `helix-gate CMD` for {missing:?}"
+        "neither the README nor the book names `helix-gate CMD` for {missing:?}"
     );
 }
 
@@ -111,8 +229,8 @@ fn keys(schema: &Value, node: &Value, prefix: &str, out: &mut BTreeSet<String>) 
 }
 
 #[test]
-fn every_key_of_the_config_files_is_in_the_readme() {
-    let text = readme("README.md");
+fn every_key_of_the_config_files_is_in_the_docs() {
+    let text = docs();
     let mut missing = Vec::new();
     for name in ["helix-gate", "adr-completeness-rules", "approvals"] {
         let out = run(&manifest_dir(), &["schema", name]);
@@ -136,13 +254,13 @@ fn every_key_of_the_config_files_is_in_the_readme() {
     }
     assert!(
         missing.is_empty(),
-        "keys the README does not name: {missing:?}"
+        "keys neither the README nor the book names: {missing:?}"
     );
 }
 
 #[test]
-fn every_rule_id_is_in_the_readme() {
-    let text = readme("README.md");
+fn every_rule_id_is_in_the_docs() {
+    let text = docs();
     let repo = scratch_repo();
     let rules = stdout(&run(repo.path(), &["rules"]));
     let missing: Vec<&str> = rules
@@ -153,23 +271,29 @@ fn every_rule_id_is_in_the_readme() {
         .collect();
     assert!(
         missing.is_empty(),
-        "rule ids the README does not name: {missing:?}"
+        "rule ids neither the README nor the book names: {missing:?}"
     );
 }
 
-/// The Quick start says what `validate examples/` prints; this is that run.
+/// The Quick start (in the README and in the book's introduction) says what `validate
+/// examples/` prints; this is that run.
 #[test]
 fn the_quick_start_output_of_validate_examples_holds() {
-    let text = readme("README.md");
     let out = run(&manifest_dir(), &["validate", "examples/"]);
     assert_eq!(code(&out), 1);
     let summary = stdout(&out).lines().last().unwrap().to_owned();
-    let start = text.find("## Quick start").unwrap();
-    let section = &text[start..start + text[start..].find("\n## ").unwrap()];
-    assert!(
-        section.contains(&format!("`{summary}`")),
-        "the Quick start does not show `{summary}`"
-    );
+    for rel in ["README.md", "docs/src/introduction.md"] {
+        let text = readme(rel);
+        let start = text
+            .find("## Quick start")
+            .unwrap_or_else(|| panic!("{rel} has no Quick start"));
+        let section = &text[start..];
+        let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+        assert!(
+            section.contains(&format!("`{summary}`")),
+            "the Quick start of {rel} does not show `{summary}`"
+        );
+    }
     assert!(
         !stdout(&out).contains("001-lazy-rule-loading"),
         "the good example has findings"

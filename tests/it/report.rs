@@ -2,7 +2,7 @@
 //! package; `scripts/test.sh` installs it) loads the page written from a generated
 //! log of a few thousand decisions; the test reads the page's text from the DOM and
 //! checks that the screenshot is not blank. `UPDATE_GENERATED=1` also saves the
-//! screenshot as docs/report.png (the README shows it).
+//! screenshot as docs/src/report.png (the book's `report` chapter shows it).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -266,7 +266,7 @@ fn report_page_renders_in_headless_chromium() {
     // colours and their anti-aliased edges give far more.
     assert!(distinct > 100, "screenshot looks blank: {distinct} colours");
     if std::env::var_os("UPDATE_GENERATED").is_some() {
-        std::fs::copy(&shot, manifest_dir().join("docs/report.png")).unwrap();
+        std::fs::copy(&shot, manifest_dir().join("docs/src/report.png")).unwrap();
     }
 }
 
