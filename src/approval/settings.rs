@@ -69,7 +69,10 @@ fn default_max_parallel() -> usize {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawType {
+    /// Whether helix-gate runs this reviewer at all; when false, `approve --type` on it
+    /// is exit 2 and the Stop gate skips it.
     enabled: bool,
+    /// A short text for people; not used by any check.
     #[serde(default)]
     description: String,
     /// Absent (the seeds' `adr` and `docs` entries): every `checks/*.md` of the type.
@@ -87,6 +90,7 @@ struct RawType {
     max_budget_usd: Option<f64>,
     #[serde(default)]
     command: Option<String>,
+    /// This type's own keys of `on_rejection`; the others come from `on_rejection`.
     #[serde(default)]
     on_rejection: Option<RawOnRejectionOverride>,
 }

@@ -5,6 +5,8 @@
 
 mod adr_dir;
 mod approve;
+#[cfg(test)]
+mod book;
 mod docs;
 mod gate;
 mod hook;
@@ -35,13 +37,20 @@ pub enum ExitStatus {
     Error,
 }
 
-impl From<ExitStatus> for std::process::ExitCode {
-    fn from(status: ExitStatus) -> Self {
-        std::process::ExitCode::from(match status {
+impl ExitStatus {
+    /// The process exit code.
+    pub(crate) fn code(self) -> u8 {
+        match self {
             ExitStatus::Success => 0,
             ExitStatus::Failure => 1,
             ExitStatus::Error => 2,
-        })
+        }
+    }
+}
+
+impl From<ExitStatus> for std::process::ExitCode {
+    fn from(status: ExitStatus) -> Self {
+        std::process::ExitCode::from(status.code())
     }
 }
 
@@ -105,6 +114,7 @@ pub enum Command {
     Validate {
         /// Files or directories; a directory is checked as an ADR directory.
         paths: Vec<PathBuf>,
+        /// Output format of the findings.
         #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
         format: ReportFormat,
         /// Rules file to use instead of config/adr-completeness-rules.yaml.
@@ -116,12 +126,16 @@ pub enum Command {
     },
     /// List every rule: built-in and from the rules file.
     Rules {
+        /// Rules file to list instead of config/adr-completeness-rules.yaml.
         #[arg(long, value_name = "FILE")]
         rules: Option<PathBuf>,
     },
     /// Print the documentation of one rule.
     Explain {
+        /// The rule's id, as `rules` lists it (or a reviewer check's name).
         id: String,
+        /// Rules file whose contextual rules to look in instead of
+        /// config/adr-completeness-rules.yaml.
         #[arg(long, value_name = "FILE")]
         rules: Option<PathBuf>,
     },
@@ -151,6 +165,7 @@ pub enum Command {
     },
     /// Register helix-gate as a Claude Code, Codex, Gemini or Copilot CLI hook, or a git pre-commit hook.
     Install {
+        /// The agent, or `git` for the pre-commit hook.
         #[arg(value_enum)]
         target: InstallTarget,
         /// Settings scope (claude: project, local or user; codex, gemini, copilot: project or user).
@@ -167,13 +182,16 @@ pub enum Command {
     },
     /// Remove what `install` added (and only that).
     Uninstall {
+        /// The agent, or `git` for the pre-commit hook.
         #[arg(value_enum)]
         target: InstallTarget,
+        /// The settings scope it was installed in.
         #[arg(long, value_enum, default_value_t = Scope::Project)]
         scope: Scope,
     },
     /// Ask an independent reviewer (claude -p) for approval, after the deterministic checks pass.
     Approve {
+        /// The files to review, together in one review.
         #[arg(required_unless_present = "override_")]
         files: Vec<PathBuf>,
         /// Approval type (a folder under approvals/).
@@ -192,6 +210,7 @@ pub enum Command {
         /// approval-passed gate reads it.
         #[arg(long, value_name = "FILE", conflicts_with = "override_")]
         out: Option<PathBuf>,
+        /// Output: text for people, or the result document as JSON.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
         /// Record a person's judgement (approved or rejected) of the latest verdict of
@@ -213,12 +232,13 @@ pub enum Command {
     Gate(gate::GateArgs),
     /// Show the hook's decision log (.helix-gate/log.jsonl).
     Log {
-        /// Show the last N decisions.
+        /// Show the last N decisions (20 when N is left out).
         #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "20")]
         tail: Option<usize>,
     },
     /// Counts and latencies from the decision log and the approval history.
     Stats {
+        /// Output: text for people, or JSON.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -238,6 +258,7 @@ pub enum Command {
     },
     /// Validate a draft, give it a number, move it to adr/NNN-slug.md and add it to adr/INDEX.md.
     Finalize {
+        /// The draft ADR (e.g. a session's output/ADR-slug.md).
         draft: PathBuf,
         /// Print what would happen, change nothing.
         #[arg(long)]
@@ -258,6 +279,7 @@ pub enum Command {
     },
     /// Repository-wide ADR health: numbers, links, index and every file's validation.
     Doctor {
+        /// Output format of the findings.
         #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
         format: ReportFormat,
     },
@@ -282,17 +304,22 @@ pub enum Command {
     },
     /// Print the JSON Schema of a config file (for editors; also in schemas/).
     Schema {
+        /// The config file, by its name without `.yaml`.
         #[arg(value_enum)]
         name: schema::SchemaName,
     },
     /// Print a shell completion script (e.g. `helix-gate completions bash > ~/.local/share/bash-completion/completions/helix-gate`).
     Completions {
+        /// The shell the script is for.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
     /// Print the man page (roff): `helix-gate man > helix-gate.1`, or a subcommand's
     /// page: `helix-gate man validate > helix-gate-validate.1`.
-    Man { subcommand: Option<String> },
+    Man {
+        /// The subcommand whose page to print (default: helix-gate(1)).
+        subcommand: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
