@@ -41,6 +41,7 @@ mod precommit;
 mod preset_edges;
 mod presets;
 mod readme;
+mod reference;
 mod report;
 mod review_config;
 mod schemas;
