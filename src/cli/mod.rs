@@ -5,7 +5,6 @@
 
 mod adr_dir;
 mod approve;
-#[cfg(test)]
 mod book;
 mod docs;
 mod gate;
