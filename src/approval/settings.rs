@@ -51,8 +51,10 @@ struct RawDefaults {
     required_confidence: f64,
     max_budget_usd: f64,
     command: String,
-    /// The seeds' key: start the reviewer once more when a run ends without a
-    /// verdict for a reason a second run may not share (see [`TypeSettings`]).
+    /// The seeds' key: start the reviewer once more when a run ends without a verdict
+    /// because it crashed, exited non-zero or answered unusably; never after a timeout,
+    /// the cost cap or a missing command (a second run would not fare better). The second
+    /// run decides; both runs' cost and time are recorded.
     #[serde(default)]
     retry_on_failure: bool,
     #[serde(default = "default_max_parallel")]
@@ -100,6 +102,11 @@ struct RawType {
 struct RawOnRejection {
     action: RejectionAction,
     max_retries: u32,
+    /// The message the author gets when a review does not pass. Placeholders: `{file}`,
+    /// `{result}`, `{confidence}`, `{findings}`, `{recommendations}`, `{attempt}`,
+    /// `{max_attempts}`, and the seeds' `{blocking_issues}` (the error findings) and
+    /// `{suggestions}` (the recommendations, then the warnings and infos); each may also
+    /// be written `{{name}}`.
     feedback_template: String,
     /// The seeds' HELIX phase that gets the feedback. A Claude Code session
     /// has one author, so it is accepted, has no effect, and `doctor` says so.

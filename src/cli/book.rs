@@ -518,7 +518,7 @@ fn overridden(known: &[(String, String)], path: &str) -> String {
     known
         .iter()
         .find(|(p, d)| *p == wanted && !d.is_empty())
-        .map(|(_, d)| format!("This type's own `{wanted}`: {d}"))
+        .map(|(_, d)| format!("This type's own `{wanted}`. {d}"))
         .unwrap_or_default()
 }
 

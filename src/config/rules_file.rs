@@ -83,7 +83,7 @@ impl Default for RawDocument {
     }
 }
 
-/// `document.status`: which values of `status` are valid, and where it is read.
+/// Which values of `status` are valid, and where it is read.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawStatus {
@@ -129,7 +129,7 @@ pub const HELIX_STATUSES: [&str; 5] = [
     "Rejected",
 ];
 
-/// `base_rules:`, the sections and thresholds that apply to every ADR.
+/// The sections and thresholds that apply to every ADR.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawBase {

@@ -52,6 +52,7 @@ pub struct HookSettings {
     #[schemars(range(min = 1, max = MAX_BUDGET))]
     pub budget: u32,
     pub fail_closed: bool,
+    /// Give the model a short summary of the ADR rules when a session starts.
     pub session_start_context: bool,
     /// Inject the short summary of the ADR rules on every prompt too.
     pub prompt_context: bool,
