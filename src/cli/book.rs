@@ -930,6 +930,30 @@ mod tests {
         assert!(bare.is_empty(), "keys without a description: {bare:#?}");
     }
 
+    /// The command-line page says what every command and argument is for.
+    #[test]
+    fn every_command_and_argument_has_help_text() {
+        fn check(command: &clap::Command, missing: &mut Vec<String>) {
+            let name = command.get_bin_name().unwrap_or_else(|| command.get_name());
+            if command.get_about().is_none() {
+                missing.push(name.to_owned());
+            }
+            for arg in command.get_arguments().filter(|a| !a.is_hide_set()) {
+                if arg.get_help().is_none() {
+                    missing.push(format!("{name} {}", arg.get_id()));
+                }
+            }
+            for sub in visible_subcommands(command) {
+                check(sub, missing);
+            }
+        }
+        let mut command = Cli::command();
+        command.build();
+        let mut missing = Vec::new();
+        check(&command, &mut missing);
+        assert!(missing.is_empty(), "no help text: {missing:?}");
+    }
+
     #[test]
     fn every_exit_code_of_an_entry_point_has_an_example() {
         for entry in ENTRY_POINTS {
