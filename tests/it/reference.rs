@@ -1,5 +1,6 @@
 //! The reference pages of the book (`docs/src/reference/`) hold against the binary: every
 //! rule id `helix-gate rules` prints and every subcommand `--help` lists has its section,
+//! every key of the config files' schemas its row,
 //! every example of the exit-code page gives the code it says, the stub reviewer of the
 //! contracts page is accepted by `approve` (and its rejecting variant rejected), and the
 //! hook answers each event of `docs/examples/hook/` with the answer file beside it
@@ -90,6 +91,68 @@ fn every_subcommand_of_help_has_its_section() {
             );
         }
     }
+}
+
+/// Dotted paths of every property of a JSON Schema, `$ref`s followed (as
+/// `tests/it/readme.rs` walks them for the README).
+fn schema_keys(schema: &Value, node: &Value, prefix: &str, out: &mut Vec<String>) {
+    let node = match node.get("$ref").and_then(Value::as_str) {
+        Some(r) => &schema["definitions"][r.rsplit('/').next().unwrap()],
+        None => node,
+    };
+    for combinator in ["anyOf", "allOf", "oneOf"] {
+        for branch in node[combinator].as_array().into_iter().flatten() {
+            schema_keys(schema, branch, prefix, out);
+        }
+    }
+    for (name, sub) in node["properties"].as_object().into_iter().flatten() {
+        let path = format!("{prefix}{name}");
+        schema_keys(schema, sub, &format!("{path}."), out);
+        out.push(path);
+    }
+}
+
+#[test]
+fn every_key_of_the_config_files_has_a_row() {
+    let text = page("configuration.md");
+    let mut missing = Vec::new();
+    for (name, file) in [
+        ("helix-gate", "config/helix-gate.yaml"),
+        (
+            "adr-completeness-rules",
+            "config/adr-completeness-rules.yaml",
+        ),
+        ("approvals", "config/approvals.yaml"),
+    ] {
+        let out = run(&manifest_dir(), &["schema", name]);
+        assert_eq!(code(&out), 0);
+        let schema: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let mut keys = Vec::new();
+        schema_keys(&schema, &schema, "", &mut keys);
+        assert!(keys.len() >= 10, "{name}: {keys:?}");
+        let section = &text[text.find(&format!("## {file}")).unwrap()..];
+        missing.extend(
+            keys.into_iter()
+                .filter(|key| !section.contains(&format!("| `{key}` |")))
+                .map(|key| format!("{file}: {key}")),
+        );
+    }
+    // The keys of one approval type are a map's values, not properties.
+    for key in [
+        "enabled",
+        "description",
+        "checks",
+        "command",
+        "on_rejection.action",
+    ] {
+        if !text.contains(&format!("| `approvals.<type>.{key}` |")) {
+            missing.push(format!("approvals.<type>.{key}"));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "configuration.md has no row for {missing:?}"
+    );
 }
 
 /// The shell code blocks (fenced as `sh`) of `text`, in order.
