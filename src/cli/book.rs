@@ -91,6 +91,16 @@ fn rule_doc(doc: &str) -> String {
     out
 }
 
+/// `text` (a help text, which may start with a name such as `adr_complete`) ending with a
+/// full stop.
+fn full_stop(text: &str) -> String {
+    let mut out = text.trim().to_owned();
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
+}
+
 /// `text` with its first letter upper case and a full stop at the end.
 fn sentence(text: &str) -> String {
     let mut chars = text.trim().chars();
@@ -556,7 +566,7 @@ fn command_section(out: &mut String, command: &clap::Command, level: usize) {
     let name = command.get_bin_name().unwrap_or_else(|| command.get_name());
     let _ = write!(out, "\n{} {name}\n\n", "#".repeat(level));
     if let Some(about) = command.get_long_about().or_else(|| command.get_about()) {
-        let _ = write!(out, "{}\n\n", sentence(&prose(&about.to_string())));
+        let _ = write!(out, "{}\n\n", full_stop(&prose(&about.to_string())));
     }
     let usage = command.clone().render_usage().to_string();
     let _ = write!(out, "```text\n{}\n```\n", usage.trim_end());
@@ -629,7 +639,7 @@ fn argument(out: &mut String, arg: &clap::Arg) {
         .unwrap_or_default();
     let mut parts: Vec<String> = Vec::new();
     if !help.is_empty() {
-        parts.push(sentence(&prose(&help)));
+        parts.push(full_stop(&prose(&help)));
     }
     let values: Vec<String> = arg
         .get_possible_values()
@@ -648,9 +658,11 @@ fn argument(out: &mut String, arg: &clap::Arg) {
         };
         parts.push(format!("Values: {}.", values.join(separator)));
     }
+    // A switch's `false` says nothing.
     let defaults: Vec<String> = arg
         .get_default_values()
         .iter()
+        .filter(|_| arg.get_action().takes_values())
         .map(|v| format!("`{}`", v.to_string_lossy()))
         .collect();
     if !defaults.is_empty() {
