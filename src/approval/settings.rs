@@ -51,8 +51,10 @@ struct RawDefaults {
     required_confidence: f64,
     max_budget_usd: f64,
     command: String,
-    /// The seeds' key: start the reviewer once more when a run ends without a
-    /// verdict for a reason a second run may not share (see [`TypeSettings`]).
+    /// The seeds' key: start the reviewer once more when a run ends without a verdict
+    /// because it crashed, exited non-zero or answered unusably; never after a timeout,
+    /// the cost cap or a missing command (a second run would not fare better). The second
+    /// run decides; both runs' cost and time are recorded.
     #[serde(default)]
     retry_on_failure: bool,
     #[serde(default = "default_max_parallel")]
@@ -69,7 +71,10 @@ fn default_max_parallel() -> usize {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawType {
+    /// Whether helix-gate runs this reviewer at all; when false, `approve --type` on it
+    /// is exit 2 and the Stop gate skips it.
     enabled: bool,
+    /// A short text for people; not used by any check.
     #[serde(default)]
     description: String,
     /// Absent (the seeds' `adr` and `docs` entries): every `checks/*.md` of the type.
@@ -87,6 +92,7 @@ struct RawType {
     max_budget_usd: Option<f64>,
     #[serde(default)]
     command: Option<String>,
+    /// This type's own keys of `on_rejection`; the others come from `on_rejection`.
     #[serde(default)]
     on_rejection: Option<RawOnRejectionOverride>,
 }
@@ -96,6 +102,11 @@ struct RawType {
 struct RawOnRejection {
     action: RejectionAction,
     max_retries: u32,
+    /// The message the author gets when a review does not pass. Placeholders: `{file}`,
+    /// `{result}`, `{confidence}`, `{findings}`, `{recommendations}`, `{attempt}`,
+    /// `{max_attempts}`, and the seeds' `{blocking_issues}` (the error findings) and
+    /// `{suggestions}` (the recommendations, then the warnings and infos); each may also
+    /// be written `{{name}}`.
     feedback_template: String,
     /// The seeds' HELIX phase that gets the feedback. A Claude Code session
     /// has one author, so it is accepted, has no effect, and `doctor` says so.

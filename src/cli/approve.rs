@@ -131,11 +131,7 @@ pub(super) fn run(
                     .map(|p| crate::paths::display(&root, p)),
                 cost_usd: approval.cost_usd,
                 duration_seconds: round3(approval.duration.as_secs_f64()),
-                exit_code: match status {
-                    ExitStatus::Success => 0,
-                    ExitStatus::Failure => 1,
-                    ExitStatus::Error => 2,
-                },
+                exit_code: status.code(),
             };
             serde_json::to_string_pretty(&out)? + "\n"
         }

@@ -5,6 +5,7 @@
 
 mod adr_dir;
 mod approve;
+mod book;
 mod docs;
 mod gate;
 mod hook;
@@ -112,6 +113,7 @@ pub enum Command {
     Validate {
         /// Files or directories; a directory is checked as an ADR directory.
         paths: Vec<PathBuf>,
+        /// Output format of the findings.
         #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
         format: ReportFormat,
         /// Rules file to use instead of config/adr-completeness-rules.yaml.
@@ -123,12 +125,16 @@ pub enum Command {
     },
     /// List every rule: built-in and from the rules file.
     Rules {
+        /// Rules file to list instead of config/adr-completeness-rules.yaml.
         #[arg(long, value_name = "FILE")]
         rules: Option<PathBuf>,
     },
     /// Print the documentation of one rule.
     Explain {
+        /// The rule's id, as `rules` lists it (or a reviewer check's name).
         id: String,
+        /// Rules file whose contextual rules to look in instead of
+        /// config/adr-completeness-rules.yaml.
         #[arg(long, value_name = "FILE")]
         rules: Option<PathBuf>,
     },
@@ -158,6 +164,7 @@ pub enum Command {
     },
     /// Register helix-gate as a Claude Code, Codex, Gemini or Copilot CLI hook, or a git pre-commit hook.
     Install {
+        /// The agent, or `git` for the pre-commit hook.
         #[arg(value_enum)]
         target: InstallTarget,
         /// Settings scope (claude: project, local or user; codex, gemini, copilot: project or user).
@@ -174,13 +181,16 @@ pub enum Command {
     },
     /// Remove what `install` added (and only that).
     Uninstall {
+        /// The agent, or `git` for the pre-commit hook.
         #[arg(value_enum)]
         target: InstallTarget,
+        /// The settings scope it was installed in.
         #[arg(long, value_enum, default_value_t = Scope::Project)]
         scope: Scope,
     },
     /// Ask an independent reviewer (claude -p) for approval, after the deterministic checks pass.
     Approve {
+        /// The files to review, together in one review.
         #[arg(required_unless_present = "override_")]
         files: Vec<PathBuf>,
         /// Approval type (a folder under approvals/).
@@ -199,6 +209,7 @@ pub enum Command {
         /// approval-passed gate reads it.
         #[arg(long, value_name = "FILE", conflicts_with = "override_")]
         out: Option<PathBuf>,
+        /// Output: text for people, or the result document as JSON.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
         /// Record a person's judgement (approved or rejected) of the latest verdict of
@@ -220,12 +231,13 @@ pub enum Command {
     Gate(gate::GateArgs),
     /// Show the hook's decision log (.helix-gate/log.jsonl).
     Log {
-        /// Show the last N decisions.
+        /// Show the last N decisions (20 when N is left out).
         #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "20")]
         tail: Option<usize>,
     },
     /// Counts and latencies from the decision log and the approval history.
     Stats {
+        /// Output: text for people, or JSON.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -245,6 +257,7 @@ pub enum Command {
     },
     /// Validate a draft, give it a number, move it to adr/NNN-slug.md and add it to adr/INDEX.md.
     Finalize {
+        /// The draft ADR (e.g. a session's output/ADR-slug.md).
         draft: PathBuf,
         /// Print what would happen, change nothing.
         #[arg(long)]
@@ -265,6 +278,7 @@ pub enum Command {
     },
     /// Repository-wide ADR health: numbers, links, index and every file's validation.
     Doctor {
+        /// Output format of the findings.
         #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
         format: ReportFormat,
     },
@@ -289,17 +303,22 @@ pub enum Command {
     },
     /// Print the JSON Schema of a config file (for editors; also in schemas/).
     Schema {
+        /// The config file, by its name without `.yaml`.
         #[arg(value_enum)]
         name: schema::SchemaName,
     },
     /// Print a shell completion script (e.g. `helix-gate completions bash > ~/.local/share/bash-completion/completions/helix-gate`).
     Completions {
+        /// The shell the script is for.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
     /// Print the man page (roff): `helix-gate man > helix-gate.1`, or a subcommand's
     /// page: `helix-gate man validate > helix-gate-validate.1`.
-    Man { subcommand: Option<String> },
+    Man {
+        /// The subcommand whose page to print (default: helix-gate(1)).
+        subcommand: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -26,13 +26,17 @@ pub const DEFAULT_RULES_JSON: &str = include_str!("../../config/adr-completeness
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
+    /// Free-form notes about the file (`version`, `description`); not read by any check.
     #[serde(rename = "_meta", default)]
     #[schemars(with = "Option<serde_json::Value>")]
     _meta: Option<Value>,
     #[serde(default)]
     base_rules: RawBase,
+    /// Other names accepted for a section, by the section's name: `Kontext: [Context]`
+    /// lets an ADR call `## Kontext` `## Context`.
     #[serde(default)]
     section_aliases: BTreeMap<String, Vec<String>>,
+    /// Rules that apply when the ADR's front matter or content matches their `when`.
     #[serde(default)]
     #[schemars(with = "Vec<RawRule>")]
     contextual_rules: Vec<Value>,
@@ -45,16 +49,23 @@ struct RawFile {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawDocument {
+    /// A document without `---` front matter is an error; when false, front matter is
+    /// optional.
     #[serde(default = "yes")]
     front_matter_required: bool,
+    /// Front matter fields every ADR must have.
     #[serde(default = "helix_fields")]
     required_fields: Vec<String>,
+    /// The `files:` block with `create`, `modify` and `docs` lists is required.
     #[serde(default = "yes")]
     files_required: bool,
     #[serde(default)]
     status: RawStatus,
+    /// A regular expression the first `# ` heading must match (case-insensitive); unset:
+    /// no title check.
     #[serde(default)]
     title_pattern: Option<String>,
+    /// `Name: value` lines that must come before the first section (Nygard's `Date:`).
     #[serde(default)]
     metadata_lines: Vec<String>,
 }
@@ -72,13 +83,19 @@ impl Default for RawDocument {
     }
 }
 
+/// Which values of `status` are valid, and where it is read.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawStatus {
+    /// The valid values of `status`, compared case-insensitively.
     #[serde(default = "helix_statuses")]
     values: Vec<String>,
+    /// A status is valid when it starts with a value followed by a non-letter
+    /// (`Superseded by ADR-0005`); when false it must equal one.
     #[serde(default)]
     prefix: bool,
+    /// Without a front matter `status`, read it from the body: a `Status: x` line or
+    /// bullet before the first section, else the first line of a `## Status` section.
     #[serde(default)]
     in_body: bool,
 }
@@ -112,15 +129,20 @@ pub const HELIX_STATUSES: [&str; 5] = [
     "Rejected",
 ];
 
+/// The sections and thresholds that apply to every ADR.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawBase {
+    /// The `## ` sections every ADR must have (or one of their `section_aliases`).
     #[serde(default)]
     required_sections: Vec<String>,
+    /// Fewest checkbox items (`- [ ]`) in the acceptance section (a warning below it).
     #[serde(default = "default_min_criteria")]
     min_acceptance_criteria: usize,
+    /// Fewest characters of text in a required section (a warning below it).
     #[serde(default = "default_min_length")]
     min_section_length: usize,
+    /// The section that holds the acceptance criteria.
     #[serde(default = "default_acceptance_section")]
     acceptance_section: String,
 }
@@ -149,15 +171,24 @@ fn default_acceptance_section() -> String {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawRule {
+    /// The rule's id (kebab-case), as findings and `helix-gate explain` name it.
     id: String,
+    /// A title for people (`helix-gate rules`); default: the id.
     #[serde(default)]
     name: Option<String>,
+    /// When the rule applies: front matter fields and their values (`change_scope:
+    /// major`; a list means any of them), `any: [...]`, `all: [...]`,
+    /// `content_contains: text`, `<field>_not_empty: true`. Every key must match.
     #[schemars(with = "BTreeMap<String, serde_json::Value>")]
     when: Mapping,
+    /// What an ADR the rule applies to must contain.
     require: RawRequire,
+    /// `error`, `warning` or `info`; default `error`.
     #[serde(default)]
     severity: Option<String>,
+    /// The finding's text.
     message: String,
+    /// How to fix it, shown under the finding.
     #[serde(default)]
     hint: Option<String>,
 }
@@ -165,10 +196,13 @@ struct RawRule {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawRequire {
+    /// Sections the ADR must have, with a least length and elements.
     #[serde(default)]
     sections: Vec<RawSectionReq>,
+    /// Regular expressions that must match often enough in a part of the ADR.
     #[serde(default)]
     content_patterns: Vec<RawPattern>,
+    /// At least one acceptance criterion mentions one of these words.
     #[serde(default)]
     acceptance_criteria_keywords: Vec<String>,
     /// Every ADR named in `depends_on` is mentioned in the body (`ADR-NNN`,
@@ -180,9 +214,12 @@ struct RawRequire {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawSectionReq {
+    /// The section's name (`## Migration`; its `section_aliases` count too).
     name: String,
+    /// Fewest characters of text in it.
     #[serde(default)]
     min_length: usize,
+    /// Regular expressions (case-insensitive) that must each match in the section.
     #[serde(default)]
     required_elements: Vec<String>,
 }
@@ -190,9 +227,13 @@ struct RawSectionReq {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawPattern {
+    /// A regular expression, case-insensitive.
     pattern: String,
+    /// Where it must match: `any` (default), `header` (the front matter), `content`
+    /// (the body) or a section's name.
     #[serde(default)]
     location: Option<String>,
+    /// Fewest matches.
     #[serde(default = "one")]
     min_matches: usize,
 }

@@ -30,6 +30,7 @@ pub struct Settings {
     pub concept: ConceptSettings,
 }
 
+/// Which files are ADRs and where the finalized ones live.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AdrSettings {
@@ -44,22 +45,27 @@ pub struct AdrSettings {
     pub index: bool,
 }
 
+/// The agent hook: its retry budget, failure policy, context and deadline.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HookSettings {
     #[schemars(range(min = 1, max = MAX_BUDGET))]
     pub budget: u32,
     pub fail_closed: bool,
+    /// Give the model a short summary of the ADR rules when a session starts.
     pub session_start_context: bool,
+    /// Inject the short summary of the ADR rules on every prompt too.
     pub prompt_context: bool,
     pub state_retention_days: u64,
     pub deadline_ms: u64,
 }
 
+/// The `<!-- STEP: ... -->` marker the last answer of a session must end with.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StepMarkerSettings {
     pub enabled: bool,
+    /// The steps a marker may name.
     pub steps: Vec<String>,
     pub fallback_file: String,
     /// Globs of session working directories (relative to the repository) the

@@ -17,9 +17,32 @@ pub const URI_BASE_ID: &str = "SRCROOT";
 /// Where helix-gate lives; the SARIF `informationUri` and the base of every rule's `helpUri`.
 pub const REPOSITORY_URL: &str = env!("CARGO_PKG_REPOSITORY");
 
-/// The README section that documents every rule (a rule's full text is in its `help`).
-fn help_uri() -> String {
-    format!("{REPOSITORY_URL}/blob/main/README.md#what-is-checked")
+/// The page of the book that documents every rule (a rule's full text is in its `help`).
+const RULES_PAGE: &str = "docs/src/reference/rules.md";
+
+/// The section of `id` on the rules page (its heading is the id), or the page itself for
+/// a rule the page does not have (a contextual rule of the repository's own rules file).
+fn help_uri(id: &str, on_page: bool) -> String {
+    if on_page {
+        format!("{REPOSITORY_URL}/blob/main/{RULES_PAGE}#{}", anchor(id))
+    } else {
+        format!("{REPOSITORY_URL}/blob/main/{RULES_PAGE}")
+    }
+}
+
+/// GitHub's anchor of a heading: lower case, each space a `-`, punctuation other than
+/// `-` and `_` dropped.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
 }
 
 fn level(severity: Severity) -> &'static str {
@@ -96,7 +119,7 @@ fn descriptor(id: &str, rules: Option<&RuleSet>) -> Value {
             "shortDescription": { "text": rule.summary },
             "fullDescription": { "text": doc },
             "help": { "text": doc, "markdown": doc },
-            "helpUri": help_uri(),
+            "helpUri": help_uri(rule.id, true),
             "defaultConfiguration": { "level": level(rule.severity) },
         });
     }
@@ -112,11 +135,17 @@ fn descriptor(id: &str, rules: Option<&RuleSet>) -> Value {
             "shortDescription": { "text": rule.name },
             "fullDescription": { "text": help },
             "help": { "text": help },
-            "helpUri": help_uri(),
+            "helpUri": help_uri(&rule.id, shipped_contextual(&rule.id)),
             "defaultConfiguration": { "level": level(rule.severity) },
         });
     }
     json!({ "id": id })
+}
+
+/// Whether `id` is a contextual rule of the shipped rules file (documented on the rules
+/// page), not one a repository's own rules file added.
+fn shipped_contextual(id: &str) -> bool {
+    RuleSet::builtin().is_ok_and(|set| set.contextual.iter().any(|rule| rule.id == id))
 }
 
 /// SARIF's "friendly name" of a rule: `section-missing` -> `SectionMissing`.
@@ -197,6 +226,40 @@ mod tests {
         assert_eq!(
             run["results"][1]["locations"][0]["physicalLocation"]["region"]["startLine"],
             1
+        );
+    }
+
+    #[test]
+    fn help_uris_lead_to_the_rules_section_of_the_reference_page() {
+        let base = format!("{REPOSITORY_URL}/blob/main/docs/src/reference/rules.md");
+        assert_eq!(
+            help_uri("section-missing", true),
+            format!("{base}#section-missing")
+        );
+        assert_eq!(help_uri("Odd Id!", true), format!("{base}#odd-id"));
+        let own = crate::config::RuleSet::parse(
+            "contextual_rules:\n  - id: house-rule\n    when: {change_scope: major}\n    require: {acceptance_criteria_keywords: [x]}\n    message: m\n",
+            "own",
+        )
+        .unwrap();
+        let reports = vec![FileReport {
+            path: "adr/001-x.md".into(),
+            findings: vec![
+                Finding::new("house-rule", Severity::Error, "m"),
+                Finding::new("major-needs-migration", Severity::Error, "m"),
+            ],
+        }];
+        let shipped = crate::config::RuleSet::builtin().unwrap();
+        let log: Value = serde_json::from_str(&sarif(&reports, Some(&own))).unwrap();
+        // A rule of the repository's own rules file is not on the page: the page itself.
+        assert_eq!(
+            log["runs"][0]["tool"]["driver"]["rules"][0]["helpUri"],
+            base
+        );
+        let log: Value = serde_json::from_str(&sarif(&reports, Some(&shipped))).unwrap();
+        assert_eq!(
+            log["runs"][0]["tool"]["driver"]["rules"][1]["helpUri"],
+            format!("{base}#major-needs-migration")
         );
     }
 

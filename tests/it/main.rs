@@ -42,6 +42,7 @@ mod precommit;
 mod preset_edges;
 mod presets;
 mod readme;
+mod reference;
 mod report;
 mod review_config;
 mod schemas;

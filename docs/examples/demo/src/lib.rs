@@ -1,0 +1,1 @@
+pub fn rules_are_loaded_lazily() {}
