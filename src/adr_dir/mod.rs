@@ -178,11 +178,6 @@ pub fn index_write(root: &Path) -> anyhow::Result<IndexWrite> {
 /// Finish or undo a finalize that was interrupted and remove the temporary files
 /// it left in the ADR directory ([`journal::recover`]), under the ADR directory
 /// lock; what was done. Nothing when there is no ADR directory.
-pub fn recover(root: &Path) -> anyhow::Result<Vec<String>> {
-    recover_in(&Workspace::of(Engine::load(root, None)?))
-}
-
-/// [`recover`] with the repository's engine loaded already.
 pub fn recover_in(ws: &Workspace) -> anyhow::Result<Vec<String>> {
     // The lock (a file among the ADRs) is taken only when there is something to do.
     if !ws.dir.is_dir() || !journal::pending(ws) {
@@ -192,14 +187,38 @@ pub fn recover_in(ws: &Workspace) -> anyhow::Result<Vec<String>> {
     Ok(journal::recover(ws))
 }
 
-/// Repository-wide ADR health: every file's findings and the files that could not be read.
+/// What [`doctor`] found.
+pub struct Health {
+    /// What finishing or undoing an interrupted finalize did ([`recover_in`]); best
+    /// effort: why it could not look, when a read-only checkout or a held lock
+    /// stopped it.
+    pub recovered: Vec<String>,
+    /// Every file's findings.
+    pub reports: Vec<FileReport>,
+    /// The files that could not be read.
+    pub read_errors: Vec<ReadError>,
+    /// The rules the files were checked with (SARIF documents them).
+    pub rules: crate::config::rules_file::RuleSet,
+}
+
+/// Repository-wide ADR health, with the settings and rules loaded once: an
+/// interrupted finalize completed or undone first, then every file's findings.
 ///
 /// A missing ADR directory is a finding (`adr-directory-missing`), not an
 /// error: doctor's other checks still run and report.
-pub fn doctor(root: &Path) -> anyhow::Result<(Vec<FileReport>, Vec<ReadError>)> {
+pub fn doctor(root: &Path) -> anyhow::Result<Health> {
     let ws = Workspace::of(Engine::load(root, None)?);
-    if !ws.dir.is_dir() {
-        return Ok((vec![doctor::missing_directory(root, &ws.dir)], Vec::new()));
-    }
-    doctor::run(&ws)
+    let recovered = recover_in(&ws)
+        .unwrap_or_else(|e| vec![format!("did not check for an interrupted finalize: {e:#}")]);
+    let (reports, read_errors) = if ws.dir.is_dir() {
+        doctor::run(&ws)?
+    } else {
+        (vec![doctor::missing_directory(root, &ws.dir)], Vec::new())
+    };
+    Ok(Health {
+        recovered,
+        reports,
+        read_errors,
+        rules: ws.engine.rules,
+    })
 }

@@ -193,19 +193,19 @@ pub(super) fn doctor(format: ReportFormat) -> anyhow::Result<ExitStatus> {
             escape_controls(&approvals.orchestrator_keys.join(", "))
         ));
     }
-    // Best effort: a read-only checkout or a held lock must not stop the report.
-    let recovered = adr_dir::recover(&root)
-        .unwrap_or_else(|e| vec![format!("did not check for an interrupted finalize: {e:#}")]);
+    let adr_dir::Health {
+        recovered,
+        mut reports,
+        read_errors,
+        rules,
+    } = adr_dir::doctor(&root)?;
     for note in recovered {
         print_stderr(&format!("helix-gate: note: {}\n", escape_controls(&note)));
     }
-    let (mut reports, read_errors) = adr_dir::doctor(&root)?;
     reports.extend(crate::approval::stop_timeout::doctor_reports(&root));
-    // Only SARIF documents rules; the rules file was already read by doctor itself.
-    let rules = (format == ReportFormat::Sarif)
-        .then(|| crate::config::load_rules(&root, None).ok())
-        .flatten();
-    let status = super::validate::finish(&reports, &read_errors, format, rules.as_ref())?;
+    // Only SARIF documents rules.
+    let rules = (format == ReportFormat::Sarif).then_some(&rules);
+    let status = super::validate::finish(&reports, &read_errors, format, rules)?;
     // Human output only: the machine formats stay the list of reports.
     if format == ReportFormat::Human {
         super::install::print_registrations(&root)?;
