@@ -355,6 +355,9 @@ pub(super) fn post_check(
                 checked.adr.as_ref(),
                 engine.matcher(),
             ));
+            // The hook's process ends with this answer: freeing the rules and the
+            // parsed ADR would only delay it (~0.15 M instructions on the seed ADR).
+            std::mem::forget(checked.adr);
             report
         }
         Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => {
@@ -367,6 +370,7 @@ pub(super) fn post_check(
     let errors = count(&report, Severity::Error);
     let (charge, note) = count_write(root, session_id(event), &rel, errors, budget, true)
         .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
+    std::mem::forget(engine);
     notes.extend(note.clone());
     Ok(charged_answer(&rel, &report, charge.as_ref(), note, budget))
 }

@@ -167,6 +167,39 @@ fn assert_static_non_pie(path: &Path) {
     }
 }
 
+/// On `x86_64` Linux the release build lays the hook's hot functions out first
+/// (scripts/hot-text.ld, scripts/release-target.sh): the binary has a `.text.hot`
+/// section, before `.text`, holding code (the list's patterns matched).
+fn assert_hot_text_first(path: &Path) {
+    if !cfg!(all(target_os = "linux", target_env = "gnu", target_arch = "x86_64")) {
+        return;
+    }
+    let elf = std::fs::read(path).unwrap();
+    let u16_at = |at: usize| usize::from(u16::from_le_bytes([elf[at], elf[at + 1]]));
+    let u32_at = |at: usize| u32::from_le_bytes(elf[at..at + 4].try_into().unwrap());
+    let u64_at = |at: usize| {
+        usize::try_from(u64::from_le_bytes(elf[at..at + 8].try_into().unwrap())).unwrap()
+    };
+    let (shoff, shentsize, shnum, shstrndx) = (u64_at(40), u16_at(58), u16_at(60), u16_at(62));
+    let header = |i: usize| shoff + i * shentsize;
+    let names = u64_at(header(shstrndx) + 24);
+    // (name, address, size) of each section.
+    let sections: Vec<(String, usize, usize)> = (0..shnum)
+        .map(|i| {
+            let h = header(i);
+            let name_at = names + usize::try_from(u32_at(h)).unwrap();
+            let end = elf[name_at..].iter().position(|&b| b == 0).unwrap();
+            let name = String::from_utf8_lossy(&elf[name_at..name_at + end]).into_owned();
+            (name, u64_at(h + 16), u64_at(h + 32))
+        })
+        .collect();
+    let find = |wanted: &str| sections.iter().find(|(name, ..)| name == wanted);
+    let hot = find(".text.hot").unwrap_or_else(|| panic!("no .text.hot: {sections:?}"));
+    let text = find(".text").unwrap();
+    assert!(hot.1 < text.1, "{hot:?} after {text:?}");
+    assert!(hot.2 > 64 * 1024, "{hot:?}: the patterns matched almost nothing");
+}
+
 /// The files below `dir`, relative, with their bytes.
 fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut files = BTreeMap::new();
@@ -458,6 +491,7 @@ fn tarball_holds_the_binary_docs_and_completions() {
     );
     let installed = dir.join("helix-gate");
     assert_static_non_pie(&installed);
+    assert_hot_text_first(&installed);
     assert_version(&installed, s);
     // "On PATH": the folder it was unpacked into.
     assert_shim_finds(s, &[("PATH", dir.to_str().unwrap())]);

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Regenerate scripts/hot-text.ld: the functions the hook runs, laid out together at the front
+# of the release binary's code (scripts/release-target.sh links with it on x86_64 Linux).
+#
+# Why: the hook's no-op executes ~100,000 instructions, yet touched ~30 pages of code spread
+# over 6 MB; each is a page fault, and together they were a third of what the no-op costs
+# above a static C program that only reads stdin (issue 20). With the functions of the hot
+# paths in one place, the no-op takes a few code faults.
+#
+# How: an unstripped release build runs each hot path once under callgrind (the hook's
+# no-op for a Write and for a Bash command, a Bash PreToolUse, SessionStart, and the
+# PostToolUse check of the 51 KB seed ADR with the built-in rules and with a repository's
+# rules file); every function it entered becomes one input-section pattern, in that order
+# (the no-op's first). Rust's legacy symbol hash (`17h<16 hex>E`) becomes a `*` where that
+# names one function, so the list survives rebuilds, code changes and new versions (a generic
+# function's instances keep their exact names: scripts/hot_text.py says why); a pattern that
+# matches nothing is ignored by the linker, so a stale list only costs speed. C library
+# functions are placed by their archive member (`*libc.a:malloc.o`).
+#
+# Needs valgrind (apt-get install valgrind). Takes a release build (~4 min) and ~1 min.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+command -v valgrind > /dev/null || { echo "hot-text: valgrind missing (apt-get install valgrind)" >&2; exit 2; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# The release build with its symbols, in a target folder of its own. Not by changing the
+# profile: cargo hashes the profile (strip, debug) into every symbol's hash, and the exact
+# names of the list must be the release build's. rustc's own `-C strip=none`, given after
+# the profile's, keeps them.
+bin="$(CARGO_TARGET_DIR="$root/target/hot-text" RUSTFLAGS="${RUSTFLAGS:-} -C strip=none" \
+  bash scripts/build-release.sh | tail -n 1)"
+
+seed_repo="$work/seed"
+rules_repo="$work/seed-rules"
+for repo in "$seed_repo" "$rules_repo"; do
+  mkdir -p "$repo/.git" "$repo/adr"
+  cp tests/fixtures/seeds/015-approval-validation-system.md "$repo/adr/015-approval.md"
+done
+mkdir -p "$rules_repo/config"
+cp config/adr-completeness-rules.yaml "$rules_repo/config/"
+event() { # event NAME REPO JSON-REST
+  printf '{"session_id":"hot","transcript_path":"t","cwd":"%s",%s}\n' "$2" "$3" > "$work/$1.json"
+}
+write_of() { printf '"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"%s","content":"..."},"tool_response":{"type":"create"},"tool_use_id":"t1"' "$1"; }
+bash_of() { printf '"hook_event_name":"%s","tool_name":"Bash","tool_input":{"command":"cargo test"},"tool_response":{"stdout":"ok"},"tool_use_id":"t1"' "$1"; }
+event start "$seed_repo" '"hook_event_name":"SessionStart","source":"startup"'
+event start-rules "$rules_repo" '"hook_event_name":"SessionStart","source":"startup"'
+event noop "$seed_repo" "$(write_of "$seed_repo/src/main.rs")"
+event prebash "$seed_repo" "$(bash_of PreToolUse)"
+event bash "$seed_repo" "$(bash_of PostToolUse)"
+event adr "$seed_repo" "$(write_of "$seed_repo/adr/015-approval.md")"
+event adr-rules "$rules_repo" "$(write_of "$rules_repo/adr/015-approval.md")"
+
+export HELIX_GATE_STATE_DIR="$work/state"
+profiles=()
+# The order of the list: what every call runs first, the ADR check next.
+for spec in noop:seed prebash:seed start:seed start-rules:seed-rules adr:seed adr-rules:seed-rules bash:seed; do
+  name="${spec%%:*}"
+  repo="$work/${spec#*:}"
+  (cd "$repo" && CLAUDE_PROJECT_DIR="$repo" valgrind -q --tool=callgrind --demangle=no \
+    --callgrind-out-file="$work/$name.out" "$bin" hook < "$work/$name.json" > /dev/null)
+  profiles+=("$work/$name.out")
+done
+libc="$(gcc -print-file-name=libc.a)"
+python3 scripts/hot_text.py "$bin" "$libc" "${profiles[@]}" > scripts/hot-text.ld
+echo "scripts/hot-text.ld: $(grep -c '^    \*' scripts/hot-text.ld) patterns" >&2
