@@ -48,6 +48,10 @@ pub enum Fault {
     /// Replacing INDEX.md fails right after the ADR was moved, and so does putting
     /// the draft back: the ADR stays moved, without its INDEX.md row.
     Stranded,
+    /// Removing the draft after the copy fails; removing the copy works.
+    DraftStays,
+    /// Removing the draft after the copy fails, and so does removing the copy.
+    BothStay,
     /// The process dies (as by SIGKILL: nothing is cleaned up) after this step.
     Crash(Step),
 }
@@ -793,12 +797,29 @@ fn apply_steps(
         Err(e) => return Err(Stopped::clean(e)),
     }
     crash_at(fault, Step::Create, &mut index)?;
-    if let Err(e) = std::fs::remove_file(&plan.draft) {
-        let _ = std::fs::remove_file(&plan.target);
-        return Err(Stopped::clean(anyhow::Error::new(e).context(format!(
-            "cannot remove {} after copying it; nothing was moved",
-            plan.draft_display
-        ))));
+    let removed = match fault {
+        Some(Fault::DraftStays | Fault::BothStay) => Err(std::io::Error::other(
+            "injected failure to remove the draft",
+        )),
+        _ => std::fs::remove_file(&plan.draft),
+    };
+    if let Err(e) = removed {
+        let copy_removed = match fault {
+            Some(Fault::BothStay) => Err(std::io::Error::other("injected failure")),
+            _ => std::fs::remove_file(&plan.target),
+        };
+        let context = match copy_removed {
+            Ok(()) => format!(
+                "cannot remove {} after copying it; nothing was moved",
+                plan.draft_display
+            ),
+            // Both copies stay: say so, or the next finalize refuses with "already exists".
+            Err(copy) => format!(
+                "cannot remove {} after copying it to {}, nor that copy ({copy}); remove {} by hand, then finalize again",
+                plan.draft_display, plan.target_display, plan.target_display
+            ),
+        };
+        return Err(Stopped::clean(anyhow::Error::new(e).context(context)));
     }
     crash_at(fault, Step::RemoveDraft, &mut index)?;
     // The ADR has moved. From here on a failure must move it back.

@@ -610,6 +610,58 @@ fn a_failed_index_update_whose_draft_cannot_go_back_is_finished_by_the_next_run(
     assert_eq!(names(&adr), ["001-first.md", "002-atomic.md", "INDEX.md"]);
 }
 
+/// The draft cannot be removed after its copy was written: the copy goes again and
+/// nothing moved; when the copy cannot go either, the message names it and how to go on.
+#[test]
+fn a_draft_that_cannot_be_removed_leaves_no_copy_or_says_where_it_is() {
+    let repo = repo();
+    let adr = repo.path().join("adr");
+    write(repo.path(), "adr/INDEX.md", INDEX);
+    write(
+        repo.path(),
+        "adr/001-first.md",
+        draft("First", Some("\"001\"")),
+    );
+    let draft_path = write(repo.path(), "output/ADR-atomic.md", draft("Atomic", None));
+    let attempt = |fault| {
+        let err = finalize::run_in(
+            repo.path(),
+            &draft_path,
+            Options {
+                dry_run: false,
+                fault: Some(fault),
+            },
+        )
+        .unwrap_err();
+        format!("{err:#}")
+    };
+    let message = attempt(Fault::DraftStays);
+    assert!(
+        message.contains("cannot remove output/ADR-atomic.md after copying it; nothing was moved"),
+        "{message}"
+    );
+    assert!(draft_path.exists());
+    assert_eq!(names(&adr), ["001-first.md", "INDEX.md"]);
+    assert_eq!(read(repo.path(), "adr/INDEX.md"), INDEX);
+
+    let message = attempt(Fault::BothStay);
+    assert!(
+        message.contains(
+            "cannot remove output/ADR-atomic.md after copying it to adr/002-atomic.md, nor that copy"
+        ) && message.contains("remove adr/002-atomic.md by hand, then finalize again"),
+        "{message}"
+    );
+    assert!(draft_path.exists());
+    assert_eq!(names(&adr), ["001-first.md", "002-atomic.md", "INDEX.md"]);
+    assert_eq!(read(repo.path(), "adr/INDEX.md"), INDEX);
+    // What the message says works.
+    std::fs::remove_file(adr.join("002-atomic.md")).unwrap();
+    let out = run(repo.path(), &["finalize", draft_path.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!draft_path.exists());
+    assert!(read(repo.path(), "adr/INDEX.md").contains("[Atomic](002-atomic.md)"));
+}
+
 #[test]
 fn round_trip_from_a_session_directory() {
     let repo = repo();
