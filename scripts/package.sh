@@ -48,6 +48,13 @@ checksum() {
   fi
 }
 
+# README.md with its links into the repository (the book under docs/, CHANGELOG.md, ...)
+# made absolute: an unpacked tarball or the npm registry's page has no docs/ beside it.
+readme_into() { # readme_into DIR
+  sed -E 's#\]\((docs/[^)]*|CHANGELOG\.md|LICENSE|CONTRIBUTING\.md)\)#](https://github.com/helix-gate/helix-gate/blob/main/\1)#g' \
+    README.md > "$1/README.md"
+}
+
 # The release binary (built when its sources changed, else cargo's no-op).
 release_binary() {
   bash scripts/build-release.sh | tail -n 1
@@ -116,7 +123,8 @@ EOF
     # dependencies; its version and theirs are the crate's.
     dir="$(stage npm-helix-gate)"
     cp -R packaging/npm/helix-gate/. "$dir/"
-    cp README.md LICENSE "$dir/"
+    cp LICENSE "$dir/"
+    readme_into "$dir"
     (cd "$dir" && node -e '
       const fs = require("fs");
       const version = process.argv[1];
@@ -169,7 +177,8 @@ EOF
     dir="$parent/$name"
     mkdir -p "$dir/completions" "$dir/man"
     cp "$bin" "$dir/helix-gate"
-    cp README.md LICENSE CHANGELOG.md "$dir/"
+    cp LICENSE CHANGELOG.md "$dir/"
+    readme_into "$dir"
     "$bin" completions bash > "$dir/completions/helix-gate.bash"
     "$bin" completions zsh > "$dir/completions/_helix-gate"
     "$bin" completions fish > "$dir/completions/helix-gate.fish"

@@ -171,7 +171,11 @@ fn assert_static_non_pie(path: &Path) {
 /// (scripts/hot-text.ld, scripts/release-target.sh): the binary has a `.text.hot`
 /// section, before `.text`, holding code (the list's patterns matched).
 fn assert_hot_text_first(path: &Path) {
-    if !cfg!(all(target_os = "linux", target_env = "gnu", target_arch = "x86_64")) {
+    if !cfg!(all(
+        target_os = "linux",
+        target_env = "gnu",
+        target_arch = "x86_64"
+    )) {
         return;
     }
     let elf = std::fs::read(path).unwrap();
@@ -197,7 +201,10 @@ fn assert_hot_text_first(path: &Path) {
     let hot = find(".text.hot").unwrap_or_else(|| panic!("no .text.hot: {sections:?}"));
     let text = find(".text").unwrap();
     assert!(hot.1 < text.1, "{hot:?} after {text:?}");
-    assert!(hot.2 > 64 * 1024, "{hot:?}: the patterns matched almost nothing");
+    assert!(
+        hot.2 > 64 * 1024,
+        "{hot:?}: the patterns matched almost nothing"
+    );
 }
 
 /// The files below `dir`, relative, with their bytes.
@@ -483,6 +490,13 @@ fn tarball_holds_the_binary_docs_and_completions() {
             assert!(text.contains("helix-gate"), "{}", rel.display());
         }
     }
+    // Its links lead into the repository: the tarball has no book beside the README.
+    let readme = String::from_utf8_lossy(&files[Path::new("README.md")]).into_owned();
+    assert!(!readme.contains("](docs/"), "{readme}");
+    assert!(
+        readme.contains("](https://github.com/helix-gate/helix-gate/blob/main/docs/src/"),
+        "{readme}"
+    );
     let man = String::from_utf8_lossy(&files[Path::new("man/helix-gate.1")]).into_owned();
     assert!(man.contains(".TH helix-gate 1"), "{man}");
     assert_eq!(
