@@ -43,8 +43,9 @@ cp config/adr-completeness-rules.yaml "$rules_repo/config/"
 event() { # event NAME REPO JSON-REST
   printf '{"session_id":"hot","transcript_path":"t","cwd":"%s",%s}\n' "$2" "$3" > "$work/$1.json"
 }
-write_of() { printf '"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"%s","content":"..."},"tool_response":{"type":"create"},"tool_use_id":"t1"' "$1"; }
-bash_of() { printf '"hook_event_name":"%s","tool_name":"Bash","tool_input":{"command":"cargo test"},"tool_response":{"stdout":"ok"},"tool_use_id":"t1"' "$1"; }
+# The fields Claude Code 2.1.329 sends (an unused number too: decoding skips it).
+write_of() { printf '"permission_mode":"default","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"%s","content":"..."},"tool_response":{"type":"create"},"tool_use_id":"t1","duration_ms":3' "$1"; }
+bash_of() { printf '"permission_mode":"default","hook_event_name":"%s","tool_name":"Bash","tool_input":{"command":"cargo test","description":"Run the tests"},"tool_response":{"stdout":"ok"},"tool_use_id":"t1","duration_ms":3' "$1"; }
 event start "$seed_repo" '"hook_event_name":"SessionStart","source":"startup"'
 event start-rules "$rules_repo" '"hook_event_name":"SessionStart","source":"startup"'
 event noop "$seed_repo" "$(write_of "$seed_repo/src/main.rs")"

@@ -12,11 +12,16 @@ an input-section pattern of one output section, `.text.hot`, inserted before `.t
   the exact name: the glob would pull every instance in (the no-op's code 360 KB instead of
   140 KB). v0 names (the standard library's) have no hash and stay as they are. Each is matched
   in `.text.NAME` and in `.text.unlikely.NAME`, where LLVM puts `#[cold]` functions;
-- a C library function is placed by the member of libc.a that defines it (`nm -A`).
+- a C library function is placed by the member of libc.a that defines it (`nm -A`), a string
+  function with all its CPU variants; crt1.o (`_start`) comes first;
+- any other function (the binary's unmangled `main`) by its own section.
 """
 import re
 import subprocess
 import sys
+
+# The C run-time's start files: callgrind names their functions, `nm` on libc.a does not.
+CRT = {"_init": "crti.o", "_fini": "crti.o"}
 
 FN = re.compile(r"^c?fn=\((\d+)\)(?: (.*))?$")
 
@@ -74,7 +79,8 @@ def main():
     binary, libc, profiles = sys.argv[1], sys.argv[2], sys.argv[3:]
     members = libc_members(libc)
     instances = legacy_instances(binary)
-    lines, seen = [], set()
+    # The process's entry point first: callgrind starts counting after it.
+    lines, seen = ["*crt1.o(.text .text.*)"], set()
     for profile in profiles:
         for name in functions(profile):
             if name.startswith("_ZN"):
@@ -85,9 +91,22 @@ def main():
             elif name.startswith("_R"):
                 entry = f"*(.text.{name} .text.unlikely.{name})"
             elif name in members:
-                entry = f"*libc.a:{members[name]}(.text .text.*)"
+                # glibc picks a string function's variant for the CPU at start (ifunc):
+                # valgrind's CPU gets another than the machines the binary runs on, so
+                # every variant goes in (`strlen-avx2.o`, `strlen-evex.o`, ...).
+                member = members[name]
+                family = re.match(r"^([a-z0-9_]+)-(sse|avx|evex)", member)
+                if family:
+                    entry = f"*libc.a:{family.group(1)}-*.o(.text .text.*)"
+                else:
+                    entry = f"*libc.a:{member}(.text .text.*)"
+            elif name in CRT:
+                entry = f"*{CRT[name]}(.text .text.*)"
+            elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.$]*", name):
+                # Unmangled functions of the binary itself (`main`, the allocator shims).
+                entry = f"*(.text.{name} .text.unlikely.{name})"
             else:
-                continue
+                continue  # callgrind's own labels: `(below main)`, `0x...`
             if re.search(r"[^A-Za-z0-9_.$*:()\- ]", entry):
                 continue  # not a name a linker script can hold unquoted (quoting disables globs)
             if entry not in seen:
