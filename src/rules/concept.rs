@@ -90,6 +90,10 @@ declare_rules! {
     ///
     /// ## Why
     /// A single number shows at a glance how much of the concept made it into the ADR.
+    ///
+    /// ## Fix
+    /// Nothing to fix: it is information. Raise the share by carrying the concept's missing
+    /// sections into the ADR (`concept-section-missing` names them).
     pub const COVERAGE {
         id: "concept-coverage",
         severity: Info,

@@ -17,6 +17,9 @@ declare_rules! {
     /// ## Why
     /// adr-tools and MADR tooling list ADRs by their title heading; Nygard's format numbers it.
     ///
+    /// ## Fix
+    /// Start the document with a `# ` heading that matches `document.title_pattern`.
+    ///
     /// ## Example
     /// ```markdown
     /// # 12. Use PostgreSQL for the audit log

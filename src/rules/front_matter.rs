@@ -13,6 +13,9 @@ declare_rules! {
     /// ## Why
     /// adr_id, title, status and files live there; without it no other metadata check can run.
     ///
+    /// ## Fix
+    /// Start the file with the front matter between two `---` lines, as in the example.
+    ///
     /// ## Example
     /// ```yaml
     /// ---
@@ -83,6 +86,9 @@ declare_rules! {
     /// ## Why
     /// The index, next-number, finalize and every reviewer rely on them.
     ///
+    /// ## Fix
+    /// Add the missing field to the front matter, as in the example.
+    ///
     /// ## Example
     /// ```yaml
     /// adr_id: "038"
@@ -123,6 +129,9 @@ declare_rules! {
     /// ## Why
     /// The file-reference checks and the implementation phases read them; an ADR that names no
     /// files cannot be checked against the repository.
+    ///
+    /// ## Fix
+    /// Write `files:` as a map with `create`, `modify` and `docs` lists (an empty list is `[]`).
     ///
     /// ## Example
     /// ```yaml

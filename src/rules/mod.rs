@@ -344,7 +344,7 @@ mod tests {
                 "{}",
                 rule.id
             );
-            for section in ["What it does", "Why"] {
+            for section in ["What it does", "Why", "Fix"] {
                 assert!(
                     rule.doc.has_section(section),
                     "{} lacks the section {section}",

@@ -62,6 +62,9 @@ declare_rules! {
     /// ## Why
     /// Criteria must be checkable; prose cannot be ticked off.
     ///
+    /// ## Fix
+    /// Write each criterion as a task-list item under the acceptance criteria heading.
+    ///
     /// ## Example
     /// ```markdown
     /// ## Akzeptanzkriterien
