@@ -431,6 +431,22 @@ fn pypi_wheel_installs_the_command_into_a_venv() {
             && Path::new(name).extension() == Some(OsStr::new("whl")),
         "{name}"
     );
+    // PyPI's project page is the README in METADATA: its links lead into the repository.
+    let metadata = Command::new(&python)
+        .arg("-c")
+        .arg(
+            "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); \
+             sys.stdout.write(z.read([n for n in z.namelist() if n.endswith('.dist-info/METADATA')][0]).decode())",
+        )
+        .arg(&wheel)
+        .output()
+        .unwrap();
+    let metadata = String::from_utf8_lossy(&metadata.stdout).into_owned();
+    assert!(
+        metadata.contains("](https://github.com/helix-gate/helix-gate/blob/main/docs/src/")
+            && !metadata.contains("](docs/"),
+        "{metadata}"
+    );
     let scratch = tempfile::tempdir().unwrap();
     let s = scratch.path();
     let venv = s.join("venv");
