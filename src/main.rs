@@ -13,10 +13,10 @@
 //! runtime does not flush stdout at exit here: every printer flushes, and `main` flushes
 //! once more.
 
-#![no_main]
+// Under `cargo test` the test harness brings its own `main`.
+#![cfg_attr(not(test), no_main)]
 
-use clap::Parser;
-
+#[cfg(not(test))]
 #[expect(unsafe_code, reason = "the C entry point must have an unmangled name")]
 #[unsafe(no_mangle)]
 extern "C" fn main(
@@ -31,7 +31,7 @@ extern "C" fn main(
 
 /// What std's runtime does before a Rust `main` that helix-gate relies on (see the module
 /// doc): standard descriptors that are closed point at `/dev/null`, SIGPIPE is ignored.
-#[cfg(unix)]
+#[cfg(all(unix, not(test)))]
 #[expect(unsafe_code, reason = "std has no safe poll or signal disposition")]
 fn startup() {
     let mut fds = [0, 1, 2].map(|fd| libc::pollfd {
@@ -55,10 +55,11 @@ fn startup() {
     }
 }
 
-#[cfg(not(unix))]
+#[cfg(all(not(unix), not(test)))]
 fn startup() {}
 
 /// The command line's exit code.
+#[cfg(not(test))]
 fn run() -> u8 {
     // `helix-gate hook` runs on every matching tool call: skip building the whole
     // CLI definition for it (flags such as --help still go through clap).
@@ -69,7 +70,7 @@ fn run() -> u8 {
             return helix_gate::cli::run_hook(user_scope, agent).code();
         }
     }
-    let cli = helix_gate::cli::Cli::parse();
+    let cli = <helix_gate::cli::Cli as clap::Parser>::parse();
     match helix_gate::cli::run(cli) {
         Ok(status) => status.code(),
         Err(err) => {
@@ -117,4 +118,43 @@ fn hook_flags(args: &[String]) -> Option<(bool, helix_gate::cli::AgentArg)> {
         }
     }
     Some((user_scope, agent))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hook_flags;
+    use helix_gate::cli::AgentArg;
+
+    fn flags(args: &[&str]) -> Option<(bool, AgentArg)> {
+        hook_flags(&args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn the_forms_the_installers_write_are_read_without_clap() {
+        assert_eq!(flags(&[]), Some((false, AgentArg::Claude)));
+        assert_eq!(flags(&["--scope", "user"]), Some((true, AgentArg::Claude)));
+        assert_eq!(flags(&["--scope=project"]), Some((false, AgentArg::Claude)));
+        assert_eq!(
+            flags(&["--agent", "codex", "--scope=user"]),
+            Some((true, AgentArg::Codex))
+        );
+        // An event label (the installers add one for readability) is ignored.
+        assert_eq!(
+            flags(&["--agent=gemini", "PostToolUse"]),
+            Some((false, AgentArg::Gemini))
+        );
+    }
+
+    #[test]
+    fn anything_else_goes_to_clap() {
+        for args in [
+            &["--help"][..],
+            &["--scope", "everyone"],
+            &["--agent", "vim"],
+            &["--scope"],
+            &["-x"],
+        ] {
+            assert_eq!(flags(args), None, "{args:?}");
+        }
+    }
 }
