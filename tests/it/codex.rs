@@ -17,28 +17,13 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
+use crate::support::agents::{
+    MISSING, NO_APPROVAL, bad, good, log, repository, verdicts, with_stdin,
+};
 use crate::support::cli::*;
 use crate::support::codex::{AppServer, CodexHome, exec, require_codex};
 use crate::support::fake_responses::{FakeResponses, Item, Request};
 use crate::support::repo::ScratchRepo;
-
-/// Turns the reviewer off: these tests are about the deterministic gate.
-const NO_APPROVAL: &str = "approvals:\n  adr:\n    enabled: false\n";
-
-/// The finding a broken ADR ([`bad`]) produces.
-const MISSING: &str = "required section \"Dokumentation\" is missing";
-
-/// The passing fixture, numbered `number`.
-fn good(number: &str) -> String {
-    good_adr()
-        .replace("adr_id: \"001\"", &format!("adr_id: \"{number}\""))
-        .replace("# ADR-001:", &format!("# ADR-{number}:"))
-}
-
-/// The passing fixture without its `Dokumentation` section.
-fn bad(number: &str) -> String {
-    good(number).replace("## Dokumentation", "## Notizen")
-}
 
 /// An `apply_patch` input that adds `rel` with `content`.
 fn add_file(rel: &str, content: &str) -> String {
@@ -63,30 +48,13 @@ fn helix(home: &CodexHome, cwd: &Path, args: &[&str], stdin: &str) -> Output {
     let mut command = Command::new(bin());
     command.args(args).current_dir(cwd);
     home.isolate(&mut command);
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run helix-gate");
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
-}
-
-/// A committed repository with the fixture's dependency and the reviewer off.
-fn repository() -> ScratchRepo {
-    let repo = ScratchRepo::new();
-    repo.write("src/lib.rs", "");
-    repo.write("config/approvals.yaml", NO_APPROVAL);
-    repo.write("adr/.gitkeep", "");
-    repo.commit_all("a repository with ADRs");
-    repo
+    with_stdin(&mut command, stdin)
 }
 
 /// A repository with the hook installed by `helix-gate install codex`, its
 /// review recorded and the project trusted, and a Codex home pointing at `api`.
 fn installed(api: &FakeResponses) -> (ScratchRepo, CodexHome) {
-    let repo = repository();
+    let repo = repository(false);
     let home = CodexHome::new(&api.base_url());
     let out = helix(
         &home,
@@ -97,23 +65,6 @@ fn installed(api: &FakeResponses) -> (ScratchRepo, CodexHome) {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     repo.commit_all("helix-gate installed for Codex");
     (repo, home)
-}
-
-fn log(repo: &ScratchRepo) -> Vec<Value> {
-    repo.read(".helix-gate/log.jsonl")
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-/// Verdicts logged for `target`, in order.
-fn verdicts(repo: &ScratchRepo, target: &str) -> Vec<String> {
-    log(repo)
-        .iter()
-        .filter(|l| l["target"] == target)
-        .map(|l| l["verdict"].as_str().unwrap_or("").to_owned())
-        .collect()
 }
 
 /// Every request, printed for a failing assertion.
@@ -194,7 +145,7 @@ fn patch_event(root: &Path, event: &str, patch: &str) -> Value {
 
 #[test]
 fn every_codex_answer_fits_codexs_schema_from_a_save_to_the_escalation() {
-    let repo = repository();
+    let repo = repository(false);
     let root = repo.path();
     let home = CodexHome::new("http://127.0.0.1:9/v1");
     let rel = "adr/040-x.md";
@@ -268,7 +219,7 @@ fn every_codex_answer_fits_codexs_schema_from_a_save_to_the_escalation() {
 
 #[test]
 fn codex_writes_of_protected_files_are_refused_because_codex_cannot_ask() {
-    let repo = repository();
+    let repo = repository(false);
     let root = repo.path();
     let home = CodexHome::new("http://127.0.0.1:9/v1");
     let config_patch = "*** Begin Patch\n*** Update File: config/approvals.yaml\n@@\n-    enabled: false\n+    enabled: true\n*** End Patch\n";
@@ -321,7 +272,7 @@ fn codex_writes_of_protected_files_are_refused_because_codex_cannot_ask() {
 
 #[test]
 fn a_patch_with_several_files_checks_each_adr_and_skips_a_deleted_one() {
-    let repo = repository();
+    let repo = repository(false);
     let root = repo.path();
     repo.write("adr/001-old.md", good("001"));
     repo.commit_all("an ADR");
@@ -371,8 +322,8 @@ fn a_patch_with_several_files_checks_each_adr_and_skips_a_deleted_one() {
 
 #[test]
 fn a_claude_project_dir_inherited_by_codex_does_not_redirect_it() {
-    let repo = repository();
-    let other = repository();
+    let repo = repository(false);
+    let other = repository(false);
     let home = CodexHome::new("http://127.0.0.1:9/v1");
     let rel = "adr/045-x.md";
     repo.write(rel, bad("045"));
@@ -408,7 +359,7 @@ fn a_claude_project_dir_inherited_by_codex_does_not_redirect_it() {
 #[test]
 fn any_patch_gets_an_answer_codex_accepts_exit_0() {
     use proptest::prelude::*;
-    let repo = repository();
+    let repo = repository(false);
     repo.write("adr/001-x.md", bad("001"));
     let root = repo.path().to_path_buf();
     let home = CodexHome::new("http://127.0.0.1:9/v1");
@@ -455,7 +406,7 @@ fn any_patch_gets_an_answer_codex_accepts_exit_0() {
 
 #[test]
 fn install_codex_says_what_codex_still_needs_and_changes_nothing_else() {
-    let repo = repository();
+    let repo = repository(false);
     let home = CodexHome::new("http://127.0.0.1:9/v1");
     let before = home.config();
     std::fs::create_dir_all(repo.join(".codex")).unwrap();
@@ -865,7 +816,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 /// resolved).
 #[test]
 fn install_codex_for_the_user_creates_codex_home() {
-    let repo = repository();
+    let repo = repository(false);
     let home = tempfile::tempdir().unwrap();
     let out = crate::support::cli::isolated(bin(), repo.path())
         .args(["install", "codex", "--scope", "user"])

@@ -14,53 +14,22 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
+use crate::support::agents::{MISSING, bad, good, repository, verdicts, with_stdin};
 use crate::support::cli::*;
 use crate::support::copilot::{CopilotHome, require_copilot, run};
 use crate::support::fake_chat::{FakeChat, Reply, Request};
 use crate::support::repo::ScratchRepo;
 
-const NO_APPROVAL: &str = "approvals:\n  adr:\n    enabled: false\n";
-const MISSING: &str = "required section \"Dokumentation\" is missing";
 const REL: &str = "adr/040-x.md";
-
-fn good(number: &str) -> String {
-    good_adr()
-        .replace("adr_id: \"001\"", &format!("adr_id: \"{number}\""))
-        .replace("# ADR-001:", &format!("# ADR-{number}:"))
-}
-
-fn bad(number: &str) -> String {
-    good(number).replace("## Dokumentation", "## Notizen")
-}
-
-fn repository() -> ScratchRepo {
-    let repo = ScratchRepo::new();
-    repo.write("src/lib.rs", "");
-    repo.write("config/approvals.yaml", NO_APPROVAL);
-    repo.write("config/helix-gate.yaml", "");
-    repo.write("adr/.gitkeep", "");
-    repo.commit_all("a repository with ADRs");
-    repo
-}
 
 fn helix(home: &CopilotHome, cwd: &Path, args: &[&str], stdin: &str) -> Output {
     let mut command = home.command(bin(), cwd);
     command.args(args);
-    let mut child = command
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run helix-gate");
-    {
-        use std::io::Write as _;
-        let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    }
-    child.wait_with_output().unwrap()
+    with_stdin(&mut command, stdin)
 }
 
 fn installed(api: &FakeChat, args: &[&str]) -> (ScratchRepo, CopilotHome) {
-    let repo = repository();
+    let repo = repository(true);
     let home = CopilotHome::new(&api.base_url());
     let mut command = vec!["install", "copilot"];
     command.extend_from_slice(args);
@@ -68,16 +37,6 @@ fn installed(api: &FakeChat, args: &[&str]) -> (ScratchRepo, CopilotHome) {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     repo.commit_all("helix-gate installed for Copilot");
     (repo, home)
-}
-
-fn verdicts(repo: &ScratchRepo, target: &str) -> Vec<String> {
-    repo.read(".helix-gate/log.jsonl")
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|l| l["target"] == target)
-        .map(|l| l["verdict"].as_str().unwrap_or("").to_owned())
-        .collect()
 }
 
 fn dump(requests: &[Request]) -> String {
@@ -97,7 +56,7 @@ fn says(request: &Request, role: &str, text: &str) -> bool {
 
 #[test]
 fn copilot_answers_in_its_own_fields() {
-    let repo = repository();
+    let repo = repository(true);
     let root = repo.path();
     let home = CopilotHome::new("http://127.0.0.1:9/v1");
     let hook = |event: Value| {
@@ -137,7 +96,7 @@ fn copilot_answers_in_its_own_fields() {
 
 #[test]
 fn install_copilot_writes_its_own_file_and_uninstall_removes_it() {
-    let repo = repository();
+    let repo = repository(true);
     let home = CopilotHome::new("http://127.0.0.1:9/v1");
     let out = helix(&home, repo.path(), &["install", "copilot"], "");
     assert_eq!(code(&out), 0, "{}", stderr(&out));

@@ -13,58 +13,24 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
+use crate::support::agents::{MISSING, bad, good, repository, verdicts, with_stdin};
 use crate::support::cli::*;
 use crate::support::fake_gemini::{FakeGemini, Request, call, text};
 use crate::support::gemini::{GeminiHome, require_gemini, run};
 use crate::support::repo::ScratchRepo;
 
-/// Turns the reviewer off: these tests are about the deterministic gate.
-const NO_APPROVAL: &str = "approvals:\n  adr:\n    enabled: false\n";
-/// The finding a broken ADR ([`bad`]) produces.
-const MISSING: &str = "required section \"Dokumentation\" is missing";
 const REL: &str = "adr/040-x.md";
-
-fn good(number: &str) -> String {
-    good_adr()
-        .replace("adr_id: \"001\"", &format!("adr_id: \"{number}\""))
-        .replace("# ADR-001:", &format!("# ADR-{number}:"))
-}
-
-fn bad(number: &str) -> String {
-    good(number).replace("## Dokumentation", "## Notizen")
-}
-
-/// A committed repository that opted in, with the reviewer off.
-fn repository() -> ScratchRepo {
-    let repo = ScratchRepo::new();
-    repo.write("src/lib.rs", "");
-    repo.write("config/approvals.yaml", NO_APPROVAL);
-    repo.write("config/helix-gate.yaml", "");
-    repo.write("adr/.gitkeep", "");
-    repo.commit_all("a repository with ADRs");
-    repo
-}
 
 /// helix-gate in `cwd` with Gemini's `HOME`, `stdin` on its stdin.
 fn helix(home: &GeminiHome, cwd: &Path, args: &[&str], stdin: &str) -> Output {
     let mut command = home.command(bin(), cwd);
     command.args(args);
-    let mut child = command
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run helix-gate");
-    {
-        use std::io::Write as _;
-        let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    }
-    child.wait_with_output().unwrap()
+    with_stdin(&mut command, stdin)
 }
 
 /// The repository with the hook installed by `install gemini [args]`.
 fn installed(api: &FakeGemini, args: &[&str]) -> (ScratchRepo, GeminiHome) {
-    let repo = repository();
+    let repo = repository(true);
     let home = GeminiHome::new(&api.base_url());
     let mut command = vec!["install", "gemini"];
     command.extend_from_slice(args);
@@ -72,16 +38,6 @@ fn installed(api: &FakeGemini, args: &[&str]) -> (ScratchRepo, GeminiHome) {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     repo.commit_all("helix-gate installed for Gemini");
     (repo, home)
-}
-
-fn verdicts(repo: &ScratchRepo, target: &str) -> Vec<String> {
-    repo.read(".helix-gate/log.jsonl")
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|l| l["target"] == target)
-        .map(|l| l["verdict"].as_str().unwrap_or("").to_owned())
-        .collect()
 }
 
 fn dump(requests: &[Request]) -> String {
@@ -96,7 +52,7 @@ fn dump(requests: &[Request]) -> String {
 
 #[test]
 fn gemini_answers_deny_with_the_reason_and_never_blocks_a_prompt() {
-    let repo = repository();
+    let repo = repository(true);
     let root = repo.path();
     let home = GeminiHome::new("http://127.0.0.1:9");
     let hook = |event: Value| {
@@ -152,7 +108,7 @@ fn gemini_answers_deny_with_the_reason_and_never_blocks_a_prompt() {
 
 #[test]
 fn install_gemini_merges_into_the_users_settings_and_uninstall_removes_only_that() {
-    let repo = repository();
+    let repo = repository(true);
     let home = GeminiHome::new("http://127.0.0.1:9");
     let before: Value = serde_json::from_str(&home.settings()).unwrap();
     let out = helix(

@@ -23,12 +23,15 @@
 //!   by `scripts/install-gemini.sh`) against a fake Gemini API.
 //! * [`fake_chat`], [`copilot`]: the same for GitHub Copilot CLI (`copilot -p`,
 //!   pinned by `scripts/install-copilot.sh`) against a fake Chat Completions API.
+//! * [`agents`]: what the Codex, Gemini and Copilot CLI tests share (numbered
+//!   fixtures, a repository with the reviewer off, the decision log).
 //!
 //! Each integration test crate declares `mod support;` and uses a subset.
 #![allow(dead_code)]
 // Test code: failing loudly with a message is the desired behaviour.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub(crate) mod agents;
 pub(crate) mod claude;
 pub(crate) mod cli;
 pub(crate) mod codex;
