@@ -108,6 +108,15 @@ pub(super) fn home() -> anyhow::Result<PathBuf> {
     Ok(PathBuf::from(home))
 }
 
+/// An agent's folder of user configuration: the environment variable `var` when
+/// set (`CODEX_HOME`, `COPILOT_HOME`), else `folder` in the home directory.
+pub(super) fn agent_home(var: &str, folder: &str) -> anyhow::Result<PathBuf> {
+    match crate::env::var(var) {
+        Some(dir) => Ok(crate::paths::absolute(Path::new(&dir))),
+        None => Ok(home()?.join(folder)),
+    }
+}
+
 /// The folder the settings file of `scope`, and the file a symbolic link there
 /// points to, must stay in: the project, or the home directory for user settings.
 fn allowed_area(root: &Path, scope: Scope) -> anyhow::Result<Area> {

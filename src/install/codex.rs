@@ -84,10 +84,7 @@ pub const HOOK_ENTRIES: [HookEntry; 5] = [
 
 /// Codex's folder of user configuration: `$CODEX_HOME`, else `~/.codex`.
 pub fn codex_home() -> anyhow::Result<PathBuf> {
-    if let Some(dir) = crate::env::var(crate::env::CODEX_HOME) {
-        return Ok(crate::paths::absolute(Path::new(&dir)));
-    }
-    Ok(claude::home()?.join(".codex"))
+    claude::agent_home(crate::env::CODEX_HOME, ".codex")
 }
 
 /// The user `config.toml` (project trust, hook reviews).

@@ -81,10 +81,7 @@ pub const HOOK_ENTRIES: [HookEntry; 6] = [
 
 /// Copilot's folder of user configuration: `$COPILOT_HOME`, else `~/.copilot`.
 pub fn copilot_home() -> anyhow::Result<PathBuf> {
-    if let Some(dir) = crate::env::var(crate::env::COPILOT_HOME) {
-        return Ok(crate::paths::absolute(Path::new(&dir)));
-    }
-    Ok(claude::home()?.join(".copilot"))
+    claude::agent_home(crate::env::COPILOT_HOME, ".copilot")
 }
 
 /// The hooks file of `scope`.

@@ -317,6 +317,28 @@ pub fn codex_report(root: &Path, opted_in: bool) -> Vec<Line> {
     lines
 }
 
+/// The events helix-gate is registered for in one hooks file (joined for a line)
+/// and whether that registration is user-scoped; `None` with the line that says
+/// why not (nothing registered, or a file that cannot be read) added to `lines`.
+fn registered(
+    found: Result<Option<(Vec<String>, bool)>, String>,
+    name: &str,
+    shown: &str,
+    lines: &mut Vec<Line>,
+) -> Option<(String, bool)> {
+    match found {
+        Ok(Some((events, user_scope))) => Some((events.join(", "), user_scope)),
+        Ok(None) => {
+            lines.push(Line::ok(format!("{name}: {shown}: not registered")));
+            None
+        }
+        Err(why) => {
+            lines.push(Line::warning(format!("{name}: {shown}: {why}")));
+            None
+        }
+    }
+}
+
 /// The Gemini CLI part of `doctor`: helix-gate's registrations in
 /// `<repo>/.gemini/settings.json` and `~/.gemini/settings.json`, and whether
 /// Gemini trusts the repository (it ignores an untrusted folder's settings).
@@ -333,19 +355,12 @@ pub fn gemini_report(root: &Path, opted_in: bool) -> Vec<Line> {
             gemini::Scope::Project => ("project", gemini::PROJECT_SETTINGS),
             gemini::Scope::User => ("user", "~/.gemini/settings.json"),
         };
-        let (events, user_scope) = match gemini::registered_events(&path) {
-            Ok(Some(found)) => found,
-            Ok(None) => {
-                lines.push(Line::ok(format!("{name}: {shown}: not registered")));
-                continue;
-            }
-            Err(why) => {
-                lines.push(Line::warning(format!("{name}: {shown}: {why}")));
-                continue;
-            }
+        let Some((events, user_scope)) =
+            registered(gemini::registered_events(&path), name, shown, &mut lines)
+        else {
+            continue;
         };
         any = true;
-        let events = events.join(", ");
         lines.push(match scope {
             gemini::Scope::Project => match gemini::folder_trusted(root) {
                 Some(true) => Line::ok(format!(
@@ -389,19 +404,12 @@ pub fn copilot_report(root: &Path, opted_in: bool) -> Vec<Line> {
             copilot::Scope::Project => ("project", copilot::PROJECT_HOOKS),
             copilot::Scope::User => ("user", "~/.copilot/hooks/helix-gate.json"),
         };
-        let (events, user_scope) = match copilot::registered_events(&path) {
-            Ok(Some(found)) => found,
-            Ok(None) => {
-                lines.push(Line::ok(format!("{name}: {shown}: not registered")));
-                continue;
-            }
-            Err(why) => {
-                lines.push(Line::warning(format!("{name}: {shown}: {why}")));
-                continue;
-            }
+        let Some((events, user_scope)) =
+            registered(copilot::registered_events(&path), name, shown, &mut lines)
+        else {
+            continue;
         };
         any = true;
-        let events = events.join(", ");
         lines.push(match scope {
             copilot::Scope::Project => Line::ok(format!(
                 "{name}: {shown}: registered ({events}); Copilot loads it once the folder is trusted (`copilot -p`: trusted, or GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true)"
