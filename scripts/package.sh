@@ -164,30 +164,28 @@ with zipfile.ZipFile(wheel) as z:
     if len(names) != 1 or z.read(names[0]) != open(built, "rb").read():
         sys.exit(f"error: {wheel} does not carry {built} ({names})")
 EOF
-    # The project page on PyPI shows the README from the wheel's METADATA: its links into
-    # the repository become absolute there too (readme_into), and RECORD gets the new hash.
-    python3 - "${wheels[0]}" << 'EOF'
-import base64, hashlib, re, sys, zipfile
-wheel = sys.argv[1]
+    # The project page on PyPI shows the README from the wheel's METADATA: the README there
+    # becomes the one with absolute links (readme_into), and RECORD gets the new hash.
+    readme_into "$dir"
+    python3 - "${wheels[0]}" README.md "$dir/README.md" << 'EOF'
+import base64, hashlib, sys, zipfile
+wheel, readme, absolute = sys.argv[1], open(sys.argv[2]).read(), open(sys.argv[3]).read()
 with zipfile.ZipFile(wheel) as z:
     entries = [(info, z.read(info)) for info in z.infolist()]
-fix = lambda text: re.sub(
-    r"\]\((docs/[^)]*|CHANGELOG\.md|LICENSE|CONTRIBUTING\.md)\)",
-    r"](https://github.com/helix-gate/helix-gate/blob/main/\1)", text)
-digest = lambda data: "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-out = []
-for info, data in entries:
-    if info.filename.endswith(".dist-info/METADATA"):
-        data = fix(data.decode()).encode()
-        metadata = (info.filename, data)
-    out.append((info, data))
-name, data = metadata
-out = [(info, b"".join(
-    (f"{name},{digest(data)},{len(data)}\n".encode() if line.startswith(name.encode() + b",") else line)
-    for line in body.splitlines(keepends=True)) if info.filename.endswith(".dist-info/RECORD") else body)
-    for info, body in out]
+metadata = next(info.filename for info, _ in entries if info.filename.endswith(".dist-info/METADATA"))
+def digest(data):
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 with zipfile.ZipFile(wheel, "w") as z:
-    for info, data in out:
+    for info, data in entries:
+        if info.filename == metadata:
+            text = data.decode()
+            if readme not in text:
+                sys.exit(f"error: {metadata} does not carry README.md")
+            data = text.replace(readme, absolute).encode()
+            record_line = f"{metadata},{digest(data)},{len(data)}\n".encode()
+        elif info.filename.endswith(".dist-info/RECORD"):
+            data = b"".join(record_line if line.startswith(metadata.encode() + b",") else line
+                            for line in data.splitlines(keepends=True))
         z.writestr(info, data)
 EOF
     artifact="$out/$(basename "${wheels[0]}")"
