@@ -210,24 +210,6 @@ fn every_subcommand_of_help_is_in_the_docs() {
     );
 }
 
-/// Dotted paths of every property in a JSON Schema (`$ref`s into `definitions` followed).
-fn keys(schema: &Value, node: &Value, prefix: &str, out: &mut BTreeSet<String>) {
-    let node = match node.get("$ref").and_then(Value::as_str) {
-        Some(r) => &schema["definitions"][r.rsplit('/').next().unwrap()],
-        None => node,
-    };
-    for combinator in ["anyOf", "allOf", "oneOf"] {
-        for branch in node[combinator].as_array().into_iter().flatten() {
-            keys(schema, branch, prefix, out);
-        }
-    }
-    for (name, sub) in node["properties"].as_object().into_iter().flatten() {
-        let path = format!("{prefix}{name}");
-        keys(schema, sub, &format!("{path}."), out);
-        out.insert(path);
-    }
-}
-
 #[test]
 fn every_key_of_the_config_files_is_in_the_docs() {
     let text = docs();
@@ -236,8 +218,7 @@ fn every_key_of_the_config_files_is_in_the_docs() {
         let out = run(&manifest_dir(), &["schema", name]);
         assert_eq!(code(&out), 0);
         let schema: Value = serde_json::from_str(&stdout(&out)).unwrap();
-        let mut all = BTreeSet::new();
-        keys(&schema, &schema, "", &mut all);
+        let all: BTreeSet<String> = crate::support::schema::keys(&schema).into_iter().collect();
         assert!(all.len() >= 10, "{name}: {all:?}");
         missing.extend(
             all.into_iter()

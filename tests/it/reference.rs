@@ -93,25 +93,6 @@ fn every_subcommand_of_help_has_its_section() {
     }
 }
 
-/// Dotted paths of every property of a JSON Schema, `$ref`s followed (as
-/// `tests/it/readme.rs` walks them for the README).
-fn schema_keys(schema: &Value, node: &Value, prefix: &str, out: &mut Vec<String>) {
-    let node = match node.get("$ref").and_then(Value::as_str) {
-        Some(r) => &schema["definitions"][r.rsplit('/').next().unwrap()],
-        None => node,
-    };
-    for combinator in ["anyOf", "allOf", "oneOf"] {
-        for branch in node[combinator].as_array().into_iter().flatten() {
-            schema_keys(schema, branch, prefix, out);
-        }
-    }
-    for (name, sub) in node["properties"].as_object().into_iter().flatten() {
-        let path = format!("{prefix}{name}");
-        schema_keys(schema, sub, &format!("{path}."), out);
-        out.push(path);
-    }
-}
-
 #[test]
 fn every_key_of_the_config_files_has_a_row() {
     let text = page("configuration.md");
@@ -127,8 +108,7 @@ fn every_key_of_the_config_files_has_a_row() {
         let out = run(&manifest_dir(), &["schema", name]);
         assert_eq!(code(&out), 0);
         let schema: Value = serde_json::from_str(&stdout(&out)).unwrap();
-        let mut keys = Vec::new();
-        schema_keys(&schema, &schema, "", &mut keys);
+        let keys = crate::support::schema::keys(&schema);
         assert!(keys.len() >= 10, "{name}: {keys:?}");
         let section = &text[text.find(&format!("## {file}")).unwrap()..];
         missing.extend(

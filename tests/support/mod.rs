@@ -23,6 +23,7 @@
 //!   by `scripts/install-gemini.sh`) against a fake Gemini API.
 //! * [`fake_chat`], [`copilot`]: the same for GitHub Copilot CLI (`copilot -p`,
 //!   pinned by `scripts/install-copilot.sh`) against a fake Chat Completions API.
+//! * [`schema`]: the keys a configuration file's JSON Schema describes.
 //! * [`agents`]: what the Codex, Gemini and Copilot CLI tests share (numbered
 //!   fixtures, a repository with the reviewer off, the decision log).
 //!
@@ -47,3 +48,4 @@ pub(crate) mod mcp;
 pub(crate) mod plugin;
 pub(crate) mod procs;
 pub(crate) mod repo;
+pub(crate) mod schema;
