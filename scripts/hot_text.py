@@ -20,9 +20,6 @@ import re
 import subprocess
 import sys
 
-# The C run-time's start files: callgrind names their functions, `nm` on libc.a does not.
-CRT = {"_init": "crti.o", "_fini": "crti.o"}
-
 FN = re.compile(r"^c?fn=\((\d+)\)(?: (.*))?$")
 
 
@@ -100,8 +97,6 @@ def main():
                     entry = f"*libc.a:{family.group(1)}-*.o(.text .text.*)"
                 else:
                     entry = f"*libc.a:{member}(.text .text.*)"
-            elif name in CRT:
-                entry = f"*{CRT[name]}(.text .text.*)"
             elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.$]*", name):
                 # Unmangled functions of the binary itself (`main`, the allocator shims).
                 entry = f"*(.text.{name} .text.unlikely.{name})"

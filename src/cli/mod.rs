@@ -47,12 +47,6 @@ impl ExitStatus {
     }
 }
 
-impl From<ExitStatus> for std::process::ExitCode {
-    fn from(status: ExitStatus) -> Self {
-        std::process::ExitCode::from(status.code())
-    }
-}
-
 #[derive(Debug, Parser)]
 #[command(
     name = "helix-gate",
