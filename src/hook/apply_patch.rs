@@ -60,7 +60,7 @@ pub(super) fn pre_tool_use(
 
 /// One refusal for the refused paths of a call: a deny when any of them is
 /// denied, else the question to the person; every reason, every log record.
-fn refuse_all(refusals: Vec<Ruling>) -> Ruling {
+pub(super) fn refuse_all(refusals: Vec<Ruling>) -> Ruling {
     let mut reasons: Vec<String> = Vec::new();
     let mut denied = false;
     let mut decisions = Vec::new();

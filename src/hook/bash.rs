@@ -2,9 +2,13 @@
 //! files, just as well as the write tools.
 //!
 //! - `PreToolUse`: a command that plainly writes, moves or deletes
-//!   helix-gate's configuration is put to the person, one that does so to
-//!   `.helix-gate/` is refused ([`super::shell::written`]). Everything else
-//!   runs.
+//!   helix-gate's configuration (also by git's own `mv`, `rm`, `checkout`,
+//!   `restore`, or Codex's `apply_patch <<'EOF'`), an agent's registration of
+//!   the hook, git's pre-commit hook or helix-gate's per-user state
+//!   ([`super::guarded`]), or that skips the pre-commit hook
+//!   (`git commit --no-verify`, `core.hooksPath`), is put to the person; one
+//!   that does so to `.helix-gate/` is refused ([`super::shell::written`]).
+//!   Everything else runs.
 //! - `PostToolUse` and `PostToolUseFailure` (a failing command may have written
 //!   all the same): the files the command may have changed are compared with
 //!   what the session last saw ([`changes::changed_since_seen`], a `stat`
@@ -19,8 +23,8 @@ use super::event::HookEvent;
 use super::policy::{InfraError, load_engine, load_settings, need_session};
 use super::ruling::{Ruling, count, session_id};
 use super::shell;
-use super::tool_use::{DATA_DIR_WHY, ask_config, charged_answer, count_write, refuse_data};
-use super::{baseline, changes};
+use super::tool_use::{self, DATA_DIR_WHY, ask_config, charged_answer, count_write, refuse_data};
+use super::{baseline, changes, guarded};
 use crate::config::protected;
 use crate::diagnostic::Severity;
 use crate::fs::data_dir;
@@ -45,39 +49,73 @@ fn in_repository(root: &Path, dir: &Path, word: &str) -> Option<String> {
 }
 
 /// `PreToolUse` on Bash: refuse a plain write into `.helix-gate/`, ask the
-/// person about a plain write of the configuration; silence otherwise.
+/// person about a plain write of the configuration or of what
+/// [`super::guarded`] guards (an agent's registration, git's pre-commit hook,
+/// helix-gate's per-user state), and about a command that skips the
+/// pre-commit hook; silence otherwise.
 pub(super) fn pre_tool_use(event: &HookEvent, root: &Path) -> Ruling {
     let Some(command) = event.command.as_deref() else {
         return Ruling::default();
     };
     let dir = command_dir(event, root);
+    if let Some(ruling) = patch_command(event, root, &dir, command) {
+        return ruling;
+    }
     let mut config = None;
-    for word in shell::written(command) {
-        let Some(rel) = in_repository(root, &dir, &word) else {
-            continue;
-        };
-        // `rm -rf config` or `rm -rf .` takes the protected files with it.
-        let contains_protected = |rel: &str| {
-            rel.is_empty()
-                || protected::CONFIG_FILES
-                    .iter()
-                    .any(|f| f.starts_with(&format!("{rel}/")))
-                || protected::APPROVALS_DIR.starts_with(&format!("{rel}/"))
-                || rel == protected::APPROVALS_DIR
-        };
-        if protected::is_data(&rel) || rel.is_empty() {
-            let target = if rel.is_empty() { ".".to_owned() } else { rel };
-            let why = format!(
-                "helix-gate: this command writes, moves or deletes {target}, which holds {}/, {DATA_DIR_WHY}. The command was refused",
-                data_dir::DIR
-            );
-            return refuse_data(target, &why, "shell write");
+    let mut guard = None;
+    let by_tools = shell::written(command).into_iter().map(|w| (w, false));
+    let by_git = shell::git_written(command).into_iter().map(|w| (w, true));
+    for (word, git) in by_tools.chain(by_git) {
+        if let Some(rel) = in_repository(root, &dir, &word) {
+            // `rm -rf config` or `rm -rf .` takes the protected files with it.
+            let contains_protected = |rel: &str| {
+                rel.is_empty()
+                    || protected::CONFIG_FILES
+                        .iter()
+                        .any(|f| f.starts_with(&format!("{rel}/")))
+                    || protected::APPROVALS_DIR.starts_with(&format!("{rel}/"))
+                    || rel == protected::APPROVALS_DIR
+            };
+            // git's file commands change tracked files only: `git restore .`
+            // leaves an untracked `.helix-gate/` alone, but not the configuration.
+            if protected::is_data(&rel) || (rel.is_empty() && !git) {
+                let target = if rel.is_empty() { ".".to_owned() } else { rel };
+                let why = format!(
+                    "helix-gate: this command writes, moves or deletes {target}, which holds {}/, {DATA_DIR_WHY}. The command was refused",
+                    data_dir::DIR
+                );
+                return refuse_data(target, &why, "shell write");
+            }
+            if config.is_none() && (protected::is_config(&rel) || contains_protected(&rel)) {
+                config = Some(if rel.is_empty() { ".".to_owned() } else { rel });
+            }
         }
-        if config.is_none() && (protected::is_config(&rel) || contains_protected(&rel)) {
-            config = Some(rel);
+        if guard.is_none() {
+            guard = guarded::shell_word(root, &dir, &word);
         }
     }
-    config.map_or_else(Ruling::default, |rel| ask_config(&rel, event.agent))
+    if let Some(rel) = config {
+        return ask_config(&rel, event.agent);
+    }
+    guard
+        .or_else(|| shell::skips_hooks(command).map(guarded::Guard::pre_commit_command))
+        .map_or_else(Ruling::default, |guard| guard.ask(event.agent))
+}
+
+/// Codex's `apply_patch` run as a shell command (`apply_patch <<'EOF'`): each
+/// path of the patch decided as by the `apply_patch` tool. `None` when the
+/// command is no such patch, or refuses nothing.
+fn patch_command(event: &HookEvent, root: &Path, dir: &Path, command: &str) -> Option<Ruling> {
+    let (cd, script) = shell::apply_patch_script(command)?;
+    let patch = super::patch::parse(&script).ok()?;
+    let dir = cd.map_or_else(|| dir.to_path_buf(), |cd| paths::absolute(&dir.join(cd)));
+    let refusals = patch
+        .iter()
+        .map(|touched| tool_use::pre_write(root, &dir.join(&touched.path), event.agent))
+        .filter(|ruling| ruling.output.is_some())
+        .collect();
+    let ruling = super::apply_patch::refuse_all(refusals);
+    ruling.output.is_some().then_some(ruling)
 }
 
 /// `PostToolUse` / `PostToolUseFailure` on Bash: check what the command changed.

@@ -26,6 +26,7 @@ mod context;
 pub mod deadline;
 pub mod event;
 mod finalized;
+mod guarded;
 pub mod output;
 pub mod patch;
 mod policy;

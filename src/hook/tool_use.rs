@@ -131,7 +131,8 @@ pub(super) fn pre_tool_use(
 }
 
 /// `PreToolUse` of a write of `path` (absolute): refused inside `.helix-gate/`,
-/// put to the person for helix-gate's configuration, silence otherwise.
+/// put to the person for helix-gate's configuration and what [`super::guarded`]
+/// guards, silence otherwise.
 pub(super) fn pre_write(root: &Path, path: &Path, agent: Agent) -> Ruling {
     let written = Written::resolve(root, path.to_path_buf());
     if !written.in_data_dir() {
@@ -139,7 +140,11 @@ pub(super) fn pre_write(root: &Path, path: &Path, agent: Agent) -> Ruling {
             .into_iter()
             .flatten()
             .find(|rel| crate::config::protected::is_config(rel));
-        return config.map_or_else(Ruling::default, |rel| ask_config(&rel, agent));
+        if let Some(rel) = config {
+            return ask_config(&rel, agent);
+        }
+        return super::guarded::written_file(root, path)
+            .map_or_else(Ruling::default, |guard| guard.ask(agent));
     }
     let target = shown(root, path);
     let why = format!(
@@ -174,30 +179,73 @@ pub(super) fn ask_config(rel: &str, agent: Agent) -> Ruling {
     let what = format!(
         "helix-gate: {rel} is part of helix-gate's configuration, which decides what this session's gate checks; the session's model may not change it on its own."
     );
-    let after = "this session keeps the configuration it started with: a change takes effect in the next session, or once the user runs `helix-gate trust`.";
+    let tell =
+        format!("what you wanted to change in {rel} and why: they can edit the file themselves");
+    ask_person(
+        &Asked {
+            target: rel,
+            what: &what,
+            tell: &tell,
+            after: Some(
+                "this session keeps the configuration it started with: a change takes effect in the next session, or once the user runs `helix-gate trust`.",
+            ),
+            log: "write of helix-gate's configuration",
+        },
+        agent,
+    )
+}
+
+/// A call that only the person may allow: what it changes and what they can do.
+pub(super) struct Asked<'a> {
+    /// What the log names as the target.
+    pub(super) target: &'a str,
+    /// The answer's opening: what is changed, and that the model may not.
+    pub(super) what: &'a str,
+    /// What to tell the person, and what they can do ("what you wanted ... and why: ...").
+    pub(super) tell: &'a str,
+    /// What holds even when the person allows it.
+    pub(super) after: Option<&'a str>,
+    /// The log's note: what kind of change it was.
+    pub(super) log: &'a str,
+}
+
+/// Put a call to the person: `ask` where the agent can ([`Agent::asks_person`]),
+/// otherwise refused with the reason that tells the model to ask them. Every
+/// guarded change (the configuration, an agent's registration, git's
+/// pre-commit hook, helix-gate's per-user state) is answered here.
+pub(super) fn ask_person(asked: &Asked<'_>, agent: Agent) -> Ruling {
+    let Asked {
+        target,
+        what,
+        tell,
+        after,
+        log,
+    } = asked;
     if agent.asks_person() {
+        let after = after.map_or_else(String::new, |a| format!(" Even when they allow it, {a}"));
         return Ruling {
             output: Some(HookOutput::ask(format!(
-                "{what} Ask the user to make this change. Even when they allow it, {after}"
+                "{what} Ask the user to make this change.{after}"
             ))),
             decisions: vec![Decision {
-                target: rel.to_owned(),
+                target: (*target).to_owned(),
                 verdict: Verdict::Block,
-                note: Some("write of helix-gate's configuration: the user is asked".to_owned()),
+                note: Some(format!("{log}: the user is asked")),
                 ..Decision::default()
             }],
         };
     }
+    let after = after.map_or_else(String::new, |a| format!(" Even when they do, {a}"));
     Ruling {
         output: Some(HookOutput::deny(format!(
-            "{what} {} cannot ask the user from a hook, so the change was refused. Tell the user what you wanted to change in {rel} and why: they can edit the file themselves. Even when they do, {after}",
+            "{what} {} cannot ask the user from a hook, so the change was refused. Tell the user {tell}.{after}",
             agent.name()
         ))),
         decisions: vec![Decision {
-            target: rel.to_owned(),
+            target: (*target).to_owned(),
             verdict: Verdict::Block,
             note: Some(format!(
-                "write of helix-gate's configuration refused ({} cannot ask the user)",
+                "{log} refused ({} cannot ask the user)",
                 agent.name()
             )),
             ..Decision::default()
