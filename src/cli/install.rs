@@ -11,6 +11,7 @@ use crate::install::codex_config::{CodexConfig, TRUSTED, project_key};
 use crate::install::copilot;
 use crate::install::gemini;
 use crate::install::git::{self, HOOK, Installed, LOCAL, Uninstalled};
+use crate::install::record;
 
 /// What `install codex` may record for the person in Codex's config.toml, only
 /// when asked (`--trust-hooks`, `--trust-project`).
@@ -127,6 +128,7 @@ fn install_codex(scope: codex::Scope, trust: Trust) -> anyhow::Result<()> {
     let longest = crate::approval::settings(&root)?.longest_enabled_timeout();
     let stop_timeout = claude::stop_timeout_s(longest);
     let installed = codex::install(&root, scope, stop_timeout)?;
+    record::registered(&installed.path);
     let events: Vec<&str> = installed.reviews.iter().map(|r| r.event.as_str()).collect();
     let mut text = format!(
         "helix-gate hook registered for Codex CLI in {} ({}; PreToolUse and PostToolUse on {})\nStop timeout: {stop_timeout} s (from config/approvals.yaml)\n",
@@ -205,6 +207,7 @@ fn install_gemini(scope: gemini::Scope) -> anyhow::Result<()> {
     let longest = crate::approval::settings(&root)?.longest_enabled_timeout();
     let stop_timeout = claude::stop_timeout_s(longest);
     let (path, events) = gemini::install(&root, scope, stop_timeout)?;
+    record::registered(&path);
     let mut text = format!(
         "helix-gate hook registered for Gemini CLI in {} ({}; BeforeTool and AfterTool on {})\nAfterAgent timeout: {} ms (from config/approvals.yaml)\n",
         path.display(),
@@ -240,6 +243,7 @@ fn install_copilot(scope: copilot::Scope) -> anyhow::Result<()> {
     let longest = crate::approval::settings(&root)?.longest_enabled_timeout();
     let stop_timeout = claude::stop_timeout_s(longest);
     let (path, events) = copilot::install(&root, scope, stop_timeout)?;
+    record::registered(&path);
     let mut text = format!(
         "helix-gate hook registered for Copilot CLI in {} ({}; every tool, Copilot has no matcher for them)\nStop timeout: {stop_timeout} s (from config/approvals.yaml)\n",
         path.display(),
@@ -287,6 +291,7 @@ pub(super) fn uninstall(target: InstallTarget, s: Scope) -> anyhow::Result<ExitS
     match target {
         InstallTarget::Codex => {
             let (path, removed, reviews) = codex::uninstall(&current_root(), codex_scope(s)?)?;
+            record::unregistered(&path);
             let mut text = format!(
                 "removed {removed} helix-gate hook(s) from {}\n",
                 path.display()
@@ -308,6 +313,7 @@ pub(super) fn uninstall(target: InstallTarget, s: Scope) -> anyhow::Result<ExitS
         }
         InstallTarget::Copilot => {
             let (path, removed) = copilot::uninstall(&current_root(), copilot_scope(s)?)?;
+            record::unregistered(&path);
             print(&format!(
                 "removed {removed} helix-gate hook(s) from {}\n",
                 path.display()
@@ -315,6 +321,7 @@ pub(super) fn uninstall(target: InstallTarget, s: Scope) -> anyhow::Result<ExitS
         }
         InstallTarget::Gemini => {
             let (path, removed) = gemini::uninstall(&current_root(), gemini_scope(s)?)?;
+            record::unregistered(&path);
             print(&format!(
                 "removed {removed} helix-gate hook(s) from {}\n",
                 path.display()

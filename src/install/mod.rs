@@ -6,4 +6,5 @@ pub mod codex_config;
 pub mod copilot;
 pub mod gemini;
 pub mod git;
+pub mod record;
 pub mod registrations;

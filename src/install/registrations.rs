@@ -251,7 +251,7 @@ pub fn codex_report(root: &Path, opted_in: bool) -> Vec<Line> {
         let Entry::Registered { events, user_scope } = entry else {
             lines.push(match entry {
                 Entry::Unreadable(why) => Line::warning(format!("{name}: {shown}: {why}")),
-                _ => Line::ok(format!("{name}: {shown}: not registered")),
+                _ => not_registered(&path, name, &shown, "codex"),
             });
             continue;
         };
@@ -321,15 +321,20 @@ pub fn codex_report(root: &Path, opted_in: bool) -> Vec<Line> {
 /// and whether that registration is user-scoped; `None` with the line that says
 /// why not (nothing registered, or a file that cannot be read) added to `lines`.
 fn registered(
-    found: Result<Option<(Vec<String>, bool)>, String>,
+    path: &Path,
     name: &str,
     shown: &str,
+    agent: &str,
     lines: &mut Vec<Line>,
 ) -> Option<(String, bool)> {
+    let found = match agent {
+        "gemini" => gemini::registered_events(path),
+        _ => copilot::registered_events(path),
+    };
     match found {
         Ok(Some((events, user_scope))) => Some((events.join(", "), user_scope)),
         Ok(None) => {
-            lines.push(Line::ok(format!("{name}: {shown}: not registered")));
+            lines.push(not_registered(path, name, shown, agent));
             None
         }
         Err(why) => {
@@ -355,8 +360,7 @@ pub fn gemini_report(root: &Path, opted_in: bool) -> Vec<Line> {
             gemini::Scope::Project => ("project", gemini::PROJECT_SETTINGS),
             gemini::Scope::User => ("user", "~/.gemini/settings.json"),
         };
-        let Some((events, user_scope)) =
-            registered(gemini::registered_events(&path), name, shown, &mut lines)
+        let Some((events, user_scope)) = registered(&path, name, shown, "gemini", &mut lines)
         else {
             continue;
         };
@@ -382,7 +386,7 @@ pub fn gemini_report(root: &Path, opted_in: bool) -> Vec<Line> {
             ),
         });
     }
-    if !any {
+    if !any && !lines.iter().any(|l| l.text.contains(LOST)) {
         return vec![Line::ok(format!(
             "not registered ({}, ~/.gemini/settings.json); `helix-gate install gemini` registers it",
             gemini::PROJECT_SETTINGS
@@ -404,8 +408,7 @@ pub fn copilot_report(root: &Path, opted_in: bool) -> Vec<Line> {
             copilot::Scope::Project => ("project", copilot::PROJECT_HOOKS),
             copilot::Scope::User => ("user", "~/.copilot/hooks/helix-gate.json"),
         };
-        let Some((events, user_scope)) =
-            registered(copilot::registered_events(&path), name, shown, &mut lines)
+        let Some((events, user_scope)) = registered(&path, name, shown, "copilot", &mut lines)
         else {
             continue;
         };
@@ -423,13 +426,29 @@ pub fn copilot_report(root: &Path, opted_in: bool) -> Vec<Line> {
             ),
         });
     }
-    if !any {
+    if !any && !lines.iter().any(|l| l.text.contains(LOST)) {
         return vec![Line::ok(format!(
             "not registered ({}, ~/.copilot/hooks/helix-gate.json); `helix-gate install copilot` registers it",
             copilot::PROJECT_HOOKS
         ))];
     }
     lines
+}
+
+/// What the line of a registration that `install` wrote and that is gone says.
+const LOST: &str = "not registered any more";
+
+/// The `doctor` line of a hooks file (`path`, `shown` as `name`) without
+/// helix-gate's hook: fine, unless `install` registered it there (its
+/// [`super::record`]) and it was removed or rewritten since.
+fn not_registered(path: &Path, name: &str, shown: &str, agent: &str) -> Line {
+    if !super::record::was_registered(path) {
+        return Line::ok(format!("{name}: {shown}: not registered"));
+    }
+    let scope = if name == "user" { " --scope user" } else { "" };
+    Line::warning(format!(
+        "{name}: {shown}: {LOST}, though `helix-gate install {agent}{scope}` registered it there (helix-gate's record in its state folder): it was removed or rewritten since, and the sessions it reached are not gated; run `helix-gate install {agent}{scope}` again, or `helix-gate uninstall {agent}{scope}` if it was meant"
+    ))
 }
 
 /// The `doctor` line of an agent's user-scope registration (`head` says where and

@@ -419,3 +419,66 @@ fn a_command_cannot_wipe_helix_gates_state_outside_the_tree_unasked() {
         );
     }
 }
+
+// ------------------------------------------------------------------ doctor
+
+#[test]
+fn doctor_warns_when_a_registration_install_wrote_is_gone() {
+    use crate::support::cli::{bin, bounded, stdout};
+    use crate::support::repo::{TIME_LIMIT, in_repo};
+    let s = Setup::new();
+    let helix = |args: &[&str]| {
+        let mut cmd = in_repo(bin(), s.root());
+        cmd.env("HOME", s.home()).args(args);
+        stdout(&bounded(&mut cmd, TIME_LIMIT))
+    };
+    let line = |text: &str, head: &str| {
+        text.lines()
+            .find(|l| l.contains(head))
+            .unwrap_or_else(|| panic!("no line with {head}: {text}"))
+            .to_owned()
+    };
+    // Never installed: not registered is fine.
+    let before = helix(&["doctor"]);
+    assert!(
+        line(&before, "not registered (.github/hooks/helix-gate.json").starts_with("  ok:"),
+        "{before}"
+    );
+    helix(&["install", "copilot"]);
+    helix(&["install", "gemini"]);
+    let installed = helix(&["doctor"]);
+    assert!(
+        line(
+            &installed,
+            "project: .github/hooks/helix-gate.json: registered"
+        )
+        .contains("ok:"),
+        "{installed}"
+    );
+    // The model (or anyone) removes them: doctor no longer says ok.
+    std::fs::remove_file(s.repo.join(".github/hooks/helix-gate.json")).unwrap();
+    std::fs::write(s.repo.join(".gemini/settings.json"), "{}").unwrap();
+    let after = helix(&["doctor"]);
+    for head in [
+        "project: .github/hooks/helix-gate.json: not registered any more",
+        "project: .gemini/settings.json: not registered any more",
+    ] {
+        let warned = line(&after, head);
+        assert!(
+            warned.contains("warning:") && warned.contains("`helix-gate install"),
+            "{after}"
+        );
+    }
+    // `uninstall` forgets it: not registered is fine again.
+    helix(&["install", "copilot"]);
+    helix(&["uninstall", "copilot"]);
+    let uninstalled = helix(&["doctor"]);
+    assert!(
+        line(
+            &uninstalled,
+            "not registered (.github/hooks/helix-gate.json"
+        )
+        .contains("ok:"),
+        "{uninstalled}"
+    );
+}
