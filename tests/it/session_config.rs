@@ -552,3 +552,26 @@ fn trust_covers_the_bytes_of_the_repository_reviewer_program() {
     );
     assert_eq!(runs(root), "", "the new program did not run");
 }
+
+#[test]
+fn wiping_both_stores_in_a_registered_repository_does_not_end_the_session_silently() {
+    let root = repo();
+    let root = root.path();
+    let out = cli(root, &["install", "claude"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    start(root, "s");
+    write(root, "adr/001-x.md", bad_adr());
+    let a = hook(root, &post_write(root, "s", "adr/001-x.md"));
+    assert_eq!(text(&a, "/decision"), "block");
+    // `find .helix-gate -mindepth 1 -delete`, and the record outside the work tree.
+    std::fs::remove_dir_all(root.join(".helix-gate")).unwrap();
+    std::fs::create_dir(root.join(".helix-gate")).unwrap();
+    std::fs::remove_dir_all(state_dir(root)).unwrap();
+    let a = hook(root, &stop("s"));
+    assert_eq!(text(&a, "/decision"), "block", "{a:?}");
+    assert!(text(&a, "/reason").contains("adr/001-x.md"), "{a:?}");
+    assert!(
+        text(&a, "/systemMessage").contains("baseline was missing"),
+        "{a:?}"
+    );
+}
