@@ -575,3 +575,48 @@ fn wiping_both_stores_in_a_registered_repository_does_not_end_the_session_silent
         "{a:?}"
     );
 }
+
+#[test]
+fn renaming_a_blocked_adr_to_a_template_name_does_not_hide_it() {
+    let root = repo();
+    let root = root.path();
+    start(root, "s");
+    write(
+        root,
+        "adr/002-x.md",
+        bad_adr().replace("\"001\"", "\"002\""),
+    );
+    let a = hook(root, &post_write(root, "s", "adr/002-x.md"));
+    assert_eq!(text(&a, "/decision"), "block");
+    std::fs::rename(
+        root.join("adr/002-x.md"),
+        root.join("adr/002-x.template.md"),
+    )
+    .unwrap();
+    hook(
+        root,
+        &bash(
+            root,
+            "s",
+            "PostToolUse",
+            "mv adr/002-x.md adr/002-x.template.md",
+        ),
+    );
+    let a = hook(root, &stop("s"));
+    assert_eq!(text(&a, "/decision"), "block", "{a:?}");
+    assert!(
+        text(&a, "/reason").contains("adr/002-x.template.md"),
+        "{a:?}"
+    );
+    // validate and the commit see it too.
+    let out = cli(root, &["validate"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("002-x.template.md"),
+        "{}",
+        stdout(&out)
+    );
+    git(root, &["add", "-A"]);
+    let out = cli(root, &["pre-commit"]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+}
