@@ -28,6 +28,7 @@ mod hostile_approval;
 mod hostile_fs;
 mod hostile_hook;
 mod hostile_input;
+mod hostile_journal;
 mod hostile_precommit;
 mod hostile_terminal;
 mod language;
