@@ -114,13 +114,13 @@ pub fn final_answer(event: &HookEvent, needed: bool) -> (String, Option<BrokenFi
     }
     match (&event.transcript, needed) {
         (Some(transcript), true) => match copilot::final_answer(transcript) {
-            Some(text) => (text, None),
-            None => (
+            Ok(text) => (text, None),
+            Err(found) => (
                 String::new(),
                 Some(BrokenField {
                     name: "transcript_path",
                     expected: "the agent's transcript with this Stop and the answer before it",
-                    found: "a file without them",
+                    found,
                 }),
             ),
         },
