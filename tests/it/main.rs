@@ -38,6 +38,7 @@ mod new_presets;
 mod orchestrator;
 mod packages;
 mod phases;
+mod platforms;
 mod precommit;
 mod preset_edges;
 mod presets;
