@@ -1349,7 +1349,9 @@ plan above all) is a finding.\n\nConcepts: {}",
     )
 }
 
-/// The terminal progress line on stderr.
+/// The terminal progress line on stderr: the one place below `cli` that writes to a
+/// standard stream (a line that is rewritten every second cannot wait for a returned
+/// value); written only when the caller's options ask for it (`approve` on a terminal).
 struct Progress {
     enabled: bool,
     label: String,

@@ -39,6 +39,7 @@ mod new_presets;
 mod orchestrator;
 mod packages;
 mod phases;
+mod platforms;
 mod precommit;
 mod preset_edges;
 mod presets;
