@@ -5,6 +5,12 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
+# The musl standard library for the build of tests/it/platforms.rs (`main` reads argv itself
+# there). rustup answers at once when it is installed already.
+if command -v rustup > /dev/null 2>&1; then
+  rustup target add x86_64-unknown-linux-musl > /dev/null
+fi
+
 # The real Claude Code client for the end-to-end tests (pinned, from the npm registry).
 if [ -f scripts/install-claude.sh ]; then
   HELIX_GATE_CLAUDE_BIN="$(bash scripts/install-claude.sh | tail -n 1)"

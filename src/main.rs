@@ -5,28 +5,68 @@
 //! installs a stack-overflow handler on an alternate signal stack, and checks the three
 //! standard descriptors. On the hook's no-op path that was a tenth of the whole process's
 //! time (issue 20: 0.34 ms against 0.30 ms for the same stdin reader, static C 0.28 ms).
-//! What of it matters is done here: a closed standard descriptor is reopened on
-//! `/dev/null` (so no file helix-gate opens can become its stdout), and SIGPIPE is ignored
-//! (a closed pipe is an `EPIPE` error the printers handle, as under std's runtime). Without
-//! the handler a stack overflow ends the process with SIGSEGV instead of an abort: either
-//! way a signal, which every agent treats as "proceed" (the hook fails open). Rust's
+//! What of it matters is done here:
+//! - the arguments are read from C's `argc`/`argv` on unix ([`arguments`]): std's own list
+//!   (`std::env::args_os`) is filled on glibc by an initialiser glibc runs before any
+//!   `main`, but on musl only by the start-up code `no_main` skips, so a musl build would
+//!   see no arguments at all. Elsewhere (Windows) std reads them from the system on demand,
+//!   and the list is std's;
+//! - a closed standard descriptor is reopened on `/dev/null` (so no file helix-gate opens
+//!   can become its stdout), and SIGPIPE is ignored (a closed pipe is an `EPIPE` error the
+//!   printers handle, as under std's runtime).
+//!
+//! Without the handler a stack overflow ends the process with SIGSEGV instead of an abort:
+//! either way a signal, which every agent treats as "proceed" (the hook fails open). Rust's
 //! runtime does not flush stdout at exit here: every printer flushes, and `main` flushes
-//! once more.
+//! once more. The arguments go to clap (`Cli::parse_from`), except for `helix-gate hook` in
+//! the forms the installers write, which [`hook_flags`] reads without building the CLI.
 
 // Under `cargo test` the test harness brings its own `main`.
 #![cfg_attr(not(test), no_main)]
 
 #[cfg(not(test))]
+use std::ffi::OsString;
+
+#[cfg(not(test))]
 #[expect(unsafe_code, reason = "the C entry point must have an unmangled name")]
 #[unsafe(no_mangle)]
 extern "C" fn main(
-    _argc: std::ffi::c_int,
-    _argv: *const *const std::ffi::c_char,
+    count: std::ffi::c_int,
+    strings: *const *const std::ffi::c_char,
 ) -> std::ffi::c_int {
     startup();
-    let code = run();
+    let code = run(arguments(count, strings));
     let _ = std::io::Write::flush(&mut std::io::stdout());
     std::ffi::c_int::from(code)
+}
+
+/// The command line as C's `main` got it (`argc` and `argv`: `count` strings), each
+/// copied once, as `std::env::args_os` copies std's list.
+#[cfg(all(unix, not(test)))]
+#[expect(unsafe_code, reason = "argv is a C array of C strings")]
+fn arguments(count: std::ffi::c_int, strings: *const *const std::ffi::c_char) -> Vec<OsString> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let count = usize::try_from(count).unwrap_or(0);
+    let mut list = Vec::with_capacity(count);
+    for at in 0..count {
+        // SAFETY: the C runtime passes `main` `count` pointers (then a null one), each to
+        // a NUL-terminated string that lives for the whole process; a null pointer before
+        // `count` ends the list.
+        let arg = unsafe { *strings.add(at) };
+        if arg.is_null() {
+            break;
+        }
+        // SAFETY: as above, `arg` is a valid NUL-terminated string.
+        let bytes = unsafe { std::ffi::CStr::from_ptr(arg) }.to_bytes();
+        list.push(std::ffi::OsStr::from_bytes(bytes).to_os_string());
+    }
+    list
+}
+
+/// Not unix: C's `argv` is in the ANSI code page (Windows); std reads the real command line.
+#[cfg(all(not(unix), not(test)))]
+fn arguments(_count: std::ffi::c_int, _strings: *const *const std::ffi::c_char) -> Vec<OsString> {
+    std::env::args_os().collect()
 }
 
 /// What std's runtime does before a Rust `main` that helix-gate relies on (see the module
@@ -58,19 +98,21 @@ fn startup() {
 #[cfg(all(not(unix), not(test)))]
 fn startup() {}
 
-/// The command line's exit code.
+/// The exit code of the command line `args` (the program's name first).
 #[cfg(not(test))]
-fn run() -> u8 {
+fn run(args: Vec<OsString>) -> u8 {
     // `helix-gate hook` runs on every matching tool call: skip building the whole
     // CLI definition for it (flags such as --help still go through clap).
-    let mut args = std::env::args_os().skip(1);
-    if args.next().is_some_and(|a| a == "hook") {
-        let rest: Vec<String> = args.map(|a| a.to_string_lossy().into_owned()).collect();
+    if args.get(1).is_some_and(|a| a == "hook") {
+        let rest: Vec<String> = args[2..]
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         if let Some((user_scope, agent)) = hook_flags(&rest) {
             return helix_gate::cli::run_hook(user_scope, agent).code();
         }
     }
-    let cli = <helix_gate::cli::Cli as clap::Parser>::parse();
+    let cli = <helix_gate::cli::Cli as clap::Parser>::parse_from(args);
     match helix_gate::cli::run(cli) {
         Ok(status) => status.code(),
         Err(err) => {

@@ -130,6 +130,25 @@ pub fn is_plain_relative(rel: &str) -> bool {
         && !rel.split('/').any(|part| part == "." || part.is_empty())
 }
 
+/// The relative path `rel` (`/` separated) with `.` and empty parts dropped and
+/// `..` applied lexically; None when it is absolute or `..` climbs above its start.
+pub fn normalize_relative(rel: &str) -> Option<String> {
+    if rel.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    Some(parts.join("/"))
+}
+
 /// `path` relative to `root` with `/` separators, or None when outside it.
 pub fn relative_to(root: &Path, path: &Path) -> Option<String> {
     let rel = absolute(path).strip_prefix(root).ok()?.to_path_buf();
@@ -184,6 +203,16 @@ pub fn display(root: &Path, path: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn relative_paths_are_normalized_without_climbing_out() {
+        use super::normalize_relative as n;
+        assert_eq!(n("./tools//reviewer").as_deref(), Some("tools/reviewer"));
+        assert_eq!(n("a/../tools/r").as_deref(), Some("tools/r"));
+        assert_eq!(n("../r"), None);
+        assert_eq!(n("a/../../r"), None);
+        assert_eq!(n("/bin/r"), None);
+    }
+
     use super::*;
 
     #[test]

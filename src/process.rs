@@ -33,7 +33,8 @@
 //! survive a Ctrl-C of its parent.
 //!
 //! Signals are sent through rustix (`kill(2)`, `waitpid(2)` and `prctl(2)` as
-//! safe functions), so the crate keeps `unsafe_code = forbid`.
+//! safe functions), so the library has no unsafe code (`unsafe_code = "deny"`;
+//! the binary's C entry point is the one exception, in src/main.rs).
 
 use std::io::Read;
 use std::os::unix::process::CommandExt as _;

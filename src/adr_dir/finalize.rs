@@ -14,10 +14,11 @@
 //!    moved and the intent stays (below), so the next run adds the row;
 //! 5. record the move in `.helix-gate/finalized.jsonl` ([`super::moves`]).
 //!
-//! Before step 2 the intent is written to the journal ([`super::journal`]) and
-//! after step 5 it is removed (or on a failure that left nothing changed), so a
-//! finalize killed or failed in between is finished or undone by the next
-//! `finalize` or `doctor`, which also remove the temporary files it left.
+//! Before step 2 the intent is written to the journal ([`super::journal`]), with
+//! its witness in helix-gate's per-user state folder, and after step 5 both are
+//! removed (or on a failure that left nothing changed), so a finalize killed or
+//! failed in between is finished or undone by the next `finalize` or `doctor`,
+//! which also remove the temporary files it left.
 //!
 //! The ADR's front matter is edited as text (one line), never re-serialised, so
 //! the author's formatting and comments stay.
@@ -220,7 +221,7 @@ pub fn run(ws: &Workspace, draft: &Path, options: Options) -> anyhow::Result<Fin
     if options.dry_run {
         return Ok(Finalization::DryRun(plan));
     }
-    match apply(root, &plan, options.fault)? {
+    match apply(root, ws.state_dir.as_deref(), &plan, options.fault)? {
         Applied::Done(record_error) => {
             plan.record_error = record_error;
             Ok(Finalization::Finalized(plan))
@@ -728,8 +729,13 @@ fn crash_at(
 }
 
 /// Carry out `plan` in the repository at `root` (see the module comment for the
-/// order and the rollback).
-fn apply(root: &Path, plan: &Plan, fault: Option<Fault>) -> anyhow::Result<Applied> {
+/// order and the rollback); the intent's witness goes to `state_dir`.
+fn apply(
+    root: &Path,
+    state_dir: Option<&Path>,
+    plan: &Plan,
+    fault: Option<Fault>,
+) -> anyhow::Result<Applied> {
     // The draft as recorded in `.helix-gate/finalized.jsonl`: relative to the root.
     let from = crate::paths::relative_to_real(root, &plan.draft)
         .unwrap_or_else(|| plan.draft_display.clone());
@@ -748,7 +754,7 @@ fn apply(root: &Path, plan: &Plan, fault: Option<Fault>) -> anyhow::Result<Appli
         from: from.clone(),
         to: plan.target_display.clone(),
     };
-    journal::begin(root, &intent).with_context(|| {
+    journal::begin(root, state_dir, &intent).with_context(|| {
         format!(
             "cannot write the intent {}; nothing was moved",
             crate::fs::data_dir::FINALIZE_INTENT_PATH
@@ -764,7 +770,7 @@ fn apply(root: &Path, plan: &Plan, fault: Option<Fault>) -> anyhow::Result<Appli
     };
     if final_state {
         // Left behind only costs the next run a check.
-        let _ = journal::end(root);
+        let _ = journal::end(root, state_dir);
     }
     applied.map_err(|stopped| stopped.error)
 }

@@ -30,6 +30,10 @@ pub struct Workspace {
     pub engine: Engine,
     /// The ADR directory (absolute).
     pub dir: PathBuf,
+    /// helix-gate's per-user state folder ([`crate::env::state_dir`]), where
+    /// finalize keeps the witness of its intent ([`journal`]); None when there
+    /// is none (HOME unset).
+    pub state_dir: Option<PathBuf>,
 }
 
 impl Workspace {
@@ -44,7 +48,18 @@ impl Workspace {
     /// exist yet ([`Workspace::check_dir`]).
     pub fn of(engine: Engine) -> Workspace {
         let dir = crate::paths::absolute(&engine.root.join(&engine.settings.adr.directory));
-        Workspace { engine, dir }
+        Workspace {
+            engine,
+            dir,
+            state_dir: crate::env::state_dir(),
+        }
+    }
+
+    /// The same workspace with `state_dir` as its per-user state folder (tests
+    /// give each repository its own).
+    #[must_use]
+    pub fn with_state_dir(self, state_dir: Option<PathBuf>) -> Workspace {
+        Workspace { state_dir, ..self }
     }
 
     /// `Err` unless the ADR directory is a directory.

@@ -287,7 +287,11 @@ fn numbered(making: &Making<'_>, engine: Engine) -> anyhow::Result<Outcome> {
     }
     // The directory exists now (or, for a preview, is known to be missing), so this is
     // `Workspace::open` without loading the settings and rules a second time.
-    let ws = Workspace { engine, dir };
+    let ws = Workspace {
+        engine,
+        dir,
+        state_dir: crate::env::state_dir(),
+    };
     // The number is taken by the file itself, so it is picked and the file created
     // under the lock finalize holds while it numbers a draft.
     let _lock = match mode {

@@ -124,6 +124,15 @@ pub enum ApprovalError {
         crate::text::escape_controls(command)
     )]
     NotTrusted { command: String },
+    /// The reviewer program the configuration names inside the repository is
+    /// not the one the session's configuration holds ([`ApproveOptions::config_root`]):
+    /// it changed during the session, so it is not run (what it approved would
+    /// be the session's own word). `programs` are repository-relative, shown escaped.
+    #[error(
+        "refusing to run the reviewer program {}: it changed during this session, which keeps the configuration it started with. Restore it (`git checkout -- FILE`), or a person runs `helix-gate trust` to accept the new program",
+        crate::text::escape_controls(&programs.join(", "))
+    )]
+    ProgramChanged { programs: Vec<String> },
     /// A file name that could steer the reviewer or the terminal: paths are
     /// part of the reviewer's prompt. `path` is shown escaped.
     #[error(
@@ -603,6 +612,10 @@ pub fn approve(
             command: type_settings.command.clone(),
         }
         .into());
+    }
+    let changed = crate::config::protected::changed_programs(root, config_root);
+    if !changed.is_empty() {
+        return Err(ApprovalError::ProgramChanged { programs: changed }.into());
     }
     let engine = Engine::with_config(
         root,
@@ -1336,7 +1349,9 @@ plan above all) is a finding.\n\nConcepts: {}",
     )
 }
 
-/// The terminal progress line on stderr.
+/// The terminal progress line on stderr: the one place below `cli` that writes to a
+/// standard stream (a line that is rewritten every second cannot wait for a returned
+/// value); written only when the caller's options ask for it (`approve` on a terminal).
 struct Progress {
     enabled: bool,
     label: String,

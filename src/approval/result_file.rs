@@ -12,7 +12,9 @@
 //! Why: the file lies in the work tree, where a session, a person or a cloned
 //! repository can write `{"result": "approved"}`. [`verify`] trusts a result
 //! only when this user's key signed it and every file it names still has the
-//! content that was judged; it says which of the two failed, and why.
+//! content that was judged; it says which of the two failed, and why. It also
+//! returns the judged files: a genuine result for one file says nothing of
+//! another, so the gate checks they are the files it needs.
 
 use std::path::{Path, PathBuf};
 
@@ -129,8 +131,11 @@ pub fn write(root: &Path, out: &Path, approval: &Approval) -> anyhow::Result<Pat
 #[derive(Debug)]
 pub enum Trust {
     /// Signed by this user's key, and every judged file still has the content
-    /// that was judged.
-    Trusted(Box<ResultDocument>),
+    /// that was judged: the result, and the judged files (repository-relative).
+    Trusted {
+        document: Box<ResultDocument>,
+        judged: Vec<String>,
+    },
     /// No `signature` at all: written by hand or by something else.
     Unsigned,
     /// A signature, but not helix-gate's form (the reason).
@@ -192,7 +197,10 @@ pub fn verify(root: &Path, bytes: &[u8], key: Option<&SigningKey>) -> Trust {
             };
         }
     }
-    Trust::Trusted(Box::new(file.signed.document))
+    Trust::Trusted {
+        judged: file.signed.judged.into_iter().map(|f| f.path).collect(),
+        document: Box::new(file.signed.document),
+    }
 }
 
 /// Why `judged` no longer holds, `None` when the file has the judged content.
@@ -238,13 +246,13 @@ mod tests {
         let bytes = render(&approval(root), &key).unwrap();
         assert!(matches!(
             verify(root, &bytes, Some(&key)),
-            Trust::Trusted(d) if d.result == Verdict::Approved
+            Trust::Trusted { document, judged } if document.result == Verdict::Approved && judged == ["adr/001-a.md"]
         ));
         // Whitespace is not signed.
         let value: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
         assert!(matches!(
             verify(root, value.to_string().as_bytes(), Some(&key)),
-            Trust::Trusted(_)
+            Trust::Trusted { .. }
         ));
         assert!(matches!(
             verify(root, &bytes, Some(&other)),

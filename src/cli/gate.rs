@@ -42,7 +42,7 @@ pub struct GateArgs {
     /// approval: the approval type (a folder under approvals/; default adr).
     #[arg(long = "type", visible_alias = "approval-type", value_name = "TYPE")]
     approval_type: Option<String>,
-    /// approval, files_exist: the files.
+    /// approval, files_exist: the files; approval_passed: the files the result must have judged.
     #[arg(long, value_name = "FILE", num_args = 1..)]
     files: Vec<String>,
     /// approval, approval_passed: the verdict required (needs_revision also accepts approved).

@@ -3,6 +3,11 @@
 //! change (`config/helix-gate.yaml`, the rules file, `config/approvals.yaml`,
 //! `approvals/**`), and its data folder (`.helix-gate/**`).
 //!
+//! A reviewer program that `config/approvals.yaml` names inside the repository
+//! (`command: tools/reviewer`) is part of the configuration too
+//! ([`reviewer_programs`]): it decides what a review approves, so the session's
+//! model may not rewrite it, and a person's consent covers its bytes.
+//!
 //! A [`Snapshot`] holds the configuration's bytes as they were at one moment
 //! (a session's start, a person's `helix-gate trust`): the hook keeps a session
 //! on the configuration it started with, and [`Snapshot::digest`] names that
@@ -52,6 +57,110 @@ pub fn is_config(rel: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('/'))
 }
 
+/// Whether `rel` is part of the configuration of the repository at `root`:
+/// [`is_config`], or a reviewer program its `config/approvals.yaml` names
+/// ([`reviewer_programs`]; read only when `rel` is not one of the fixed paths).
+pub fn is_config_in(root: &Path, rel: &str) -> bool {
+    is_config(rel) || {
+        let rel = crate::paths::normalize_relative(rel.trim_start_matches("./"));
+        rel.is_some_and(|rel| programs_of(root).contains(&rel))
+    }
+}
+
+/// At most this many reviewer programs are taken from one `config/approvals.yaml`.
+const MAX_PROGRAMS: usize = 16;
+
+/// The reviewer programs the `config/approvals.yaml` at `root` names, as they
+/// are now ([`reviewer_programs`]); none when it is missing or unreadable.
+pub fn programs_of(root: &Path) -> Vec<String> {
+    crate::fs::read::regular(
+        &root.join(APPROVALS_PATH),
+        crate::fs::read::CONFIG_LIMIT,
+        crate::fs::read::Links::Follow,
+    )
+    .map(|bytes| reviewer_programs(root, &bytes))
+    .unwrap_or_default()
+}
+
+/// The reviewer programs that `approvals` (the bytes of a `config/approvals.yaml`)
+/// names inside the repository at `root`, repository-relative and sorted: each
+/// `command` of `defaults` and of every approval type that is a path (it has a
+/// `/`; a relative one is taken from the repository root, as the reviewer is
+/// started) and lies inside the repository. A bare name (`claude`) is found on
+/// `PATH` and is not the repository's; nor is a path outside it. A file that
+/// does not parse names none (the configuration then does not load, and no
+/// reviewer runs).
+pub fn reviewer_programs(root: &Path, approvals: &[u8]) -> Vec<String> {
+    let Ok(text) = std::str::from_utf8(approvals) else {
+        return Vec::new();
+    };
+    // The common file names no program: no YAML parse for it.
+    if !text.contains("command") {
+        return Vec::new();
+    }
+    let Ok(value) = crate::yaml::parse_value(text) else {
+        return Vec::new();
+    };
+    let command = |section: &crate::yaml::Value| {
+        section
+            .get("command")
+            .and_then(crate::yaml::Value::as_str)
+            .map(str::to_owned)
+    };
+    let mut commands: Vec<String> = value
+        .get("defaults")
+        .and_then(command)
+        .into_iter()
+        .collect();
+    if let Some(types) = value
+        .get("approvals")
+        .and_then(crate::yaml::Value::as_mapping)
+    {
+        commands.extend(types.values().filter_map(command));
+    }
+    let mut out: Vec<String> = commands
+        .iter()
+        .filter(|c| c.contains('/'))
+        .filter_map(|c| program_in(root, c))
+        .collect();
+    out.sort();
+    out.dedup();
+    out.truncate(MAX_PROGRAMS);
+    out
+}
+
+/// The repository-relative path of the program `command` (a path) when it lies
+/// inside the repository at `root`.
+fn program_in(root: &Path, command: &str) -> Option<String> {
+    let path = Path::new(command);
+    if path.is_absolute() {
+        return crate::paths::relative_to(root, path)
+            .or_else(|| crate::paths::relative_to_real(root, path))
+            .filter(|rel| !rel.is_empty());
+    }
+    crate::paths::normalize_relative(command).filter(|rel| !rel.is_empty())
+}
+
+/// The reviewer programs named by the configuration at `config_root` (a
+/// session's copy) whose bytes in the repository at `root` are not the ones
+/// that copy holds: changed, added or removed since the copy was taken. Such a
+/// program is not run for that session: what it would approve is not what the
+/// session started with.
+pub fn changed_programs(root: &Path, config_root: &Path) -> Vec<String> {
+    if root == config_root {
+        return Vec::new();
+    }
+    let read = |dir: &Path, rel: &str| {
+        let mut one = Snapshot::default();
+        one.add(dir, rel);
+        one
+    };
+    programs_of(config_root)
+        .into_iter()
+        .filter(|rel| read(root, rel) != read(config_root, rel))
+        .collect()
+}
+
 /// Whether `rel` lies in helix-gate's data folder.
 pub fn is_data(rel: &str) -> bool {
     rel.split('/').any(|part| part == crate::fs::data_dir::DIR)
@@ -84,6 +193,11 @@ fn config_paths(root: &Path) -> (Vec<String>, Option<String>) {
         paths.extend(found.into_iter().take(MAX_APPROVAL_FILES));
     } else if std::fs::symlink_metadata(&dir).is_ok() {
         problem = Some("not a folder inside the project".to_owned());
+    }
+    for program in programs_of(root) {
+        if !paths.contains(&program) {
+            paths.push(program);
+        }
     }
     (paths, problem)
 }
@@ -265,6 +379,51 @@ mod tests {
         ] {
             assert!(!is_protected(rel), "{rel}");
         }
+    }
+
+    #[test]
+    fn a_reviewer_program_inside_the_repository_is_configuration() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("config")).unwrap();
+        std::fs::create_dir_all(root.join("tools")).unwrap();
+        std::fs::write(root.join("tools/reviewer"), "#!/bin/sh\necho one\n").unwrap();
+        assert!(
+            !is_config_in(root, "tools/reviewer"),
+            "no command names it yet"
+        );
+        std::fs::write(
+            root.join(APPROVALS_PATH),
+            "defaults:\n  command: claude\napprovals:\n  adr:\n    command: ./tools/../tools/reviewer\n  docs:\n    command: /usr/bin/outside\n  up:\n    command: ../elsewhere/r\n",
+        )
+        .unwrap();
+        assert_eq!(programs_of(root), ["tools/reviewer"]);
+        assert!(is_config_in(root, "tools/reviewer"));
+        assert!(is_config_in(root, "./tools/reviewer"));
+        assert!(!is_config_in(root, "tools/other"));
+        // Its bytes are part of the snapshot, so of the trust digest.
+        let before = Snapshot::read(root);
+        assert!(before.files.contains_key("tools/reviewer"));
+        let copy = tempfile::tempdir().unwrap();
+        before.write_to(copy.path()).unwrap();
+        assert!(changed_programs(root, copy.path()).is_empty());
+        std::fs::write(root.join("tools/reviewer"), "#!/bin/sh\necho approved\n").unwrap();
+        assert_ne!(before.digest(), Snapshot::read(root).digest());
+        assert_eq!(
+            before.changed_files(&Snapshot::read(root)),
+            ["tools/reviewer"]
+        );
+        assert_eq!(changed_programs(root, copy.path()), ["tools/reviewer"]);
+        // An absolute command inside the repository is the repository's program too.
+        std::fs::write(
+            root.join(APPROVALS_PATH),
+            format!(
+                "defaults:\n  command: {}\n",
+                root.join("tools/reviewer").display()
+            ),
+        )
+        .unwrap();
+        assert_eq!(programs_of(root), ["tools/reviewer"]);
     }
 
     #[test]

@@ -411,6 +411,7 @@ impl Settings {
         self.adr_matcher().unwrap_or_else(|_| AdrMatcher {
             include: Globs::default(),
             exclude: Globs::default(),
+            templates: Globs::default(),
             prefixes: Vec::new(),
         })
     }
@@ -419,18 +420,23 @@ impl Settings {
     pub fn adr_matcher(&self) -> Result<AdrMatcher, String> {
         Ok(AdrMatcher {
             include: build_globs(&self.adr.globs)?,
-            // Case-insensitive by lower-casing pattern and path.
-            exclude: build_globs(
-                &self
-                    .adr
-                    .exclude
-                    .iter()
-                    .map(|p| p.to_lowercase())
-                    .collect::<Vec<_>>(),
-            )?,
+            // Case-insensitive by lower-casing pattern and path; the patterns of
+            // template names apart ([`AdrMatcher::is_excluded`]).
+            exclude: build_globs(&exclusions(&self.adr.exclude, false))?,
+            templates: build_globs(&exclusions(&self.adr.exclude, true))?,
             prefixes: self.adr.globs.iter().map(|g| literal_prefix(g)).collect(),
         })
     }
+}
+
+/// The `exclude` patterns, lower-cased, that name templates (`templates`) or
+/// the others.
+fn exclusions(patterns: &[String], templates: bool) -> Vec<String> {
+    patterns
+        .iter()
+        .map(|p| p.to_lowercase())
+        .filter(|p| p.contains("template") == templates)
+        .collect()
 }
 
 /// Whether the relative folder `path` stays below where it starts: not absolute, no `..`.
@@ -564,7 +570,10 @@ fn literal_prefix(glob: &str) -> String {
 #[derive(Debug, Clone)]
 pub struct AdrMatcher {
     include: Globs,
+    /// `adr.exclude`'s patterns but those of template names.
     exclude: Globs,
+    /// `adr.exclude`'s patterns that name templates (their text says `template`).
+    templates: Globs,
     /// The literal folders the globs start in ([`literal_prefix`]).
     prefixes: Vec<String>,
 }
@@ -581,9 +590,30 @@ impl AdrMatcher {
     }
 
     /// Whether `rel` is excluded (INDEX.md, README.md, templates) regardless of globs.
+    /// A pattern of template names (one that says `template`) does not exclude a
+    /// numbered file (`002-x.template.md`: a number other than zero, then `-` or `_`)
+    /// outside a `templates/` folder: it holds a number of the sequence, so it is a
+    /// decision, and renaming a blocked ADR to a template's name must not hide it
+    /// from every check. The repository's other patterns (`**/*-wip.md`) exclude
+    /// numbered files as they say.
     pub fn is_excluded(&self, rel: &str) -> bool {
-        self.exclude.is_match(rel.to_lowercase())
+        let lower = rel.to_lowercase();
+        self.exclude.is_match(&lower)
+            || (self.templates.is_match(&lower) && !is_numbered_decision(rel))
     }
+}
+
+/// Whether `rel` names a numbered decision ([`AdrMatcher::is_excluded`]): its file
+/// name starts with digits that are not all zeros, followed by `-` or `_`, and no
+/// folder on its way is called `templates`.
+fn is_numbered_decision(rel: &str) -> bool {
+    let mut parts = rel.rsplit('/');
+    let name = parts.next().unwrap_or_default();
+    let digits = name.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0
+        && matches!(name.as_bytes().get(digits), Some(b'-' | b'_'))
+        && name.as_bytes()[..digits].iter().any(|&d| d != b'0')
+        && !parts.any(|dir| dir.eq_ignore_ascii_case("templates"))
 }
 
 #[cfg(test)]
@@ -740,6 +770,12 @@ mod tests {
         assert!(!m.is_adr("adr/decision.template.md"));
         assert!(!m.is_adr("adr/ODH-ADR-0000-template.md"));
         assert!(m.is_adr("adr/1000-template.md"));
+        // A numbered file is a decision, whatever its name says after the number.
+        assert!(m.is_adr("adr/002-x.template.md"));
+        assert!(m.is_adr("adr/sub/0002_x.template.md"));
+        assert!(!m.is_adr("adr/templates/002-x.md"));
+        assert!(!m.is_adr("adr/000-x.template.md"));
+        assert!(!m.is_adr("adr/x002-x.template.md"));
         // A word in the title never excludes an ADR.
         assert!(m.is_adr("adr/039-template-engine-selection.md"));
         assert!(m.is_adr("adr/039-template.md"));

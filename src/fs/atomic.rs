@@ -197,23 +197,36 @@ fn temp_file(
 /// Whether `name` is the name [`temp_file`] gives a temporary file:
 /// `.<target name, at most 64 characters>.<6 letters or digits>.tmp`.
 pub fn is_temporary_name(name: &str) -> bool {
-    let Some(middle) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
-        return false;
-    };
-    let Some((target, random)) = middle.rsplit_once('.') else {
-        return false;
-    };
-    !target.is_empty()
+    temporary_target(name).is_some()
+}
+
+/// The target name (shortened to 64 characters) of the temporary file `name`,
+/// when `name` is one [`temp_file`] gives.
+pub fn temporary_target(name: &str) -> Option<&str> {
+    let middle = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (target, random) = middle.rsplit_once('.')?;
+    (!target.is_empty()
         && target.chars().count() <= 64
         && random.len() == 6
-        && random.bytes().all(|b| b.is_ascii_alphanumeric())
+        && random.bytes().all(|b| b.is_ascii_alphanumeric()))
+    .then_some(target)
+}
+
+/// Which temporary files [`remove_leftovers`] removes.
+#[derive(Debug, Clone, Copy)]
+pub struct Leftovers<'a> {
+    /// Targets whose every writer holds a lock the caller holds now: their
+    /// temporary files belong to no writer at work, whatever their age.
+    pub owned: &'a [&'a str],
+    /// Any other temporary file last modified more than this long ago (a writer
+    /// at work keeps its file young); `None`: no other file.
+    pub older_than: Option<std::time::Duration>,
 }
 
 /// Remove the temporary files of this module that a killed writer left in `dir`
-/// (not below it): regular files named by [`is_temporary_name`] and last
-/// modified more than `older_than` ago, so a writer at work is left alone.
-/// Returns the names removed; a file that cannot be removed is skipped.
-pub fn remove_leftovers(dir: &Path, older_than: std::time::Duration) -> Vec<String> {
+/// (not below it): regular files named by [`is_temporary_name`] that `which`
+/// selects. Returns the names removed; a file that cannot be removed is skipped.
+pub fn remove_leftovers(dir: &Path, which: Leftovers<'_>) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -221,18 +234,28 @@ pub fn remove_leftovers(dir: &Path, older_than: std::time::Duration) -> Vec<Stri
     let mut removed = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if !is_temporary_name(&name) {
+        let Some(target) = temporary_target(&name) else {
             continue;
-        }
+        };
         let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
             continue;
         };
-        let old = meta
-            .modified()
-            .ok()
-            .and_then(|m| now.duration_since(m).ok())
-            .is_some_and(|age| age > older_than);
-        if meta.file_type().is_file() && old && std::fs::remove_file(entry.path()).is_ok() {
+        let owned = which
+            .owned
+            .iter()
+            .any(|o| o.chars().take(64).eq(target.chars()));
+        let old = || {
+            which.older_than.is_some_and(|limit| {
+                meta.modified()
+                    .ok()
+                    .and_then(|m| now.duration_since(m).ok())
+                    .is_some_and(|age| age > limit)
+            })
+        };
+        if meta.file_type().is_file()
+            && (owned || old())
+            && std::fs::remove_file(entry.path()).is_ok()
+        {
             removed.push(name);
         }
     }
@@ -377,8 +400,12 @@ mod tests {
         }
         let user_lookalike = dir.path().join(".draft.md.Ab12cd.tmp");
         std::fs::write(&user_lookalike, "young").unwrap();
+        let aged = Leftovers {
+            owned: &[],
+            older_than: Some(std::time::Duration::from_secs(5)),
+        };
         // Too young: a writer may be at work.
-        assert!(remove_leftovers(dir.path(), std::time::Duration::from_secs(5)).is_empty());
+        assert!(remove_leftovers(dir.path(), aged).is_empty());
         let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
         std::fs::File::options()
             .write(true)
@@ -386,13 +413,33 @@ mod tests {
             .unwrap()
             .set_modified(old)
             .unwrap();
-        assert_eq!(
-            remove_leftovers(dir.path(), std::time::Duration::from_secs(5)),
-            [name]
-        );
+        assert_eq!(remove_leftovers(dir.path(), aged), [name]);
         assert!(!temp.exists());
         assert!(user_lookalike.exists());
         assert_eq!(names(dir.path()).len(), 6);
+    }
+
+    #[test]
+    fn leftovers_of_an_owned_target_are_removed_at_any_age_and_only_those() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [".INDEX.md.Ab12cd.tmp", ".001-x.md.Ab12cd.tmp"] {
+            std::fs::write(dir.path().join(name), "young").unwrap();
+        }
+        std::fs::create_dir(dir.path().join(".INDEX.md.dir123.tmp")).unwrap();
+        let owned = Leftovers {
+            owned: &["INDEX.md"],
+            older_than: None,
+        };
+        assert_eq!(
+            remove_leftovers(dir.path(), owned),
+            [".INDEX.md.Ab12cd.tmp"]
+        );
+        assert_eq!(
+            names(dir.path()),
+            [".001-x.md.Ab12cd.tmp", ".INDEX.md.dir123.tmp"],
+            "another target's file and a directory stay"
+        );
+        assert_eq!(temporary_target(".INDEX.md.Ab12cd.tmp"), Some("INDEX.md"));
     }
 
     #[test]

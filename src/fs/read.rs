@@ -102,9 +102,11 @@ pub enum Links {
     Refuse,
 }
 
-/// The bytes of the regular file `path`, an error for anything else and for a file
-/// larger than `limit` bytes. For files helix-gate itself wrote.
-pub fn regular(path: &Path, limit: u64, links: Links) -> std::io::Result<Vec<u8>> {
+/// The regular file `path`, opened for reading without blocking (a FIFO's `open(2)`
+/// returns at once) and decided on `fstat` of what was opened: anything else is refused
+/// with [`NotRegular`] and never read. For a reader that does not read the whole file
+/// (a transcript's tail); [`regular`] reads it all.
+pub fn open_regular(path: &Path, links: Links) -> std::io::Result<std::fs::File> {
     let mut flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
     if links == Links::Refuse {
         flags |= OFlags::NOFOLLOW;
@@ -123,8 +125,15 @@ pub fn regular(path: &Path, limit: u64, links: Links) -> std::io::Result<Vec<u8>
         }
     })?;
     let file = std::fs::File::from(fd);
+    refuse_irregular(&file.metadata()?)?;
+    Ok(file)
+}
+
+/// The bytes of the regular file `path`, an error for anything else and for a file
+/// larger than `limit` bytes. For files helix-gate itself wrote.
+pub fn regular(path: &Path, limit: u64, links: Links) -> std::io::Result<Vec<u8>> {
+    let file = open_regular(path, links)?;
     let meta = file.metadata()?;
-    refuse_irregular(&meta)?;
     let too_large = || {
         std::io::Error::new(
             std::io::ErrorKind::InvalidData,

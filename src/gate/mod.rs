@@ -14,8 +14,10 @@
 //!   verdict is `required_result` (`needs_revision` also accepts `approved`, as in the seed);
 //! - `approval_passed`: a result file that `helix-gate approve --out` wrote and signed
 //!   with this user's key ([`approval::result_file`]), for exactly the current content of
-//!   the files it names, says `approved` at the type's `required_confidence`; a result
-//!   written by hand, signed by another key or for content changed since fails;
+//!   the files it names, says `approved` at the type's `required_confidence`, and judged
+//!   the files the gate needs (its `files`, else the phase's outputs but the result file,
+//!   else the phase's inputs); a result written by hand, signed by another key, for
+//!   content changed since or for other files (an older ADR's free cache hit) fails;
 //! - `files_exist`: the phase's output files (or the gate's `files`) exist.
 //!
 //! `python_syntax` and `tests_pass` are the orchestrator's: they are valid in a plan, and
@@ -132,7 +134,13 @@ pub fn run_phase_with(root: &Path, plan: &Path, phase_id: &str, reviewer: Review
     result.gates = phase
         .gates
         .iter()
-        .map(|gate| run_gate_with(root, &base, gate, &phase.output, reviewer))
+        .map(|gate| {
+            let files = PhaseFiles {
+                input: &phase.input,
+                output: &phase.output,
+            };
+            run_gate_with(root, &base, gate, files, reviewer)
+        })
         .collect();
     result.outcome = result
         .gates
@@ -195,10 +203,20 @@ fn project_findings(
     ))
 }
 
-/// Run one gate; its paths are relative to `base`. `outputs` are the phase's output files
-/// (for `files_exist`).
-pub fn run_gate(root: &Path, base: &Path, gate: &Gate, outputs: &[String]) -> GateResult {
-    run_gate_with(root, base, gate, outputs, Reviewer::Allowed)
+/// The files of the phase a gate belongs to, as the plan writes them (none for a
+/// gate given on the command line).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PhaseFiles<'a> {
+    /// `input` (paths or globs): the files under review of an approval phase.
+    pub input: &'a [String],
+    /// `output`: what `files_exist` checks, and what `approval_passed` needs judged.
+    pub output: &'a [String],
+}
+
+/// Run one gate; its paths are relative to `base`. `phase` holds the files of the
+/// gate's phase (for `files_exist` and `approval_passed`).
+pub fn run_gate(root: &Path, base: &Path, gate: &Gate, phase: PhaseFiles<'_>) -> GateResult {
+    run_gate_with(root, base, gate, phase, Reviewer::Allowed)
 }
 
 /// [`run_gate`], with or without the reviewer.
@@ -206,7 +224,7 @@ pub fn run_gate_with(
     root: &Path,
     base: &Path,
     gate: &Gate,
-    outputs: &[String],
+    phase: PhaseFiles<'_>,
     reviewer: Reviewer,
 ) -> GateResult {
     let ctx = Ctx {
@@ -227,9 +245,10 @@ pub fn run_gate_with(
         } => ctx.approval(approval_type, files, *required_result),
         Gate::ApprovalPassed {
             result_file,
+            files,
             required_result,
-        } => ctx.approval_passed(result_file, *required_result),
-        Gate::FilesExist { files } => ctx.files_exist(files, outputs),
+        } => ctx.approval_passed(result_file, files, phase, *required_result),
+        Gate::FilesExist { files } => ctx.files_exist(files, phase.output),
         Gate::PythonSyntax | Gate::TestsPass => error(
             gate.kind(),
             format!(
@@ -263,7 +282,7 @@ pub fn run_given(
         }
     }
     match Gate::decode(kind, &map) {
-        Ok(gate) => run_gate(root, base, &gate, &[]),
+        Ok(gate) => run_gate(root, base, &gate, PhaseFiles::default()),
         Err(problems) => {
             let message = match problems.first() {
                 Some(GateProblem::Missing { field: "file", .. }) => {
@@ -661,7 +680,13 @@ impl Ctx<'_> {
         GateResult::new(KIND, outcome, message, details)
     }
 
-    fn approval_passed(&self, rel: &str, required: RequiredResult) -> GateResult {
+    fn approval_passed(
+        &self,
+        rel: &str,
+        files: &[String],
+        phase: PhaseFiles<'_>,
+        required: RequiredResult,
+    ) -> GateResult {
         const KIND: &str = "approval_passed";
         let path = match self.path(rel) {
             Ok(path) => path,
@@ -709,13 +734,21 @@ impl Ctx<'_> {
             Ok(key) => key,
             Err(e) => return GateResult::new(KIND, Outcome::Error, e.to_string(), details),
         };
-        let trusted = match approval::result_file::verify(self.root, &bytes, key.as_ref()) {
-            Trust::Trusted(document) => document,
+        let (trusted, judged) = match approval::result_file::verify(self.root, &bytes, key.as_ref())
+        {
+            Trust::Trusted { document, judged } => (document, judged),
             untrusted => {
                 let message = untrusted_message(&shown, &untrusted, key.as_ref());
                 return GateResult::new(KIND, Outcome::Failed, message, details);
             }
         };
+        let needed = match self.needed_judged(&path, files, phase) {
+            Ok(needed) => needed,
+            Err(why) => return GateResult::new(KIND, Outcome::Error, why, details),
+        };
+        if let Some(message) = not_covered(&shown, &judged, &needed) {
+            return GateResult::new(KIND, Outcome::Failed, message, details);
+        }
         let required_confidence = match approval::settings(self.root) {
             Ok(settings) => settings
                 .get(&trusted.approval_type)
@@ -749,6 +782,40 @@ impl Ctx<'_> {
             Outcome::Failed
         };
         GateResult::new(KIND, outcome, message, details)
+    }
+
+    /// The files (repository-relative) an `approval_passed` result must have judged:
+    /// the gate's `files`, else the phase's outputs but the result file itself, else
+    /// the phase's inputs (an approval phase's files under review). Globs are expanded.
+    fn needed_judged(
+        &self,
+        result: &Path,
+        files: &[String],
+        phase: PhaseFiles<'_>,
+    ) -> Result<Vec<String>, String> {
+        let outputs: Vec<String> = phase
+            .output
+            .iter()
+            .filter(|o| self.path(o).ok().as_deref() != Some(result))
+            .cloned()
+            .collect();
+        let wanted = [files, &outputs, phase.input]
+            .into_iter()
+            .find(|list| !list.is_empty())
+            .unwrap_or_default();
+        let mut needed = Vec::new();
+        for rel in wanted {
+            if is_glob(rel) {
+                needed.extend(
+                    self.expand(std::slice::from_ref(rel))?
+                        .iter()
+                        .map(|p| self.shown(p)),
+                );
+            } else {
+                needed.push(self.shown(&self.path(rel)?));
+            }
+        }
+        Ok(needed)
     }
 
     fn files_exist(&self, files: &[String], outputs: &[String]) -> GateResult {
@@ -806,11 +873,36 @@ fn absent(path: &Path) -> Option<&'static str> {
     (meta.is_dir() && empty(path)).then_some("is an empty directory")
 }
 
+/// Why a genuine result `shown` that judged `judged` does not cover
+/// `needed`; None when it covers every file.
+fn not_covered(shown: &str, judged: &[String], needed: &[String]) -> Option<String> {
+    let list = |files: &[String], sep: &str| escape_controls(&files.join(sep)).into_owned();
+    if needed.is_empty() {
+        return Some(format!(
+            "{shown} judged {}, but the gate names no file it must cover (give it `files`, on the command line --files, or the phase its output files); a result for other files proves nothing here",
+            list(judged, ", ")
+        ));
+    }
+    let missing: Vec<String> = needed
+        .iter()
+        .filter(|n| !judged.contains(n))
+        .cloned()
+        .collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "{shown} judged {}, not {}, which the phase needs: a genuine result, but for other files; run `helix-gate approve --out {shown} {}` in the repository root",
+            list(judged, ", "),
+            list(&missing, ", "),
+            list(needed, " ")
+        )
+    })
+}
+
 /// Why the result file `shown` is not trusted.
 fn untrusted_message(shown: &str, trust: &Trust, key: Option<&SigningKey>) -> String {
     let again = "run `helix-gate approve --out` again";
     match trust {
-        Trust::Trusted(_) => format!("{shown} is trusted"),
+        Trust::Trusted { .. } => format!("{shown} is trusted"),
         Trust::Unsigned => format!(
             "{shown} is not signed by helix-gate: it has no signature (written by hand or by another tool); {again}"
         ),

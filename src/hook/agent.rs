@@ -1,19 +1,38 @@
 //! The coding agents whose hook protocol helix-gate speaks, and the seam between
 //! their wire formats and the one decision pipeline.
 //!
-//! Every agent does two things here and nothing else: its decoder turns the
-//! agent's event envelope into the one typed [`HookEvent`], and its encoder
-//! turns the one [`HookOutput`] into what that agent accepts. Everything in
-//! between (the checks, the budget, the Stop gate, the reviewer, escalation,
-//! configuration protection, the failure policy) is the same for all agents.
-//! The few real differences in what an agent *can* do are asked of the agent
-//! ([`Agent::asks_person`], [`Agent::project_dir_var`]), never branched on by
-//! name elsewhere.
+//! Each agent has a decoder that turns its event envelope into the one typed
+//! [`HookEvent`] and an encoder that turns the one [`HookOutput`] into what that
+//! agent accepts. Everything in between (the checks, the budget, the Stop gate,
+//! the reviewer, escalation, configuration protection, the failure policy) is
+//! the same for all agents. The real differences in what an agent *can* do are
+//! asked of the agent here ([`Agent::asks_person`], [`Agent::project_dir_var`],
+//! [`final_answer`], which reads Copilot CLI's transcript at Stop); where its
+//! files are (which hooks files register helix-gate, its Stop hook's timeout) is
+//! asked of its installer, by a `match` on the agent in `super::project` and
+//! `super::reviews`.
 //!
-//! Adding an agent: a variant, a decoder that fills
-//! [`HookEvent`] from its payload (tool names mapped onto `Write`/`Edit`/`Bash`
-//! or onto a parsed patch), an encoder held to its output format by a test,
-//! and an `install` target.
+//! Adding an agent touches today (as Copilot CLI's did):
+//! - here: the [`Agent`] variant and each `match` on it (`name`, `decode`,
+//!   `encode`, `asks_person`, `project_dir_var`, and [`final_answer`] when its
+//!   Stop carries no final answer);
+//! - `src/hook/agent/NAME.rs`: the decoder (tool names mapped onto
+//!   `Write`/`Edit`/`Bash` or onto a parsed patch) and the encoder, held to its
+//!   output format by tests; `src/hook/event.rs` when its payload carries a
+//!   field the one event lacks;
+//! - `src/hook/project.rs` (which hooks files register the hook) and
+//!   `src/hook/reviews.rs` (`StopWindow::find`: the installed Stop timeout);
+//! - `src/install/NAME.rs` (its hooks file, written and removed), declared in
+//!   `src/install/mod.rs`; `src/install/registrations.rs` (doctor's report);
+//!   `src/install/claude.rs` (`AGENTS`, the names a hook command may carry);
+//! - `src/cli/mod.rs` (`AgentArg` with `from_name` and its `From`,
+//!   `InstallTarget`, the help texts), `src/cli/install.rs` (install, uninstall,
+//!   doctor), `src/cli/hook.rs` and `src/hook/mod.rs` (their docs);
+//! - `src/env.rs` for the variables it gives its hooks; `src/main.rs` only in
+//!   `hook_flags`'s doc (its fast path takes `AgentArg::from_name`);
+//! - the doctor snapshots (tests/it/snapshots), `tests/it/NAME.rs`,
+//!   `tests/support/NAME.rs`, `scripts/install-NAME.sh` and `scripts/test.sh`
+//!   for its end-to-end tests, and docs/src/other-agents.md.
 
 mod codex;
 mod copilot;
@@ -114,13 +133,13 @@ pub fn final_answer(event: &HookEvent, needed: bool) -> (String, Option<BrokenFi
     }
     match (&event.transcript, needed) {
         (Some(transcript), true) => match copilot::final_answer(transcript) {
-            Some(text) => (text, None),
-            None => (
+            Ok(text) => (text, None),
+            Err(found) => (
                 String::new(),
                 Some(BrokenField {
                     name: "transcript_path",
                     expected: "the agent's transcript with this Stop and the answer before it",
-                    found: "a file without them",
+                    found,
                 }),
             ),
         },

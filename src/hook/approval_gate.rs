@@ -46,27 +46,8 @@ pub(super) fn approval_gate(
     let Some(kind) = settings.get(APPROVAL_TYPE).filter(|t| t.enabled) else {
         return Ok(None);
     };
-    // Registered for every session on the machine (user scope), the hook runs
-    // a reviewer command the repository names only after the person consented.
-    if super::project::registration() == super::project::Registration::User
-        && let Some(problem) =
-            approval::consent_problem_in(root, &config_root, &settings, APPROVAL_TYPE)
-    {
-        for rel in files {
-            decisions.push(Decision {
-                target: rel.clone(),
-                verdict: Verdict::Skip,
-                note: Some(
-                    "no review: the repository's reviewer command needs the person's consent"
-                        .to_owned(),
-                ),
-                ..Decision::default()
-            });
-        }
-        return Ok(Some(Ruling {
-            output: Some(HookOutput::message(format!("helix-gate: {problem}."))),
-            decisions: std::mem::take(decisions),
-        }));
+    if let Some(ruling) = reviewer_not_run(root, &config_root, &settings, files, decisions) {
+        return Ok(Some(ruling));
     }
     // One deadline for the whole Stop: Claude Code's timeout for this hook
     // minus a reserve; every reviewer must end before it.
@@ -130,6 +111,64 @@ pub(super) fn approval_gate(
         output: Some(HookOutput::message(messages.join("\n"))),
         decisions: std::mem::take(decisions),
     }))
+}
+
+/// The Stop's answer when the reviewer the repository names may not run for
+/// this session: without the person's consent (user scope), or when its program
+/// changed during the session. Every file is logged as skipped, and the person
+/// is told why; `None` when the reviewer may run.
+fn reviewer_not_run(
+    root: &Path,
+    config_root: &Path,
+    settings: &approval::ApprovalSettings,
+    files: &[String],
+    decisions: &mut Vec<Decision>,
+) -> Option<Ruling> {
+    let skip = |note: String, decisions: &mut Vec<Decision>| {
+        for rel in files {
+            decisions.push(Decision {
+                target: rel.clone(),
+                verdict: Verdict::Skip,
+                note: Some(note.clone()),
+                ..Decision::default()
+            });
+        }
+    };
+    // Registered for every session on the machine (user scope), the hook runs
+    // a reviewer command the repository names only after the person consented.
+    if super::project::registration() == super::project::Registration::User
+        && let Some(problem) =
+            approval::consent_problem_in(root, config_root, settings, APPROVAL_TYPE)
+    {
+        skip(
+            "no review: the repository's reviewer command needs the person's consent".to_owned(),
+            decisions,
+        );
+        return Some(Ruling {
+            output: Some(HookOutput::message(format!("helix-gate: {problem}."))),
+            decisions: std::mem::take(decisions),
+        });
+    }
+    // A reviewer program the repository names that changed during the session
+    // (the model may have written it) is not run: its verdict would be the
+    // session's own. The ADRs stay unreviewed, and the person is told.
+    let changed = crate::config::protected::changed_programs(root, config_root);
+    if changed.is_empty() {
+        return None;
+    }
+    let shown = crate::text::escape_controls(&changed.join(", ")).into_owned();
+    skip(
+        format!("no review: the reviewer program {shown} changed during this session"),
+        decisions,
+    );
+    Some(Ruling {
+        output: Some(HookOutput::message(format!(
+            "helix-gate: the reviewer program {shown} changed during this session and was not run, so {} stay unreviewed. This session keeps the configuration it started with: restore the program (`git checkout -- {shown}`), or run `helix-gate trust` in {} to accept the new one.",
+            crate::text::escape_controls(&files.join(", ")),
+            crate::text::escape_controls(&root.display().to_string()),
+        ))),
+        decisions: std::mem::take(decisions),
+    })
 }
 
 /// Review `files` ([`reviews::run_parallel`]): the reviews that gave a

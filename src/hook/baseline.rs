@@ -50,12 +50,25 @@ pub struct SessionConfig {
 
 /// The one event this process answers: its configuration is worked out once.
 static CURRENT: OnceLock<SessionConfig> = OnceLock::new();
-/// The session of that event and whether it is its first (`SessionStart`).
-static EVENT: OnceLock<(String, bool)> = OnceLock::new();
+/// Where in its session the event this process answers stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moment {
+    /// `SessionStart`: the session's first event.
+    First,
+    /// The end of a turn; `registered`: the hook is registered for the agent
+    /// where the session runs (user scope, or the project's own settings), so
+    /// the session's `SessionStart` reached it and a missing record was lost.
+    Stop { registered: bool },
+    /// Any other event.
+    Other,
+}
+
+/// The session of that event and where in it the event stands.
+static EVENT: OnceLock<(String, Moment)> = OnceLock::new();
 
 /// Name the session of the event this process answers (before any decision).
-pub fn set_event(session: &str, first_event: bool) {
-    let _ = EVENT.set((session.to_owned(), first_event));
+pub fn set_event(session: &str, moment: Moment) {
+    let _ = EVENT.set((session.to_owned(), moment));
 }
 /// The user message of [`CURRENT`], taken by the dispatcher.
 static MESSAGE: Mutex<Option<String>> = Mutex::new(None);
@@ -64,11 +77,11 @@ static MESSAGE: Mutex<Option<String>> = Mutex::new(None);
 /// no-op path never gets here).
 pub fn current(root: &Path) -> &'static SessionConfig {
     CURRENT.get_or_init(|| {
-        let (session, first_event) = EVENT
+        let (session, moment) = EVENT
             .get()
             .cloned()
-            .unwrap_or_else(|| ("unknown-session".to_owned(), false));
-        let config = open(root, &session, first_event);
+            .unwrap_or_else(|| ("unknown-session".to_owned(), Moment::Other));
+        let config = open(root, &session, moment);
         if let Some(message) = &config.message {
             *MESSAGE.lock().unwrap_or_else(PoisonError::into_inner) = Some(message.clone());
         }
@@ -97,7 +110,7 @@ pub fn config_root(root: &Path) -> PathBuf {
 }
 
 /// Open (or make) the session's record and decide which configuration it runs with.
-fn open(root: &Path, session: &str, first_event: bool) -> SessionConfig {
+fn open(root: &Path, session: &str, moment: Moment) -> SessionConfig {
     let mut config = SessionConfig {
         config_root: root.to_path_buf(),
         message: None,
@@ -145,7 +158,7 @@ fn open(root: &Path, session: &str, first_event: bool) -> SessionConfig {
                     session,
                     &store,
                     (&now, &digest, &stats),
-                    first_event,
+                    moment,
                     &mut config,
                 ),
             }
@@ -160,23 +173,28 @@ fn open(root: &Path, session: &str, first_event: bool) -> SessionConfig {
 }
 
 /// The record of a session met for the first time: taken now, pinned to its
-/// configuration when this is its `SessionStart`, or when the session already
-/// has a state file (the record was lost: the Stop then also checks what
-/// differs from `HEAD`, and the user is told). A first event that is not
-/// `SessionStart`, without a state file, is a session that began before
-/// helix-gate was installed: it reads the repository's files.
+/// configuration when this is its `SessionStart`, or when the record was lost:
+/// the session already has a state file, or this is its Stop in a repository
+/// with a registration (every agent helix-gate registers for sends
+/// `SessionStart` first, so such a Stop without a record means both stores were
+/// wiped, or the session began before helix-gate was installed). A lost record's Stop also checks what differs from `HEAD`,
+/// and the user is told. Any other first event without a state file is a
+/// session that began before helix-gate was installed: it reads the
+/// repository's files.
 fn new_record(
     root: &Path,
     session: &str,
     store: &Store,
     (now, digest, stats): (&Snapshot, &str, &str),
-    first_event: bool,
+    moment: Moment,
     config: &mut SessionConfig,
 ) -> Record {
-    let lost = !first_event
-        && crate::fs::data_dir::session_files(root, session)
-            .state
-            .exists();
+    let first_event = moment == Moment::First;
+    let lost = moment == (Moment::Stop { registered: true })
+        || (!first_event
+            && crate::fs::data_dir::session_files(root, session)
+                .state
+                .exists());
     let mut record = start(root, store, now, digest, lost, config);
     record.pinned = lost || first_event;
     // A lost record runs with the last good configuration, which is not what

@@ -86,7 +86,8 @@ pub(super) fn pre_tool_use(event: &HookEvent, root: &Path) -> Ruling {
                 );
                 return refuse_data(target, &why, "shell write");
             }
-            if config.is_none() && (protected::is_config(&rel) || contains_protected(&rel)) {
+            if config.is_none() && (protected::is_config_in(root, &rel) || contains_protected(&rel))
+            {
                 config = Some(if rel.is_empty() { ".".to_owned() } else { rel });
             }
         }

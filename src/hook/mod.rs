@@ -251,7 +251,17 @@ fn decide(
     let mut notes = Vec::new();
     baseline::set_event(
         ruling::session_id(event),
-        event.kind == EventKind::SessionStart,
+        match event.kind {
+            EventKind::SessionStart => baseline::Moment::First,
+            EventKind::Stop => baseline::Moment::Stop {
+                registered: project::registered_here(
+                    event.agent,
+                    root,
+                    &project::project_dir(event.agent, Some(event)),
+                ),
+            },
+            _ => baseline::Moment::Other,
+        },
     );
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         handle(event, root, deadline, early, &mut notes)

@@ -126,6 +126,14 @@ pub fn stays_silent(
         && (!opted_in(root) || registered_in_project(agent, root, project_dir))
 }
 
+/// Whether the hook answering this event is registered where the session runs:
+/// at user scope, or in the project's own settings for `agent`
+/// ([`registered_in_project`]). A hook run by hand or from a `--settings` file
+/// is not.
+pub fn registered_here(agent: Agent, root: &Path, project_dir: &Path) -> bool {
+    registration() == Registration::User || registered_in_project(agent, root, project_dir)
+}
+
 /// Whether the project's own settings register `agent`'s helix-gate hook: an
 /// entry for any event whose command really runs it
 /// ([`crate::install::claude::registers_hook`]). The marker text alone, or an

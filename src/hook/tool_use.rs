@@ -139,7 +139,7 @@ pub(super) fn pre_write(root: &Path, path: &Path, agent: Agent) -> Ruling {
         let config = [paths::relative_to_real(root, path), written.real_relative()]
             .into_iter()
             .flatten()
-            .find(|rel| crate::config::protected::is_config(rel));
+            .find(|rel| crate::config::protected::is_config_in(root, rel));
         if let Some(rel) = config {
             return ask_config(&rel, agent);
         }

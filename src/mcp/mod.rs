@@ -36,6 +36,9 @@ pub struct Server {
     scope: scope::Scope,
     /// The version `initialize` agreed on (the newest before it).
     version: &'static str,
+    /// Whether `initialize` was answered: until then only `initialize` and `ping` are
+    /// served (the MCP lifecycle).
+    initialized: bool,
 }
 
 impl Server {
@@ -46,6 +49,7 @@ impl Server {
         Server {
             scope: scope::Scope::new(root, cwd),
             version: PROTOCOL_VERSIONS[0],
+            initialized: false,
         }
     }
 
@@ -85,9 +89,29 @@ impl Server {
         }
     }
 
+    /// MCP's lifecycle: "the client SHOULD NOT send requests other than pings before the
+    /// server has responded to the initialize request". The server holds the client to
+    /// it: `tools/list` and `tools/call` (`new_adr_template` may write a file) before
+    /// `initialize` are refused with [`rpc::SERVER_NOT_INITIALIZED`]. `initialize` is
+    /// enough; `notifications/initialized` is not awaited (the server sends no requests
+    /// of its own, which is all the notification gates). A method the server does not
+    /// have stays "method not found" at any time: Claude Code probes `server/discover`
+    /// before `initialize` and falls back on `-32601`.
     fn request(&mut self, method: &str, params: Option<Value>) -> Result<Value, (i64, String)> {
+        if !self.initialized && matches!(method, "tools/list" | "tools/call") {
+            return Err((
+                rpc::SERVER_NOT_INITIALIZED,
+                format!(
+                    "server not initialized: {method} before `initialize`; send `initialize` (then `notifications/initialized`) first"
+                ),
+            ));
+        }
         match method {
-            "initialize" => Ok(self.initialize(params.as_ref())),
+            "initialize" => {
+                let result = self.initialize(params.as_ref());
+                self.initialized = true;
+                Ok(result)
+            }
             "ping" => Ok(json!({})),
             "tools/list" => Ok(json!({"tools": tools::list()})),
             "tools/call" => {

@@ -15,6 +15,10 @@ pub(super) const METHOD_NOT_FOUND: i64 = -32601;
 pub(super) const INVALID_PARAMS: i64 = -32602;
 /// helix-gate failed while answering (a bug: a panic was caught).
 pub(super) const INTERNAL_ERROR: i64 = -32603;
+/// A request that needs the session before `initialize` was answered. MCP defines no
+/// code for it; this is LSP's `ServerNotInitialized`, in JSON-RPC's range for
+/// implementation-defined server errors (-32000 to -32099).
+pub(super) const SERVER_NOT_INITIALIZED: i64 = -32002;
 
 /// The largest message read: an ADR's text travels JSON-escaped inside one line, and
 /// `adr.max_file_size` is 5 MB by default. A longer line is answered with an error

@@ -80,7 +80,7 @@ declare_rules! {
     /// `approval_passed`, and the fields the type needs: `file` for `adr_complete` (with
     /// `semantic` one of auto, true, false), `files` for `approval` (with `required_result` one of
     /// approved, needs_revision), `result_file` for `approval_passed` (with the same
-    /// `required_result`).
+    /// `required_result`, and optionally `files`: the files the result must have judged).
     ///
     /// ## Why
     /// A gate the orchestrator does not know is skipped or fails the phase at run time, after the
@@ -214,6 +214,8 @@ pub struct Plan {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Phase {
     pub id: String,
+    /// The `input` files (paths or globs).
+    pub input: Vec<String>,
     pub output: Vec<String>,
     pub gates: Vec<Gate>,
 }
@@ -237,9 +239,11 @@ pub enum Gate {
         files: Vec<String>,
         required_result: RequiredResult,
     },
-    /// A result file `helix-gate approve --out` signed, for the current content.
+    /// A result file `helix-gate approve --out` signed, for the current content of
+    /// `files` (or else the phase's output files, or else its input files).
     ApprovalPassed {
         result_file: String,
+        files: Vec<String>,
         required_result: RequiredResult,
     },
     /// The `files` (or the phase's output files) exist.
@@ -405,6 +409,7 @@ impl Gate {
                 }
                 Gate::ApprovalPassed {
                     result_file: result_file.unwrap_or_default(),
+                    files: paths("files"),
                     required_result: required_result("approval_passed", &mut problems),
                 }
             }
@@ -540,6 +545,7 @@ pub fn check(text: &str) -> (Option<Plan>, Vec<Finding>) {
         }
         plan.phases.push(Phase {
             id,
+            input,
             output,
             gates: gates
                 .into_iter()
@@ -1121,6 +1127,18 @@ mod tests {
             Gate::decode("approval_passed", &fields("{result_file: r.json}")),
             Ok(Gate::ApprovalPassed {
                 result_file: "r.json".to_owned(),
+                files: Vec::new(),
+                required_result: RequiredResult::Approved,
+            })
+        );
+        assert_eq!(
+            Gate::decode(
+                "approval_passed",
+                &fields("{result_file: r.json, files: [a.md]}")
+            ),
+            Ok(Gate::ApprovalPassed {
+                result_file: "r.json".to_owned(),
+                files: vec!["a.md".to_owned()],
                 required_result: RequiredResult::Approved,
             })
         );

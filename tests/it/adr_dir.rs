@@ -8,6 +8,26 @@ use std::process::Stdio;
 use helix_gate::adr_dir::finalize::{self, Fault, Options};
 
 use crate::support::cli::*;
+use crate::support::repo::{helix_in, state_dir};
+
+/// `finalize` of `draft` run in this process, failing at `fault`, with the
+/// repository's test state folder: the one [`helix_in`] gives the binary that
+/// recovers it, where finalize keeps the witness of its intent.
+fn finalize_with(
+    root: &Path,
+    draft: &Path,
+    fault: Option<Fault>,
+) -> anyhow::Result<finalize::Finalization> {
+    let ws = helix_gate::adr_dir::Workspace::open(root)?.with_state_dir(Some(state_dir(root)));
+    finalize::run(
+        &ws,
+        draft,
+        Options {
+            dry_run: false,
+            fault,
+        },
+    )
+}
 
 /// A repository with `src/lib.rs` (referenced by the fixture) and an empty `adr/`.
 fn repo() -> tempfile::TempDir {
@@ -535,15 +555,7 @@ fn a_failure_after_the_move_restores_the_draft_and_leaves_index_untouched() {
     );
     let text = draft("Atomic", None);
     let draft_path = write(repo.path(), "output/ADR-atomic.md", &text);
-    let err = finalize::run_in(
-        repo.path(),
-        &draft_path,
-        Options {
-            dry_run: false,
-            fault: Some(Fault::AfterMove),
-        },
-    )
-    .unwrap_err();
+    let err = finalize_with(repo.path(), &draft_path, Some(Fault::AfterMove)).unwrap_err();
     let message = format!("{err:#}");
     assert!(
         message.contains("cannot update adr/INDEX.md; output/ADR-atomic.md was moved back, nothing changed: injected failure after the move"),
@@ -557,7 +569,7 @@ fn a_failure_after_the_move_restores_the_draft_and_leaves_index_untouched() {
         ["001-first.md", "INDEX.md"]
     );
     // The same draft finalizes cleanly afterwards.
-    let outcome = finalize::run_in(repo.path(), &draft_path, Options::default()).unwrap();
+    let outcome = finalize_with(repo.path(), &draft_path, None).unwrap();
     assert!(matches!(outcome, finalize::Finalization::Finalized(ref plan) if plan.number == 2));
     assert!(repo.path().join("adr/002-atomic.md").exists());
 }
@@ -577,15 +589,7 @@ fn a_failed_index_update_whose_draft_cannot_go_back_is_finished_by_the_next_run(
         draft("First", Some("\"001\"")),
     );
     let draft_path = write(repo.path(), "output/ADR-atomic.md", draft("Atomic", None));
-    let err = finalize::run_in(
-        repo.path(),
-        &draft_path,
-        Options {
-            dry_run: false,
-            fault: Some(Fault::Stranded),
-        },
-    )
-    .unwrap_err();
+    let err = finalize_with(repo.path(), &draft_path, Some(Fault::Stranded)).unwrap_err();
     let message = format!("{err:#}");
     assert!(
         message.contains("cannot update adr/INDEX.md, and cannot move the draft back"),
@@ -594,7 +598,7 @@ fn a_failed_index_update_whose_draft_cannot_go_back_is_finished_by_the_next_run(
     assert!(!draft_path.exists());
     assert_eq!(read(repo.path(), "adr/INDEX.md"), INDEX);
     assert!(intent.exists(), "the journal stays for the next run");
-    let out = run(repo.path(), &["doctor"]);
+    let out = helix_in(repo.path(), &["doctor"]);
     let err_text = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
         err_text.contains(
@@ -624,15 +628,7 @@ fn a_draft_that_cannot_be_removed_leaves_no_copy_or_says_where_it_is() {
     );
     let draft_path = write(repo.path(), "output/ADR-atomic.md", draft("Atomic", None));
     let attempt = |fault| {
-        let err = finalize::run_in(
-            repo.path(),
-            &draft_path,
-            Options {
-                dry_run: false,
-                fault: Some(fault),
-            },
-        )
-        .unwrap_err();
+        let err = finalize_with(repo.path(), &draft_path, Some(fault)).unwrap_err();
         format!("{err:#}")
     };
     let message = attempt(Fault::DraftStays);
@@ -656,7 +652,7 @@ fn a_draft_that_cannot_be_removed_leaves_no_copy_or_says_where_it_is() {
     assert_eq!(read(repo.path(), "adr/INDEX.md"), INDEX);
     // What the message says works.
     std::fs::remove_file(adr.join("002-atomic.md")).unwrap();
-    let out = run(repo.path(), &["finalize", draft_path.to_str().unwrap()]);
+    let out = helix_in(repo.path(), &["finalize", draft_path.to_str().unwrap()]);
     assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!draft_path.exists());
     assert!(read(repo.path(), "adr/INDEX.md").contains("[Atomic](002-atomic.md)"));
@@ -846,15 +842,7 @@ fn a_finalize_killed_at_any_step_is_finished_or_undone_by_the_next_run() {
         );
         let text = draft("Atomic", None);
         let draft_path = write(repo.path(), "output/ADR-atomic.md", &text);
-        let err = finalize::run_in(
-            repo.path(),
-            &draft_path,
-            Options {
-                dry_run: false,
-                fault: Some(Fault::Crash(step)),
-            },
-        )
-        .unwrap_err();
+        let err = finalize_with(repo.path(), &draft_path, Some(Fault::Crash(step))).unwrap_err();
         assert!(err.to_string().contains("injected crash"), "{err:#}");
         assert!(
             repo.path()
@@ -869,12 +857,13 @@ fn a_finalize_killed_at_any_step_is_finished_or_undone_by_the_next_run() {
                 names(&adr)
             );
         }
-        age_temporaries(&adr);
+        // No ageing: under the ADR directory lock INDEX.md's temporary file
+        // belongs to no writer at work.
         let out = if repair == "doctor" {
-            run(repo.path(), &["doctor"])
+            helix_in(repo.path(), &["doctor"])
         } else {
             let other = write(repo.path(), "output/ADR-other.md", draft("Other", None));
-            run(repo.path(), &["finalize", other.to_str().unwrap()])
+            helix_in(repo.path(), &["finalize", other.to_str().unwrap()])
         };
         let err_text = String::from_utf8_lossy(&out.stderr).into_owned();
         // doctor exits 1 for the fixture's INDEX.md status; 2 would be a failure of its own.
@@ -927,17 +916,25 @@ fn a_finalize_killed_at_any_step_is_finished_or_undone_by_the_next_run() {
     }
 }
 
+/// A young temporary file of another target may be a writer's at work and stays
+/// until it is old; INDEX.md's goes at once (its every writer holds the lock
+/// doctor holds); a user's dotfile stays.
 #[test]
 fn a_young_temporary_file_and_a_users_dotfile_are_left_alone() {
     let repo = repo();
     let adr = repo.path().join("adr");
     write(repo.path(), "adr/.notes.tmp", "mine");
-    write(repo.path(), "adr/.INDEX.md.Ab12cd.tmp", "being written");
-    let out = run(repo.path(), &["doctor"]);
+    write(repo.path(), "adr/.002-next.md.Ab12cd.tmp", "being written");
+    write(
+        repo.path(),
+        "adr/.INDEX.md.Ab12cd.tmp",
+        "left by a killed finalize",
+    );
+    let out = helix_in(repo.path(), &["doctor"]);
     assert!(code(&out) != 2, "{}", stdout(&out));
-    assert_eq!(names(&adr), [".INDEX.md.Ab12cd.tmp", ".notes.tmp"]);
+    assert_eq!(names(&adr), [".002-next.md.Ab12cd.tmp", ".notes.tmp"]);
     age_temporaries(&adr);
-    run(repo.path(), &["doctor"]);
+    helix_in(repo.path(), &["doctor"]);
     assert_eq!(names(&adr), [".notes.tmp"]);
 }
 
@@ -946,18 +943,15 @@ fn an_edited_draft_wins_over_an_interrupted_finalize() {
     let repo = repo();
     let text = draft("Atomic", None);
     let draft_path = write(repo.path(), "output/ADR-atomic.md", &text);
-    finalize::run_in(
+    finalize_with(
         repo.path(),
         &draft_path,
-        Options {
-            dry_run: false,
-            fault: Some(Fault::Crash(finalize::Step::Create)),
-        },
+        Some(Fault::Crash(finalize::Step::Create)),
     )
     .unwrap_err();
     let edited = text.replace("Atomic", "Atomic, edited");
     write(repo.path(), "output/ADR-atomic.md", &edited);
-    let out = run(repo.path(), &["doctor"]);
+    let out = helix_in(repo.path(), &["doctor"]);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("was undone"),
         "{}",

@@ -14,10 +14,11 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
-use crate::support::agents::{MISSING, bad, good, repository, verdicts, with_stdin};
+use crate::support::agents::{MISSING, bad, good, log, repository, verdicts, with_stdin};
 use crate::support::cli::*;
 use crate::support::copilot::{CopilotHome, require_copilot, run};
 use crate::support::fake_chat::{FakeChat, Reply, Request};
+use crate::support::hook::Hook;
 use crate::support::repo::ScratchRepo;
 
 const REL: &str = "adr/040-x.md";
@@ -118,6 +119,49 @@ fn install_copilot_writes_its_own_file_and_uninstall_removes_it() {
     let out = helix(&home, repo.path(), &["uninstall", "copilot"], "");
     assert!(stdout(&out).contains("removed 5 helix-gate hook(s)"));
     assert!(repo.read(".github/hooks/helix-gate.json").is_none());
+}
+
+/// A `Stop` whose `transcript_path` is a FIFO nobody writes: the hook must not
+/// open it blocking (that stalls until the deadline) but refuse it at once,
+/// with the STEP check's failure policy on the broken field. The run is
+/// bounded below the deadline, so a stall fails the test.
+#[test]
+fn a_fifo_transcript_is_refused_without_waiting() {
+    let repo = repository(true);
+    // A deadline far above the run's bound: only a stall reaches it.
+    repo.write("config/helix-gate.yaml", "hook:\n  deadline_ms: 60000\n");
+    let session = repo.join("projects/sessions/s1");
+    std::fs::create_dir_all(&session).unwrap();
+    let fifo = repo.join("events.jsonl");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let stop = json!({"hook_event_name": "Stop", "session_id": "f1", "timestamp": "t",
+        "cwd": session, "transcript_path": fifo, "stop_reason": "end_turn",
+        "stop_hook_active": false});
+    let run = Hook::new(repo.path())
+        .args(&["--agent", "copilot"])
+        .limit(std::time::Duration::from_secs(20))
+        .event(&stop);
+    // The failure policy's answer (fail open by default: a message, no block),
+    // naming the field and what it named.
+    let answer = run.answer().expect("an answer");
+    assert!(answer["decision"].is_null(), "{answer}");
+    let message = answer["systemMessage"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("fail-open")
+            && message.contains("`transcript_path` of the hook event is a named pipe (FIFO)"),
+        "{answer}"
+    );
+    assert!(
+        log(&repo)
+            .iter()
+            .any(|line| line["event"] == "Stop" && line["verdict"] == "error"),
+        "{:?}",
+        log(&repo)
+    );
 }
 
 // ---------------------------------------------------------------- the real client

@@ -306,6 +306,8 @@ fn approval_passed_trusts_only_a_result_helix_gate_signed_for_the_current_conten
         "approval_passed",
         "--result-file",
         "approvals/adr/output/approval-result.json",
+        "--files",
+        "output/ADR-cache.md",
     ];
     assert_eq!(approve_out(&repo, &adr, &out, None), 0);
     let written: Value =
@@ -383,6 +385,53 @@ fn approval_passed_trusts_only_a_result_helix_gate_signed_for_the_current_conten
         &repo,
         SESSION,
         &[&args[..], &["--required-result", "needs_revision"]].concat(),
+    );
+    assert_eq!(exit, 0, "{doc:#}");
+}
+
+/// A genuine result of `approve --out` for another, older ADR (a free cache hit)
+/// does not pass the gate of a phase whose own output was never reviewed: the gate
+/// fails and names the files the result judged and the files the phase needed.
+#[test]
+fn approval_passed_refuses_a_genuine_result_for_another_file() {
+    let repo = helix_repo();
+    reviewer(&repo, &approved(0.9));
+    let old = format!("{SESSION}/output/ADR-cache.md");
+    let out = format!("{SESSION}/approvals/adr/output/approval-result.json");
+    assert_eq!(approve_out(&repo, &old, &out, None), 0);
+    // The phase's output: broken, never reviewed.
+    repo.write(format!("{SESSION}/output/ADR-broken.md"), "# not an ADR\n");
+    let plan = format!("{SESSION}/output/phases.yaml");
+    repo.write(
+        &plan,
+        "phases:\n  - id: write\n    output: [output/ADR-broken.md]\n    quality_gate:\n      type: approval_passed\n      result_file: approvals/adr/output/approval-result.json\n",
+    );
+    let (exit, doc) = gate(&repo, ".", &["--phases", &plan, "--phase", "write"]);
+    assert_eq!(exit, 1, "{doc:#}");
+    let text = doc["gates"][0]["message"].as_str().unwrap();
+    assert!(
+        text.contains(&format!("judged {old}"))
+            && text.contains(&format!("{SESSION}/output/ADR-broken.md")),
+        "{doc:#}"
+    );
+
+    // On the command line the files are given with --files, and must be judged too.
+    let given = [
+        "approval_passed",
+        "--result-file",
+        "approvals/adr/output/approval-result.json",
+    ];
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &[&given[..], &["--files", "output/ADR-broken.md"]].concat(),
+    );
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(message(&doc).contains(&format!("judged {old}")), "{doc:#}");
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &[&given[..], &["--files", "output/ADR-cache.md"]].concat(),
     );
     assert_eq!(exit, 0, "{doc:#}");
 }

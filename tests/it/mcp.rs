@@ -269,7 +269,7 @@ fn new_adr_template_previews_and_writes_what_new_writes() {
     // Inside a consultant session: a draft without a number, as `new` writes it there.
     let session = repo.join("projects/sessions/s1");
     std::fs::create_dir_all(&session).unwrap();
-    let mut server = McpServer::start(&session, &[]);
+    let (mut server, _) = McpServer::initialized(&session, VERSION);
     let draft = server.call("new_adr_template", json!({"title": "Cache", "write": true}));
     let made = &draft["structuredContent"];
     assert_eq!(
@@ -309,6 +309,52 @@ const PLAN: &str = "phases:
     type: approval
     input: [output/ADR-cache.md]
 ";
+
+/// MCP's lifecycle: before `initialize` is answered only `initialize` and `ping` are
+/// served. A `tools/call` that would write (and `tools/list`) is refused with `-32002`
+/// and writes nothing; a method the server does not have stays `-32601` (Claude Code's
+/// `server/discover` probe); after `initialize` the same call writes the file.
+#[test]
+fn tools_are_refused_until_the_client_initialized() {
+    let repo = adr_repo();
+    let mut server = McpServer::start(repo.path(), &[]);
+    let write = json!({"name": "new_adr_template", "arguments": {"title": "Early", "write": true}});
+    for (method, params) in [("tools/call", write.clone()), ("tools/list", json!({}))] {
+        let answer = server.request(method, params);
+        assert_eq!(answer["error"]["code"], -32002, "{method}: {answer}");
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("server not initialized"),
+            "{answer}"
+        );
+    }
+    assert_eq!(
+        status(&repo),
+        "",
+        "nothing may be written before initialize"
+    );
+    assert_eq!(server.request("ping", json!({}))["result"], json!({}));
+    let probe = server.request("server/discover", json!({}));
+    assert_eq!(probe["error"]["code"], -32601, "{probe}");
+
+    let init = server.request(
+        "initialize",
+        json!({"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}),
+    );
+    assert_eq!(init["result"]["protocolVersion"], VERSION, "{init}");
+    server.notify("notifications/initialized", json!({}));
+    let made = server.request("tools/call", write);
+    assert!(!is_error(&made["result"]), "{made}");
+    let path = made["result"]["structuredContent"]["path"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(repo.read(&path).is_some(), "{made}");
+    let (exit, _) = server.close();
+    assert!(exit.success());
+}
 
 #[test]
 fn run_gate_runs_a_phase_as_gate_does_and_never_starts_the_reviewer() {

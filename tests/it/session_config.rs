@@ -408,3 +408,215 @@ fn a_damaged_session_state_is_restored_from_its_copy() {
         out.stderr
     );
 }
+
+/// The reviewer's whole output: a `claude -p` result whose verdict is `result`.
+fn reviewer_output(result: &str) -> String {
+    json!({"type": "result", "subtype": "success", "is_error": false, "result": "",
+        "total_cost_usd": 0.01, "usage": {"input_tokens": 10, "output_tokens": 5},
+        "structured_output": {"result": result, "confidence": 0.95,
+            "findings": [{"severity": "error", "check": "completeness", "message": "the migration plan is missing"}],
+            "recommendations": [], "summary": "Seen."}})
+    .to_string()
+}
+
+/// Write `tools/reviewer`, a program that notes each run in `runs.txt` under `tag`
+/// and answers `result`.
+fn write_program(root: &Path, tag: &str, result: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let script = write(
+        root,
+        "tools/reviewer",
+        format!(
+            "#!/bin/sh\necho {tag} >> '{}'\ncat <<'JSON'\n{}\nJSON\n",
+            root.join("runs.txt").display(),
+            reviewer_output(result)
+        ),
+    );
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A committed repository whose ADR reviewer is its own program `tools/reviewer`,
+/// which rejects.
+fn repo_with_program() -> ScratchRepo {
+    let repo = repo();
+    write_program(repo.path(), "honest", "rejected");
+    repo.write(
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    command: tools/reviewer\n    timeout: 60\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "own reviewer"]);
+    repo
+}
+
+fn runs(root: &Path) -> String {
+    std::fs::read_to_string(root.join("runs.txt")).unwrap_or_default()
+}
+
+#[test]
+fn the_model_cannot_rewrite_the_reviewer_program_to_approve_its_own_adr() {
+    let repo = repo_with_program();
+    let root = repo.path();
+    start(root, "s");
+    write(root, "adr/001-x.md", good_adr());
+    hook(root, &post_write(root, "s", "adr/001-x.md"));
+    let a = hook(root, &stop("s"));
+    assert_eq!(
+        text(&a, "/decision"),
+        "block",
+        "the reviewer rejects: {a:?}"
+    );
+    assert_eq!(runs(root), "honest\n");
+    // The program is configuration: its write is put to the person.
+    let pre = json!({"session_id": "s", "cwd": root, "hook_event_name": "PreToolUse",
+        "tool_name": "Write", "tool_input": {"file_path": root.join("tools/reviewer"), "content": "…"}});
+    let a = hook(root, &pre);
+    assert_eq!(
+        text(&a, "/hookSpecificOutput/permissionDecision"),
+        "ask",
+        "{a:?}"
+    );
+    assert!(
+        text(&a, "/hookSpecificOutput/permissionDecisionReason").contains("tools/reviewer"),
+        "{a:?}"
+    );
+    // So is a shell write of it.
+    let a = hook(
+        root,
+        &bash(
+            root,
+            "s",
+            "PreToolUse",
+            "cat > tools/reviewer <<'EOF'\nexit 0\nEOF",
+        ),
+    );
+    assert_eq!(
+        text(&a, "/hookSpecificOutput/permissionDecision"),
+        "ask",
+        "{a:?}"
+    );
+    // Written anyway (allowed by a person, or by a path the hook does not see):
+    // the changed program is not run for this session, and nothing is approved.
+    write_program(root, "model", "approved");
+    write(root, "adr/001-x.md", format!("{}\n", good_adr()));
+    hook(root, &post_write(root, "s", "adr/001-x.md"));
+    let a = hook(root, &stop("s"));
+    assert_eq!(
+        runs(root),
+        "honest\n",
+        "the model's program never ran: {a:?}"
+    );
+    let message = text(&a, "/systemMessage");
+    assert!(
+        message.contains("tools/reviewer") && message.contains("changed during this session"),
+        "{a:?}"
+    );
+    let history = std::fs::read_to_string(root.join(".helix-gate/approvals.jsonl")).unwrap();
+    assert!(history.contains("\"rejected\""), "{history}");
+    assert!(
+        !history.contains("\"approved\""),
+        "no approval was recorded: {history}"
+    );
+}
+
+#[test]
+fn trust_covers_the_bytes_of_the_repository_reviewer_program() {
+    let repo = repo_with_program();
+    let root = repo.path();
+    let out = cli(root, &["trust"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("tools/reviewer"), "{}", stdout(&out));
+    let out = cli(root, &["trust", "--show"]);
+    assert!(stdout(&out).contains("trusted"), "{}", stdout(&out));
+    // A pull that changes only the program.
+    write_program(root, "pulled", "approved");
+    repo.git(&["commit", "-qam", "a new reviewer"]);
+    let out = cli(root, &["trust", "--show"]);
+    assert!(
+        stdout(&out).contains("changed since"),
+        "a changed program is a changed configuration: {}",
+        stdout(&out)
+    );
+    let user = ["--scope", "user"];
+    hook_with(
+        root,
+        &user,
+        &json!({"session_id": "u", "cwd": root, "hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    write(root, "adr/001-x.md", good_adr());
+    hook_with(root, &user, &post_write(root, "u", "adr/001-x.md"));
+    let a = hook_with(root, &user, &stop("u"));
+    assert!(
+        text(&a, "/systemMessage").contains("helix-gate trust"),
+        "{a:?}"
+    );
+    assert_eq!(runs(root), "", "the new program did not run");
+}
+
+#[test]
+fn wiping_both_stores_in_a_registered_repository_does_not_end_the_session_silently() {
+    let root = repo();
+    let root = root.path();
+    let out = cli(root, &["install", "claude"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    start(root, "s");
+    write(root, "adr/001-x.md", bad_adr());
+    let a = hook(root, &post_write(root, "s", "adr/001-x.md"));
+    assert_eq!(text(&a, "/decision"), "block");
+    // `find .helix-gate -mindepth 1 -delete`, and the record outside the work tree.
+    std::fs::remove_dir_all(root.join(".helix-gate")).unwrap();
+    std::fs::create_dir(root.join(".helix-gate")).unwrap();
+    std::fs::remove_dir_all(state_dir(root)).unwrap();
+    let a = hook(root, &stop("s"));
+    assert_eq!(text(&a, "/decision"), "block", "{a:?}");
+    assert!(text(&a, "/reason").contains("adr/001-x.md"), "{a:?}");
+    assert!(
+        text(&a, "/systemMessage").contains("baseline was missing"),
+        "{a:?}"
+    );
+}
+
+#[test]
+fn renaming_a_blocked_adr_to_a_template_name_does_not_hide_it() {
+    let root = repo();
+    let root = root.path();
+    start(root, "s");
+    write(
+        root,
+        "adr/002-x.md",
+        bad_adr().replace("\"001\"", "\"002\""),
+    );
+    let a = hook(root, &post_write(root, "s", "adr/002-x.md"));
+    assert_eq!(text(&a, "/decision"), "block");
+    std::fs::rename(
+        root.join("adr/002-x.md"),
+        root.join("adr/002-x.template.md"),
+    )
+    .unwrap();
+    hook(
+        root,
+        &bash(
+            root,
+            "s",
+            "PostToolUse",
+            "mv adr/002-x.md adr/002-x.template.md",
+        ),
+    );
+    let a = hook(root, &stop("s"));
+    assert_eq!(text(&a, "/decision"), "block", "{a:?}");
+    assert!(
+        text(&a, "/reason").contains("adr/002-x.template.md"),
+        "{a:?}"
+    );
+    // validate and the commit see it too.
+    let out = cli(root, &["validate"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("002-x.template.md"),
+        "{}",
+        stdout(&out)
+    );
+    git(root, &["add", "-A"]);
+    let out = cli(root, &["pre-commit"]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+}

@@ -17,7 +17,9 @@
 //!   ([`super::final_answer`]). Copilot writes that file behind the hook, so
 //!   its tail is read until the line is there (at most 3 s); a transcript
 //!   without it is a broken field, so the STEP check applies the failure
-//!   policy instead of guessing.
+//!   policy instead of guessing. The path is opened like every file
+//!   helix-gate reads (`crate::fs::read`): without blocking, and anything but
+//!   a regular file (a FIFO nobody writes) is a broken field at once.
 //!
 //! **Out.** Copilot reads, per event: `PreToolUse` `permissionDecision`
 //! (`allow`, `deny`, `ask`) with `permissionDecisionReason`; `PostToolUse` and
@@ -100,8 +102,9 @@ pub(super) fn decode(bytes: &[u8]) -> Result<HookEvent, DecodeError> {
 }
 
 /// The final answer of the turn whose `Stop` the transcript names (read at
-/// Stop, and only when the STEP check needs it: [`super::final_answer`]).
-pub(super) fn final_answer(transcript: &Transcript) -> Option<String> {
+/// Stop, and only when the STEP check needs it: [`super::final_answer`]), or
+/// what the transcript's path was instead.
+pub(super) fn final_answer(transcript: &Transcript) -> Result<String, &'static str> {
     last_answer(Path::new(&transcript.path), &transcript.timestamp)
 }
 
@@ -112,27 +115,37 @@ pub(super) fn final_answer(transcript: &Transcript) -> Option<String> {
 /// (observed: at `Stop` the file may hold one line), so it is read again until
 /// that line is there, at most [`TRANSCRIPT_WAIT`]; an older answer is never
 /// taken for this one.
-fn last_answer(path: &Path, timestamp: &str) -> Option<String> {
+/// A path that is no regular file (a FIFO, a device, a folder) is given up at
+/// once: it never becomes the transcript, and it is never read. The error names
+/// what was found.
+fn last_answer(path: &Path, timestamp: &str) -> Result<String, &'static str> {
     let until = std::time::Instant::now() + TRANSCRIPT_WAIT;
     loop {
-        if let Some(found) = answer_before_stop(path, timestamp) {
-            return Some(found);
+        if let Some(found) = answer_before_stop(path, timestamp)? {
+            return Ok(found);
         }
         if std::time::Instant::now() >= until {
-            return None;
+            return Err("a file without them");
         }
         std::thread::sleep(std::time::Duration::from_millis(25));
     }
 }
 
 /// `None`: the `Stop`'s line is not there (yet); an empty answer: it is, with
-/// no answer before it.
-fn answer_before_stop(path: &Path, timestamp: &str) -> Option<String> {
-    let mut file = std::fs::File::open(path).ok()?;
+/// no answer before it. Opened like every file helix-gate reads
+/// ([`crate::fs::read::open_regular`]): without blocking, decided on `fstat`;
+/// the error is the kind of file a non-regular path names.
+fn answer_before_stop(path: &Path, timestamp: &str) -> Result<Option<String>, &'static str> {
+    let mut file = match crate::fs::read::open_regular(path, crate::fs::read::Links::Follow) {
+        Ok(file) => file,
+        Err(err) => return crate::fs::read::not_regular(&err).map_or(Ok(None), Err),
+    };
+    Ok(tail_answer(&mut file, timestamp))
+}
+
+/// The answer before the `Stop` at `timestamp` in the tail of the open transcript.
+fn tail_answer(file: &mut std::fs::File, timestamp: &str) -> Option<String> {
     let meta = file.metadata().ok()?;
-    if !meta.is_file() {
-        return None;
-    }
     let start = meta.len().saturating_sub(TRANSCRIPT_TAIL);
     file.seek(SeekFrom::Start(start)).ok()?;
     let mut tail = Vec::new();
