@@ -36,6 +36,41 @@ pub const GEMINI_CLI_HOME: &str = "GEMINI_CLI_HOME";
 /// so a reviewer can never trigger another review.
 pub const HELIX_GATE_CHILD: &str = "HELIX_GATE_CHILD";
 
+/// Set to `1` by Gemini CLI in the commands its shell tool runs.
+pub const GEMINI_CLI: &str = "GEMINI_CLI";
+/// Set by Codex CLI in the commands it runs inside its sandbox (`seatbelt`, ...).
+pub const CODEX_SANDBOX: &str = "CODEX_SANDBOX";
+/// Set to `1` by Codex CLI in the commands it runs without network access.
+pub const CODEX_SANDBOX_NETWORK_DISABLED: &str = "CODEX_SANDBOX_NETWORK_DISABLED";
+/// The Codex CLI thread a command of its shell tool runs in.
+pub const CODEX_THREAD_ID: &str = "CODEX_THREAD_ID";
+/// Set by GitHub Copilot CLI in the commands its shell tool runs.
+pub const COPILOT_CLI: &str = "COPILOT_CLI";
+
+/// The variables that say a process runs inside an AI agent's session: its
+/// model's shell commands, its hooks, or helix-gate's reviewer. Agents set
+/// them for their tools and hooks; a person's terminal has none of them.
+pub const AGENT_SESSION: &[&str] = &[
+    CLAUDECODE,
+    CLAUDE_CODE_SESSION_ID,
+    CLAUDE_PROJECT_DIR,
+    GEMINI_CLI,
+    GEMINI_PROJECT_DIR,
+    CODEX_SANDBOX,
+    CODEX_SANDBOX_NETWORK_DISABLED,
+    CODEX_THREAD_ID,
+    COPILOT_CLI,
+    COPILOT_PROJECT_DIR,
+    HELIX_GATE_CHILD,
+];
+
+/// The first of [`AGENT_SESSION`] that is set: this process runs inside an
+/// agent's session. A hint, not a proof: a model that unsets them all looks
+/// like a person's terminal.
+pub fn agent_session() -> Option<&'static str> {
+    AGENT_SESSION.iter().copied().find(|name| is_set(name))
+}
+
 /// Overrides the folder of helix-gate's per-user state (the approval cache's
 /// signing key); must be absolute. For tests and unusual setups.
 pub const HELIX_GATE_STATE_DIR: &str = "HELIX_GATE_STATE_DIR";

@@ -198,6 +198,18 @@ fn approval_figures(data: &mut ReportData, approvals: &[Record]) {
             files: e.files,
             detail: format!("reviewer did not approve after {} attempt(s)", e.attempts),
         }));
+    // A person's way out of an escalation, beside the escalations it ends.
+    data.escalations
+        .extend(figures.overrides.into_iter().map(|o| Escalation {
+            time: o.timestamp,
+            source: crate::render::report::PERSON_OVERRIDE.to_owned(),
+            files: vec![o.file],
+            detail: format!(
+                "approved by a person after the reviewer's {}: {}",
+                o.verdict.as_str(),
+                o.reason
+            ),
+        }));
 }
 
 #[cfg(test)]

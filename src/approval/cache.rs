@@ -198,6 +198,10 @@ pub fn lookup(
 /// finding or its confidence stays below it; a verdict the reviewer itself gave
 /// as rejected or `needs_revision` always holds.
 pub fn still_holds(document: &ResultDocument, required_confidence: f64) -> bool {
+    // A person's decision has no confidence to re-check: it holds for its content.
+    if document.stage == super::Stage::Override {
+        return document.result == super::Verdict::Approved && document.person_override.is_some();
+    }
     let errors = document
         .findings
         .iter()
@@ -208,10 +212,14 @@ pub fn still_holds(document: &ResultDocument, required_confidence: f64) -> bool 
         == document.result
 }
 
-/// Whether `document` is a reviewer's verdict worth keeping: not an
-/// infrastructure failure, not a deterministic rejection, not itself a hit.
+/// Whether `document` is a reviewer's verdict (or a person's override) worth
+/// keeping: not an infrastructure failure, not a deterministic rejection, not
+/// itself a hit.
 pub fn cacheable(document: &ResultDocument) -> bool {
-    document.stage == super::Stage::Reviewer && document.infrastructure_failure.is_none()
+    matches!(
+        document.stage,
+        super::Stage::Reviewer | super::Stage::Override
+    ) && document.infrastructure_failure.is_none()
 }
 
 /// Store a reviewer's verdict under `key`, signed with `signing` (atomically:

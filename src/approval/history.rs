@@ -24,6 +24,9 @@ pub enum Stage {
     Cache,
     /// A reviewer was started (whatever it returned, or how it failed).
     Reviewer,
+    /// A person approved the content (`helix-gate approve --override`) after
+    /// the reviewer did not: seed 001's escalation, decided.
+    Override,
 }
 
 impl Stage {
@@ -32,6 +35,7 @@ impl Stage {
             Stage::Deterministic => "deterministic",
             Stage::Cache => "cache",
             Stage::Reviewer => "reviewer",
+            Stage::Override => "override",
         }
     }
 }
@@ -96,6 +100,11 @@ pub enum Record {
         /// The person's: `approved` or `rejected`.
         judgement: Verdict,
         reason: String,
+        /// The judgement approved a verdict that was not `approved`, and so
+        /// granted an approval of this content (a signed cache entry): a
+        /// person's override, not only a record for the numbers.
+        #[serde(rename = "override", default, skip_serializing_if = "is_false")]
+        grants: bool,
     },
     Escalation {
         timestamp: String,
@@ -325,6 +334,10 @@ pub struct HistorySummary {
     pub mean_cost_usd: Option<f64>,
     /// Escalations recorded by the Stop gate.
     pub escalations: usize,
+    /// Approvals a person granted with `approve --override` after the reviewer
+    /// did not approve (only shown when there were some).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub overrides: usize,
     /// Damaged lines of the history that were skipped (only shown when some were).
     #[serde(skip_serializing_if = "is_zero")]
     pub skipped_lines: usize,
@@ -336,6 +349,14 @@ pub struct HistorySummary {
 )]
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Summarize the history ([`super::numbers::Figures::summary`]).
@@ -471,6 +492,7 @@ mod tests {
             verdict: Verdict::Rejected,
             judgement,
             reason: "r".into(),
+            grants: false,
         };
         let history = History {
             records: vec![

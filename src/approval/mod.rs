@@ -192,6 +192,10 @@ pub struct ResultDocument {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub infrastructure_failure: Option<String>,
     pub agent_context: AgentContext,
+    /// A person's override (`approve --override FILE approved`): who decided
+    /// against which verdict, and why. Only on documents of [`Stage::Override`].
+    #[serde(rename = "override", default, skip_serializing_if = "Option::is_none")]
+    pub person_override: Option<judgement::PersonOverride>,
 }
 
 /// The outcome of [`approve`].
@@ -315,9 +319,17 @@ impl Approval {
             Stage::Deterministic => format!(
                 "helix-gate approval {files}: rejected by the deterministic checks, no reviewer started"
             ),
+            Stage::Cache if d.person_override.is_some() => format!(
+                "helix-gate approval {files}: {} (a person's override, approval {})",
+                d.result, d.approval_id
+            ),
             Stage::Cache => format!(
                 "helix-gate approval {files}: {} (cached, confidence {:.2}, approval {})",
                 d.result, d.confidence, d.approval_id
+            ),
+            Stage::Override => format!(
+                "helix-gate approval {files}: {} (a person's override, approval {})",
+                d.result, d.approval_id
             ),
             Stage::Reviewer => match &self.failure {
                 Some(failure) => format!(
@@ -878,6 +890,7 @@ impl Request<'_> {
             stage: Stage::Deterministic,
             infrastructure_failure: None,
             agent_context: AgentContext::default(),
+            person_override: None,
         }
     }
 
@@ -1088,6 +1101,7 @@ impl Request<'_> {
             stage: Stage::Reviewer,
             infrastructure_failure: failure.as_ref().map(|f| f.kind().to_owned()),
             agent_context,
+            person_override: None,
         };
         (document, failure)
     }
@@ -1413,6 +1427,7 @@ pub(crate) mod tests {
                 stage: Stage::Reviewer,
                 infrastructure_failure: None,
                 agent_context: AgentContext::default(),
+                person_override: None,
             },
             files: vec![FileRun {
                 path: "adr/001-x.md".into(),

@@ -87,6 +87,8 @@ impl Tally {
             }
             Stage::Cache => self.cache_hits += 1,
             Stage::Deterministic => self.deterministic += 1,
+            // Overrides are recorded as judgements, never as approvals.
+            Stage::Override => {}
         }
     }
 }
@@ -98,6 +100,16 @@ pub struct Escalated {
     pub files: Vec<String>,
     /// Failed reviews before the escalation.
     pub attempts: u32,
+}
+
+/// An approval a person granted with `approve --override`, as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Overridden {
+    pub timestamp: String,
+    pub file: String,
+    /// The reviewer's verdict the person overrode.
+    pub verdict: Verdict,
+    pub reason: String,
 }
 
 /// The approval history counted once: what `stats` and `report` show.
@@ -114,6 +126,8 @@ pub struct Figures {
     pub judged: BTreeMap<String, (Verdict, Verdict)>,
     /// In the order recorded.
     pub escalations: Vec<Escalated>,
+    /// Approvals a person granted (`approve --override`), in the order recorded.
+    pub overrides: Vec<Overridden>,
     /// Damaged lines of the history that were skipped.
     pub skipped: usize,
 }
@@ -171,14 +185,26 @@ impl Figures {
                     );
                 }
                 Record::Judgement {
+                    timestamp,
+                    file,
                     approval_id,
                     verdict,
                     judgement,
+                    reason,
+                    grants,
                     ..
                 } => {
                     figures
                         .judged
                         .insert(approval_id.clone(), (*verdict, *judgement));
+                    if *grants {
+                        figures.overrides.push(Overridden {
+                            timestamp: timestamp.clone(),
+                            file: file.clone(),
+                            verdict: *verdict,
+                            reason: reason.clone(),
+                        });
+                    }
                 }
                 Record::Escalation {
                     timestamp,
@@ -218,6 +244,7 @@ impl Figures {
             total_cost_usd: all.cost_usd,
             mean_cost_usd: (all.reviews > 0).then(|| all.cost_usd / all.reviews as f64),
             escalations: self.escalations.len(),
+            overrides: self.overrides.len(),
             skipped_lines: self.skipped,
         }
     }
@@ -444,7 +471,20 @@ mod tests {
             verdict,
             judgement,
             reason: "r".into(),
+            grants: verdict != Verdict::Approved && judgement == Verdict::Approved,
         }
+    }
+
+    #[test]
+    fn an_approving_judgement_of_a_rejection_is_an_override() {
+        let figures = Figures::of_records(&[
+            judgement("a", Verdict::Rejected, Verdict::Approved),
+            judgement("b", Verdict::Approved, Verdict::Approved),
+            judgement("c", Verdict::NeedsRevision, Verdict::Rejected),
+        ]);
+        assert_eq!(figures.overrides.len(), 1);
+        assert_eq!(figures.overrides[0].verdict, Verdict::Rejected);
+        assert_eq!(figures.summary().overrides, 1);
     }
 
     #[test]

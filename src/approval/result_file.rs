@@ -83,8 +83,18 @@ fn canonical(signed: &Signed) -> serde_json::Result<Vec<u8>> {
 
 /// The signed result file of `approval` (pretty JSON).
 pub fn render(approval: &Approval, key: &SigningKey) -> anyhow::Result<Vec<u8>> {
-    if let Some(outside) = approval
-        .judged
+    render_document(&approval.document, &approval.judged, key)
+}
+
+/// The signed result file of `document`, which judged `judged` (pretty JSON).
+/// A person's override is signed like a review and says so (`stage: override`
+/// and its `override` part are signed too).
+pub fn render_document(
+    document: &ResultDocument,
+    judged: &[JudgedFile],
+    key: &SigningKey,
+) -> anyhow::Result<Vec<u8>> {
+    if let Some(outside) = judged
         .iter()
         .find(|f| !crate::paths::is_plain_relative(&f.path))
     {
@@ -95,8 +105,8 @@ pub fn render(approval: &Approval, key: &SigningKey) -> anyhow::Result<Vec<u8>> 
     }
     let signed = Signed {
         schema: SCHEMA.to_owned(),
-        document: approval.document.clone(),
-        judged: approval.judged.clone(),
+        document: document.clone(),
+        judged: judged.to_vec(),
     };
     let mac = key.sign(&[MAC_VERSION.as_bytes(), &canonical(&signed)?]);
     let file = SignedFile {
@@ -116,8 +126,18 @@ pub fn render(approval: &Approval, key: &SigningKey) -> anyhow::Result<Vec<u8>> 
 /// its folder made when missing), signed with this user's key (made when there
 /// is none). Returns `out`.
 pub fn write(root: &Path, out: &Path, approval: &Approval) -> anyhow::Result<PathBuf> {
+    write_document(root, out, &approval.document, &approval.judged)
+}
+
+/// [`write`] for a `document` that judged `judged` (a person's override).
+pub fn write_document(
+    root: &Path,
+    out: &Path,
+    document: &ResultDocument,
+    judged: &[JudgedFile],
+) -> anyhow::Result<PathBuf> {
     let key = super::signing::load_or_create()?;
-    let bytes = render(approval, &key)?;
+    let bytes = render_document(document, judged, &key)?;
     let shown = crate::paths::display(root, out);
     if let Some(parent) = out.parent() {
         crate::fs::confine::create_dir_all(root, parent)

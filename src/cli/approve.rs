@@ -36,11 +36,12 @@ struct JsonOutput<'a> {
     exit_code: u8,
 }
 
-/// `helix-gate approve --override FILE approved|rejected --reason TEXT [--type T]`.
+/// `helix-gate approve --override FILE approved|rejected --reason TEXT [--type T] [--out FILE]`.
 pub(super) fn judge(
     judged: &[String],
     kind: &str,
     reason: &str,
+    out: Option<&Path>,
     format: Format,
 ) -> anyhow::Result<ExitStatus> {
     let [file, judgement] = judged else {
@@ -55,8 +56,30 @@ pub(super) fn judge(
         ),
     };
     let root = current_root();
+    if out.is_some() && judgement != Verdict::Approved {
+        anyhow::bail!(
+            "--out with --override writes a person's approval; a `rejected` judgement grants none"
+        );
+    }
     let recorded =
         crate::approval::judgement::record(&root, kind, Path::new(file), judgement, reason)?;
+    let written = match (out, &recorded.granted) {
+        (Some(out), Some((document, judged))) => {
+            Some(crate::approval::result_file::write_document(
+                &root,
+                &crate::paths::absolute(out),
+                document,
+                std::slice::from_ref(judged),
+            )?)
+        }
+        (Some(_), None) => anyhow::bail!(
+            "recorded, but no result written: the latest verdict of {} is already approved, so nothing was overridden; `helix-gate approve --out FILE {}` writes its result",
+            escape_controls(&recorded.file),
+            escape_controls(&recorded.file)
+        ),
+        (None, _) => None,
+    };
+    let shown_out = written.as_ref().map(|p| crate::paths::display(&root, p));
     let text = match format {
         Format::Json => {
             serde_json::to_string_pretty(&serde_json::json!({
@@ -67,16 +90,32 @@ pub(super) fn judge(
                 "verdict": recorded.verdict.result,
                 "judgement": recorded.judgement,
                 "kind": recorded.kind(),
+                "override": recorded.granted.as_ref().map(|(document, _)| &document.approval_id),
+                "out": shown_out,
             }))? + "\n"
         }
-        Format::Human => format!(
-            "recorded: a person judged {} for {} (approval {} said {}): {}; see `helix-gate stats`\n",
-            recorded.judgement.as_str(),
-            escape_controls(&recorded.file),
-            escape_controls(&recorded.verdict.approval_id),
-            recorded.verdict.result.as_str(),
-            recorded.kind(),
-        ),
+        Format::Human => {
+            let mut text = format!(
+                "recorded: a person judged {} for {} (approval {} said {}): {}; see `helix-gate stats`\n",
+                recorded.judgement.as_str(),
+                escape_controls(&recorded.file),
+                escape_controls(&recorded.verdict.approval_id),
+                recorded.verdict.result.as_str(),
+                recorded.kind(),
+            );
+            if let Some((document, _)) = &recorded.granted {
+                let _ = writeln!(
+                    text,
+                    "a person's override approves this content of {} (approval {}): the commit, `gate` and `approve` accept it until the file changes",
+                    escape_controls(&recorded.file),
+                    escape_controls(&document.approval_id)
+                );
+            }
+            if let Some(out) = &shown_out {
+                let _ = writeln!(text, "signed override result: {}", escape_controls(out));
+            }
+            text
+        }
     };
     print(&text)?;
     Ok(ExitStatus::Success)
@@ -201,7 +240,15 @@ fn human(root: &Path, approval: &Approval, color: bool) -> String {
                 "  the deterministic checks found {errors} error(s); no reviewer was started (no cost)"
             );
         }
-        (Stage::Cache, _) => {
+        (Stage::Cache | Stage::Override, _) if d.person_override.is_some() => {
+            let _ = writeln!(
+                out,
+                "  approved by a person's override earlier for this exact content (approval {}, {}); no reviewer was started",
+                escape_controls(&d.approval_id),
+                escape_controls(&d.timestamp)
+            );
+        }
+        (Stage::Cache | Stage::Override, _) => {
             let _ = writeln!(
                 out,
                 "  {} earlier for this exact content (approval {}, {}); no reviewer was started (--no-cache forces one)",

@@ -148,6 +148,13 @@ fn approval_stats_text(s: &crate::approval::HistorySummary) -> Option<String> {
             .map_or("-".to_owned(), |d| format!("{d:.1} s")),
         s.escalations,
     );
+    if s.overrides > 0 {
+        let _ = writeln!(
+            text,
+            "person overrides {} (approvals a person granted with `approve --override` after the reviewer did not approve)",
+            s.overrides
+        );
+    }
     if s.skipped_lines > 0 {
         let _ = writeln!(
             text,

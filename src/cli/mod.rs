@@ -200,14 +200,17 @@ pub enum Command {
         require_consent: bool,
         /// Also write the result, signed with this user's key and with the SHA-256 of
         /// every file judged, to FILE (inside the project), where a phase plan's
-        /// approval-passed gate reads it.
-        #[arg(long, value_name = "FILE", conflicts_with = "override_")]
+        /// approval-passed gate reads it (or, with --override, the person's override).
+        #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
         /// Output: text for people, or the result document as JSON.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
         /// Record a person's judgement (approved or rejected) of the latest verdict of
         /// FILE's current content, for the false positives and negatives in `stats`.
+        /// `approved` of a verdict that was not is an override: it counts as an approval
+        /// of that content (commit, gate, approve) until the file changes. Refused
+        /// inside an agent's session.
         #[arg(
             long = "override",
             num_args = 2,
@@ -406,11 +409,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
             format,
             override_: Some(judged),
             reason,
+            out,
             ..
         } => approve::judge(
             &judged,
             &kind,
             reason.as_deref().unwrap_or_default(),
+            out.as_deref(),
             format,
         ),
         Command::Approve {

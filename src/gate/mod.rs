@@ -565,6 +565,7 @@ impl Ctx<'_> {
         if details.semantic.is_some() {
             details.semantic = Some(match (approval.stage(), &approval.failure) {
                 (Stage::Cache, _) => "answered from the cache".to_owned(),
+                (Stage::Override, _) => "not run: a person's override approved it".to_owned(),
                 (Stage::Deterministic, _) => "not run: the deterministic checks failed".to_owned(),
                 // Started, but no verdict came back (timeout, crash, no answer).
                 (Stage::Reviewer, Some(failure)) => {

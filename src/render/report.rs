@@ -421,11 +421,24 @@ fn cost_and_latency(out: &mut String, data: &ReportData) {
 /// Escalations shown in the table; the rest are counted.
 const ESCALATION_ROWS: usize = 50;
 
+/// [`Escalation::source`] of a person's override: the way out of an escalation.
+pub const PERSON_OVERRIDE: &str = "person override";
+
 fn escalations(out: &mut String, data: &ReportData) {
+    let overrides = data
+        .escalations
+        .iter()
+        .filter(|e| e.source == PERSON_OVERRIDE)
+        .count();
     let _ = write!(
         out,
-        "<section class=\"wide\"><h2>Escalations ({})</h2>",
-        data.escalations.len()
+        "<section class=\"wide\"><h2>Escalations ({}{})</h2>",
+        data.escalations.len() - overrides,
+        if overrides > 0 {
+            format!(", person overrides {overrides}")
+        } else {
+            String::new()
+        }
     );
     if data.escalations.is_empty() {
         out.push_str("<p class=\"muted\">No escalation: every block was resolved within the budget.</p></section>");

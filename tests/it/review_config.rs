@@ -462,7 +462,7 @@ fn override_records_a_judgement_that_stats_counts_and_finalize_respects() {
         "{text}"
     );
     assert!(
-        text.ends_with(" said rejected): false positive; see `helix-gate stats`\n"),
+        text.contains(" said rejected): false positive; see `helix-gate stats`\n"),
         "{text}"
     );
     let judgements = &stats_json(&repo)["reviewer"]["judgements"];
@@ -560,4 +560,139 @@ fn e2e_a_finalized_draft_approved_by_claude_commits_without_a_new_request() {
     let out = helix(&["pre-commit"]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     assert_eq!(api.requests().len(), requests, "no new review");
+}
+
+/// `args` (an `approve --override`) from inside an agent's session exits 2 and
+/// names the variable that gave the session away.
+fn assert_refused_in_agent_sessions(repo: &ScratchRepo, override_args: &[&str]) {
+    for var in [
+        "CLAUDECODE",
+        "GEMINI_CLI",
+        "CODEX_SANDBOX",
+        "HELIX_GATE_CHILD",
+    ] {
+        let out = bounded(
+            in_repo(bin(), repo.path())
+                .env(var, "1")
+                .args(override_args),
+            TIME_LIMIT,
+        );
+        assert_eq!(code(&out), 2, "{var}: {}{}", stdout(&out), stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("{var} is set")) && stderr(&out).contains("a person"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+/// Seed 001's `escalate`: a person decides. A person's `approve --override FILE
+/// approved` after the reviewer refused counts as an approval of exactly that
+/// content: for the commit with `required_on_commit`, for `approve` itself, and,
+/// with `--out`, as a signed override result that `approval_passed` accepts. An
+/// agent session may not record one; a later edit needs a review again.
+#[test]
+fn a_persons_override_approves_that_content_for_commit_gate_and_history() {
+    let rejected = canned_result(&json!({"result": "rejected", "confidence": 0.9,
+        "findings": [{"severity": "error", "check": "conflicts", "message": "contradicts ADR-000"}],
+        "recommendations": []}));
+    let (repo, stub) = repo_with_draft(&rejected);
+    let draft = "output/ADR-second.md";
+    // Its own number, so that only the approval can block its commit.
+    let text = repo
+        .read(draft)
+        .unwrap()
+        .replace(r#"adr_id: "001""#, r#"adr_id: "002""#);
+    repo.write(draft, text);
+    let out = stub_env(&repo, &stub, None, &["approve", draft]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    repo.git(&["add", draft]);
+    let commit = repo.git_out(&["commit", "-q", "-m", "draft"]);
+    assert!(!commit.status.success(), "{}", stderr(&commit));
+    assert!(
+        stderr(&commit).contains("approval-required"),
+        "{}",
+        stderr(&commit)
+    );
+    assert!(
+        !stderr(&commit).contains("adr-id-duplicate"),
+        "{}",
+        stderr(&commit)
+    );
+
+    // From inside an agent's session (its Bash tool, a hook, the reviewer): refused.
+    let override_args = [
+        "approve",
+        "--override",
+        draft,
+        "approved",
+        "--reason",
+        "ADR-000 was superseded",
+    ];
+    assert_refused_in_agent_sessions(&repo, &override_args);
+    assert!(
+        !repo
+            .read(".helix-gate/approvals.jsonl")
+            .unwrap()
+            .contains("judgement")
+    );
+
+    // A person overrides, with a signed result for a phase gate.
+    let result = "results/approval-result.json";
+    let out = repo.helix(&[&override_args[..], &["--out", result]].concat());
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("a person's override approves this content of output/ADR-second.md"),
+        "{}",
+        stdout(&out)
+    );
+    let written: serde_json::Value = serde_json::from_str(&repo.read(result).unwrap()).unwrap();
+    assert_eq!(written["result"], "approved", "{written:#}");
+    assert_eq!(written["stage"], "override", "{written:#}");
+    assert_eq!(written["override"]["reason"], "ADR-000 was superseded");
+    assert_eq!(written["override"]["overridden_result"], "rejected");
+    assert!(written["signature"]["mac"].is_string(), "{written:#}");
+    let gate = [
+        "gate",
+        "approval_passed",
+        "--result-file",
+        result,
+        "--files",
+        draft,
+    ];
+    let out = repo.helix(&gate);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+
+    // The commit through the installed hook, and `approve`, count it as approved.
+    let out = stub_env(&repo, &stub, None, &["approve", draft]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(reviewer_runs(&stub), 1);
+    let commit = repo.git_out(&["commit", "-q", "-m", "draft"]);
+    assert!(commit.status.success(), "{}", stderr(&commit));
+
+    // Shown as an override in the history, stats and the report.
+    let history = repo.read(".helix-gate/approvals.jsonl").unwrap();
+    assert!(history.contains(r#""override":true"#), "{history}");
+    let stats = stats_json(&repo);
+    assert_eq!(stats["approvals"]["overrides"], 1, "{stats:#}");
+    let human = stdout(&repo.helix(&["stats"]));
+    assert!(human.contains("person overrides 1"), "{human}");
+    let out = repo.helix(&["report", "--out", "-"]);
+    assert!(stdout(&out).contains("person override"), "{}", stderr(&out));
+
+    // A later edit needs a review again: the result is stale, the commit refused.
+    repo.write(
+        draft,
+        repo.read(draft).unwrap() + "\nEdited after the override.\n",
+    );
+    let out = repo.helix(&gate);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    repo.git(&["add", draft]);
+    let commit = repo.git_out(&["commit", "-q", "-m", "edited"]);
+    assert!(!commit.status.success(), "{}", stderr(&commit));
+    assert!(
+        stderr(&commit).contains("approval-required"),
+        "{}",
+        stderr(&commit)
+    );
 }
