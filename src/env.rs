@@ -78,6 +78,10 @@ pub const HELIX_GATE_STATE_DIR: &str = "HELIX_GATE_STATE_DIR";
 pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
 /// The user's home folder (the state folder's last fallback, `~/.claude`).
 pub const HOME: &str = "HOME";
+/// The user's login name (`helix-gate key export` names the key file after it).
+pub const USER: &str = "USER";
+/// The user's login name where `USER` is not set.
+pub const LOGNAME: &str = "LOGNAME";
 /// Where programs are found (`install` finds `helix-gate` on it).
 pub const PATH: &str = "PATH";
 /// Set by helix-gate on each process it supervises (the reviewer) to a token

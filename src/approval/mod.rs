@@ -36,6 +36,7 @@ pub mod history;
 mod inputs;
 pub mod instructions;
 pub mod judgement;
+pub mod keys;
 pub mod numbers;
 pub mod result_file;
 pub mod run_dir;

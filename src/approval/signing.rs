@@ -10,6 +10,14 @@
 //!
 //! Only an entry that carries a valid HMAC counts as cached; the key is read
 //! only when a cache entry is checked or written.
+//!
+//! Beside it, `ed25519` holds the 32-byte seed of the user's Ed25519 key
+//! ([`TeamKey`]), made and checked the same way (0600, refused when open to
+//! others). It signs `approve --out` result files, so that another account of
+//! the same team can verify them with the public key alone
+//! (`helix-gate key export`, [`super::keys`]), without sharing a secret. It too
+//! is read only when a result file is written or verified, never on the hook's
+//! no-op path.
 
 use std::fmt;
 use std::io::{Read as _, Write as _};
@@ -28,6 +36,8 @@ pub const LEN: usize = 32;
 
 /// The file name of the key inside the state folder.
 const KEY_FILE: &str = "key";
+/// The file name of the Ed25519 seed inside the state folder.
+const TEAM_KEY_FILE: &str = "ed25519";
 
 /// The secret (never printed).
 #[derive(Clone)]
@@ -62,7 +72,7 @@ pub enum KeyError {
         source: std::io::Error,
     },
     #[error(
-        "the signing key {path} is damaged ({len} bytes, {LEN} expected); delete it and a new one is made (cached approvals are then reviewed again)"
+        "the signing key {path} is damaged ({len} bytes, {LEN} expected); delete it and a new one is made (cached approvals are then reviewed again, signed results written again)"
     )]
     Damaged { path: String, len: usize },
     #[error(
@@ -106,6 +116,32 @@ pub fn load_or_create() -> Result<SigningKey, KeyError> {
 }
 
 fn read_key(path: &Path) -> Result<Option<SigningKey>, KeyError> {
+    Ok(read_secret(path)?.map(|secret| SigningKey { secret }))
+}
+
+/// The user's Ed25519 key, `None` when none was made yet.
+pub fn load_team_key() -> Result<Option<TeamKey>, KeyError> {
+    let dir = state_dir().ok_or(KeyError::NoStateDir)?;
+    Ok(read_secret(&dir.join(TEAM_KEY_FILE))?.map(TeamKey::from_seed))
+}
+
+/// The user's Ed25519 key, made first when there is none.
+pub fn load_or_create_team_key() -> Result<TeamKey, KeyError> {
+    let path = state_dir().ok_or(KeyError::NoStateDir)?.join(TEAM_KEY_FILE);
+    if let Some(seed) = read_secret(&path)? {
+        return Ok(TeamKey::from_seed(seed));
+    }
+    create(&path)?;
+    read_secret(&path)?
+        .map(TeamKey::from_seed)
+        .ok_or_else(|| KeyError::Read {
+            path: path.display().to_string(),
+            source: std::io::ErrorKind::NotFound.into(),
+        })
+}
+
+/// The 32 secret bytes at `path`: a private regular file of exactly [`LEN`] bytes.
+fn read_secret(path: &Path) -> Result<Option<[u8; LEN]>, KeyError> {
     let read_error = |source| KeyError::Read {
         path: path.display().to_string(),
         source,
@@ -133,7 +169,7 @@ fn read_key(path: &Path) -> Result<Option<SigningKey>, KeyError> {
         path: path.display().to_string(),
         len: bytes.len(),
     })?;
-    Ok(Some(SigningKey { secret }))
+    Ok(Some(secret))
 }
 
 /// Far more than a key: a slightly longer file is reported as damaged with its length.
@@ -142,7 +178,7 @@ const KEY_READ_LIMIT: u64 = 4096;
 /// Numbers the temporary files of [`create`] within one process.
 static TEMP: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
-/// Write a new random key to `path`, complete or not at all: a private
+/// Write a new random key (or seed) to `path`, complete or not at all: a private
 /// temporary file (0600), synced, then hard-linked to its name, which fails
 /// when another process made the key first (that key is kept).
 fn create(path: &Path) -> Result<(), KeyError> {
@@ -228,6 +264,80 @@ impl SigningKey {
     }
 }
 
+/// Length of an Ed25519 signature, in bytes.
+pub const SIGNATURE_LEN: usize = 64;
+
+/// The user's Ed25519 key (the secret is never printed). Why Ed25519 and
+/// `ed25519-dalek`: a result signed with it can be checked by anyone who has
+/// the 32-byte public key, so a team verifies each other's results without a
+/// shared secret; the signature is deterministic (no random numbers at signing
+/// time), and `ed25519-dalek` 2 is the maintained, audited Rust implementation
+/// (RFC 8032, strict verification available).
+pub struct TeamKey {
+    key: ed25519_dalek::SigningKey,
+}
+
+impl fmt::Debug for TeamKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TeamKey({})", public_key_id(&self.public_key()))
+    }
+}
+
+impl TeamKey {
+    fn from_seed(seed: [u8; LEN]) -> Self {
+        TeamKey {
+            key: ed25519_dalek::SigningKey::from_bytes(&seed),
+        }
+    }
+
+    /// The public half, shareable.
+    pub fn public_key(&self) -> [u8; LEN] {
+        self.key.verifying_key().to_bytes()
+    }
+
+    /// The Ed25519 signature of `fields` (length-prefixed, as [`SigningKey::sign`]).
+    pub fn sign(&self, fields: &[&[u8]]) -> [u8; SIGNATURE_LEN] {
+        use ed25519_dalek::Signer as _;
+        self.key.sign(&framed(fields)).to_bytes()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn from_test_seed(seed: [u8; LEN]) -> Self {
+        TeamKey::from_seed(seed)
+    }
+}
+
+/// Whether `signature` is the Ed25519 signature of `fields` by `public`
+/// (strict verification: no malleable or small-order forms).
+pub fn verify_team(public: &[u8; LEN], fields: &[&[u8]], signature: &[u8]) -> bool {
+    let Ok(key) = ed25519_dalek::VerifyingKey::from_bytes(public) else {
+        return false;
+    };
+    let Ok(signature) = ed25519_dalek::Signature::from_slice(signature) else {
+        return false;
+    };
+    key.verify_strict(&framed(fields), &signature).is_ok()
+}
+
+/// A public name of an Ed25519 public key (16 hex digits).
+pub fn public_key_id(public: &[u8; LEN]) -> String {
+    use sha2::Digest as _;
+    let mut h = Sha256::new();
+    h.update(b"helix-gate ed25519 key id v1");
+    h.update(public);
+    crate::text::hex(&h.finalize()[..8])
+}
+
+/// `fields` length-prefixed into one message, so that field boundaries are signed.
+fn framed(fields: &[&[u8]]) -> Vec<u8> {
+    let mut message = Vec::new();
+    for field in fields {
+        message.extend_from_slice(&(field.len() as u64).to_be_bytes());
+        message.extend_from_slice(field);
+    }
+    message
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,6 +363,33 @@ mod tests {
         direct.update(b"x");
         let direct: [u8; 32] = direct.finalize().into_bytes().into();
         assert_eq!(SigningKey::from_secret(secret).sign(&[b"x"]), direct);
+    }
+
+    #[test]
+    fn ed25519_matches_rfc_8032_and_signs_field_boundaries() {
+        // RFC 8032 7.1 test 1: the empty message.
+        let seed: [u8; LEN] =
+            crate::text::unhex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
+                .unwrap()
+                .try_into()
+                .unwrap();
+        let key = TeamKey::from_seed(seed);
+        assert_eq!(
+            crate::text::hex(&key.public_key()),
+            "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
+        );
+        let empty = {
+            use ed25519_dalek::Signer as _;
+            key.key.sign(b"").to_bytes()
+        };
+        assert!(crate::text::hex(&empty).starts_with("e5564300c360ac72"));
+        let sig = key.sign(&[b"ab", b"c"]);
+        assert!(verify_team(&key.public_key(), &[b"ab", b"c"], &sig));
+        assert!(!verify_team(&key.public_key(), &[b"a", b"bc"], &sig));
+        let other = TeamKey::from_seed([3; LEN]);
+        assert!(!verify_team(&other.public_key(), &[b"ab", b"c"], &sig));
+        assert!(!verify_team(&key.public_key(), &[b"ab", b"c"], &sig[..63]));
+        assert!(!format!("{key:?}").contains(&crate::text::hex(&seed)));
     }
 
     #[test]

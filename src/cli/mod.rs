@@ -10,6 +10,7 @@ mod docs;
 mod gate;
 mod hook;
 mod install;
+mod key;
 mod log;
 mod mcp;
 mod precommit;
@@ -289,6 +290,17 @@ pub enum Command {
         #[arg(long)]
         revoke: bool,
     },
+    /// This user's signing key for result files: `export` writes its public half (default
+    /// approvals/keys/<user>.pub), which verifies the results this user signs for every
+    /// teammate who trusts the repository's configuration (`helix-gate trust`).
+    Key {
+        /// What to do.
+        #[arg(value_enum)]
+        action: key::KeyAction,
+        /// Where to write the public key (default approvals/keys/<$USER>.pub).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// MCP server on stdio for any agent (Claude Code, Codex, Gemini CLI): tools to validate
     /// an ADR, explain and list the rules, give a new ADR's template and number, run a
     /// phase's gates.
@@ -449,6 +461,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         } => adr_dir::finalize(&draft, dry_run, force),
         Command::Index { check, write } => adr_dir::index(check, write),
         Command::Doctor { format } => adr_dir::doctor(format),
+        Command::Key { action, out } => key::run(action, out.as_deref()),
         Command::Trust { show, revoke } => trust::run(if show {
             trust::Action::Show
         } else if revoke {

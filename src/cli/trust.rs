@@ -87,6 +87,23 @@ fn describe(snapshot: &Snapshot) -> String {
     for (rel, bytes) in &snapshot.files {
         let _ = writeln!(out, "  {} ({} bytes)", escape_controls(rel), bytes.len());
     }
+    let public_keys: Vec<(String, [u8; 32])> = snapshot
+        .files
+        .iter()
+        .filter_map(|(rel, bytes)| {
+            let key = crate::approval::keys::parse(std::str::from_utf8(bytes).ok()?)?;
+            rel.starts_with(crate::approval::keys::KEYS_DIR)
+                .then(|| (rel.clone(), key))
+        })
+        .collect();
+    for (rel, key) in &public_keys {
+        let _ = writeln!(
+            out,
+            "  signed results by the key in {} (ed25519 key {}) verify while this is trusted",
+            escape_controls(rel),
+            crate::approval::signing::public_key_id(key)
+        );
+    }
     for (rel, why) in &snapshot.unreadable {
         let _ = writeln!(
             out,

@@ -915,9 +915,16 @@ fn untrusted_message(shown: &str, trust: &Trust, key: Option<&SigningKey>) -> St
             "{shown} is not signed by helix-gate for this user: this user has no signing key yet; {again}"
         ),
         Trust::ForeignKey(theirs) => format!(
-            "{shown} is not signed by helix-gate with this user's key: it names key {} (this user's is {}), a result copied from elsewhere; {again}",
+            "{shown} is not signed by helix-gate with this user's key: it names key {} (this user's is {}), which is not in {} either: a result copied from elsewhere, or a teammate's whose key was not exported (`helix-gate key export`); {again}",
             escape_controls(theirs),
-            key.map(SigningKey::id).unwrap_or_default()
+            key.map(SigningKey::id).unwrap_or_default(),
+            approval::keys::KEYS_DIR
+        ),
+        Trust::UntrustedKey { key_id, file, why } => format!(
+            "{shown} is signed with key {} from {}, which verifies nothing yet: {why}; read {} and run `helix-gate trust` to trust its keys",
+            escape_controls(key_id),
+            escape_controls(file),
+            approval::keys::KEYS_DIR
         ),
         Trust::Tampered => format!(
             "{shown} is not signed by helix-gate: its signature does not match its content (changed after helix-gate signed it); {again}"

@@ -316,7 +316,7 @@ fn approval_passed_trusts_only_a_result_helix_gate_signed_for_the_current_conten
     assert_eq!(written["approval_type"], "adr");
     assert_eq!(written["judged"][0]["path"], adr.as_str());
     assert_eq!(written["judged"][0]["sha256"].as_str().unwrap().len(), 64);
-    assert_eq!(written["signature"]["algorithm"], "hmac-sha256");
+    assert_eq!(written["signature"]["algorithm"], "ed25519");
     let (exit, doc) = gate(&repo, SESSION, &args);
     assert_eq!(exit, 0, "{doc:#}");
     assert_eq!(doc["details"]["approval"]["result"], "approved");
@@ -888,4 +888,127 @@ fn files_exist_fails_a_dangling_link_and_an_empty_directory() {
         !text.contains("real.md does not") && !text.contains("full is"),
         "{doc:#}"
     );
+}
+
+/// `helix-gate <args>` in the repository root as the user whose state folder is `state`
+/// (their keys and trust records), named `user`: (exit, stdout, stderr).
+fn as_user(repo: &ScratchRepo, state: &Path, user: &str, args: &[&str]) -> (i32, String, String) {
+    let home = tempfile::tempdir().unwrap();
+    let out = isolated(bin(), repo.path())
+        .args(args)
+        .env("HOME", home.path())
+        .env("USER", user)
+        .env("HELIX_GATE_STATE_DIR", state)
+        .output()
+        .unwrap();
+    (code(&out), stdout(&out), stderr(&out))
+}
+
+/// Issue 28, point 5: a result user A signed verifies for user B (another account,
+/// another state folder, no shared secret) once A's public key is in approvals/keys/
+/// and B trusts the repository's configuration as it is; a changed configuration (a key
+/// added) asks B again, a tampered result and an unknown key fail, naming why.
+#[test]
+fn approval_passed_verifies_a_teammates_result_by_a_public_key_the_person_trusted() {
+    let repo = helix_repo();
+    reviewer(&repo, &approved(0.9));
+    let adr = format!("{SESSION}/output/ADR-cache.md");
+    let out = format!("{SESSION}/approvals/adr/output/approval-result.json");
+    let gate = [
+        "gate",
+        "approval_passed",
+        "--result-file",
+        &out,
+        "--files",
+        &adr,
+    ];
+    let ann = state_dir(repo.path());
+    let bob = tempfile::tempdir().unwrap();
+    let bob = bob.path();
+    assert_eq!(approve_out(&repo, &adr, &out, None), 0);
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo.path().join(&out)).unwrap()).unwrap();
+    assert_eq!(written["signature"]["algorithm"], "ed25519", "{written:#}");
+
+    let (exit, text, err) = as_user(&repo, &ann, "Ann Lee", &["key", "export"]);
+    assert_eq!(exit, 0, "{text}{err}");
+    assert!(
+        text.starts_with("wrote approvals/keys/ann-lee.pub (ed25519 key "),
+        "{text}"
+    );
+    let key_file = std::fs::read_to_string(repo.path().join("approvals/keys/ann-lee.pub")).unwrap();
+    assert!(key_file.starts_with("ed25519 "), "{key_file}");
+    // The secret stays in Ann's state folder, private; only the public half is shared.
+    let seed = std::fs::read(ann.join("ed25519")).unwrap();
+    assert_eq!(seed.len(), 32);
+    let seed = seed.iter().fold(String::new(), |mut hex, b| {
+        use std::fmt::Write as _;
+        let _ = write!(hex, "{b:02x}");
+        hex
+    });
+    assert!(!key_file.contains(&seed), "{key_file}");
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(ann.join("ed25519"))
+            .unwrap()
+            .permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o600);
+    // Ann's own key verifies without any consent.
+    let (exit, text, err) = as_user(&repo, &ann, "ann", &gate);
+    assert_eq!(exit, 0, "{text}{err}");
+
+    // Bob has not trusted the repository: the key file verifies nothing, and he is told why.
+    let (exit, text, _) = as_user(&repo, bob, "bob", &gate);
+    assert_eq!(exit, 1, "{text}");
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let message = doc["message"].as_str().unwrap();
+    assert!(
+        message.contains("from approvals/keys/ann-lee.pub, which verifies nothing yet")
+            && message.contains("has not trusted")
+            && message.contains("helix-gate trust"),
+        "{message}"
+    );
+    let (exit, text, err) = as_user(&repo, bob, "bob", &["trust"]);
+    assert_eq!(exit, 0, "{text}{err}");
+    assert!(
+        text.contains("approvals/keys/ann-lee.pub (ed25519 key "),
+        "{text}"
+    );
+    let (exit, text, err) = as_user(&repo, bob, "bob", &gate);
+    assert_eq!(exit, 0, "{text}{err}");
+
+    // Tampered after signing: fails for Bob too.
+    let mut raised = written.clone();
+    raised["confidence"] = json!(1.0);
+    repo.write(&out, raised.to_string());
+    let (exit, text, _) = as_user(&repo, bob, "bob", &gate);
+    assert_eq!(exit, 1, "{text}");
+    assert!(text.contains("does not match its content"), "{text}");
+    repo.write(&out, written.to_string());
+    assert_eq!(as_user(&repo, bob, "bob", &gate).0, 0);
+
+    // A result by Carol, whose key nobody exported: foreign.
+    let carol = tempfile::tempdir().unwrap();
+    assert_eq!(approve_out(&repo, &adr, &out, Some(carol.path())), 0);
+    let (exit, text, _) = as_user(&repo, bob, "bob", &gate);
+    assert_eq!(exit, 1, "{text}");
+    assert!(
+        text.contains("not signed by helix-gate with this user's key"),
+        "{text}"
+    );
+    assert!(text.contains("approvals/keys"), "{text}");
+
+    // Carol's key added to approvals/keys/: it verifies nothing until Bob trusts again,
+    // and Ann's key waits for that too.
+    let (exit, text, err) = as_user(&repo, carol.path(), "carol", &["key", "export"]);
+    assert_eq!(exit, 0, "{text}{err}");
+    let (exit, text, _) = as_user(&repo, bob, "bob", &gate);
+    assert_eq!(exit, 1, "{text}");
+    assert!(
+        text.contains("approvals/keys/carol.pub") && text.contains("changed since"),
+        "{text}"
+    );
+    assert_eq!(as_user(&repo, bob, "bob", &["trust"]).0, 0);
+    let (exit, text, err) = as_user(&repo, bob, "bob", &gate);
+    assert_eq!(exit, 0, "{text}{err}");
 }

@@ -651,7 +651,7 @@ fn a_persons_override_approves_that_content_for_commit_gate_and_history() {
     assert_eq!(written["stage"], "override", "{written:#}");
     assert_eq!(written["override"]["reason"], "ADR-000 was superseded");
     assert_eq!(written["override"]["overridden_result"], "rejected");
-    assert!(written["signature"]["mac"].is_string(), "{written:#}");
+    assert!(written["signature"]["sig"].is_string(), "{written:#}");
     let gate = [
         "gate",
         "approval_passed",
