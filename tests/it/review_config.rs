@@ -696,3 +696,80 @@ fn a_persons_override_approves_that_content_for_commit_gate_and_history() {
         stderr(&commit)
     );
 }
+
+/// Point 4 end to end with the real Claude Code client against the fake Messages
+/// API: after the reviewer refused the draft, the model's Bash tool tries `helix-gate
+/// approve --override` and is refused (Claude Code sets `CLAUDECODE=1` for it), nothing
+/// is recorded and the commit stays blocked; the person's own override then lets the
+/// commit through the installed pre-commit hook.
+#[test]
+fn e2e_the_models_override_is_refused_and_the_persons_counts() {
+    use crate::support::claude::{ClaudeRun, require_claude};
+    use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, RequestKind, Turn};
+    let Some(claude) = require_claude() else {
+        return;
+    };
+    let rejected = canned_result(&json!({"result": "rejected", "confidence": 0.9,
+        "findings": [{"severity": "error", "check": "conflicts", "message": "contradicts ADR-000"}],
+        "recommendations": []}));
+    let (repo, stub) = repo_with_draft(&rejected);
+    let draft = "output/ADR-second.md";
+    let text = repo
+        .read(draft)
+        .unwrap()
+        .replace(r#"adr_id: "001""#, r#"adr_id: "002""#);
+    repo.write(draft, text);
+    let out = stub_env(&repo, &stub, None, &["approve", draft]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+
+    let command =
+        format!("helix-gate approve --override {draft} approved --reason 'the reviewer is wrong'");
+    let api = FakeApi::start(move |_: &RecordedRequest, conv: &Conversation<'_>| {
+        if conv.assistant_turns() == 0 {
+            Turn::text("I approve it myself.").with_tool(
+                "Bash",
+                json!({"command": command, "description": "Override the review"}),
+            )
+        } else {
+            Turn::text("The override was refused; a person has to decide.")
+        }
+    });
+    let outcome = ClaudeRun::new(&claude, &api, repo.path(), "Get the ADR approved")
+        .path_prepend(Path::new(bin()).parent().unwrap())
+        .env("HELIX_GATE_STATE_DIR", repo.state_dir())
+        .run();
+    outcome.assert_success();
+    let results: Vec<_> = api
+        .main_requests()
+        .iter()
+        .filter(|r| r.kind() == RequestKind::Main)
+        .flat_map(RecordedRequest::tool_results)
+        .collect();
+    assert_eq!(results.len(), 1, "{}", outcome.describe());
+    assert!(
+        results[0]
+            .content
+            .contains("refused inside an agent's session (CLAUDECODE is set)"),
+        "{:?}",
+        results[0]
+    );
+    let history = repo.read(".helix-gate/approvals.jsonl").unwrap();
+    assert!(!history.contains("judgement"), "{history}");
+    repo.git(&["add", draft]);
+    let commit = repo.git_out(&["commit", "-q", "-m", "draft"]);
+    assert!(!commit.status.success(), "{}", stderr(&commit));
+
+    // The person, in their own terminal.
+    let out = repo.helix(&[
+        "approve",
+        "--override",
+        draft,
+        "approved",
+        "--reason",
+        "ADR-000 was superseded",
+    ]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let commit = repo.git_out(&["commit", "-q", "-m", "draft"]);
+    assert!(commit.status.success(), "{}", stderr(&commit));
+    assert_eq!(reviewer_runs(&stub), 1);
+}
