@@ -35,7 +35,7 @@ use crate::approval::signing::SigningKey;
 use crate::approval::{self, ApproveOptions, Stage, Verdict};
 use crate::diagnostic::{Finding, Severity, Source};
 use crate::engine::Engine;
-use crate::render::gate::{GateDetails, GateResult, Outcome, PhaseResult};
+use crate::render::gate::{Blocker, GateDetails, GateResult, Outcome, PhaseResult};
 use crate::rules::phases::{self, GATE_FILE_MISSING, Gate, GateProblem, RequiredResult, Semantic};
 use crate::text::escape_controls;
 use crate::yaml::Value;
@@ -66,6 +66,111 @@ pub enum Reviewer {
     /// history, and starts a model run of its own). A gate that would ask the reviewer
     /// could not run (outcome `error`), and its message says where to run it.
     Withheld,
+    /// Never started, but a signed `approved` verdict cached for the current content of
+    /// every file counts as the reviewer's: how the gates of a phase's dependencies run
+    /// ([`Dependencies`]), so checking that a dependency passed never repeats its review.
+    CacheOnly,
+}
+
+/// How many phases deep `depends_on` is followed; a longer chain blocks the phase.
+const MAX_DEPTH: usize = 32;
+
+/// Whether the phases a phase `depends_on` pass: each dependency's own dependencies
+/// first, then its gates, run now with the reviewer as [`Reviewer::CacheOnly`]. Each
+/// phase is judged once per run (a diamond of dependencies costs one run each), and a
+/// cycle ends at the first phase met again, which counts as passing on that path (its
+/// own gates still decide where it is run).
+struct Dependencies<'a> {
+    root: &'a Path,
+    base: &'a Path,
+    plan: &'a phases::Plan,
+    /// Phase id -> why it fails (None: it passes), for phases judged already.
+    judged: std::collections::HashMap<String, Option<String>>,
+    /// The phases being judged now (the path from the phase run).
+    open: std::collections::HashSet<String>,
+}
+
+impl<'a> Dependencies<'a> {
+    fn new(root: &'a Path, base: &'a Path, plan: &'a phases::Plan) -> Self {
+        Dependencies {
+            root,
+            base,
+            plan,
+            judged: std::collections::HashMap::new(),
+            open: std::collections::HashSet::new(),
+        }
+    }
+
+    /// The dependencies of `phase` that fail, each with why.
+    fn blockers(&mut self, phase: &phases::Phase) -> Vec<Blocker> {
+        self.open.insert(phase.id.clone());
+        let mut out: Vec<Blocker> = Vec::new();
+        for dep in &phase.depends_on {
+            if out.iter().any(|b| &b.phase == dep) {
+                continue;
+            }
+            if let Some(reason) = self.fails(dep, 1) {
+                out.push(Blocker {
+                    phase: dep.clone(),
+                    reason,
+                });
+            }
+        }
+        out
+    }
+
+    /// Why phase `id` fails now; None when it passes (or is on the current path).
+    fn fails(&mut self, id: &str, depth: usize) -> Option<String> {
+        if let Some(known) = self.judged.get(id) {
+            return known.clone();
+        }
+        if self.open.contains(id) {
+            return None;
+        }
+        let plan = self.plan;
+        // The plan check reported a dependency that names no phase.
+        let phase = plan.phases.iter().find(|p| p.id == id)?;
+        let why = if depth > MAX_DEPTH {
+            Some(format!(
+                "depends_on is followed at most {MAX_DEPTH} phases deep"
+            ))
+        } else {
+            self.open.insert(id.to_owned());
+            let why = phase
+                .depends_on
+                .iter()
+                .find_map(|dep| self.fails(dep, depth + 1).map(|_| dep.clone()))
+                .map(|dep| format!("blocked by phase `{dep}`"))
+                .or_else(|| self.gates_fail(phase));
+            self.open.remove(id);
+            why
+        };
+        self.judged.insert(id.to_owned(), why.clone());
+        why
+    }
+
+    /// Why the gates of `phase` fail when run now (without starting the reviewer).
+    fn gates_fail(&self, phase: &phases::Phase) -> Option<String> {
+        let files = PhaseFiles {
+            input: &phase.input,
+            output: &phase.output,
+        };
+        let failing: Vec<String> = phase
+            .gates
+            .iter()
+            .map(|gate| run_gate_with(self.root, self.base, gate, files, Reviewer::CacheOnly))
+            .filter(|r| r.outcome() != Outcome::Passed)
+            .map(|r| {
+                let how = if r.outcome() == Outcome::Error {
+                    "could not run"
+                } else {
+                    "failed"
+                };
+                format!("gate {} {how}: {}", r.gate_type, r.message)
+            })
+            .collect();
+        (!failing.is_empty()).then(|| failing.join("; "))
+    }
 }
 
 /// Run the gates of phase `phase_id` of the plan `plan` (after checking the plan).
@@ -83,6 +188,7 @@ pub fn run_phase_with(root: &Path, plan: &Path, phase_id: &str, reviewer: Review
         outcome: Outcome::Error,
         message: String::new(),
         findings: Vec::new(),
+        blocked_by: Vec::new(),
         gates: Vec::new(),
     };
     // A plan inside the project that a link leads out of is not read: its gates
@@ -127,10 +233,19 @@ pub fn run_phase_with(root: &Path, plan: &Path, phase_id: &str, reviewer: Review
         );
         return result;
     }
-    let Some(phase) = read.and_then(|p| p.phases.into_iter().find(|p| p.id == phase_id)) else {
+    let Some(read) = read else {
         result.message = format!("{shown} has no phase `{phase_id}`");
         return result;
     };
+    let Some(phase) = read.phases.iter().find(|p| p.id == phase_id) else {
+        result.message = format!("{shown} has no phase `{phase_id}`");
+        return result;
+    };
+    result.blocked_by = Dependencies::new(root, &base, &read).blockers(phase);
+    if !result.blocked_by.is_empty() {
+        blocked(&mut result);
+        return result;
+    }
     result.gates = phase
         .gates
         .iter()
@@ -155,6 +270,39 @@ pub fn run_phase_with(root: &Path, plan: &Path, phase_id: &str, reviewer: Review
         ),
     };
     result
+}
+
+/// A phase whose dependencies `result.blocked_by` fail: failed, with a `phase-blocked`
+/// finding for each, and no gate run.
+fn blocked(result: &mut PhaseResult) {
+    let named: Vec<String> = result
+        .blocked_by
+        .iter()
+        .map(|b| format!("`{}` ({})", b.phase, b.reason))
+        .collect();
+    result.outcome = Outcome::Failed;
+    result.message = format!(
+        "phase `{}` is blocked: it depends on {}; its gates were not run",
+        result.phase,
+        named.join(", ")
+    );
+    let shown = &result.phases_file;
+    result.findings = result
+        .blocked_by
+        .iter()
+        .map(|b| {
+            phases::BLOCKED
+                .finding(format!(
+                    "phase `{}` depends on phase `{}`, which fails: {}",
+                    result.phase, b.phase, b.reason
+                ))
+                .in_file(shown.clone())
+                .hint(format!(
+                    "run `helix-gate gate --phases {shown} --phase {}` and fix what it reports",
+                    b.phase
+                ))
+        })
+        .collect();
 }
 
 /// The plan checks that need the project ([`phases::check_in_project`]): the approval
@@ -549,6 +697,9 @@ impl Ctx<'_> {
             );
             return GateResult::new(kind, Outcome::Error, message, details);
         }
+        if self.reviewer == Reviewer::CacheOnly {
+            return self.cached_review(kind, files, approval_type, details);
+        }
         let approval =
             match approval::approve(self.root, files, approval_type, &ApproveOptions::default()) {
                 Ok(approval) => approval,
@@ -594,6 +745,46 @@ impl Ctx<'_> {
             Outcome::Failed
         };
         GateResult::new(kind, outcome, message, details)
+    }
+
+    /// [`Ctx::review`] without the reviewer: passed when a signed `approved` verdict of
+    /// `approval_type` is cached for the current content of every file, else failed.
+    fn cached_review(
+        &self,
+        kind: &str,
+        files: &[PathBuf],
+        approval_type: &str,
+        mut details: GateDetails,
+    ) -> GateResult {
+        if details.semantic.is_some() {
+            details.semantic = Some("not run: only a cached verdict counts here".to_owned());
+        }
+        let engine = match Engine::load(self.root, None) {
+            Ok(engine) => engine,
+            Err(e) => return GateResult::new(kind, Outcome::Error, format!("{e:#}"), details),
+        };
+        let lookup = approval::ApprovalLookup::load(self.root, approval_type);
+        let limit = engine.settings.adr.max_file_size;
+        let unapproved: Vec<String> = files
+            .iter()
+            .filter(|file| {
+                !lookup.as_ref().is_some_and(|lookup| {
+                    crate::engine::read_limited(file, limit)
+                        .is_ok_and(|bytes| lookup.is_approved(&engine, file, &bytes))
+                })
+            })
+            .map(|file| self.shown(file))
+            .collect();
+        if unapproved.is_empty() {
+            let message = "Approval approved (a cached verdict for the current content)".to_owned();
+            return GateResult::new(kind, Outcome::Passed, message, details);
+        }
+        let message = format!(
+            "no approved verdict of approval type `{}` is cached for the current content of {} (the reviewer is not started for a dependency)",
+            escape_controls(approval_type),
+            escape_controls(&unapproved.join(", "))
+        );
+        GateResult::new(kind, Outcome::Failed, message, details)
     }
 
     fn approval(

@@ -176,6 +176,29 @@ declare_rules! {
         category: Phases,
         summary: "an input of the approval phase being run matches no file",
     }
+
+    /// ## What it does
+    /// Reported by `helix-gate gate --phases` for the phase it is asked to run when a phase
+    /// it `depends_on` (directly or through other phases) fails: that phase's gates, run
+    /// now, do not pass. A dependency's reviewer is never started again: its `approval`
+    /// gates (and `adr_complete` with the reviewer) count as passed only when a signed
+    /// `approved` verdict for the current content of its files is cached, and its
+    /// `approval_passed` gates read their result files as always. The blocked phase's own
+    /// gates are not run.
+    ///
+    /// ## Why
+    /// A phase built on a rejected ADR or a missing approval must not report "passed":
+    /// the orchestrator would carry on as if its prerequisites held.
+    ///
+    /// ## Fix
+    /// Run `helix-gate gate --phases <plan> --phase <dependency>` for the phase named, fix
+    /// what it reports, then run this phase's gate again.
+    pub const BLOCKED {
+        id: "phase-blocked",
+        severity: Error,
+        category: Phases,
+        summary: "a phase that depends_on names fails, so the phase being run is blocked",
+    }
 }
 
 /// The file name of a phase plan.
@@ -214,6 +237,8 @@ pub struct Plan {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Phase {
     pub id: String,
+    /// The phases named by `depends_on` (a string or a list), as written.
+    pub depends_on: Vec<String>,
     /// The `input` files (paths or globs).
     pub input: Vec<String>,
     pub output: Vec<String>,
@@ -518,8 +543,9 @@ pub fn check(text: &str) -> (Option<Plan>, Vec<Finding>) {
                     .at(lines.of_id_nth(&id, 2).unwrap_or(line))
             });
         }
-        for dep in string_list(map.get("depends_on")) {
-            depends.push((id.clone(), dep, "depends_on"));
+        let depends_on = string_list(map.get("depends_on"));
+        for dep in &depends_on {
+            depends.push((id.clone(), dep.clone(), "depends_on"));
         }
         if let Some(target) = map
             .get("on_rejection")
@@ -545,6 +571,7 @@ pub fn check(text: &str) -> (Option<Plan>, Vec<Finding>) {
         }
         plan.phases.push(Phase {
             id,
+            depends_on,
             input,
             output,
             gates: gates

@@ -511,6 +511,12 @@ fn a_phase_runs_its_gates_after_the_plan_is_checked() {
     assert_eq!(exit, 2, "{doc:#}");
     assert_eq!(doc["gates"][0]["details"]["outcome"], "failed");
     assert_eq!(doc["gates"][1]["details"]["outcome"], "error");
+    // `tests` depends on `approval`, which fails: blocked, its gate not run.
+    let (exit, doc) = gate(&repo, ".", &["--phases", &plan, "--phase", "tests"]);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["blocked_by"][0]["phase"], "approval", "{doc:#}");
+    assert_eq!(doc["findings"][0]["rule"], "phase-blocked", "{doc:#}");
+    repo.write(&plan, PLAN.replace("    depends_on: approval\n", ""));
     let (exit, doc) = gate(&repo, ".", &["--phases", &plan, "--phase", "tests"]);
     assert_eq!(exit, 2, "{doc:#}");
     assert!(
@@ -888,4 +894,88 @@ fn files_exist_fails_a_dangling_link_and_an_empty_directory() {
         !text.contains("real.md does not") && !text.contains("full is"),
         "{doc:#}"
     );
+}
+
+/// `depends_on` in `gate`: a phase whose dependency fails (its gates fail when run
+/// now, transitively) is blocked (exit 1), the failing phase named, and its own gates
+/// are not run. A dependency's reviewer gates are never started again: only a cached
+/// approved verdict for the current content counts. Cycles end.
+#[test]
+fn a_phase_whose_dependency_fails_is_blocked() {
+    let repo = helix_repo();
+    reviewer(&repo, &approved(0.9));
+    let plan = format!("{SESSION}/output/phases.yaml");
+    repo.write(
+        &plan,
+        "phases:
+  - id: write
+    output: [output/ADR-missing.md]
+    quality_gate: {type: files_exist}
+  - id: check
+    depends_on: write
+    quality_gate: {type: files_exist, files: [output/ADR-cache.md]}
+  - id: later
+    depends_on: [check]
+  - id: approve
+    type: approval
+    input: [output/ADR-cache.md]
+  - id: build
+    depends_on: approve
+    quality_gate: {type: files_exist, files: [output/ADR-cache.md]}
+  - id: signed
+    output: [output/approval-result.json]
+    quality_gate: {type: approval_passed, result_file: output/approval-result.json}
+  - id: after-signed
+    depends_on: signed
+  - id: loop-a
+    depends_on: loop-b
+    quality_gate: {type: files_exist, files: [output/ADR-cache.md]}
+  - id: loop-b
+    depends_on: loop-a
+    quality_gate: {type: files_exist, files: [output/ADR-cache.md]}
+",
+    );
+    let run = |phase: &str| gate(&repo, ".", &["--phases", &plan, "--phase", phase]);
+    let (exit, doc) = run("check");
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["passed"], false);
+    assert_eq!(doc["blocked_by"][0]["phase"], "write", "{doc:#}");
+    assert!(message(&doc).contains("blocked"), "{doc:#}");
+    assert!(message(&doc).contains("`write`"), "{doc:#}");
+    assert_eq!(
+        doc["gates"],
+        json!([]),
+        "its own gates are not run: {doc:#}"
+    );
+    // Transitively, and a phase with no gate is not "passed" either.
+    let (exit, doc) = run("later");
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(message(&doc).contains("`check`"), "{doc:#}");
+    assert!(!message(&doc).contains("no quality gate"), "{doc:#}");
+    // The issue's case: the approval phase before has no (signed) result.
+    let (exit, doc) = run("after-signed");
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(message(&doc).contains("`signed`"), "{doc:#}");
+
+    // The approval phase never ran: blocked, and the reviewer is not started for it.
+    let runs = repo.path().join(".helix-gate/approvals");
+    let (exit, doc) = run("build");
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(message(&doc).contains("`approve`"), "{doc:#}");
+    assert!(!runs.exists(), "no reviewer was started: {doc:#}");
+    let (exit, doc) = run("approve");
+    assert_eq!(exit, 0, "{doc:#}");
+    let (exit, doc) = run("build");
+    assert_eq!(exit, 0, "its verdict is cached now: {doc:#}");
+    assert_eq!(doc["passed"], true);
+
+    repo.write(format!("{SESSION}/output/ADR-missing.md"), good_adr());
+    let (exit, doc) = run("check");
+    assert_eq!(exit, 0, "{doc:#}");
+    let (exit, doc) = run("later");
+    assert_eq!(exit, 0, "{doc:#}");
+    assert!(message(&doc).contains("no quality gate"), "{doc:#}");
+    // A cycle ends, and its phases' own gates decide.
+    let (exit, doc) = run("loop-a");
+    assert_eq!(exit, 0, "{doc:#}");
 }
