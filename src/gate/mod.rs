@@ -338,15 +338,15 @@ fn project_findings(
         plan,
         &types,
         running,
+        // What the gate will judge: a draft `finalize` moved matches as the ADR it
+        // became, as in [`Ctx::approval`]. A bad glob or path is the gate's to
+        // report, with its reason.
         &mut |input| {
-            if is_glob(input) {
-                // A bad glob is the gate's to report, with its reason.
-                ctx.expand(&[input.to_owned()])
-                    .map_or(true, |files| !files.is_empty())
-            } else {
-                ctx.path(input)
-                    .map_or(true, |path| std::fs::symlink_metadata(path).is_ok())
-            }
+            ctx.approval_inputs(input).map_or(true, |files| {
+                files
+                    .iter()
+                    .any(|file| std::fs::symlink_metadata(file).is_ok())
+            })
         },
     ))
 }
@@ -514,26 +514,83 @@ impl Ctx<'_> {
     /// repository, so a planted line can add an ADR to check, never a file
     /// outside the project or one that is not an ADR.
     fn finalized(&self, engine: &Engine, patterns: &[String]) -> Result<Vec<PathBuf>, String> {
+        let adrs = engine.settings.adr_matcher()?;
+        Ok(self
+            .moves(&adrs, patterns)?
+            .into_iter()
+            .map(|(_, adr)| adr)
+            .collect())
+    }
+
+    /// [`Ctx::finalized`] as pairs: each moved draft and the ADR it became.
+    fn moves(
+        &self,
+        adrs: &crate::config::AdrMatcher,
+        patterns: &[String],
+    ) -> Result<Vec<(PathBuf, PathBuf)>, String> {
         let drafts = crate::adr_dir::moves::drafts(self.root);
         if drafts.is_empty() {
             return Ok(Vec::new());
         }
         let set = self.globs(patterns)?;
-        let adrs = engine.settings.adr_matcher()?;
         let mut out = Vec::new();
         for draft in drafts {
             let path = self.root.join(&draft);
             if crate::paths::relative_to(self.base, &path).is_some_and(|rel| set.is_match(&rel))
-                && std::fs::symlink_metadata(&path).is_err()
-                && let Some(to) = crate::adr_dir::moves::destination(self.root, &draft)
-                && adrs.is_adr(&to)
-                && crate::fs::confine::inside(self.root, &self.root.join(&to))
-                && self.root.join(&to).is_file()
+                && let Some(adr) = self.became(adrs, &draft)
             {
-                out.push(crate::paths::absolute(&self.root.join(to)));
+                out.push((crate::paths::absolute(&path), adr));
             }
         }
         Ok(out)
+    }
+
+    /// The ADR the draft `draft` (repository-relative) became, when it is gone and
+    /// the move record leads to an ADR inside the project.
+    fn became(&self, adrs: &crate::config::AdrMatcher, draft: &str) -> Option<PathBuf> {
+        let to = crate::adr_dir::moves::destination(self.root, draft)?;
+        let path = self.root.join(&to);
+        (std::fs::symlink_metadata(self.root.join(draft)).is_err()
+            && adrs.is_adr(&to)
+            && crate::fs::confine::inside(self.root, &path)
+            && path.is_file())
+        .then(|| crate::paths::absolute(&path))
+    }
+
+    /// The drafts matching `patterns` that `finalize` moved, with their ADRs; no
+    /// record (or no settings to tell ADRs by) means none.
+    fn moved(&self, patterns: &[String]) -> Result<Vec<(PathBuf, PathBuf)>, String> {
+        if crate::adr_dir::moves::drafts(self.root).is_empty() {
+            return Ok(Vec::new());
+        }
+        let engine = Engine::load(self.root, None).map_err(|e| format!("{e:#}"))?;
+        let adrs = engine.settings.adr_matcher()?;
+        self.moves(&adrs, patterns)
+    }
+
+    /// The files an approval input (`files` of an `approval` gate, `input` of an
+    /// approval phase) names now: a glob's matches, or the named file, and for a
+    /// draft `finalize` moved the ADR it became. A named file that is neither is
+    /// returned as it is (the reviewer reports it missing); an empty list means
+    /// the glob matches nothing.
+    fn approval_inputs(&self, pattern: &str) -> Result<Vec<PathBuf>, String> {
+        let one = vec![pattern.to_owned()];
+        let moved = || -> Result<Vec<PathBuf>, String> {
+            Ok(self.moved(&one)?.into_iter().map(|(_, adr)| adr).collect())
+        };
+        if is_glob(pattern) {
+            let mut files = self.expand(&one)?;
+            files.extend(moved()?);
+            files.sort();
+            files.dedup();
+            return Ok(files);
+        }
+        let path = self.path(pattern)?;
+        if std::fs::symlink_metadata(&path).is_ok() {
+            return Ok(vec![path]);
+        }
+        let adrs = moved()?;
+        Ok(if adrs.is_empty() { vec![path] } else { adrs })
     }
 
     fn adr_complete(
@@ -797,12 +854,7 @@ impl Ctx<'_> {
         let mut files = Vec::new();
         let mut unmatched = Vec::new();
         for pattern in patterns {
-            let found = if is_glob(pattern) {
-                self.expand(std::slice::from_ref(pattern))
-            } else {
-                self.path(pattern).map(|path| vec![path])
-            };
-            match found {
+            match self.approval_inputs(pattern) {
                 Ok(found) if found.is_empty() => unmatched.push(pattern.clone()),
                 Ok(found) => files.extend(found),
                 Err(why) => return error(KIND, why),
@@ -925,16 +977,17 @@ impl Ctx<'_> {
             Ok(key) => key,
             Err(e) => return GateResult::new(KIND, Outcome::Error, e.to_string(), details),
         };
-        let (trusted, judged) = match approval::result_file::verify(self.root, &bytes, key.as_ref())
-        {
-            Trust::Trusted { document, judged } => (document, judged),
-            untrusted => {
-                let message = untrusted_message(&shown, &untrusted, key.as_ref());
-                return GateResult::new(KIND, Outcome::Failed, message, details);
-            }
+        let document = details.approval.clone().unwrap_or_default();
+        let Followed {
+            document: trusted,
+            judged,
+            moves: followed,
+        } = match self.genuine(&shown, &bytes, &document, key.as_ref()) {
+            Ok(followed) => followed,
+            Err(message) => return GateResult::new(KIND, Outcome::Failed, message, details),
         };
         let needed = match self.needed_judged(&path, files, phase) {
-            Ok(needed) => needed,
+            Ok(needed) => self.across_moves(needed, &judged, &followed),
             Err(why) => return GateResult::new(KIND, Outcome::Error, why, details),
         };
         if let Some(message) = not_covered(&shown, &judged, &needed) {
@@ -967,12 +1020,152 @@ impl Ctx<'_> {
         } else {
             result
         };
+        message.push_str(&followed_note(&followed));
         let outcome = if accepts(required, result) {
             Outcome::Passed
         } else {
             Outcome::Failed
         };
         GateResult::new(KIND, outcome, message, details)
+    }
+
+    /// The result file `bytes` (`document` parsed) if genuine: signed with this user's
+    /// key for the current content of what it judged, or of what `finalize` made of a
+    /// judged draft ([`Ctx::finalized_result`]); else why not.
+    fn genuine(
+        &self,
+        shown: &str,
+        bytes: &[u8],
+        document: &serde_json::Value,
+        key: Option<&SigningKey>,
+    ) -> Result<Followed, String> {
+        match approval::result_file::verify(self.root, bytes, key) {
+            Trust::Trusted { document, judged } => Ok(Followed {
+                document,
+                judged,
+                moves: Vec::new(),
+            }),
+            Trust::Stale { path: gone, .. } if self.became_adr(&gone).is_some() => {
+                self.finalized_result(shown, document)
+            }
+            untrusted => Err(untrusted_message(shown, &untrusted, key)),
+        }
+    }
+
+    /// The files a result must have judged, across `finalize`'s moves: a needed ADR
+    /// that a judged draft became (`followed`) stands for that draft, and a needed draft
+    /// stands for the ADR it became when the result judged that ADR (a newer approval,
+    /// written after the finalize).
+    fn across_moves(
+        &self,
+        needed: Vec<String>,
+        judged: &[String],
+        followed: &[(String, String)],
+    ) -> Vec<String> {
+        needed
+            .into_iter()
+            .map(|n| {
+                followed
+                    .iter()
+                    .find(|(draft, adr)| *draft == n || *adr == n)
+                    .map_or(n, |(draft, _)| draft.clone())
+            })
+            .map(|n| match self.became_adr(&n) {
+                Some(adr) if !judged.contains(&n) && judged.contains(&adr) => adr,
+                _ => n,
+            })
+            .collect()
+    }
+
+    /// The ADR (repository-relative) the draft `draft` (repository-relative) became
+    /// by `finalize`, as [`Ctx::became`] finds it.
+    fn became_adr(&self, draft: &str) -> Option<String> {
+        if !crate::paths::is_plain_relative(draft) {
+            return None;
+        }
+        let engine = Engine::load(self.root, None).ok()?;
+        let adrs = engine.settings.adr_matcher().ok()?;
+        self.became(&adrs, draft).map(|adr| self.shown(&adr))
+    }
+
+    /// A genuine result (signed with this user's key: [`approval::result_file::verify`]
+    /// checks the signature before any judged file, so `Stale` means genuine) of
+    /// which a judged draft is gone because `finalize` moved it. It still holds when
+    /// every judged file has its judged content, or is a draft whose ADR is exactly
+    /// what finalize made of the judged draft.
+    ///
+    /// The proof of the last: finalize signs the draft's cached `approved` verdict
+    /// for the content it wrote ([`approval::finalize`]); a signed cache entry for
+    /// the ADR's current content with the result's `approval_id` exists only when
+    /// the ADR is finalize's output from a draft judged by this very approval (the
+    /// cache key is the content, and an approval id names one review). Reversing
+    /// finalize's edits on the ADR and hashing that is no proof: the draft's own
+    /// `adr_id` (absent, `XXX`, a guess), title number and `concept:` form are lost
+    /// in the move, and a rule that normalises them would accept hand edits there.
+    /// Returns the result, the files it covers (judged paths) and the moves followed
+    /// (draft, ADR), else why the result is stale.
+    fn finalized_result(
+        &self,
+        shown: &str,
+        document: &serde_json::Value,
+    ) -> Result<Followed, String> {
+        let again = "run `helix-gate approve --out` again";
+        let trusted: approval::ResultDocument = serde_json::from_value(document.clone())
+            .map_err(|e| format!("{shown} is not in helix-gate's form ({e}); {again}"))?;
+        let judged: Vec<approval::result_file::JudgedFile> = document
+            .get("judged")
+            .cloned()
+            .and_then(|j| serde_json::from_value(j).ok())
+            .unwrap_or_default();
+        let engine = Engine::load(self.root, None).map_err(|e| format!("{e:#}"))?;
+        let lookup = approval::ApprovalLookup::load(self.root, &trusted.approval_type);
+        let limit = engine.settings.adr.max_file_size;
+        let mut moves = Vec::new();
+        for file in &judged {
+            let stale = |why: &str| {
+                format!(
+                    "{shown} is stale: {} was judged, but {why}; {again}",
+                    escape_controls(&file.path)
+                )
+            };
+            if !crate::paths::is_plain_relative(&file.path) {
+                return Err(stale("it is not a path inside the repository"));
+            }
+            let at = self.root.join(&file.path);
+            if std::fs::symlink_metadata(&at).is_ok() {
+                let same = !crate::engine::leaves_project(self.root, &at)
+                    && crate::engine::read_limited(&at, u64::MAX).is_ok_and(|bytes| {
+                        approval::result_file::JudgedFile::new(&file.path, &bytes) == *file
+                    });
+                if !same {
+                    return Err(stale("its content changed since it was judged"));
+                }
+                continue;
+            }
+            let Some(adr) = self.became_adr(&file.path) else {
+                return Err(stale("it no longer exists"));
+            };
+            let carried = lookup.as_ref().and_then(|lookup| {
+                let path = self.root.join(&adr);
+                let bytes = crate::engine::read_limited(&path, limit).ok()?;
+                lookup.approval(&lookup.key(&engine, &path, &bytes))
+            });
+            if carried.is_none_or(|d| d.approval_id != trusted.approval_id) {
+                return Err(format!(
+                    "{shown} is stale: {} was judged and finalized into {}, but {} is not what finalize made of the judged draft (changed since, or finalize carried no approval over); run `helix-gate approve --out {shown} {}` in the repository root",
+                    escape_controls(&file.path),
+                    escape_controls(&adr),
+                    escape_controls(&adr),
+                    escape_controls(&adr)
+                ));
+            }
+            moves.push((file.path.clone(), adr));
+        }
+        Ok(Followed {
+            document: Box::new(trusted),
+            judged: judged.into_iter().map(|f| f.path).collect(),
+            moves,
+        })
     }
 
     /// The files (repository-relative) an `approval_passed` result must have judged:
@@ -997,11 +1190,10 @@ impl Ctx<'_> {
         let mut needed = Vec::new();
         for rel in wanted {
             if is_glob(rel) {
-                needed.extend(
-                    self.expand(std::slice::from_ref(rel))?
-                        .iter()
-                        .map(|p| self.shown(p)),
-                );
+                let one = std::slice::from_ref(rel);
+                needed.extend(self.expand(one)?.iter().map(|p| self.shown(p)));
+                // The drafts it matched before `finalize` moved them.
+                needed.extend(self.moved(one)?.iter().map(|(draft, _)| self.shown(draft)));
             } else {
                 needed.push(self.shown(&self.path(rel)?));
             }
@@ -1044,6 +1236,28 @@ impl Ctx<'_> {
         };
         GateResult::new(KIND, outcome, message, details)
     }
+}
+
+/// A genuine approval result: its document, the files it judged (repository-relative),
+/// and the judged drafts `finalize` moved, each with the ADR it became.
+struct Followed {
+    document: Box<approval::ResultDocument>,
+    judged: Vec<String>,
+    moves: Vec<(String, String)>,
+}
+
+/// What an `approval_passed` message adds for each judged draft it followed.
+fn followed_note(moves: &[(String, String)]) -> String {
+    use std::fmt::Write as _;
+    moves.iter().fold(String::new(), |mut out, (draft, adr)| {
+        let _ = write!(
+            out,
+            "; {} was judged and finalized into {}, which is what finalize made of it (finalize carried this approval over to it)",
+            escape_controls(draft),
+            escape_controls(adr)
+        );
+        out
+    })
 }
 
 /// Why `path` does not count as an existing output: missing, a link to nothing,

@@ -162,7 +162,9 @@ declare_rules! {
     /// Reported by `helix-gate gate --phases` for the phase it is asked to run: an approval
     /// phase (or `approval` gate) whose `input` path or glob matches no file below the plan's
     /// project directory. Phases that do not run now are not checked: their inputs are often
-    /// written by the phases before them.
+    /// written by the phases before them. A draft that `helix-gate finalize` moved matches as
+    /// the ADR it became (the move recorded in `.helix-gate/finalized.jsonl`, followed only to
+    /// an ADR inside the project), as the gate then judges that ADR.
     ///
     /// ## Why
     /// An approval of nothing approves nothing; a glob such as `new/src/critical/*.py` that

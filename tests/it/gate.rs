@@ -979,3 +979,122 @@ fn a_phase_whose_dependency_fails_is_blocked() {
     let (exit, doc) = run("loop-a");
     assert_eq!(exit, 0, "{doc:#}");
 }
+
+/// Approval gates that name the consultant's draft by its name and by a glob.
+const FINALIZED_PLAN: &str = "phases:
+  - id: review
+    type: approval
+    input: [output/ADR-cache.md]
+  - id: named
+    quality_gate:
+      type: approval
+      files: [output/ADR-cache.md]
+  - id: passed
+    quality_gate:
+      type: approval_passed
+      result_file: approvals/adr/output/approval-result.json
+      files: [output/ADR-cache.md]
+  - id: passed-glob
+    quality_gate:
+      type: approval_passed
+      result_file: approvals/adr/output/approval-result.json
+      files: [output/ADR-*.md]
+";
+
+/// Seed 004's step inside the session: `finalize` moves the approved draft before
+/// the plan's gates run. An approval gate that names the draft judges the ADR it
+/// became (no `phase-input-unmatched`), and `approval_passed` accepts the signed
+/// result for the draft while the ADR is exactly what finalize made of it (the
+/// approval finalize carried over proves it); an edit after the finalize fails.
+#[test]
+fn the_plans_gates_survive_finalize() {
+    let repo = helix_repo();
+    repo.write(
+        "adr/INDEX.md",
+        "# ADR Index\n\n| Nr | Titel | Status | Beschreibung |\n|----|-------|--------|--------------|\n",
+    );
+    reviewer(&repo, &approved(0.9));
+    let draft = format!("{SESSION}/output/ADR-cache.md");
+    repo.write(
+        &draft,
+        good_adr()
+            .replace("adr_id: \"001\"", "adr_id: \"XXX\"")
+            .replace("# ADR-001:", "# ADR-XXX:"),
+    );
+    let out = format!("{SESSION}/approvals/adr/output/approval-result.json");
+    let plan = format!("{SESSION}/output/phases.yaml");
+    repo.write(&plan, FINALIZED_PLAN);
+    let run = |phase: &str| {
+        gate(
+            &repo,
+            SESSION,
+            &["--phases", "output/phases.yaml", "--phase", phase],
+        )
+    };
+    assert_eq!(approve_out(&repo, &draft, &out, None), 0);
+    for phase in ["review", "named", "passed", "passed-glob"] {
+        let (exit, doc) = run(phase);
+        assert_eq!(exit, 0, "{phase} before finalize: {doc:#}");
+    }
+    // With this user's state (its signing key): finalize carries the approval over.
+    let done = isolated(bin(), repo.path().join(SESSION))
+        .args(["finalize", "output/ADR-cache.md"])
+        .env("HELIX_GATE_STATE_DIR", state_dir(repo.path()))
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&done).contains("carried over"),
+        "{}{}",
+        stdout(&done),
+        stderr(&done)
+    );
+    assert_eq!(code(&done), 0, "{}{}", stdout(&done), stderr(&done));
+    let adr = "adr/001-cache-parsed-rules-between-hook-calls.md";
+    assert!(repo.path().join(adr).is_file());
+    for phase in ["review", "named"] {
+        let (exit, doc) = run(phase);
+        assert_eq!(exit, 0, "{phase} after finalize: {doc:#}");
+        assert_eq!(doc["gates"][0]["details"]["files"], json!([adr]), "{doc:#}");
+    }
+    for phase in ["passed", "passed-glob"] {
+        let (exit, doc) = run(phase);
+        assert_eq!(exit, 0, "{phase} after finalize: {doc:#}");
+        let text = doc["gates"][0]["message"].as_str().unwrap();
+        assert!(text.contains(&format!("finalized into {adr}")), "{doc:#}");
+    }
+    // `validate` of the plan reports no error either.
+    let checked = crate::support::cli::run(repo.path(), &["validate", "--format", "json", &plan]);
+    assert_eq!(
+        code(&checked),
+        0,
+        "{}{}",
+        stdout(&checked),
+        stderr(&checked)
+    );
+    // An edit of the ADR after the finalize is no longer what was judged.
+    let finalized = repo.read(adr).unwrap();
+    repo.write(adr, format!("{finalized}\nUnreviewed line.\n"));
+    let (exit, doc) = run("passed");
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(
+        doc["gates"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("stale"),
+        "{doc:#}"
+    );
+    repo.write(adr, &finalized);
+    let (exit, doc) = run("passed");
+    assert_eq!(exit, 0, "{doc:#}");
+    // A planted record cannot lead the draft's result to another ADR.
+    repo.write(
+        "adr/002-other.md",
+        good_adr().replace("adr_id: \"001\"", "adr_id: \"002\""),
+    );
+    repo.write(
+        ".helix-gate/finalized.jsonl",
+        format!("{{\"time\": \"t\", \"from\": \"{draft}\", \"to\": \"adr/002-other.md\"}}\n"),
+    );
+    let (exit, doc) = run("passed");
+    assert_eq!(exit, 1, "{doc:#}");
+}
