@@ -213,7 +213,7 @@ pub fn run_phase_with(root: &Path, plan: &Path, phase_id: &str, reviewer: Review
     if let Some(read) = &read
         && !findings.iter().any(|f| f.severity == Severity::Error)
     {
-        match project_findings(root, &base, &text, read, phase_id) {
+        match project_findings(root, &base, &text, read, Some(phase_id)) {
             Ok(more) => findings.extend(more),
             Err(why) => {
                 result.message = why;
@@ -305,6 +305,26 @@ fn blocked(result: &mut PhaseResult) {
         .collect();
 }
 
+/// The findings of the plan at `plan` that need its project, for every phase (what
+/// `validate` adds to the plan's own checks, so that it reports what `gate --phase`
+/// would for each phase). None when the plan cannot be read or fails its own checks
+/// (they are `validate`'s already); `Err` when the approval settings cannot be read.
+pub fn plan_project_findings(root: &Path, plan: &Path) -> Result<Vec<Finding>, String> {
+    let Ok(text) = crate::engine::read_limited(plan, MAX_FILE)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| String::from_utf8(bytes).map_err(|_| String::new()))
+    else {
+        return Ok(Vec::new());
+    };
+    let (Some(read), findings) = phases::check(&text) else {
+        return Ok(Vec::new());
+    };
+    if findings.iter().any(|f| f.severity == Severity::Error) {
+        return Ok(Vec::new());
+    }
+    project_findings(root, &plan_base(plan), &text, &read, None)
+}
+
 /// The plan checks that need the project ([`phases::check_in_project`]): the approval
 /// types of `config/approvals.yaml`, and the files below `base` the running phase's
 /// approval inputs match. `Err` when the approval settings cannot be read.
@@ -313,7 +333,7 @@ fn project_findings(
     base: &Path,
     text: &str,
     plan: &phases::Plan,
-    running: &str,
+    running: Option<&str>,
 ) -> Result<Vec<Finding>, String> {
     let approvals = plan
         .phases

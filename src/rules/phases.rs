@@ -159,10 +159,11 @@ declare_rules! {
     }
 
     /// ## What it does
-    /// Reported by `helix-gate gate --phases` for the phase it is asked to run: an approval
-    /// phase (or `approval` gate) whose `input` path or glob matches no file below the plan's
-    /// project directory. Phases that do not run now are not checked: their inputs are often
-    /// written by the phases before them. A draft that `helix-gate finalize` moved matches as
+    /// Reported by `helix-gate gate --phases` for the phase it is asked to run, and by
+    /// `helix-gate validate` of a plan for every phase: an approval phase (or `approval` gate)
+    /// whose `input` path or glob matches no file below the plan's project directory. An input
+    /// that another phase of the plan lists among its `output` files is not reported: that
+    /// phase writes it, and until it has, the approval gate finds no file. A draft that `helix-gate finalize` moved matches as
     /// the ADR it became (the move recorded in `.helix-gate/finalized.jsonl`, followed only to
     /// an ADR inside the project), as the gate then judges that ADR.
     ///
@@ -176,7 +177,7 @@ declare_rules! {
         id: "phase-input-unmatched",
         severity: Error,
         category: Phases,
-        summary: "an input of the approval phase being run matches no file",
+        summary: "an input of an approval phase matches no file, and no phase writes it",
     }
 
     /// ## What it does
@@ -634,16 +635,19 @@ impl Found {
     }
 }
 
-/// The checks of a plan that need its project (so `gate --phases` runs them, after
-/// [`check`]): every `approval` gate (an approval phase's included) must name a type of
-/// `approval_types` ([`APPROVAL_TYPE_UNKNOWN`]), and in the phase `running`, each of its
-/// `files` must match a file by `matches` ([`APPROVAL_INPUT_UNMATCHED`]). Other phases'
-/// inputs are not looked at: earlier phases often write them.
+/// The checks of a plan that need its project (so `gate --phases` and `validate` run
+/// them, after [`check`]): every `approval` gate (an approval phase's included) must name
+/// a type of `approval_types` ([`APPROVAL_TYPE_UNKNOWN`]), and in the phase `running`
+/// (`gate`), or in every phase (`None`: `validate`), each of its `files` must match a
+/// file by `matches` ([`APPROVAL_INPUT_UNMATCHED`]), unless another phase of the plan
+/// lists it among its `output` files: that phase writes it, and until it has, the
+/// approval gate itself finds no file. So `validate` and `gate --phase` report the
+/// same inputs for a phase.
 pub fn check_in_project(
     text: &str,
     plan: &Plan,
     approval_types: &[String],
-    running: &str,
+    running: Option<&str>,
     matches: &mut dyn FnMut(&str) -> bool,
 ) -> Vec<Finding> {
     let lines = Lines::new(text);
@@ -671,11 +675,11 @@ pub fn check_in_project(
                         .hint("use a configured approval type, or add approvals/<type>/ and its entry in config/approvals.yaml"),
                 );
             }
-            if phase.id != running {
+            if running.is_some_and(|running| phase.id != running) {
                 continue;
             }
             for input in files {
-                if !matches(input) {
+                if !written_by_another(plan, &phase.id, input) && !matches(input) {
                     findings.push(
                         APPROVAL_INPUT_UNMATCHED
                             .finding(format!(
@@ -692,6 +696,24 @@ pub fn check_in_project(
         }
     }
     findings
+}
+
+/// Whether a phase other than `phase` lists `input` (a path or a glob) among its
+/// `output` files.
+fn written_by_another(plan: &Plan, phase: &str, input: &str) -> bool {
+    let bare = |p: &str| p.trim_start_matches("./").to_owned();
+    let input = bare(input);
+    let glob = globset::GlobBuilder::new(&input)
+        .literal_separator(true)
+        .build()
+        .ok()
+        .map(|g| g.compile_matcher());
+    plan.phases
+        .iter()
+        .filter(|p| p.id != phase)
+        .flat_map(|p| &p.output)
+        .map(|o| bare(o))
+        .any(|o| o == input || glob.as_ref().is_some_and(|g| g.is_match(&o)))
 }
 
 /// `depends_on` and `on_rejection.target_phase` entries `(phase, named, field)` that name no

@@ -1098,3 +1098,73 @@ fn the_plans_gates_survive_finalize() {
     let (exit, doc) = run("passed");
     assert_eq!(exit, 1, "{doc:#}");
 }
+
+/// `validate` of a plan and `gate --phase` agree on the plan checks that need the
+/// project: an approval input that matches no file (and that no phase of the plan
+/// writes) and an unknown approval type are errors in both; an input another phase
+/// lists among its outputs is in neither.
+#[test]
+fn validate_and_gate_agree_on_the_plans_project_checks() {
+    let repo = helix_repo();
+    reviewer_off(&repo);
+    let plan = format!("{SESSION}/output/phases.yaml");
+    let validate = |repo: &ScratchRepo| {
+        let out = crate::support::cli::run(repo.path(), &["validate", "--format", "json", &plan]);
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        let rules: Vec<String> = doc["files"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+            .map(|f| f["rule"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        (code(&out), rules, stdout(&out))
+    };
+    repo.write(
+        &plan,
+        SECURITY_PLAN.replace("approval_type: security", "approval_type: adr"),
+    );
+    let (exit, rules, text) = validate(&repo);
+    assert_eq!(exit, 1, "{text}");
+    assert_eq!(rules, ["phase-input-unmatched"], "{text}");
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &["--phases", "output/phases.yaml", "--phase", "security"],
+    );
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(
+        doc["findings"][0]["rule"], "phase-input-unmatched",
+        "{doc:#}"
+    );
+
+    // Written by an earlier phase: no plan finding in either (the gate finds no file).
+    repo.write(
+        &plan,
+        format!(
+            "{}  - id: build\n    output: [new/src/critical/auth.py]\n",
+            SECURITY_PLAN.replace("approval_type: security", "approval_type: adr")
+        ),
+    );
+    let (exit, rules, text) = validate(&repo);
+    assert_eq!((exit, rules.len()), (0, 0), "{text}");
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &["--phases", "output/phases.yaml", "--phase", "security"],
+    );
+    assert_ne!(exit, 0, "{doc:#}");
+    assert_eq!(doc["findings"], json!([]), "{doc:#}");
+
+    // An unknown approval type.
+    repo.write(
+        &plan,
+        SECURITY_PLAN.replace("approval_type: security", "approval_type: securty"),
+    );
+    let (exit, rules, text) = validate(&repo);
+    assert_eq!(exit, 1, "{text}");
+    assert!(
+        rules.contains(&"phase-approval-type-unknown".to_owned()),
+        "{text}"
+    );
+}
