@@ -42,6 +42,8 @@ use crate::yaml::Value;
 
 /// The largest `phases.yaml` or result file read (both are small, hand- or tool-written).
 const MAX_FILE: u64 = 1024 * 1024;
+/// The largest judged file hashed again (as the result file's own check does).
+const MAX_JUDGED: u64 = 64 * 1024 * 1024;
 
 /// The project directory of a plan: its folder, or the folder above `output/`.
 pub fn plan_base(plan: &Path) -> PathBuf {
@@ -1154,7 +1156,7 @@ impl Ctx<'_> {
             let at = self.root.join(&file.path);
             if std::fs::symlink_metadata(&at).is_ok() {
                 let same = !crate::engine::leaves_project(self.root, &at)
-                    && crate::engine::read_limited(&at, u64::MAX).is_ok_and(|bytes| {
+                    && crate::engine::read_limited(&at, MAX_JUDGED).is_ok_and(|bytes| {
                         approval::result_file::JudgedFile::new(&file.path, &bytes) == *file
                     });
                 if !same {
