@@ -20,6 +20,16 @@
 //!   content changed since or for other files (an older ADR's free cache hit) fails;
 //! - `files_exist`: the phase's output files (or the gate's `files`) exist.
 //!
+//! Seed 004 finalizes the draft inside the session, before the plan's gates run, so every
+//! gate follows a draft `helix-gate finalize` moved to the ADR it became (only to an ADR
+//! inside the project: the record is writable by anything in the repository): `approval`
+//! gates review it, the plan check counts it as matched, and `approval_passed` accepts the
+//! draft's signed result while the ADR is exactly what finalize made of it
+//! ([`Ctx::finalized_result`]).
+//!
+//! A phase whose `depends_on` phases fail is blocked ([`Dependencies`]): their gates run
+//! first, with the reviewer never started ([`Reviewer::CacheOnly`]).
+//!
 //! `python_syntax` and `tests_pass` are the orchestrator's: they are valid in a plan, and
 //! `gate` reports that it cannot run them (outcome `error`).
 //!
