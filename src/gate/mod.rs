@@ -25,9 +25,9 @@
 //! inside the project: the record is writable by anything in the repository): `approval`
 //! gates review it, the plan check counts it as matched, and `approval_passed` accepts the
 //! draft's signed result while the ADR is exactly what finalize made of it
-//! ([`Ctx::finalized_result`]).
+//! (`Ctx::finalized_result`).
 //!
-//! A phase whose `depends_on` phases fail is blocked ([`Dependencies`]): their gates run
+//! A phase whose `depends_on` phases fail is blocked (`Dependencies`): their gates run
 //! first, with the reviewer never started ([`Reviewer::CacheOnly`]).
 //!
 //! `python_syntax` and `tests_pass` are the orchestrator's: they are valid in a plan, and
@@ -80,7 +80,7 @@ pub enum Reviewer {
     Withheld,
     /// Never started, but a signed `approved` verdict cached for the current content of
     /// every file counts as the reviewer's: how the gates of a phase's dependencies run
-    /// ([`Dependencies`]), so checking that a dependency passed never repeats its review.
+    /// (`Dependencies`), so checking that a dependency passed never repeats its review.
     CacheOnly,
 }
 
