@@ -148,51 +148,65 @@ fn check_staged_plans(
     Ok(reports)
 }
 
-/// INDEX.md drift that `finalize` or `index --write` would have prevented: when
-/// the commit-to-be has an INDEX.md in the ADR directory, every ADR of that
-/// directory the commit adds or changes needs its row there, with its number,
-/// title and status (the index rules, limited to those ADRs: rows of ADRs the
-/// commit leaves alone are not this commit's business). A repository without
-/// INDEX.md is not asked to keep one.
+/// INDEX.md drift that `finalize` or `index --write` would have prevented, both ways.
+/// When the commit-to-be has an INDEX.md in the ADR directory:
+///
+/// * every ADR of that directory the commit adds or changes needs its row there, with
+///   its number, title and status (the index rules, limited to those ADRs: rows of ADRs
+///   the commit leaves alone are not this commit's business);
+/// * when the commit changes INDEX.md or removes an ADR of the directory, every row must
+///   name an ADR of the commit's tree (the index, not the work tree:
+///   [`crate::rules::index::dangling_in_commit`]).
+///
+/// A repository without INDEX.md is not asked to keep one.
 fn check_index_drift(staged: &StagedIndex, engine: &Engine, root: &Path) -> Vec<FileReport> {
     use crate::adr::catalog::{Catalog, Entry};
     use crate::adr::index_table::INDEX_FILE;
     let dir_rel = engine.settings.adr.directory.trim_end_matches('/');
     let index_rel = format!("{dir_rel}/{INDEX_FILE}");
-    let Some(index) = staged
-        .changed()
-        .into_iter()
-        .chain(staged.unchanged().iter().cloned())
+    let changed = staged.changed();
+    let index_changed = changed.iter().any(|e| e.path == index_rel);
+    let Some(index) = changed
+        .iter()
+        .chain(staged.unchanged())
         .find(|e| e.path == index_rel)
+        .cloned()
     else {
         return Vec::new();
     };
     let limit = engine.settings.adr.max_file_size;
     let dir = root.join(dir_rel);
-    let mut entries = Vec::new();
-    for entry in staged.changed() {
-        let in_dir = entry
-            .path
-            .strip_prefix(&format!("{dir_rel}/"))
-            .is_some_and(|rest| !rest.contains('/'));
-        if !in_dir
-            || !matches!(entry.kind, EntryKind::Regular | EntryKind::Executable)
-            || !engine.matcher().is_adr(&entry.path)
-        {
-            continue;
-        }
+    let in_dir = |path: &str| {
+        path.strip_prefix(&format!("{dir_rel}/"))
+            .is_some_and(|rest| !rest.contains('/'))
+            && engine.matcher().is_adr(path)
+    };
+    let entry_of = |entry: &StagedEntry, parse: bool| {
         let path = root.join(&entry.path);
-        let adr = staged
-            .read_blob(&entry, limit)
-            .ok()
-            .and_then(|bytes| input::decode(bytes, limit).ok())
-            .map(|text| Adr::parse(&text));
-        entries.push(Entry {
+        let adr = (parse && matches!(entry.kind, EntryKind::Regular | EntryKind::Executable))
+            .then(|| {
+                staged
+                    .read_blob(entry, limit)
+                    .ok()
+                    .and_then(|bytes| input::decode(bytes, limit).ok())
+                    .map(|text| Adr::parse(&text))
+            })
+            .flatten();
+        Entry {
             link: entry.path[dir_rel.len() + 1..].to_owned(),
             file_number: adr::number_in_file_name(&path),
             adr,
             path,
-        });
+        }
+    };
+    let entries: Vec<Entry> = changed
+        .iter()
+        .filter(|e| in_dir(&e.path) && matches!(e.kind, EntryKind::Regular | EntryKind::Executable))
+        .map(|e| entry_of(e, true))
+        .collect();
+    let adr_removed = staged.deleted().iter().any(|p| in_dir(p));
+    if entries.is_empty() && !index_changed && !adr_removed {
+        return Vec::new();
     }
     // An INDEX.md that cannot be read as text is `validate`'s and `doctor`'s
     // to report; here it only means there is nothing to compare.
@@ -203,22 +217,45 @@ fn check_index_drift(staged: &StagedIndex, engine: &Engine, root: &Path) -> Vec<
     else {
         return Vec::new();
     };
-    if entries.is_empty() {
-        return Vec::new();
+    let width = engine.settings.adr.number_width;
+    let mut findings = Vec::new();
+    if !entries.is_empty() {
+        let catalog = Catalog {
+            dir: dir.clone(),
+            entries,
+            width,
+            reserved: Vec::new(),
+        };
+        // Rows of ADRs the commit does not touch resolve to nothing in this
+        // catalog: their "dangling" findings are not this check's.
+        findings.extend(
+            crate::rules::index::check(Some(&text), &catalog)
+                .into_iter()
+                .filter(|f| f.rule != crate::rules::index::ROW_DANGLING.id)
+                .map(|f| f.hint("run `helix-gate index --write` (or `helix-gate finalize`), then `git add` INDEX.md")),
+        );
     }
-    let catalog = Catalog {
-        dir,
-        entries,
-        width: engine.settings.adr.number_width,
-        reserved: Vec::new(),
-    };
-    // Rows of ADRs the commit does not touch resolve to nothing in this
-    // catalog: their "dangling" findings are not this commit's.
-    let findings: Vec<Finding> = crate::rules::index::check(Some(&text), &catalog)
-        .into_iter()
-        .filter(|f| f.rule != crate::rules::index::ROW_DANGLING.id)
-        .map(|f| f.hint("run `helix-gate index --write` (or `helix-gate finalize`), then `git add` INDEX.md"))
-        .collect();
+    if index_changed || adr_removed {
+        // Every ADR of the commit's tree (a link too: it is a file of the commit);
+        // the front matter is read for rows that name an ADR by number only.
+        let catalog = Catalog {
+            dir: dir.clone(),
+            entries: changed
+                .iter()
+                .chain(staged.unchanged())
+                .filter(|e| in_dir(&e.path) && e.kind != EntryKind::Submodule)
+                .map(|e| entry_of(e, true))
+                .collect(),
+            width,
+            reserved: Vec::new(),
+        };
+        let in_work_tree = |link: &str| dir.join(link).is_file();
+        findings.extend(crate::rules::index::dangling_in_commit(
+            &text,
+            &catalog,
+            &in_work_tree,
+        ));
+    }
     if findings.is_empty() {
         return Vec::new();
     }

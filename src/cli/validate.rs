@@ -43,6 +43,20 @@ pub(super) fn validate(
         );
     }
     let (mut reports, read_errors) = engine.check_files(&files, across);
+    // A phase plan's checks that need the project, as `gate --phase` runs them.
+    for file in files.iter().filter(|f| rules::phases::is_plan(f)) {
+        let shown = crate::paths::display(&engine.root, file);
+        if let Some(report) = reports
+            .iter_mut()
+            .find(|r| r.path == shown && !r.has_errors())
+        {
+            let more = crate::gate::plan_project_findings(&root, file).map_err(|e| {
+                anyhow::anyhow!("cannot check {}: {e}", escape_controls(&report.path))
+            })?;
+            report.findings.extend(more);
+            report.sort();
+        }
+    }
     if let Some(concept) = concept {
         // Through the engine's reader: a FIFO or a device here must not hang either.
         let text = engine

@@ -20,6 +20,16 @@
 //!   content changed since or for other files (an older ADR's free cache hit) fails;
 //! - `files_exist`: the phase's output files (or the gate's `files`) exist.
 //!
+//! Seed 004 finalizes the draft inside the session, before the plan's gates run, so every
+//! gate follows a draft `helix-gate finalize` moved to the ADR it became (only to an ADR
+//! inside the project: the record is writable by anything in the repository): `approval`
+//! gates review it, the plan check counts it as matched, and `approval_passed` accepts the
+//! draft's signed result while the ADR is exactly what finalize made of it
+//! (`Ctx::finalized_result`).
+//!
+//! A phase whose `depends_on` phases fail is blocked (`Dependencies`): their gates run
+//! first, with the reviewer never started ([`Reviewer::CacheOnly`]).
+//!
 //! `python_syntax` and `tests_pass` are the orchestrator's: they are valid in a plan, and
 //! `gate` reports that it cannot run them (outcome `error`).
 //!
@@ -35,13 +45,15 @@ use crate::approval::signing::SigningKey;
 use crate::approval::{self, ApproveOptions, Stage, Verdict};
 use crate::diagnostic::{Finding, Severity, Source};
 use crate::engine::Engine;
-use crate::render::gate::{GateDetails, GateResult, Outcome, PhaseResult};
+use crate::render::gate::{Blocker, GateDetails, GateResult, Outcome, PhaseResult};
 use crate::rules::phases::{self, GATE_FILE_MISSING, Gate, GateProblem, RequiredResult, Semantic};
 use crate::text::escape_controls;
 use crate::yaml::Value;
 
 /// The largest `phases.yaml` or result file read (both are small, hand- or tool-written).
 const MAX_FILE: u64 = 1024 * 1024;
+/// The largest judged file hashed again (as the result file's own check does).
+const MAX_JUDGED: u64 = 64 * 1024 * 1024;
 
 /// The project directory of a plan: its folder, or the folder above `output/`.
 pub fn plan_base(plan: &Path) -> PathBuf {
@@ -66,6 +78,111 @@ pub enum Reviewer {
     /// history, and starts a model run of its own). A gate that would ask the reviewer
     /// could not run (outcome `error`), and its message says where to run it.
     Withheld,
+    /// Never started, but a signed `approved` verdict cached for the current content of
+    /// every file counts as the reviewer's: how the gates of a phase's dependencies run
+    /// (`Dependencies`), so checking that a dependency passed never repeats its review.
+    CacheOnly,
+}
+
+/// How many phases deep `depends_on` is followed; a longer chain blocks the phase.
+const MAX_DEPTH: usize = 32;
+
+/// Whether the phases a phase `depends_on` pass: each dependency's own dependencies
+/// first, then its gates, run now with the reviewer as [`Reviewer::CacheOnly`]. Each
+/// phase is judged once per run (a diamond of dependencies costs one run each), and a
+/// cycle ends at the first phase met again, which counts as passing on that path (its
+/// own gates still decide where it is run).
+struct Dependencies<'a> {
+    root: &'a Path,
+    base: &'a Path,
+    plan: &'a phases::Plan,
+    /// Phase id -> why it fails (None: it passes), for phases judged already.
+    judged: std::collections::HashMap<String, Option<String>>,
+    /// The phases being judged now (the path from the phase run).
+    open: std::collections::HashSet<String>,
+}
+
+impl<'a> Dependencies<'a> {
+    fn new(root: &'a Path, base: &'a Path, plan: &'a phases::Plan) -> Self {
+        Dependencies {
+            root,
+            base,
+            plan,
+            judged: std::collections::HashMap::new(),
+            open: std::collections::HashSet::new(),
+        }
+    }
+
+    /// The dependencies of `phase` that fail, each with why.
+    fn blockers(&mut self, phase: &phases::Phase) -> Vec<Blocker> {
+        self.open.insert(phase.id.clone());
+        let mut out: Vec<Blocker> = Vec::new();
+        for dep in &phase.depends_on {
+            if out.iter().any(|b| &b.phase == dep) {
+                continue;
+            }
+            if let Some(reason) = self.fails(dep, 1) {
+                out.push(Blocker {
+                    phase: dep.clone(),
+                    reason,
+                });
+            }
+        }
+        out
+    }
+
+    /// Why phase `id` fails now; None when it passes (or is on the current path).
+    fn fails(&mut self, id: &str, depth: usize) -> Option<String> {
+        if let Some(known) = self.judged.get(id) {
+            return known.clone();
+        }
+        if self.open.contains(id) {
+            return None;
+        }
+        let plan = self.plan;
+        // The plan check reported a dependency that names no phase.
+        let phase = plan.phases.iter().find(|p| p.id == id)?;
+        let why = if depth > MAX_DEPTH {
+            Some(format!(
+                "depends_on is followed at most {MAX_DEPTH} phases deep"
+            ))
+        } else {
+            self.open.insert(id.to_owned());
+            let why = phase
+                .depends_on
+                .iter()
+                .find_map(|dep| self.fails(dep, depth + 1).map(|_| dep.clone()))
+                .map(|dep| format!("blocked by phase `{dep}`"))
+                .or_else(|| self.gates_fail(phase));
+            self.open.remove(id);
+            why
+        };
+        self.judged.insert(id.to_owned(), why.clone());
+        why
+    }
+
+    /// Why the gates of `phase` fail when run now (without starting the reviewer).
+    fn gates_fail(&self, phase: &phases::Phase) -> Option<String> {
+        let files = PhaseFiles {
+            input: &phase.input,
+            output: &phase.output,
+        };
+        let failing: Vec<String> = phase
+            .gates
+            .iter()
+            .map(|gate| run_gate_with(self.root, self.base, gate, files, Reviewer::CacheOnly))
+            .filter(|r| r.outcome() != Outcome::Passed)
+            .map(|r| {
+                let how = if r.outcome() == Outcome::Error {
+                    "could not run"
+                } else {
+                    "failed"
+                };
+                format!("gate {} {how}: {}", r.gate_type, r.message)
+            })
+            .collect();
+        (!failing.is_empty()).then(|| failing.join("; "))
+    }
 }
 
 /// Run the gates of phase `phase_id` of the plan `plan` (after checking the plan).
@@ -83,6 +200,7 @@ pub fn run_phase_with(root: &Path, plan: &Path, phase_id: &str, reviewer: Review
         outcome: Outcome::Error,
         message: String::new(),
         findings: Vec::new(),
+        blocked_by: Vec::new(),
         gates: Vec::new(),
     };
     // A plan inside the project that a link leads out of is not read: its gates
@@ -107,7 +225,7 @@ pub fn run_phase_with(root: &Path, plan: &Path, phase_id: &str, reviewer: Review
     if let Some(read) = &read
         && !findings.iter().any(|f| f.severity == Severity::Error)
     {
-        match project_findings(root, &base, &text, read, phase_id) {
+        match project_findings(root, &base, &text, read, Some(phase_id)) {
             Ok(more) => findings.extend(more),
             Err(why) => {
                 result.message = why;
@@ -127,10 +245,19 @@ pub fn run_phase_with(root: &Path, plan: &Path, phase_id: &str, reviewer: Review
         );
         return result;
     }
-    let Some(phase) = read.and_then(|p| p.phases.into_iter().find(|p| p.id == phase_id)) else {
+    let Some(read) = read else {
         result.message = format!("{shown} has no phase `{phase_id}`");
         return result;
     };
+    let Some(phase) = read.phases.iter().find(|p| p.id == phase_id) else {
+        result.message = format!("{shown} has no phase `{phase_id}`");
+        return result;
+    };
+    result.blocked_by = Dependencies::new(root, &base, &read).blockers(phase);
+    if !result.blocked_by.is_empty() {
+        blocked(&mut result);
+        return result;
+    }
     result.gates = phase
         .gates
         .iter()
@@ -157,6 +284,59 @@ pub fn run_phase_with(root: &Path, plan: &Path, phase_id: &str, reviewer: Review
     result
 }
 
+/// A phase whose dependencies `result.blocked_by` fail: failed, with a `phase-blocked`
+/// finding for each, and no gate run.
+fn blocked(result: &mut PhaseResult) {
+    let named: Vec<String> = result
+        .blocked_by
+        .iter()
+        .map(|b| format!("`{}` ({})", b.phase, b.reason))
+        .collect();
+    result.outcome = Outcome::Failed;
+    result.message = format!(
+        "phase `{}` is blocked: it depends on {}; its gates were not run",
+        result.phase,
+        named.join(", ")
+    );
+    let shown = &result.phases_file;
+    result.findings = result
+        .blocked_by
+        .iter()
+        .map(|b| {
+            phases::BLOCKED
+                .finding(format!(
+                    "phase `{}` depends on phase `{}`, which fails: {}",
+                    result.phase, b.phase, b.reason
+                ))
+                .in_file(shown.clone())
+                .hint(format!(
+                    "run `helix-gate gate --phases {shown} --phase {}` and fix what it reports",
+                    b.phase
+                ))
+        })
+        .collect();
+}
+
+/// The findings of the plan at `plan` that need its project, for every phase (what
+/// `validate` adds to the plan's own checks, so that it reports what `gate --phase`
+/// would for each phase). None when the plan cannot be read or fails its own checks
+/// (they are `validate`'s already); `Err` when the approval settings cannot be read.
+pub fn plan_project_findings(root: &Path, plan: &Path) -> Result<Vec<Finding>, String> {
+    let Ok(text) = crate::engine::read_limited(plan, MAX_FILE)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| String::from_utf8(bytes).map_err(|_| String::new()))
+    else {
+        return Ok(Vec::new());
+    };
+    let (Some(read), findings) = phases::check(&text) else {
+        return Ok(Vec::new());
+    };
+    if findings.iter().any(|f| f.severity == Severity::Error) {
+        return Ok(Vec::new());
+    }
+    project_findings(root, &plan_base(plan), &text, &read, None)
+}
+
 /// The plan checks that need the project ([`phases::check_in_project`]): the approval
 /// types of `config/approvals.yaml`, and the files below `base` the running phase's
 /// approval inputs match. `Err` when the approval settings cannot be read.
@@ -165,7 +345,7 @@ fn project_findings(
     base: &Path,
     text: &str,
     plan: &phases::Plan,
-    running: &str,
+    running: Option<&str>,
 ) -> Result<Vec<Finding>, String> {
     let approvals = plan
         .phases
@@ -190,15 +370,15 @@ fn project_findings(
         plan,
         &types,
         running,
+        // What the gate will judge: a draft `finalize` moved matches as the ADR it
+        // became, as in [`Ctx::approval`]. A bad glob or path is the gate's to
+        // report, with its reason.
         &mut |input| {
-            if is_glob(input) {
-                // A bad glob is the gate's to report, with its reason.
-                ctx.expand(&[input.to_owned()])
-                    .map_or(true, |files| !files.is_empty())
-            } else {
-                ctx.path(input)
-                    .map_or(true, |path| std::fs::symlink_metadata(path).is_ok())
-            }
+            ctx.approval_inputs(input).map_or(true, |files| {
+                files
+                    .iter()
+                    .any(|file| std::fs::symlink_metadata(file).is_ok())
+            })
         },
     ))
 }
@@ -366,26 +546,83 @@ impl Ctx<'_> {
     /// repository, so a planted line can add an ADR to check, never a file
     /// outside the project or one that is not an ADR.
     fn finalized(&self, engine: &Engine, patterns: &[String]) -> Result<Vec<PathBuf>, String> {
+        let adrs = engine.settings.adr_matcher()?;
+        Ok(self
+            .moves(&adrs, patterns)?
+            .into_iter()
+            .map(|(_, adr)| adr)
+            .collect())
+    }
+
+    /// [`Ctx::finalized`] as pairs: each moved draft and the ADR it became.
+    fn moves(
+        &self,
+        adrs: &crate::config::AdrMatcher,
+        patterns: &[String],
+    ) -> Result<Vec<(PathBuf, PathBuf)>, String> {
         let drafts = crate::adr_dir::moves::drafts(self.root);
         if drafts.is_empty() {
             return Ok(Vec::new());
         }
         let set = self.globs(patterns)?;
-        let adrs = engine.settings.adr_matcher()?;
         let mut out = Vec::new();
         for draft in drafts {
             let path = self.root.join(&draft);
             if crate::paths::relative_to(self.base, &path).is_some_and(|rel| set.is_match(&rel))
-                && std::fs::symlink_metadata(&path).is_err()
-                && let Some(to) = crate::adr_dir::moves::destination(self.root, &draft)
-                && adrs.is_adr(&to)
-                && crate::fs::confine::inside(self.root, &self.root.join(&to))
-                && self.root.join(&to).is_file()
+                && let Some(adr) = self.became(adrs, &draft)
             {
-                out.push(crate::paths::absolute(&self.root.join(to)));
+                out.push((crate::paths::absolute(&path), adr));
             }
         }
         Ok(out)
+    }
+
+    /// The ADR the draft `draft` (repository-relative) became, when it is gone and
+    /// the move record leads to an ADR inside the project.
+    fn became(&self, adrs: &crate::config::AdrMatcher, draft: &str) -> Option<PathBuf> {
+        let to = crate::adr_dir::moves::destination(self.root, draft)?;
+        let path = self.root.join(&to);
+        (std::fs::symlink_metadata(self.root.join(draft)).is_err()
+            && adrs.is_adr(&to)
+            && crate::fs::confine::inside(self.root, &path)
+            && path.is_file())
+        .then(|| crate::paths::absolute(&path))
+    }
+
+    /// The drafts matching `patterns` that `finalize` moved, with their ADRs; no
+    /// record (or no settings to tell ADRs by) means none.
+    fn moved(&self, patterns: &[String]) -> Result<Vec<(PathBuf, PathBuf)>, String> {
+        if crate::adr_dir::moves::drafts(self.root).is_empty() {
+            return Ok(Vec::new());
+        }
+        let engine = Engine::load(self.root, None).map_err(|e| format!("{e:#}"))?;
+        let adrs = engine.settings.adr_matcher()?;
+        self.moves(&adrs, patterns)
+    }
+
+    /// The files an approval input (`files` of an `approval` gate, `input` of an
+    /// approval phase) names now: a glob's matches, or the named file, and for a
+    /// draft `finalize` moved the ADR it became. A named file that is neither is
+    /// returned as it is (the reviewer reports it missing); an empty list means
+    /// the glob matches nothing.
+    fn approval_inputs(&self, pattern: &str) -> Result<Vec<PathBuf>, String> {
+        let one = vec![pattern.to_owned()];
+        let moved = || -> Result<Vec<PathBuf>, String> {
+            Ok(self.moved(&one)?.into_iter().map(|(_, adr)| adr).collect())
+        };
+        if is_glob(pattern) {
+            let mut files = self.expand(&one)?;
+            files.extend(moved()?);
+            files.sort();
+            files.dedup();
+            return Ok(files);
+        }
+        let path = self.path(pattern)?;
+        if std::fs::symlink_metadata(&path).is_ok() {
+            return Ok(vec![path]);
+        }
+        let adrs = moved()?;
+        Ok(if adrs.is_empty() { vec![path] } else { adrs })
     }
 
     fn adr_complete(
@@ -549,6 +786,9 @@ impl Ctx<'_> {
             );
             return GateResult::new(kind, Outcome::Error, message, details);
         }
+        if self.reviewer == Reviewer::CacheOnly {
+            return self.cached_review(kind, files, approval_type, details);
+        }
         let approval =
             match approval::approve(self.root, files, approval_type, &ApproveOptions::default()) {
                 Ok(approval) => approval,
@@ -597,6 +837,46 @@ impl Ctx<'_> {
         GateResult::new(kind, outcome, message, details)
     }
 
+    /// [`Ctx::review`] without the reviewer: passed when a signed `approved` verdict of
+    /// `approval_type` is cached for the current content of every file, else failed.
+    fn cached_review(
+        &self,
+        kind: &str,
+        files: &[PathBuf],
+        approval_type: &str,
+        mut details: GateDetails,
+    ) -> GateResult {
+        if details.semantic.is_some() {
+            details.semantic = Some("not run: only a cached verdict counts here".to_owned());
+        }
+        let engine = match Engine::load(self.root, None) {
+            Ok(engine) => engine,
+            Err(e) => return GateResult::new(kind, Outcome::Error, format!("{e:#}"), details),
+        };
+        let lookup = approval::ApprovalLookup::load(self.root, approval_type);
+        let limit = engine.settings.adr.max_file_size;
+        let unapproved: Vec<String> = files
+            .iter()
+            .filter(|file| {
+                !lookup.as_ref().is_some_and(|lookup| {
+                    crate::engine::read_limited(file, limit)
+                        .is_ok_and(|bytes| lookup.is_approved(&engine, file, &bytes))
+                })
+            })
+            .map(|file| self.shown(file))
+            .collect();
+        if unapproved.is_empty() {
+            let message = "Approval approved (a cached verdict for the current content)".to_owned();
+            return GateResult::new(kind, Outcome::Passed, message, details);
+        }
+        let message = format!(
+            "no approved verdict of approval type `{}` is cached for the current content of {} (the reviewer is not started for a dependency)",
+            escape_controls(approval_type),
+            escape_controls(&unapproved.join(", "))
+        );
+        GateResult::new(kind, Outcome::Failed, message, details)
+    }
+
     fn approval(
         &self,
         approval_type: &str,
@@ -607,12 +887,7 @@ impl Ctx<'_> {
         let mut files = Vec::new();
         let mut unmatched = Vec::new();
         for pattern in patterns {
-            let found = if is_glob(pattern) {
-                self.expand(std::slice::from_ref(pattern))
-            } else {
-                self.path(pattern).map(|path| vec![path])
-            };
-            match found {
+            match self.approval_inputs(pattern) {
                 Ok(found) if found.is_empty() => unmatched.push(pattern.clone()),
                 Ok(found) => files.extend(found),
                 Err(why) => return error(KIND, why),
@@ -735,16 +1010,17 @@ impl Ctx<'_> {
             Ok(key) => key,
             Err(e) => return GateResult::new(KIND, Outcome::Error, e.to_string(), details),
         };
-        let (trusted, judged) = match approval::result_file::verify(self.root, &bytes, key.as_ref())
-        {
-            Trust::Trusted { document, judged } => (document, judged),
-            untrusted => {
-                let message = untrusted_message(&shown, &untrusted, key.as_ref());
-                return GateResult::new(KIND, Outcome::Failed, message, details);
-            }
+        let document = details.approval.clone().unwrap_or_default();
+        let Followed {
+            document: trusted,
+            judged,
+            moves: followed,
+        } = match self.genuine(&shown, &bytes, &document, key.as_ref()) {
+            Ok(followed) => followed,
+            Err(message) => return GateResult::new(KIND, Outcome::Failed, message, details),
         };
         let needed = match self.needed_judged(&path, files, phase) {
-            Ok(needed) => needed,
+            Ok(needed) => self.across_moves(needed, &judged, &followed),
             Err(why) => return GateResult::new(KIND, Outcome::Error, why, details),
         };
         if let Some(message) = not_covered(&shown, &judged, &needed) {
@@ -777,12 +1053,152 @@ impl Ctx<'_> {
         } else {
             result
         };
+        message.push_str(&followed_note(&followed));
         let outcome = if accepts(required, result) {
             Outcome::Passed
         } else {
             Outcome::Failed
         };
         GateResult::new(KIND, outcome, message, details)
+    }
+
+    /// The result file `bytes` (`document` parsed) if genuine: signed with this user's
+    /// key for the current content of what it judged, or of what `finalize` made of a
+    /// judged draft ([`Ctx::finalized_result`]); else why not.
+    fn genuine(
+        &self,
+        shown: &str,
+        bytes: &[u8],
+        document: &serde_json::Value,
+        key: Option<&SigningKey>,
+    ) -> Result<Followed, String> {
+        match approval::result_file::verify(self.root, bytes, key) {
+            Trust::Trusted { document, judged } => Ok(Followed {
+                document,
+                judged,
+                moves: Vec::new(),
+            }),
+            Trust::Stale { path: gone, .. } if self.became_adr(&gone).is_some() => {
+                self.finalized_result(shown, document)
+            }
+            untrusted => Err(untrusted_message(shown, &untrusted, key)),
+        }
+    }
+
+    /// The files a result must have judged, across `finalize`'s moves: a needed ADR
+    /// that a judged draft became (`followed`) stands for that draft, and a needed draft
+    /// stands for the ADR it became when the result judged that ADR (a newer approval,
+    /// written after the finalize).
+    fn across_moves(
+        &self,
+        needed: Vec<String>,
+        judged: &[String],
+        followed: &[(String, String)],
+    ) -> Vec<String> {
+        needed
+            .into_iter()
+            .map(|n| {
+                followed
+                    .iter()
+                    .find(|(draft, adr)| *draft == n || *adr == n)
+                    .map_or(n, |(draft, _)| draft.clone())
+            })
+            .map(|n| match self.became_adr(&n) {
+                Some(adr) if !judged.contains(&n) && judged.contains(&adr) => adr,
+                _ => n,
+            })
+            .collect()
+    }
+
+    /// The ADR (repository-relative) the draft `draft` (repository-relative) became
+    /// by `finalize`, as [`Ctx::became`] finds it.
+    fn became_adr(&self, draft: &str) -> Option<String> {
+        if !crate::paths::is_plain_relative(draft) {
+            return None;
+        }
+        let engine = Engine::load(self.root, None).ok()?;
+        let adrs = engine.settings.adr_matcher().ok()?;
+        self.became(&adrs, draft).map(|adr| self.shown(&adr))
+    }
+
+    /// A genuine result (signed with this user's key: [`approval::result_file::verify`]
+    /// checks the signature before any judged file, so `Stale` means genuine) of
+    /// which a judged draft is gone because `finalize` moved it. It still holds when
+    /// every judged file has its judged content, or is a draft whose ADR is exactly
+    /// what finalize made of the judged draft.
+    ///
+    /// The proof of the last: finalize signs the draft's cached `approved` verdict
+    /// for the content it wrote ([`approval::finalize`]); a signed cache entry for
+    /// the ADR's current content with the result's `approval_id` exists only when
+    /// the ADR is finalize's output from a draft judged by this very approval (the
+    /// cache key is the content, and an approval id names one review). Reversing
+    /// finalize's edits on the ADR and hashing that is no proof: the draft's own
+    /// `adr_id` (absent, `XXX`, a guess), title number and `concept:` form are lost
+    /// in the move, and a rule that normalises them would accept hand edits there.
+    /// Returns the result, the files it covers (judged paths) and the moves followed
+    /// (draft, ADR), else why the result is stale.
+    fn finalized_result(
+        &self,
+        shown: &str,
+        document: &serde_json::Value,
+    ) -> Result<Followed, String> {
+        let again = "run `helix-gate approve --out` again";
+        let trusted: approval::ResultDocument = serde_json::from_value(document.clone())
+            .map_err(|e| format!("{shown} is not in helix-gate's form ({e}); {again}"))?;
+        let judged: Vec<approval::result_file::JudgedFile> = document
+            .get("judged")
+            .cloned()
+            .and_then(|j| serde_json::from_value(j).ok())
+            .unwrap_or_default();
+        let engine = Engine::load(self.root, None).map_err(|e| format!("{e:#}"))?;
+        let lookup = approval::ApprovalLookup::load(self.root, &trusted.approval_type);
+        let limit = engine.settings.adr.max_file_size;
+        let mut moves = Vec::new();
+        for file in &judged {
+            let stale = |why: &str| {
+                format!(
+                    "{shown} is stale: {} was judged, but {why}; {again}",
+                    escape_controls(&file.path)
+                )
+            };
+            if !crate::paths::is_plain_relative(&file.path) {
+                return Err(stale("it is not a path inside the repository"));
+            }
+            let at = self.root.join(&file.path);
+            if std::fs::symlink_metadata(&at).is_ok() {
+                let same = !crate::engine::leaves_project(self.root, &at)
+                    && crate::engine::read_limited(&at, MAX_JUDGED).is_ok_and(|bytes| {
+                        approval::result_file::JudgedFile::new(&file.path, &bytes) == *file
+                    });
+                if !same {
+                    return Err(stale("its content changed since it was judged"));
+                }
+                continue;
+            }
+            let Some(adr) = self.became_adr(&file.path) else {
+                return Err(stale("it no longer exists"));
+            };
+            let carried = lookup.as_ref().and_then(|lookup| {
+                let path = self.root.join(&adr);
+                let bytes = crate::engine::read_limited(&path, limit).ok()?;
+                lookup.approval(&lookup.key(&engine, &path, &bytes))
+            });
+            if carried.is_none_or(|d| d.approval_id != trusted.approval_id) {
+                return Err(format!(
+                    "{shown} is stale: {} was judged and finalized into {}, but {} is not what finalize made of the judged draft (changed since, or finalize carried no approval over); run `helix-gate approve --out {shown} {}` in the repository root",
+                    escape_controls(&file.path),
+                    escape_controls(&adr),
+                    escape_controls(&adr),
+                    escape_controls(&adr)
+                ));
+            }
+            moves.push((file.path.clone(), adr));
+        }
+        Ok(Followed {
+            document: Box::new(trusted),
+            judged: judged.into_iter().map(|f| f.path).collect(),
+            moves,
+        })
     }
 
     /// The files (repository-relative) an `approval_passed` result must have judged:
@@ -807,11 +1223,10 @@ impl Ctx<'_> {
         let mut needed = Vec::new();
         for rel in wanted {
             if is_glob(rel) {
-                needed.extend(
-                    self.expand(std::slice::from_ref(rel))?
-                        .iter()
-                        .map(|p| self.shown(p)),
-                );
+                let one = std::slice::from_ref(rel);
+                needed.extend(self.expand(one)?.iter().map(|p| self.shown(p)));
+                // The drafts it matched before `finalize` moved them.
+                needed.extend(self.moved(one)?.iter().map(|(draft, _)| self.shown(draft)));
             } else {
                 needed.push(self.shown(&self.path(rel)?));
             }
@@ -854,6 +1269,28 @@ impl Ctx<'_> {
         };
         GateResult::new(KIND, outcome, message, details)
     }
+}
+
+/// A genuine approval result: its document, the files it judged (repository-relative),
+/// and the judged drafts `finalize` moved, each with the ADR it became.
+struct Followed {
+    document: Box<approval::ResultDocument>,
+    judged: Vec<String>,
+    moves: Vec<(String, String)>,
+}
+
+/// What an `approval_passed` message adds for each judged draft it followed.
+fn followed_note(moves: &[(String, String)]) -> String {
+    use std::fmt::Write as _;
+    moves.iter().fold(String::new(), |mut out, (draft, adr)| {
+        let _ = write!(
+            out,
+            "; {} was judged and finalized into {}, which is what finalize made of it (finalize carried this approval over to it)",
+            escape_controls(draft),
+            escape_controls(adr)
+        );
+        out
+    })
 }
 
 /// Why `path` does not count as an existing output: missing, a link to nothing,

@@ -93,9 +93,23 @@ pub struct PhaseResult {
     pub phases_file: String,
     pub outcome: Outcome,
     pub message: String,
-    /// Findings of the plan itself (checked before any gate runs).
+    /// Findings of the plan itself (checked before any gate runs), and `phase-blocked`
+    /// for each failing dependency.
     pub findings: Vec<Finding>,
+    /// The phases of `depends_on` (directly or through others) that fail: the phase is
+    /// blocked, and its own gates were not run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocked_by: Vec<Blocker>,
     pub gates: Vec<GateResult>,
+}
+
+/// A dependency of a phase that fails, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Blocker {
+    /// The phase `depends_on` names.
+    pub phase: String,
+    /// Why it fails: its failing gates, or the phase that blocks it in turn.
+    pub reason: String,
 }
 
 /// One gate as pretty JSON (one object).

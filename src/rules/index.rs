@@ -50,13 +50,19 @@ declare_rules! {
 
     /// ## What it does
     /// Reports INDEX.md rows whose link names a file that does not exist (or is not an ADR of the
-    /// directory), and rows without a link whose number no ADR has.
+    /// directory), and rows without a link whose number no ADR has. The git pre-commit check
+    /// asks the commit's tree (the index), not the work tree, whenever the commit changes
+    /// INDEX.md or removes an ADR of the directory: a row for an ADR that exists only in the
+    /// work tree (not staged) or that the commit deletes is dangling there too.
     ///
     /// ## Why
-    /// A dead row sends readers to nothing and hides that an ADR was renamed or deleted.
+    /// A dead row sends readers to nothing and hides that an ADR was renamed or deleted. A
+    /// commit that adds a row for an ADR it does not contain records a decision nobody can
+    /// read.
     ///
     /// ## Fix
-    /// Correct the link, restore the ADR, or remove the row (`helix-gate index --write` drops it).
+    /// Correct the link, restore the ADR, or remove the row (`helix-gate index --write` drops it);
+    /// in a commit, `git add` the ADR the row names.
     pub const ROW_DANGLING {
         id: "index-row-dangling",
         severity: Error,
@@ -257,6 +263,56 @@ pub fn check(text: Option<&str>, catalog: &Catalog) -> Vec<Finding> {
     out
 }
 
+/// The rows of INDEX.md (`text`) that name no ADR of a commit's tree (`catalog`: the
+/// ADRs of the directory in the index), as [`ROW_DANGLING`] findings. `in_work_tree`
+/// says whether a link (relative to the ADR directory) names a file of the work tree,
+/// so the message can say that it is not staged. No table: nothing to report here.
+pub fn dangling_in_commit(
+    text: &str,
+    catalog: &Catalog,
+    in_work_tree: &dyn Fn(&str) -> bool,
+) -> Vec<Finding> {
+    let Some(table) = find(text) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for row in &table.rows {
+        let shown = table
+            .row_number(row)
+            .map_or_else(|| format!("line {}", row.line), |n| catalog.format(n));
+        let finding = match resolve(&table, row, catalog) {
+            Resolution::Entry { .. } => continue,
+            Resolution::BrokenLink { dest, .. } => {
+                let decoded = dest.replace("%20", " ");
+                if in_work_tree(&decoded) {
+                    ROW_DANGLING
+                        .finding(format!(
+                            "row {shown} links to `{dest}`, which the commit does not contain: it is in the work tree, but not staged"
+                        ))
+                        .hint(format!("`git add` the ADR `{dest}`, or remove the row"))
+                } else {
+                    ROW_DANGLING
+                        .finding(format!(
+                            "row {shown} links to `{dest}`, which is no ADR of the commit"
+                        ))
+                        .hint("correct the link, stage the ADR it names, or remove the row")
+                }
+            }
+            Resolution::UnknownNumber(n) => ROW_DANGLING
+                .finding(format!(
+                    "row {shown} has no link and no ADR of the commit has number {}",
+                    catalog.format(n)
+                ))
+                .hint("add the link to the ADR file and stage it, or remove the row"),
+            Resolution::Unnamed => ROW_DANGLING
+                .finding("row names no ADR: it has neither a number nor a link")
+                .hint("add `| NNN | [Title](NNN-slug.md) | Status | summary |` or remove the row"),
+        };
+        out.push(finding.at(row.line));
+    }
+    out
+}
+
 /// Findings for a row that lists the catalog's entry `index`.
 fn compare(
     table: &Table,
@@ -356,6 +412,29 @@ mod tests {
 
     fn rules(findings: &[Finding]) -> Vec<(&str, Option<usize>)> {
         findings.iter().map(|f| (f.rule.as_str(), f.line)).collect()
+    }
+
+    #[test]
+    fn rows_in_a_commit_name_adrs_of_the_commit() {
+        let one = catalog(&[(
+            "001-a.md",
+            "---\nadr_id: 1\ntitle: A\nstatus: Proposed\n---\n",
+        )]);
+        let text = "| Nr | Titel |\n|---|---|\n| 001 | [A](001-a.md) |\n| 002 | [B](002-b.md) |\n| 003 | [C](003-c.md) |\n| 004 | D |\n";
+        let on_disk = |link: &str| link == "003-c.md";
+        let found = dangling_in_commit(text, &one, &on_disk);
+        assert_eq!(
+            rules(&found),
+            [
+                ("index-row-dangling", Some(4)),
+                ("index-row-dangling", Some(5)),
+                ("index-row-dangling", Some(6))
+            ]
+        );
+        assert!(found[0].message.contains("no ADR of the commit"));
+        assert!(found[1].message.contains("not staged"));
+        assert!(found[2].message.contains("number 004"));
+        assert!(dangling_in_commit("no table\n", &one, &on_disk).is_empty());
     }
 
     #[test]

@@ -159,10 +159,13 @@ declare_rules! {
     }
 
     /// ## What it does
-    /// Reported by `helix-gate gate --phases` for the phase it is asked to run: an approval
-    /// phase (or `approval` gate) whose `input` path or glob matches no file below the plan's
-    /// project directory. Phases that do not run now are not checked: their inputs are often
-    /// written by the phases before them.
+    /// Reported by `helix-gate gate --phases` for the phase it is asked to run, and by
+    /// `helix-gate validate` of a plan for every phase: an approval phase (or `approval` gate)
+    /// whose `input` path or glob matches no file below the plan's project directory. An input
+    /// that another phase of the plan lists among its `output` files is not reported: that
+    /// phase writes it, and until it has, the approval gate finds no file. A draft that `helix-gate finalize` moved matches as
+    /// the ADR it became (the move recorded in `.helix-gate/finalized.jsonl`, followed only to
+    /// an ADR inside the project), as the gate then judges that ADR.
     ///
     /// ## Why
     /// An approval of nothing approves nothing; a glob such as `new/src/critical/*.py` that
@@ -174,7 +177,30 @@ declare_rules! {
         id: "phase-input-unmatched",
         severity: Error,
         category: Phases,
-        summary: "an input of the approval phase being run matches no file",
+        summary: "an input of an approval phase matches no file, and no phase writes it",
+    }
+
+    /// ## What it does
+    /// Reported by `helix-gate gate --phases` for the phase it is asked to run when a phase
+    /// it `depends_on` (directly or through other phases) fails: that phase's gates, run
+    /// now, do not pass. A dependency's reviewer is never started again: its `approval`
+    /// gates (and `adr_complete` with the reviewer) count as passed only when a signed
+    /// `approved` verdict for the current content of its files is cached, and its
+    /// `approval_passed` gates read their result files as always. The blocked phase's own
+    /// gates are not run.
+    ///
+    /// ## Why
+    /// A phase built on a rejected ADR or a missing approval must not report "passed":
+    /// the orchestrator would carry on as if its prerequisites held.
+    ///
+    /// ## Fix
+    /// Run `helix-gate gate --phases <plan> --phase <dependency>` for the phase named, fix
+    /// what it reports, then run this phase's gate again.
+    pub const BLOCKED {
+        id: "phase-blocked",
+        severity: Error,
+        category: Phases,
+        summary: "a phase that depends_on names fails, so the phase being run is blocked",
     }
 }
 
@@ -214,6 +240,8 @@ pub struct Plan {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Phase {
     pub id: String,
+    /// The phases named by `depends_on` (a string or a list), as written.
+    pub depends_on: Vec<String>,
     /// The `input` files (paths or globs).
     pub input: Vec<String>,
     pub output: Vec<String>,
@@ -518,8 +546,9 @@ pub fn check(text: &str) -> (Option<Plan>, Vec<Finding>) {
                     .at(lines.of_id_nth(&id, 2).unwrap_or(line))
             });
         }
-        for dep in string_list(map.get("depends_on")) {
-            depends.push((id.clone(), dep, "depends_on"));
+        let depends_on = string_list(map.get("depends_on"));
+        for dep in &depends_on {
+            depends.push((id.clone(), dep.clone(), "depends_on"));
         }
         if let Some(target) = map
             .get("on_rejection")
@@ -545,6 +574,7 @@ pub fn check(text: &str) -> (Option<Plan>, Vec<Finding>) {
         }
         plan.phases.push(Phase {
             id,
+            depends_on,
             input,
             output,
             gates: gates
@@ -605,16 +635,19 @@ impl Found {
     }
 }
 
-/// The checks of a plan that need its project (so `gate --phases` runs them, after
-/// [`check`]): every `approval` gate (an approval phase's included) must name a type of
-/// `approval_types` ([`APPROVAL_TYPE_UNKNOWN`]), and in the phase `running`, each of its
-/// `files` must match a file by `matches` ([`APPROVAL_INPUT_UNMATCHED`]). Other phases'
-/// inputs are not looked at: earlier phases often write them.
+/// The checks of a plan that need its project (so `gate --phases` and `validate` run
+/// them, after [`check`]): every `approval` gate (an approval phase's included) must name
+/// a type of `approval_types` ([`APPROVAL_TYPE_UNKNOWN`]), and in the phase `running`
+/// (`gate`), or in every phase (`None`: `validate`), each of its `files` must match a
+/// file by `matches` ([`APPROVAL_INPUT_UNMATCHED`]), unless another phase of the plan
+/// lists it among its `output` files: that phase writes it, and until it has, the
+/// approval gate itself finds no file. So `validate` and `gate --phase` report the
+/// same inputs for a phase.
 pub fn check_in_project(
     text: &str,
     plan: &Plan,
     approval_types: &[String],
-    running: &str,
+    running: Option<&str>,
     matches: &mut dyn FnMut(&str) -> bool,
 ) -> Vec<Finding> {
     let lines = Lines::new(text);
@@ -642,11 +675,11 @@ pub fn check_in_project(
                         .hint("use a configured approval type, or add approvals/<type>/ and its entry in config/approvals.yaml"),
                 );
             }
-            if phase.id != running {
+            if running.is_some_and(|running| phase.id != running) {
                 continue;
             }
             for input in files {
-                if !matches(input) {
+                if !written_by_another(plan, &phase.id, input) && !matches(input) {
                     findings.push(
                         APPROVAL_INPUT_UNMATCHED
                             .finding(format!(
@@ -663,6 +696,24 @@ pub fn check_in_project(
         }
     }
     findings
+}
+
+/// Whether a phase other than `phase` lists `input` (a path or a glob) among its
+/// `output` files.
+fn written_by_another(plan: &Plan, phase: &str, input: &str) -> bool {
+    let bare = |p: &str| p.trim_start_matches("./").to_owned();
+    let input = bare(input);
+    let glob = globset::GlobBuilder::new(&input)
+        .literal_separator(true)
+        .build()
+        .ok()
+        .map(|g| g.compile_matcher());
+    plan.phases
+        .iter()
+        .filter(|p| p.id != phase)
+        .flat_map(|p| &p.output)
+        .map(|o| bare(o))
+        .any(|o| o == input || glob.as_ref().is_some_and(|g| g.is_match(&o)))
 }
 
 /// `depends_on` and `on_rejection.target_phase` entries `(phase, named, field)` that name no

@@ -511,6 +511,12 @@ fn a_phase_runs_its_gates_after_the_plan_is_checked() {
     assert_eq!(exit, 2, "{doc:#}");
     assert_eq!(doc["gates"][0]["details"]["outcome"], "failed");
     assert_eq!(doc["gates"][1]["details"]["outcome"], "error");
+    // `tests` depends on `approval`, which fails: blocked, its gate not run.
+    let (exit, doc) = gate(&repo, ".", &["--phases", &plan, "--phase", "tests"]);
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["blocked_by"][0]["phase"], "approval", "{doc:#}");
+    assert_eq!(doc["findings"][0]["rule"], "phase-blocked", "{doc:#}");
+    repo.write(&plan, PLAN.replace("    depends_on: approval\n", ""));
     let (exit, doc) = gate(&repo, ".", &["--phases", &plan, "--phase", "tests"]);
     assert_eq!(exit, 2, "{doc:#}");
     assert!(
@@ -1011,4 +1017,277 @@ fn approval_passed_verifies_a_teammates_result_by_a_public_key_the_person_truste
     assert_eq!(as_user(&repo, bob, "bob", &["trust"]).0, 0);
     let (exit, text, err) = as_user(&repo, bob, "bob", &gate);
     assert_eq!(exit, 0, "{text}{err}");
+}
+
+/// `depends_on` in `gate`: a phase whose dependency fails (its gates fail when run
+/// now, transitively) is blocked (exit 1), the failing phase named, and its own gates
+/// are not run. A dependency's reviewer gates are never started again: only a cached
+/// approved verdict for the current content counts. Cycles end.
+#[test]
+fn a_phase_whose_dependency_fails_is_blocked() {
+    let repo = helix_repo();
+    reviewer(&repo, &approved(0.9));
+    let plan = format!("{SESSION}/output/phases.yaml");
+    repo.write(
+        &plan,
+        "phases:
+  - id: write
+    output: [output/ADR-missing.md]
+    quality_gate: {type: files_exist}
+  - id: check
+    depends_on: write
+    quality_gate: {type: files_exist, files: [output/ADR-cache.md]}
+  - id: later
+    depends_on: [check]
+  - id: approve
+    type: approval
+    input: [output/ADR-cache.md]
+  - id: build
+    depends_on: approve
+    quality_gate: {type: files_exist, files: [output/ADR-cache.md]}
+  - id: signed
+    output: [output/approval-result.json]
+    quality_gate: {type: approval_passed, result_file: output/approval-result.json}
+  - id: after-signed
+    depends_on: signed
+  - id: loop-a
+    depends_on: loop-b
+    quality_gate: {type: files_exist, files: [output/ADR-cache.md]}
+  - id: loop-b
+    depends_on: loop-a
+    quality_gate: {type: files_exist, files: [output/ADR-cache.md]}
+",
+    );
+    let run = |phase: &str| gate(&repo, ".", &["--phases", &plan, "--phase", phase]);
+    let (exit, doc) = run("check");
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(doc["passed"], false);
+    assert_eq!(doc["blocked_by"][0]["phase"], "write", "{doc:#}");
+    assert!(message(&doc).contains("blocked"), "{doc:#}");
+    assert!(message(&doc).contains("`write`"), "{doc:#}");
+    assert_eq!(
+        doc["gates"],
+        json!([]),
+        "its own gates are not run: {doc:#}"
+    );
+    // Transitively, and a phase with no gate is not "passed" either.
+    let (exit, doc) = run("later");
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(message(&doc).contains("`check`"), "{doc:#}");
+    assert!(!message(&doc).contains("no quality gate"), "{doc:#}");
+    // The issue's case: the approval phase before has no (signed) result.
+    let (exit, doc) = run("after-signed");
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(message(&doc).contains("`signed`"), "{doc:#}");
+
+    // The approval phase never ran: blocked, and the reviewer is not started for it.
+    let runs = repo.path().join(".helix-gate/approvals");
+    let (exit, doc) = run("build");
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(message(&doc).contains("`approve`"), "{doc:#}");
+    assert!(!runs.exists(), "no reviewer was started: {doc:#}");
+    let (exit, doc) = run("approve");
+    assert_eq!(exit, 0, "{doc:#}");
+    let (exit, doc) = run("build");
+    assert_eq!(exit, 0, "its verdict is cached now: {doc:#}");
+    assert_eq!(doc["passed"], true);
+
+    repo.write(format!("{SESSION}/output/ADR-missing.md"), good_adr());
+    let (exit, doc) = run("check");
+    assert_eq!(exit, 0, "{doc:#}");
+    let (exit, doc) = run("later");
+    assert_eq!(exit, 0, "{doc:#}");
+    assert!(message(&doc).contains("no quality gate"), "{doc:#}");
+    // A cycle ends, and its phases' own gates decide.
+    let (exit, doc) = run("loop-a");
+    assert_eq!(exit, 0, "{doc:#}");
+}
+
+/// Approval gates that name the consultant's draft by its name and by a glob.
+const FINALIZED_PLAN: &str = "phases:
+  - id: review
+    type: approval
+    input: [output/ADR-cache.md]
+  - id: named
+    quality_gate:
+      type: approval
+      files: [output/ADR-cache.md]
+  - id: passed
+    quality_gate:
+      type: approval_passed
+      result_file: approvals/adr/output/approval-result.json
+      files: [output/ADR-cache.md]
+  - id: passed-glob
+    quality_gate:
+      type: approval_passed
+      result_file: approvals/adr/output/approval-result.json
+      files: [output/ADR-*.md]
+";
+
+/// Seed 004's step inside the session: `finalize` moves the approved draft before
+/// the plan's gates run. An approval gate that names the draft judges the ADR it
+/// became (no `phase-input-unmatched`), and `approval_passed` accepts the signed
+/// result for the draft while the ADR is exactly what finalize made of it (the
+/// approval finalize carried over proves it); an edit after the finalize fails.
+#[test]
+fn the_plans_gates_survive_finalize() {
+    let repo = helix_repo();
+    repo.write(
+        "adr/INDEX.md",
+        "# ADR Index\n\n| Nr | Titel | Status | Beschreibung |\n|----|-------|--------|--------------|\n",
+    );
+    reviewer(&repo, &approved(0.9));
+    let draft = format!("{SESSION}/output/ADR-cache.md");
+    repo.write(
+        &draft,
+        good_adr()
+            .replace("adr_id: \"001\"", "adr_id: \"XXX\"")
+            .replace("# ADR-001:", "# ADR-XXX:"),
+    );
+    let out = format!("{SESSION}/approvals/adr/output/approval-result.json");
+    let plan = format!("{SESSION}/output/phases.yaml");
+    repo.write(&plan, FINALIZED_PLAN);
+    let run = |phase: &str| {
+        gate(
+            &repo,
+            SESSION,
+            &["--phases", "output/phases.yaml", "--phase", phase],
+        )
+    };
+    assert_eq!(approve_out(&repo, &draft, &out, None), 0);
+    for phase in ["review", "named", "passed", "passed-glob"] {
+        let (exit, doc) = run(phase);
+        assert_eq!(exit, 0, "{phase} before finalize: {doc:#}");
+    }
+    // With this user's state (its signing key): finalize carries the approval over.
+    let done = isolated(bin(), repo.path().join(SESSION))
+        .args(["finalize", "output/ADR-cache.md"])
+        .env("HELIX_GATE_STATE_DIR", state_dir(repo.path()))
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&done).contains("carried over"),
+        "{}{}",
+        stdout(&done),
+        stderr(&done)
+    );
+    assert_eq!(code(&done), 0, "{}{}", stdout(&done), stderr(&done));
+    let adr = "adr/001-cache-parsed-rules-between-hook-calls.md";
+    assert!(repo.path().join(adr).is_file());
+    for phase in ["review", "named"] {
+        let (exit, doc) = run(phase);
+        assert_eq!(exit, 0, "{phase} after finalize: {doc:#}");
+        assert_eq!(doc["gates"][0]["details"]["files"], json!([adr]), "{doc:#}");
+    }
+    for phase in ["passed", "passed-glob"] {
+        let (exit, doc) = run(phase);
+        assert_eq!(exit, 0, "{phase} after finalize: {doc:#}");
+        let text = doc["gates"][0]["message"].as_str().unwrap();
+        assert!(text.contains(&format!("finalized into {adr}")), "{doc:#}");
+    }
+    // `validate` of the plan reports no error either.
+    let checked = crate::support::cli::run(repo.path(), &["validate", "--format", "json", &plan]);
+    assert_eq!(
+        code(&checked),
+        0,
+        "{}{}",
+        stdout(&checked),
+        stderr(&checked)
+    );
+    // An edit of the ADR after the finalize is no longer what was judged.
+    let finalized = repo.read(adr).unwrap();
+    repo.write(adr, format!("{finalized}\nUnreviewed line.\n"));
+    let (exit, doc) = run("passed");
+    assert_eq!(exit, 1, "{doc:#}");
+    assert!(
+        doc["gates"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("stale"),
+        "{doc:#}"
+    );
+    repo.write(adr, &finalized);
+    let (exit, doc) = run("passed");
+    assert_eq!(exit, 0, "{doc:#}");
+    // A planted record cannot lead the draft's result to another ADR.
+    repo.write(
+        "adr/002-other.md",
+        good_adr().replace("adr_id: \"001\"", "adr_id: \"002\""),
+    );
+    repo.write(
+        ".helix-gate/finalized.jsonl",
+        format!("{{\"time\": \"t\", \"from\": \"{draft}\", \"to\": \"adr/002-other.md\"}}\n"),
+    );
+    let (exit, doc) = run("passed");
+    assert_eq!(exit, 1, "{doc:#}");
+}
+
+/// `validate` of a plan and `gate --phase` agree on the plan checks that need the
+/// project: an approval input that matches no file (and that no phase of the plan
+/// writes) and an unknown approval type are errors in both; an input another phase
+/// lists among its outputs is in neither.
+#[test]
+fn validate_and_gate_agree_on_the_plans_project_checks() {
+    let repo = helix_repo();
+    reviewer_off(&repo);
+    let plan = format!("{SESSION}/output/phases.yaml");
+    let validate = |repo: &ScratchRepo| {
+        let out = crate::support::cli::run(repo.path(), &["validate", "--format", "json", &plan]);
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        let rules: Vec<String> = doc["files"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+            .map(|f| f["rule"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        (code(&out), rules, stdout(&out))
+    };
+    repo.write(
+        &plan,
+        SECURITY_PLAN.replace("approval_type: security", "approval_type: adr"),
+    );
+    let (exit, rules, text) = validate(&repo);
+    assert_eq!(exit, 1, "{text}");
+    assert_eq!(rules, ["phase-input-unmatched"], "{text}");
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &["--phases", "output/phases.yaml", "--phase", "security"],
+    );
+    assert_eq!(exit, 1, "{doc:#}");
+    assert_eq!(
+        doc["findings"][0]["rule"], "phase-input-unmatched",
+        "{doc:#}"
+    );
+
+    // Written by an earlier phase: no plan finding in either (the gate finds no file).
+    repo.write(
+        &plan,
+        format!(
+            "{}  - id: build\n    output: [new/src/critical/auth.py]\n",
+            SECURITY_PLAN.replace("approval_type: security", "approval_type: adr")
+        ),
+    );
+    let (exit, rules, text) = validate(&repo);
+    assert_eq!((exit, rules.len()), (0, 0), "{text}");
+    let (exit, doc) = gate(
+        &repo,
+        SESSION,
+        &["--phases", "output/phases.yaml", "--phase", "security"],
+    );
+    assert_ne!(exit, 0, "{doc:#}");
+    assert_eq!(doc["findings"], json!([]), "{doc:#}");
+
+    // An unknown approval type.
+    repo.write(
+        &plan,
+        SECURITY_PLAN.replace("approval_type: security", "approval_type: securty"),
+    );
+    let (exit, rules, text) = validate(&repo);
+    assert_eq!(exit, 1, "{text}");
+    assert!(
+        rules.contains(&"phase-approval-type-unknown".to_owned()),
+        "{text}"
+    );
 }

@@ -870,6 +870,49 @@ fn index_drift_of_the_adrs_a_commit_touches_blocks_it() {
     assert_blocked(&repo.pre_commit(), "index-row-mismatch");
 }
 
+/// INDEX both ways: a staged INDEX.md row must name an ADR of the commit's tree
+/// (the index), not merely one of the work tree; a commit that adds a row for an
+/// ADR that does not exist, or one not staged, or that removes an ADR and keeps its
+/// row, is refused.
+#[test]
+fn an_index_row_for_an_adr_the_commit_lacks_blocks_it() {
+    let repo = ScratchRepo::with_adr();
+    let out = repo.helix(&["index", "--write"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "index", "--no-verify"]);
+    let index = repo.read("adr/INDEX.md").unwrap();
+    // A row for an ADR that exists nowhere.
+    repo.write(
+        "adr/INDEX.md",
+        format!("{index}| 002 | [Ghost](002-ghost.md) | Proposed | none |\n"),
+    );
+    repo.git(&["add", "adr/INDEX.md"]);
+    let out = repo.pre_commit();
+    assert_blocked(&out, "index-row-dangling");
+    assert!(stderr(&out).contains("002-ghost.md"), "{}", stderr(&out));
+    // The ADR is in the work tree, but not in the commit.
+    let second = "adr/002-second.md";
+    repo.write(
+        second,
+        good_adr()
+            .replace("adr_id: \"001\"", "adr_id: \"002\"")
+            .replacen("title: ", "title: Second ", 1),
+    );
+    let out = repo.helix(&["index", "--write"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    repo.git(&["add", "adr/INDEX.md"]);
+    let out = repo.pre_commit();
+    assert_blocked(&out, "index-row-dangling");
+    assert!(stderr(&out).contains("not staged"), "{}", stderr(&out));
+    repo.git(&["add", second]);
+    assert_passes(&repo.pre_commit());
+    repo.git(&["commit", "-qm", "second", "--no-verify"]);
+    // Removing the ADR from the commit (it stays on disk) but keeping its row.
+    repo.git(&["rm", "-q", "--cached", second]);
+    assert_blocked(&repo.pre_commit(), "index-row-dangling");
+}
+
 #[test]
 fn a_tracked_file_outside_the_sparse_checkout_exists_for_validate() {
     let repo = ScratchRepo::with_adr();
