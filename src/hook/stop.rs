@@ -197,18 +197,44 @@ pub(super) fn deterministic_gate(
     let (mut failing, mut passing) = check_touched(root, settings, &touched, notes)?;
     let marker = &settings.step_marker;
     let mut step = None;
-    // Without a readable last answer the marker is neither passed nor charged.
-    if marker.enabled && broken_last.is_none() {
+    // The answer file written this turn is the answer: its marker counts (and is
+    // the step recorded) before the chat reply's.
+    let answer_file = if marker.enabled {
+        step_marker::answer_file_marker(
+            root,
+            session.state.answer.as_ref(),
+            event.prompt_id.as_deref(),
+            &marker.steps,
+        )
+    } else {
+        None
+    };
+    if let Some((file, Ok(found))) = &answer_file {
+        notes.push(format!(
+            "STEP marker `{found}` taken from {file} (written this turn)"
+        ));
+        step = Some(found.clone());
+        passing.push(STEP_TARGET.to_owned());
+    } else if marker.enabled && broken_last.is_none() {
+        // Without a readable last answer the marker is neither passed nor charged.
         match step_marker::check(last, &marker.steps) {
             Ok(found) => {
                 step = Some(found);
                 passing.push(STEP_TARGET.to_owned());
             }
-            Err(problem) => failing.push(Failing::new(
-                STEP_TARGET.to_owned(),
-                step_marker::feedback(&problem, &marker.steps),
-                vec![STEP_TARGET.to_owned()],
-            )),
+            Err(problem) => {
+                let mut text = step_marker::feedback(&problem, &marker.steps);
+                if let Some((file, Err(_))) = &answer_file {
+                    text = format!(
+                        "{text}\n{file}, which you wrote this turn, does not end with a valid STEP marker either: ending that file with the marker line also counts."
+                    );
+                }
+                failing.push(Failing::new(
+                    STEP_TARGET.to_owned(),
+                    text,
+                    vec![STEP_TARGET.to_owned()],
+                ));
+            }
         }
     }
     budget::charge_all(

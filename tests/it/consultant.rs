@@ -794,3 +794,158 @@ fn a_seed_002_approval_phase_runs_the_approval_of_its_input() {
     assert_eq!(exit, 1, "{doc:#}");
     assert_eq!(doc["findings"][0]["rule"], "phase-gate-invalid", "{doc:#}");
 }
+
+/// A repository with one consultant session folder ([`SESSION`]) whose
+/// `status.json` helix-gate keeps up to date, helix-gate registered at user
+/// scope in `home`. `approvals` is `config/approvals.yaml`.
+fn answer_repo(home: &Path, path: &OsStr, approvals: &str) -> ScratchRepo {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "pub fn rules_are_loaded_lazily() {}\n");
+    repo.write(
+        "adr/INDEX.md",
+        INDEX.lines().take(4).collect::<Vec<_>>().join("\n") + "\n",
+    );
+    repo.write(
+        "config/helix-gate.yaml",
+        "step_marker:\n  status_file: status.json\n",
+    );
+    repo.write("config/approvals.yaml", approvals);
+    repo.write(
+        format!("{SESSION}/status.json"),
+        "{\"session\": \"session-a2697\", \"step\": \"what\"}\n",
+    );
+    repo.write(format!("{SESSION}/output/.gitkeep"), "");
+    repo.commit_all("layout");
+    let out = helix(
+        home,
+        Some(home),
+        path,
+        None,
+        &["install", "claude", "--scope", "user"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    repo
+}
+
+/// Seed 004: "Schreibe nach output/response.md - das ist deine Antwort". The
+/// consultant writes its answer, ending with `<!-- STEP: what -->`, to the
+/// answer file and says so in a short chat reply without a marker: the answer
+/// file's marker satisfies the Stop check (no block), the status file gets
+/// `what`, and nothing is appended to the file.
+#[test]
+fn the_answer_file_written_this_turn_is_the_answer() {
+    let Some(claude) = require_claude() else {
+        return;
+    };
+    let path = path_with_bin();
+    let home = tempfile::tempdir().unwrap();
+    let repo = answer_repo(
+        home.path(),
+        &path,
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    let session = repo.join(SESSION);
+    let response = session.join("output/response.md");
+    let answer = "Welche Varianten gibt es für das Retry?\n\n<!-- STEP: what -->\n";
+    let file = response.clone();
+    let api = FakeApi::start(move |_: &RecordedRequest, conv: &Conversation<'_>| {
+        match conv.request_index() {
+            0 => Turn::text("Ich schreibe die Antwort.")
+                .with_tool("Write", json!({"file_path": file, "content": answer})),
+            _ => Turn::text("Die Antwort steht in output/response.md."),
+        }
+    });
+    let outcome = ClaudeRun::new(&claude, &api, &session, "Wie machen wir das Retry?")
+        .home(home.path())
+        .path_prepend(Path::new(bin()).parent().unwrap())
+        .timeout(Duration::from_secs(180))
+        .run();
+    outcome.assert_success();
+    let requests = api.main_requests();
+    assert!(
+        stop_hook_feedback(&requests).is_empty(),
+        "no Stop block: {:?}\n{}",
+        stop_hook_feedback(&requests),
+        outcome.describe()
+    );
+    assert_eq!(std::fs::read_to_string(&response).unwrap(), answer);
+    let status: Value =
+        serde_json::from_str(&std::fs::read_to_string(session.join("status.json")).unwrap())
+            .unwrap();
+    assert_eq!(status["step"], "what", "{status}");
+    assert!(
+        !verdicts(repo.path(), "step-marker").contains(&"fallback".to_owned()),
+        "{:?}",
+        log(repo.path())
+    );
+}
+
+/// "Written this turn" is the turn's `prompt_id`: the answer file written in
+/// an earlier turn (another prompt id) does not stand in for this turn's
+/// answer, and a file written this turn without a marker does not either (the
+/// block says so). At the end of the budget, the fallback appends nothing after
+/// a valid marker the file already ends with.
+#[test]
+fn only_an_answer_file_written_in_the_same_turn_counts() {
+    let path = path_with_bin();
+    let home = tempfile::tempdir().unwrap();
+    let repo = answer_repo(
+        home.path(),
+        &path,
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    let session = repo.join(SESSION);
+    let response = repo.write(
+        format!("{SESSION}/output/response.md"),
+        "Frage?\n\n<!-- STEP: what -->\n",
+    );
+    let write = |prompt: &str| {
+        json!({"session_id": "s", "prompt_id": prompt, "cwd": session,
+            "hook_event_name": "PostToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": response, "content": "…"},
+            "tool_response": {"type": "create"}, "tool_use_id": "toolu_1"})
+    };
+    let stop = |prompt: &str| {
+        json!({"session_id": "s", "prompt_id": prompt, "cwd": session,
+            "hook_event_name": "Stop", "stop_hook_active": false, "background_tasks": [],
+            "last_assistant_message": "Siehe output/response.md."})
+    };
+    assert_eq!(
+        hook_in(&session, home.path(), &path, &write("p1")),
+        Value::Null
+    );
+    let answer = hook_in(&session, home.path(), &path, &stop("p1"));
+    assert!(answer.get("decision").is_none(), "{answer}");
+    // The next turn says nothing new and writes no answer: blocked.
+    let answer = hook_in(&session, home.path(), &path, &stop("p2"));
+    assert_eq!(answer["decision"], "block", "{answer}");
+    // Written this turn without a marker: blocked, and the block names the file.
+    std::fs::write(&response, "Noch eine Frage?\n").unwrap();
+    assert_eq!(
+        hook_in(&session, home.path(), &path, &write("p3")),
+        Value::Null
+    );
+    let answer = hook_in(&session, home.path(), &path, &stop("p3"));
+    assert_eq!(answer["decision"], "block", "{answer}");
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(&format!(
+            "{SESSION}/output/response.md, which you wrote this turn"
+        )),
+        "{reason}"
+    );
+    // The file gets its marker by other means (not this turn's Write): when the
+    // budget is spent, the fallback keeps it and records it.
+    std::fs::write(&response, "Noch eine Frage?\n\n<!-- STEP: why -->\n").unwrap();
+    let mut last = Value::Null;
+    for _ in 0..3 {
+        last = hook_in(&session, home.path(), &path, &stop("p4"));
+    }
+    assert!(last.get("decision").is_none(), "{last}");
+    assert_eq!(
+        std::fs::read_to_string(&response).unwrap(),
+        "Noch eine Frage?\n\n<!-- STEP: why -->\n"
+    );
+    let status = std::fs::read_to_string(session.join("status.json")).unwrap();
+    assert!(status.contains("\"step\": \"why\""), "{status}");
+}
