@@ -9,6 +9,7 @@ use super::budget::{self, Failing};
 use super::deadline::Deadline;
 use super::event::{BrokenField, HookEvent};
 use super::finalized;
+use super::output::{EscalationKind, HookOutput, escalation_line};
 use super::policy::{InfraError, load_engine, load_settings, need_session};
 use super::ruling::{Ruling, count, rule_ids, session_id};
 use super::{STEP_TARGET, baseline, changes, project, state, step_marker};
@@ -84,7 +85,10 @@ pub(super) fn stop(
             notes,
         );
     }
-    if let Some(output) = budget::decide(
+    // A block ends here. An escalation (a spent budget releases the turn) is for
+    // the user, and the review of the session's ADRs still runs: no ADR leaves
+    // the session unreviewed without the person being told.
+    let escalation = match budget::decide(
         root,
         &session,
         &settings,
@@ -93,11 +97,14 @@ pub(super) fn stop(
         &mut decisions,
         notes,
     ) {
-        return Ok(Ruling {
-            output: Some(output),
-            decisions,
-        });
-    }
+        Some(output) if output.decision.is_some() => {
+            return Ok(Ruling {
+                output: Some(output),
+                decisions,
+            });
+        }
+        other => other,
+    };
     if let Some(broken) = broken_last {
         return Err(InfraError::new(
             format!("{broken}; the STEP marker check needs it"),
@@ -107,8 +114,58 @@ pub(super) fn stop(
     // Deterministic checks all pass: the independent reviewer, last and only now.
     // Only ADRs that pass every deterministic check now (an escalated, still failing
     // ADR is a person's business, never the reviewer's).
+    let reviewable = reviewable(root, &settings, &checks, &mut decisions);
+    if !reviewable.is_empty() {
+        match approval_gate(
+            event,
+            root,
+            deadline,
+            &reviewable,
+            settings.hook.fail_closed,
+            &mut decisions,
+        ) {
+            Ok(Some(mut outcome)) => {
+                if let Some(escalation) = escalation {
+                    outcome.output = Some(after_escalation(escalation, outcome.output));
+                }
+                return Ok(outcome);
+            }
+            Ok(None) => {}
+            Err(e) if escalation.is_some() && !e.fail_closed => {
+                return Ok(not_reviewed(escalation, &reviewable, &e, decisions));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if let Some(output) = escalation {
+        return Ok(Ruling {
+            output: Some(output),
+            decisions,
+        });
+    }
+    if !checks.touched.is_empty() || settings.step_marker.enabled {
+        decisions.push(Decision {
+            verdict: Verdict::Allow,
+            ..Decision::default()
+        });
+    }
+    Ok(Ruling {
+        output: None,
+        decisions,
+    })
+}
+
+/// The touched ADRs the reviewer sees: those that pass every deterministic check
+/// now and whose review was not escalated earlier in the session (that one is
+/// logged as skipped).
+fn reviewable(
+    root: &Path,
+    settings: &Settings,
+    checks: &StopChecks,
+    decisions: &mut Vec<Decision>,
+) -> Vec<String> {
     let adrs = settings.matcher();
-    let reviewable: Vec<String> = checks
+    checks
         .touched
         .iter()
         .filter(|rel| {
@@ -130,29 +187,63 @@ pub(super) fn stop(
             !escalated
         })
         .cloned()
-        .collect();
-    if !reviewable.is_empty()
-        && let Some(outcome) = approval_gate(
-            event,
-            root,
-            deadline,
-            &reviewable,
-            settings.hook.fail_closed,
-            &mut decisions,
-        )?
-    {
-        return Ok(outcome);
+        .collect()
+}
+
+/// The escalation message first, then what the review gave (its verdicts for
+/// the user, or its block).
+fn after_escalation(escalation: HookOutput, review: Option<HookOutput>) -> HookOutput {
+    let Some(review) = review else {
+        return escalation;
+    };
+    let first = escalation.system_message.unwrap_or_default();
+    let message = match review.system_message.as_deref() {
+        Some(then) if !then.is_empty() => format!("{first}\n{then}"),
+        _ => first,
+    };
+    HookOutput {
+        system_message: (!message.is_empty()).then_some(message),
+        ..review
     }
-    if !checks.touched.is_empty() || settings.step_marker.enabled {
+}
+
+/// A turn the budget released whose ADRs the reviewer could not review (fail
+/// open): the escalation, and one more escalation line that says they stay
+/// unreviewed and why; each file logged as skipped.
+fn not_reviewed(
+    escalation: Option<HookOutput>,
+    files: &[String],
+    error: &InfraError,
+    mut decisions: Vec<Decision>,
+) -> Ruling {
+    let shown = crate::text::escape_controls(&files.join(", ")).into_owned();
+    for rel in files {
         decisions.push(Decision {
-            verdict: Verdict::Allow,
+            target: rel.clone(),
+            verdict: Verdict::Skip,
+            note: Some(format!("not reviewed: {}", error.message)),
             ..Decision::default()
         });
     }
-    Ok(Ruling {
-        output: None,
+    let line = escalation_line(
+        EscalationKind::Infrastructure,
+        &shown,
+        &[],
+        "1 failure",
+        &format!(
+            "not reviewed: the reviewer could not run ({}); run `helix-gate approve {}` yourself",
+            error.message,
+            files.join(" ")
+        ),
+    );
+    let output = match escalation {
+        Some(escalation) => escalation.add_message(line),
+        None => HookOutput::message(line),
+    };
+    Ruling {
+        output: Some(output),
         decisions,
-    })
+    }
 }
 
 /// Under one acquisition of the session lock: the touched ADRs, their checks as

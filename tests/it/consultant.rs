@@ -949,3 +949,120 @@ fn only_an_answer_file_written_in_the_same_turn_counts() {
     let status = std::fs::read_to_string(session.join("status.json")).unwrap();
     assert!(status.contains("\"step\": \"why\""), "{status}");
 }
+
+/// The consultant's draft, complete: it passes every deterministic check.
+fn complete_draft() -> String {
+    good_adr()
+        .replace("adr_id: \"001\"", "adr_id: \"XXX\"")
+        .replace("# ADR-001:", "# ADR-XXX:")
+}
+
+/// The consultant writes a complete draft but never ends its answer with the
+/// STEP marker: the marker's budget (3) releases the turn at the fourth Stop,
+/// and the draft the session wrote is still reviewed at that Stop (the real
+/// reviewer, a `claude -p` child of the hook), its verdict logged.
+#[test]
+fn a_turn_released_by_the_marker_budget_still_reviews_the_sessions_adr() {
+    let Some(claude) = require_claude() else {
+        return;
+    };
+    let path = path_with_bin();
+    let home = tempfile::tempdir().unwrap();
+    let command = serde_json::to_string(&claude.to_string_lossy()).unwrap();
+    let repo = answer_repo(
+        home.path(),
+        &path,
+        &format!("defaults:\n  command: {command}\n  timeout: 120\n"),
+    );
+    let out = helix(repo.path(), Some(home.path()), &path, None, &["trust"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let session = repo.join(SESSION);
+    let draft = session.join("output/ADR-cache.md");
+    let file = draft.clone();
+    let api = FakeApi::start(move |request: &RecordedRequest, conv: &Conversation<'_>| {
+        if request.kind() == RequestKind::StructuredOutput {
+            return Turn::structured_output(json!({"result": "approved", "confidence": 0.91,
+                "findings": [], "recommendations": [], "summary": "Fine."}));
+        }
+        match conv.request_index() {
+            0 => Turn::text("Ich schreibe das ADR.").with_tool(
+                "Write",
+                json!({"file_path": file, "content": complete_draft()}),
+            ),
+            _ => Turn::text("Das ADR ist geschrieben."),
+        }
+    });
+    let outcome = ClaudeRun::new(&claude, &api, &session, "Schreibe das ADR")
+        .home(home.path())
+        .path_prepend(Path::new(bin()).parent().unwrap())
+        .timeout(Duration::from_secs(240))
+        .run();
+    outcome.assert_success();
+    let requests = api.main_requests();
+    assert_eq!(
+        stop_hook_feedback(&requests).len(),
+        3,
+        "{}",
+        outcome.describe()
+    );
+    let reviews = api
+        .requests()
+        .iter()
+        .filter(|r| r.kind() == RequestKind::StructuredOutput)
+        .count();
+    assert_eq!(reviews, 1, "the released turn's ADR is reviewed");
+    let target = format!("{SESSION}/output/ADR-cache.md");
+    assert!(
+        verdicts(repo.path(), &target).contains(&"approved".to_owned()),
+        "{:?}",
+        log(repo.path())
+    );
+    assert!(verdicts(repo.path(), "step-marker").contains(&"fallback".to_owned()));
+}
+
+/// When the marker's budget releases the turn and the reviewer cannot give a
+/// verdict (it answers garbage), the person is told in one more escalation
+/// line that the session's ADR was not reviewed.
+#[test]
+fn a_released_turn_whose_review_fails_says_not_reviewed() {
+    let path = path_with_bin();
+    let home = tempfile::tempdir().unwrap();
+    let repo = answer_repo(
+        home.path(),
+        &path,
+        "defaults:\n  command: fake/reviewer.sh\n  timeout: 60\n",
+    );
+    fake_reviewer(repo.path(), "this is no verdict", "");
+    repo.commit_all("the reviewer");
+    let out = helix(repo.path(), Some(home.path()), &path, None, &["trust"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let session = repo.join(SESSION);
+    let draft = repo.write(format!("{SESSION}/output/ADR-cache.md"), complete_draft());
+    let post = json!({"session_id": "s", "prompt_id": "p", "cwd": session,
+        "hook_event_name": "PostToolUse", "tool_name": "Write",
+        "tool_input": {"file_path": draft, "content": "…"},
+        "tool_response": {"type": "create"}, "tool_use_id": "toolu_1"});
+    assert_eq!(hook_in(&session, home.path(), &path, &post), Value::Null);
+    let stop = json!({"session_id": "s", "prompt_id": "p", "cwd": session,
+        "hook_event_name": "Stop", "stop_hook_active": false, "background_tasks": [],
+        "last_assistant_message": "Das ADR ist geschrieben."});
+    for _ in 0..3 {
+        let answer = hook_in(&session, home.path(), &path, &stop);
+        assert_eq!(answer["decision"], "block", "{answer}");
+    }
+    let answer = hook_in(&session, home.path(), &path, &stop);
+    assert!(answer.get("decision").is_none(), "{answer}");
+    let message = answer["systemMessage"].as_str().unwrap_or_default();
+    let lines: Vec<&str> = message.lines().collect();
+    assert_eq!(lines.len(), 2, "{message}");
+    assert!(
+        lines[0].starts_with("helix-gate escalation: step-marker "),
+        "{message}"
+    );
+    assert!(
+        lines[1].starts_with(&format!(
+            "helix-gate escalation: infrastructure {SESSION}/output/ADR-cache.md: - after 1 failure; not reviewed:"
+        )),
+        "{message}"
+    );
+}
