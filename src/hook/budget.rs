@@ -290,6 +290,7 @@ pub(super) fn decide(
             rules: f.rules.clone(),
             attempt,
             note: Some(log_note(&charge, budget)),
+            retry_of: if verdict == Verdict::Block { budget } else { 0 },
             ..Decision::default()
         });
     }

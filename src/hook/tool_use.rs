@@ -615,6 +615,7 @@ pub(super) fn post_tool_use_answer(
     let warnings = count(report, Severity::Warning);
     let output = if let Some(charge) = charge.filter(|c| c.escalation.is_none()) {
         decision.verdict = Verdict::Block;
+        decision.retry_of = budget;
         Some(HookOutput::block(format!(
             "{}{}",
             feedback::adr_block(report, charge.attempt, budget),

@@ -1066,3 +1066,107 @@ fn a_released_turn_whose_review_fails_says_not_reviewed() {
         "{message}"
     );
 }
+
+/// The `helix-gate retry:` lines of a stream-json text: (hook, line).
+fn retry_events(stream: &str) -> Vec<(String, String)> {
+    stream
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "system" && v["subtype"] == "informational")
+        .filter_map(|v| {
+            let content = v["content"].as_str()?.to_owned();
+            let (hook, message) = content.split_once(" says: ")?;
+            Some(
+                message
+                    .lines()
+                    .filter(|l| l.starts_with("helix-gate retry: "))
+                    .map(|l| (hook.to_owned(), l.to_owned()))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .flatten()
+        .collect()
+}
+
+/// Seed 003, Pattern 4: each retry visible to the orchestrator as it happens.
+/// In a consultant session, run as HELIX runs it (`claude -p --output-format
+/// stream-json --verbose`), a save blocked by the hook and a Stop blocked for
+/// the missing marker each put one `helix-gate retry:` line into the stream,
+/// and `examples/orchestrator/escalations.py` renders them.
+#[test]
+fn each_retry_reaches_the_stream_json_of_a_consultant_session() {
+    let Some(claude) = require_claude() else {
+        return;
+    };
+    let path = path_with_bin();
+    let home = tempfile::tempdir().unwrap();
+    let repo = answer_repo(
+        home.path(),
+        &path,
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    let session = repo.join(SESSION);
+    let draft = session.join("output/ADR-cache.md");
+    let file = draft.clone();
+    let api = FakeApi::start(move |_: &RecordedRequest, conv: &Conversation<'_>| {
+        match conv.request_index() {
+            0 => Turn::text("Erster Entwurf.").with_tool(
+                "Write",
+                json!({"file_path": file,
+                       "content": complete_draft().replace("## Dokumentation", "## Notizen")}),
+            ),
+            1 => Turn::text("Korrigiert.").with_tool(
+                "Write",
+                json!({"file_path": file, "content": complete_draft()}),
+            ),
+            2 => Turn::text("Das ADR steht."),
+            _ => Turn::text("Das ADR steht.\n\n<!-- STEP: generate -->"),
+        }
+    });
+    let outcome = ClaudeRun::new(&claude, &api, &session, "Schreibe das ADR")
+        .home(home.path())
+        .path_prepend(Path::new(bin()).parent().unwrap())
+        .args(["--output-format", "stream-json", "--verbose"])
+        .timeout(Duration::from_secs(180))
+        .run();
+    outcome.assert_success();
+    let retries = retry_events(&outcome.stdout);
+    let target = format!("{SESSION}/output/ADR-cache.md");
+    assert_eq!(retries.len(), 2, "{retries:?}\n{}", outcome.describe());
+    assert_eq!(retries[0].0, "PostToolUse:Write");
+    assert!(
+        retries[0]
+            .1
+            .starts_with(&format!("helix-gate retry: {target} attempt 1/3: ")),
+        "{retries:?}"
+    );
+    assert_eq!(retries[1].0, "Stop");
+    assert_eq!(
+        retries[1].1,
+        "helix-gate retry: step-marker attempt 1/3: step-marker"
+    );
+    // The example renders each as a line of its own kind.
+    let mut child = std::process::Command::new("python3")
+        .arg(manifest_dir().join("examples/orchestrator/escalations.py"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), outcome.stdout.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let rendered: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "helix_gate_retry")
+        .collect();
+    assert_eq!(rendered.len(), 2, "{rendered:?}");
+    assert_eq!(rendered[1]["target"], "step-marker");
+    assert_eq!(rendered[1]["attempt"], "1/3");
+    assert_eq!(rendered[1]["rules"], json!(["step-marker"]));
+    assert!(
+        rendered[0]["block"].as_str().unwrap().contains(&format!(
+            "<summary>helix-gate retry: {target} attempt 1/3</summary>"
+        )),
+        "{rendered:?}"
+    );
+}
