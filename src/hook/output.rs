@@ -72,7 +72,7 @@ impl EscalationKind {
 /// `helix-gate escalation: <kind> <target>: <rules> after <attempts>; <what happens now>`
 ///
 /// `target` is the file (repository-relative) or `-`; `rules` the rule ids joined
-/// by `,` or `-`; `attempts` e.g. `attempt 4/3` or `3 review(s)`. Line breaks in
+/// by `,` or `-`; `attempts` e.g. `attempt 4/3` or `review 4 of 4`. Line breaks in
 /// any part become spaces, so one escalation is always one line.
 pub fn escalation_line(
     kind: EscalationKind,
