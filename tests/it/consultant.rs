@@ -916,6 +916,11 @@ fn only_an_answer_file_written_in_the_same_turn_counts() {
     );
     let answer = hook_in(&session, home.path(), &path, &stop("p1"));
     assert!(answer.get("decision").is_none(), "{answer}");
+    // The file's marker does not need the chat reply: a broken one is no error.
+    let mut broken = stop("p1");
+    broken["last_assistant_message"] = json!(5);
+    let answer = hook_in(&session, home.path(), &path, &broken);
+    assert_eq!(answer, Value::Null, "{answer}");
     // The next turn says nothing new and writes no answer: blocked.
     let answer = hook_in(&session, home.path(), &path, &stop("p2"));
     assert_eq!(answer["decision"], "block", "{answer}");
