@@ -9,7 +9,8 @@ hook's systemMessage as
     {"type":"system","subtype":"informational","content":"<Event>[:<Tool>] says: <message>","level":"notice",...}
 
 (`PostToolUse:Write says: ...` on a save, `Stop says: ...` at Stop); several
-escalations in one answer are one line each in that message.
+escalations in one answer are one line each in that message, and Claude Code puts the
+`<Event> says: ` prefix before every line of it, not only the first.
 
 Each block the hook gives (a save the model must fix, a Stop it may not take yet) can
 also carry one line per retried target, `helix-gate retry: <target> attempt N/M: <rule
@@ -51,6 +52,13 @@ RETRY = re.compile(
 SAYS = re.compile(r"^(?P<hook>[A-Za-z]+(?::[^ ]+)?) says: (?P<message>.*)$", re.S)
 
 
+def unprefixed(line):
+    """A line of a hook's message without the `<Event> says: ` Claude Code put before it."""
+    line = line.strip()
+    said = SAYS.match(line)
+    return said.group("message").strip() if said else line
+
+
 def escalations(event):
     """The escalations a stream-json event carries, parsed (none for most events)."""
     if not isinstance(event, dict) or event.get("type") != "system":
@@ -62,7 +70,7 @@ def escalations(event):
     hook, message = (said.group("hook"), said.group("message")) if said else ("", content)
     found = []
     for line in message.splitlines():
-        line = line.strip()
+        line = unprefixed(line)
         if not line.startswith(PREFIX):
             continue
         parsed = LINE.match(line)
@@ -88,7 +96,7 @@ def retries(event):
     hook, message = (said.group("hook"), said.group("message")) if said else ("", content)
     found = []
     for line in message.splitlines():
-        line = line.strip()
+        line = unprefixed(line)
         parsed = RETRY.match(line) if line.startswith(RETRY_PREFIX) else None
         if not parsed:
             continue

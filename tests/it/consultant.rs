@@ -1000,6 +1000,7 @@ fn a_turn_released_by_the_marker_budget_still_reviews_the_sessions_adr() {
     let outcome = ClaudeRun::new(&claude, &api, &session, "Schreibe das ADR")
         .home(home.path())
         .path_prepend(Path::new(bin()).parent().unwrap())
+        .args(["--output-format", "stream-json", "--verbose"])
         .timeout(Duration::from_secs(240))
         .run();
     outcome.assert_success();
@@ -1009,6 +1010,23 @@ fn a_turn_released_by_the_marker_budget_still_reviews_the_sessions_adr() {
         3,
         "{}",
         outcome.describe()
+    );
+    // The person reads the escalation and then the verdict, in one message
+    // (Claude Code 2.1.329 streams each of its lines with the `Stop says: ` prefix).
+    let told: Vec<String> = outcome
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "system" && v["subtype"] == "informational")
+        .filter_map(|v| v["content"].as_str().map(str::to_owned))
+        .filter(|c| c.starts_with("Stop says: helix-gate escalation: step-marker"))
+        .collect();
+    assert_eq!(told.len(), 1, "{}", outcome.describe());
+    assert!(
+        told[0].contains(&format!(
+            "\nStop says: helix-gate approval {SESSION}/output/ADR-cache.md: approved"
+        )),
+        "{told:?}"
     );
     let reviews = api
         .requests()
@@ -1084,6 +1102,8 @@ fn retry_events(stream: &str) -> Vec<(String, String)> {
             Some(
                 message
                     .lines()
+                    // Claude Code prefixes every line of a message, not only the first.
+                    .map(|l| l.split_once(" says: ").map_or(l, |(_, rest)| rest))
                     .filter(|l| l.starts_with("helix-gate retry: "))
                     .map(|l| (hook.to_owned(), l.to_owned()))
                     .collect::<Vec<_>>(),
@@ -1091,6 +1111,37 @@ fn retry_events(stream: &str) -> Vec<(String, String)> {
         })
         .flatten()
         .collect()
+}
+
+/// The `helix_gate_retry` records `examples/orchestrator/escalations.py` makes of `stream`.
+fn rendered_retries(stream: &str) -> Vec<Value> {
+    let mut child = std::process::Command::new("python3")
+        .arg(manifest_dir().join("examples/orchestrator/escalations.py"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), stream.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "helix_gate_retry")
+        .collect()
+}
+
+/// Several retry lines in one message, each line with the client's prefix:
+/// the example finds every one.
+#[test]
+fn the_example_reads_every_line_of_a_message() {
+    let event = json!({"type": "system", "subtype": "informational", "level": "notice",
+        "content": "Stop says: helix-gate retry: adr/001-x.md attempt 2/3: section-missing\nStop says: helix-gate retry: step-marker attempt 1/3: step-marker"});
+    let rendered = rendered_retries(&format!("{event}\n"));
+    assert_eq!(rendered.len(), 2, "{rendered:?}");
+    assert_eq!(rendered[0]["target"], "adr/001-x.md");
+    assert_eq!(rendered[0]["rules"], json!(["section-missing"]));
+    assert_eq!(rendered[1]["hook"], "Stop");
+    assert_eq!(rendered[1]["attempt"], "1/3");
 }
 
 /// Seed 003, Pattern 4: each retry visible to the orchestrator as it happens.
@@ -1151,19 +1202,7 @@ fn each_retry_reaches_the_stream_json_of_a_consultant_session() {
         "helix-gate retry: step-marker attempt 1/3: step-marker"
     );
     // The example renders each as a line of its own kind.
-    let mut child = std::process::Command::new("python3")
-        .arg(manifest_dir().join("examples/orchestrator/escalations.py"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("python3");
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), outcome.stdout.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let rendered: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["type"] == "helix_gate_retry")
-        .collect();
+    let rendered = rendered_retries(&outcome.stdout);
     assert_eq!(rendered.len(), 2, "{rendered:?}");
     assert_eq!(rendered[1]["target"], "step-marker");
     assert_eq!(rendered[1]["attempt"], "1/3");
