@@ -1,6 +1,7 @@
 //! Stop: every ADR this session changed must pass as it is on disk now, the
-//! last answer must end with a STEP marker where that check is required, and
-//! only then the reviewer sees the ADRs that pass (`approval_gate`).
+//! last answer (or the answer file written this turn) must end with a STEP
+//! marker where that check is required, and only then the reviewer sees the
+//! ADRs that pass (`approval_gate`), also when a spent budget releases the turn.
 
 use std::path::Path;
 
