@@ -73,6 +73,10 @@ pub struct Decision {
     pub duration_us: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// For a block that is a retry: the most attempts the target gets (its `M`
+    /// in `attempt N/M`), for the hook's retry line; 0 otherwise. Not logged.
+    #[serde(skip)]
+    pub retry_of: u32,
 }
 
 /// Append one decision; failures to log never change the decision itself.

@@ -227,6 +227,7 @@ mod tests {
             attempt: 1,
             duration_us: 1000,
             note: None,
+            retry_of: 0,
         }
     }
 

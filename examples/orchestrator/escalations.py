@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Turn helix-gate escalations in a `claude -p --output-format stream-json --verbose`
-stream into the collapsible blocks Open WebUI renders for model reasoning.
+"""Turn helix-gate escalations and retries in a `claude -p --output-format stream-json
+--verbose` stream into the collapsible blocks Open WebUI renders for model reasoning.
 
 helix-gate answers every escalation with a `systemMessage` line that starts with
 `helix-gate escalation:` (docs/src/orchestrators.md). Claude Code 2.1.329 streams a
@@ -9,13 +9,21 @@ hook's systemMessage as
     {"type":"system","subtype":"informational","content":"<Event>[:<Tool>] says: <message>","level":"notice",...}
 
 (`PostToolUse:Write says: ...` on a save, `Stop says: ...` at Stop); several
-escalations in one answer are one line each in that message.
+escalations in one answer are one line each in that message, and Claude Code puts the
+`<Event> says: ` prefix before every line of it, not only the first.
+
+Each block the hook gives (a save the model must fix, a Stop it may not take yet) can
+also carry one line per retried target, `helix-gate retry: <target> attempt N/M: <rule
+ids>` (on by default in consultant sessions, `hook.retry_lines` elsewhere), in the same
+message: the person sees each retry as it happens.
 
 Output (stdlib only, no network):
   default      the stream, every line unchanged, plus after each escalation event one
                line {"type":"helix_gate_escalation", "kind", "target", "rules",
                "attempts", "next", "hook", "line", "block"}: HELIX forwards `block`
-               into the Open WebUI message content.
+               into the Open WebUI message content; after each retry line one line
+               {"type":"helix_gate_retry", "target", "attempt", "rules", "hook",
+               "line", "block"}.
   --blocks     only the blocks, one after the other.
 
 The block is the form Open WebUI's middleware writes for a model's reasoning,
@@ -36,7 +44,19 @@ LINE = re.compile(
     r"^helix-gate escalation: (?P<kind>[a-z-]+) (?P<target>.+?): (?P<rules>\S+)"
     r" after (?P<attempts>[^;]+); (?P<next>.*)$"
 )
+RETRY_PREFIX = "helix-gate retry:"
+# helix-gate retry: <target> attempt <n>/<m>: <rules>
+RETRY = re.compile(
+    r"^helix-gate retry: (?P<target>.+?) attempt (?P<attempt>\d+/\d+): (?P<rules>\S+)$"
+)
 SAYS = re.compile(r"^(?P<hook>[A-Za-z]+(?::[^ ]+)?) says: (?P<message>.*)$", re.S)
+
+
+def unprefixed(line):
+    """A line of a hook's message without the `<Event> says: ` Claude Code put before it."""
+    line = line.strip()
+    said = SAYS.match(line)
+    return said.group("message").strip() if said else line
 
 
 def escalations(event):
@@ -50,7 +70,7 @@ def escalations(event):
     hook, message = (said.group("hook"), said.group("message")) if said else ("", content)
     found = []
     for line in message.splitlines():
-        line = line.strip()
+        line = unprefixed(line)
         if not line.startswith(PREFIX):
             continue
         parsed = LINE.match(line)
@@ -61,6 +81,37 @@ def escalations(event):
         fields["hook"] = hook
         fields["line"] = line
         fields["block"] = block(fields)
+        found.append(fields)
+    return found
+
+
+def retries(event):
+    """The retry lines a stream-json event carries, parsed (none for most events)."""
+    if not isinstance(event, dict) or event.get("type") != "system":
+        return []
+    content = event.get("content")
+    if event.get("subtype") != "informational" or not isinstance(content, str):
+        return []
+    said = SAYS.match(content)
+    hook, message = (said.group("hook"), said.group("message")) if said else ("", content)
+    found = []
+    for line in message.splitlines():
+        line = unprefixed(line)
+        parsed = RETRY.match(line) if line.startswith(RETRY_PREFIX) else None
+        if not parsed:
+            continue
+        fields = parsed.groupdict()
+        fields["rules"] = [] if fields["rules"] == "-" else fields["rules"].split(",")
+        fields["hook"] = hook
+        fields["line"] = line
+        summary = f"helix-gate retry: {fields['target']} attempt {fields['attempt']}"
+        rules = ", ".join(fields["rules"]) or "-"
+        fields["block"] = (
+            '<details type="reasoning" done="true" duration="0">\n'
+            f"<summary>{html.escape(summary, quote=False)}</summary>\n"
+            f"> rules: {html.escape(rules, quote=False)}\n"
+            "</details>\n"
+        )
         found.append(fields)
     return found
 
@@ -104,6 +155,11 @@ def main(argv):
                     print(esc["block"])
                 else:
                     print(json.dumps({"type": "helix_gate_escalation", **esc}, ensure_ascii=False))
+            for retry in retries(event):
+                if only_blocks:
+                    print(retry["block"])
+                else:
+                    print(json.dumps({"type": "helix_gate_retry", **retry}, ensure_ascii=False))
     return 0
 
 

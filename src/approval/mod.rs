@@ -299,7 +299,7 @@ impl Approval {
                 ("findings", findings),
                 ("recommendations", recommendations),
                 ("attempt", attempt.to_string()),
-                ("max_attempts", self.on_rejection.max_retries.to_string()),
+                ("max_attempts", self.on_rejection.max_reviews().to_string()),
                 ("blocking_issues", blocking_issues),
                 ("suggestions", suggestions),
             ],
@@ -1463,7 +1463,8 @@ pub(crate) mod tests {
             text.starts_with("## Freigabe nicht erteilt: adr/001-x.md"),
             "{text}"
         );
-        assert!(text.contains("review 2 of 3"), "{text}");
+        // One count: max_retries 3 = at most 4 reviews (the first and 3 more).
+        assert!(text.contains("review 2 of 4"), "{text}");
         assert!(text.contains("### Blocking Issues:\n- [error] migration: no rollback (adr/001-x.md#Migration)\n- [warning] acceptance: criterion 2 is vague"), "{text}");
         assert!(
             text.contains("### Recommendations:\n- Add a rollback plan."),
@@ -1471,7 +1472,7 @@ pub(crate) mod tests {
         );
         assert!(text.contains("### Bitte überarbeiten:"), "{text}");
         assert!(text.contains("needs_revision (confidence 0.70)"), "{text}");
-        assert!(a.feedback_for_attempt(3).contains("review 3 of 3"));
+        assert!(a.feedback_for_attempt(3).contains("review 3 of 4"));
         let empty = approval(vec![], vec![]).feedback();
         assert!(empty.contains("### Blocking Issues:\n- none"), "{empty}");
     }

@@ -104,7 +104,8 @@ struct RawOnRejection {
     max_retries: u32,
     /// The message the author gets when a review does not pass. Placeholders: `{file}`,
     /// `{result}`, `{confidence}`, `{findings}`, `{recommendations}`, `{attempt}`,
-    /// `{max_attempts}`, and the seeds' `{blocking_issues}` (the error findings) and
+    /// `{max_attempts}` (the most reviews of one file: `max_retries` + 1), and the
+    /// seeds' `{blocking_issues}` (the error findings) and
     /// `{suggestions}` (the recommendations, then the warnings and infos); each may also
     /// be written `{{name}}`.
     feedback_template: String,
@@ -185,6 +186,16 @@ pub struct OnRejection {
 }
 
 impl OnRejection {
+    /// The most reviews one file gets in a session before the person decides:
+    /// the first and `max_retries` more (`action: escalate`: the first). The one
+    /// count every message states, `review N of` this (`{max_attempts}`).
+    pub fn max_reviews(&self) -> u32 {
+        match self.action {
+            RejectionAction::Escalate => 1,
+            _ => self.max_retries.saturating_add(1),
+        }
+    }
+
     /// The step after review number `failed_reviews` (1-based, counting the
     /// one that just failed) did not pass.
     pub fn next_step(&self, failed_reviews: u32) -> NextStep {

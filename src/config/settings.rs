@@ -58,6 +58,11 @@ pub struct HookSettings {
     pub prompt_context: bool,
     pub state_retention_days: u64,
     pub deadline_ms: u64,
+    /// Tell the person about each block as one `helix-gate retry:` line in a
+    /// `systemMessage`: true everywhere, false nowhere; unset: in the sessions
+    /// where the STEP marker is required (the consultant's).
+    #[serde(default)]
+    pub retry_lines: Option<bool>,
 }
 
 /// The `<!-- STEP: ... -->` marker the last answer of a session must end with.
@@ -250,6 +255,7 @@ impl Settings {
                 prompt_context: false,
                 state_retention_days: 7,
                 deadline_ms: 8_000,
+                retry_lines: None,
             },
             step_marker: StepMarkerSettings {
                 enabled: true,

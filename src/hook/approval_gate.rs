@@ -293,6 +293,8 @@ fn act_on_reviews(
 ) -> (Vec<String>, Vec<String>) {
     let mut messages = Vec::new();
     let mut feedback = Vec::new();
+    // One count from the first block to the escalation: `review N of M`.
+    let max_reviews = on_rejection.max_reviews();
     for (Review { rel, result }, counted) in reviews.iter().zip(counted) {
         if result.is_approved() {
             messages.push(result.one_line());
@@ -311,8 +313,7 @@ fn act_on_reviews(
                 let text = result.feedback_for_attempt(failures);
                 feedback.push(if counted.repeated {
                     format!(
-                        "helix-gate: {rel} is unchanged since its last review; the same verdict applies (no new review), and an unchanged file counts as a failed revision: failed review {failures} of at most {} before it is escalated to the user:\n\n{text}",
-                        on_rejection.max_retries.saturating_add(1)
+                        "helix-gate: {rel} is unchanged since its last review; the same verdict applies (no new review), and an unchanged file counts as a failed revision: failed review {failures} of {max_reviews}; when review {max_reviews} fails, it is escalated to the user:\n\n{text}"
                     )
                 } else {
                     text
@@ -322,6 +323,7 @@ fn act_on_reviews(
                     verdict: Verdict::Block,
                     rules,
                     attempt: failures,
+                    retry_of: max_reviews,
                     note: Some(if counted.repeated {
                         format!("unchanged, same verdict again; {}", result.one_line())
                     } else {
@@ -344,7 +346,7 @@ fn act_on_reviews(
                     EscalationKind::Review,
                     rel,
                     &rules,
-                    &format!("{failures} review(s)"),
+                    &format!("review {failures} of {max_reviews}"),
                     &format!(
                         "approval still {}, escalated to you ({}); the Stop gate starts no further review of {rel} in this session; run `helix-gate approve {rel}` when it is ready",
                         result.verdict().as_str(),

@@ -247,12 +247,8 @@ pub(super) fn decide(
                 let attempts = format!("attempt {attempt}/{budget}");
                 let why = escalation(&charge, budget);
                 if f.target == STEP_TARGET {
-                    let applied = step_marker::fallback(
-                        root,
-                        session_folders,
-                        &settings.step_marker.fallback_file,
-                        last,
-                    );
+                    let (step, applied) =
+                        step_marker::fallback(root, session_folders, &settings.step_marker, last);
                     escalated_text.push(escalation_line(
                         EscalationKind::StepMarker,
                         &settings.step_marker.fallback_file,
@@ -270,7 +266,7 @@ pub(super) fn decide(
                         root,
                         session_folders,
                         &settings.step_marker,
-                        step_marker::heuristic_step(last),
+                        &step,
                         decisions,
                         notes,
                     );
@@ -294,6 +290,7 @@ pub(super) fn decide(
             rules: f.rules.clone(),
             attempt,
             note: Some(log_note(&charge, budget)),
+            retry_of: if verdict == Verdict::Block { budget } else { 0 },
             ..Decision::default()
         });
     }

@@ -74,6 +74,10 @@ pub struct HookEvent {
     /// As sent (for the log and the context answer, which must echo it).
     pub hook_event_name: String,
     pub session_id: Option<String>,
+    /// Claude Code's id of the user prompt the event belongs to: the same for
+    /// every event of one turn (its tool calls and its Stops), new with the next
+    /// prompt. helix-gate tells an answer file written this turn by it.
+    pub prompt_id: Option<String>,
     pub cwd: Option<String>,
     pub tool_name: Option<String>,
     /// `tool_input.file_path` of Write / Edit / `MultiEdit` (a `tool_input` that
@@ -265,9 +269,10 @@ impl Fields<'_> {
 /// `content` in a field no decision needs costs nothing and breaks nothing.
 fn known_fields(bytes: &[u8]) -> Result<Map<String, Value>, DecodeError> {
     use serde_json::value::RawValue;
-    const TOP: [&str; 10] = [
+    const TOP: [&str; 11] = [
         "hook_event_name",
         "session_id",
+        "prompt_id",
         "cwd",
         "tool_name",
         "tool_input",
@@ -372,6 +377,7 @@ pub fn decode(bytes: &[u8]) -> Result<HookEvent, DecodeError> {
         kind: EventKind::parse(&hook_event_name),
         hook_event_name,
         session_id: fields.string("session_id"),
+        prompt_id: fields.string("prompt_id"),
         cwd: fields.string("cwd"),
         tool_name: fields.string("tool_name"),
         file_path,

@@ -31,6 +31,7 @@ pub mod output;
 pub mod patch;
 mod policy;
 pub mod project;
+mod retry;
 pub mod reviews;
 mod ruling;
 mod shell;
@@ -267,7 +268,10 @@ fn decide(
         handle(event, root, deadline, early, &mut notes)
     }));
     let ruling = match result {
-        Ok(Ok(ruling)) => ruling,
+        Ok(Ok(mut ruling)) => {
+            retry::add_lines(event, root, deadline, &mut ruling);
+            ruling
+        }
         Ok(Err(err)) => infrastructure(event, &err, &mut notes),
         Err(_) => infrastructure(
             event,

@@ -15,6 +15,34 @@ pub const MAX_CONTEXT_CHARS: usize = 9_500;
 /// with orchestrators (docs/src/orchestrators.md). Never change it.
 pub const ESCALATION_PREFIX: &str = "helix-gate escalation:";
 
+/// The fixed start of every retry line in a `systemMessage`: each block the hook
+/// gives, for the person (docs/src/orchestrators.md). Never change it.
+pub const RETRY_PREFIX: &str = "helix-gate retry:";
+
+/// One block as one line, in the documented format:
+///
+/// `helix-gate retry: <target> attempt <n>/<m>: <rules>`
+///
+/// `target` is the file (repository-relative), `step-marker`, or `-`; `rules` the
+/// rule ids joined by `,`, or `-`. Line breaks in any part become spaces.
+pub fn retry_line(target: &str, attempt: u32, of: u32, rules: &[String]) -> String {
+    let one_line = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut ids: Vec<&str> = rules.iter().map(String::as_str).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let rules = if ids.is_empty() {
+        "-".to_owned()
+    } else {
+        one_line(&ids.join(","))
+    };
+    let target = if target.is_empty() {
+        "-".to_owned()
+    } else {
+        one_line(target)
+    };
+    format!("{RETRY_PREFIX} {target} attempt {attempt}/{of}: {rules}")
+}
+
 /// What escalated; the second word of an escalation line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EscalationKind {
@@ -44,7 +72,7 @@ impl EscalationKind {
 /// `helix-gate escalation: <kind> <target>: <rules> after <attempts>; <what happens now>`
 ///
 /// `target` is the file (repository-relative) or `-`; `rules` the rule ids joined
-/// by `,` or `-`; `attempts` e.g. `attempt 4/3` or `3 review(s)`. Line breaks in
+/// by `,` or `-`; `attempts` e.g. `attempt 4/3` or `review 4 of 4`. Line breaks in
 /// any part become spaces, so one escalation is always one line.
 pub fn escalation_line(
     kind: EscalationKind,
@@ -241,6 +269,23 @@ mod tests {
                 "skipped"
             )
             .starts_with("helix-gate escalation: infrastructure -: - after 1 failure;")
+        );
+    }
+
+    #[test]
+    fn a_retry_is_one_line_in_the_documented_format() {
+        assert_eq!(
+            retry_line(
+                "adr/001-x.md",
+                2,
+                3,
+                &["sections.required".into(), "a.b".into(), "a.b".into()]
+            ),
+            "helix-gate retry: adr/001-x.md attempt 2/3: a.b,sections.required"
+        );
+        assert_eq!(
+            retry_line("a\nb.md", 1, 4, &[]),
+            "helix-gate retry: a b.md attempt 1/4: -"
         );
     }
 

@@ -56,6 +56,20 @@ pub struct SessionState {
     /// ADRs written or edited in this session (repository-relative).
     pub touched: Vec<String>,
     pub targets: BTreeMap<String, Target>,
+    /// The answer file (`step_marker.fallback_file`) as the session last wrote it
+    /// with Write or Edit, and in which turn: a Stop of that same turn takes the
+    /// marker at the file's end as the answer's ([`super::step_marker`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<AnswerWritten>,
+}
+
+/// A Write or Edit of the session's answer file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswerWritten {
+    /// Repository-relative.
+    pub file: String,
+    /// The `prompt_id` of the turn that wrote it.
+    pub prompt_id: String,
 }
 
 impl SessionState {

@@ -7,6 +7,14 @@
 //! the repository: `step_marker.paths` (globs of the session's working directory,
 //! relative to the repository root) limits it to those sessions, and the fallback
 //! file is the consultant's `output/response.md` in the session's folder.
+//!
+//! That file is also the consultant's answer (seed 004: "Schreibe nach
+//! output/response.md - das ist deine Antwort"): when the session wrote it this
+//! turn, a valid marker at its end is the answer's marker, whatever the short
+//! chat reply ends with. "This turn" is Claude Code's `prompt_id`: a Write or
+//! Edit of the file is recorded in the session state with the `prompt_id` of its
+//! event, and a Stop with the same `prompt_id` belongs to the same turn. A file
+//! written another way (a Bash redirection) or in an earlier turn does not count.
 
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
@@ -74,12 +82,8 @@ pub fn feedback(problem: &MarkerProblem, steps: &[String]) -> String {
     )
 }
 
-/// The seed's heuristic step for an answer that never got a marker.
-pub fn heuristic_step(message: &str) -> &'static str {
-    heuristic(message).0
-}
-
-/// [`heuristic_step`] and why it was chosen, for the decision log.
+/// The seed's heuristic step for an answer that never got a marker, and why
+/// it was chosen, for the decision log.
 fn heuristic(message: &str) -> (&'static str, &'static str) {
     let tail: String = {
         let chars: Vec<char> = message.chars().collect();
@@ -144,24 +148,87 @@ pub fn required_in(settings: &StepMarkerSettings, root: &Path, folders: &[PathBu
         .any(|folder| required(settings, root, folder))
 }
 
+/// The largest answer file whose ending is read.
+const ANSWER_LIMIT: u64 = 4 * 1024 * 1024;
+
+/// The repository-relative names the answer file `file` (relative to the
+/// session's working directory) has in each of the session's `folders`.
+pub fn answer_names(root: &Path, folders: &[PathBuf], file: &str) -> Vec<String> {
+    let crate::rules::file_refs::PathCheck::Relative(rel) = crate::rules::file_refs::classify(file)
+    else {
+        return Vec::new();
+    };
+    folders
+        .iter()
+        .filter_map(|folder| crate::paths::relative_to_real(root, &folder.join(&rel)))
+        .collect()
+}
+
+/// The marker at the end of the answer file, when the session wrote it (Write
+/// or Edit) in the turn `prompt_id` belongs to: `Ok(step)`, or what is wrong
+/// with its ending. `None` when it was not written this turn, is gone, leads
+/// out of the project or cannot be read.
+pub fn answer_file_marker(
+    root: &Path,
+    written: Option<&super::state::AnswerWritten>,
+    prompt_id: Option<&str>,
+    steps: &[String],
+) -> Option<(String, Result<String, MarkerProblem>)> {
+    let written = written?;
+    if prompt_id? != written.prompt_id {
+        return None;
+    }
+    let path = root.join(&written.file);
+    if !crate::fs::confine::inside(root, &path) {
+        return None;
+    }
+    let bytes =
+        crate::fs::read::regular(&path, ANSWER_LIMIT, crate::fs::read::Links::Follow).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    Some((written.file.clone(), check(&text, steps)))
+}
+
 /// The fallback once the marker's budget is spent: append the seed's heuristic
 /// marker to `fallback_file`, relative to the session's working directory, when
 /// it exists inside the repository at `root`. `folders` are the session's working
 /// directory (the event's `cwd`) and then its project folder: the model's `cd`
-/// moves the first, so the file is looked for in each in turn. Returns what was
-/// done and why, for the decision log.
-pub fn fallback(root: &Path, folders: &[PathBuf], fallback_file: &str, last: &str) -> String {
+/// moves the first, so the file is looked for in each in turn. A file that
+/// already ends with a valid marker keeps it: nothing is appended after the
+/// model's own step. Returns the step the file now ends with (the heuristic's
+/// when nothing could be written), and what was done and why, for the decision log.
+pub fn fallback(
+    root: &Path,
+    folders: &[PathBuf],
+    settings: &StepMarkerSettings,
+    last: &str,
+) -> (String, String) {
     let (step, why) = heuristic(last);
+    let note = fallback_note(root, folders, settings, step, why);
+    match note {
+        Ok(note) => (step.to_owned(), note),
+        Err((kept, note)) => (kept, note),
+    }
+}
+
+/// [`fallback`]: `Err` with the step when the file already ended with one.
+fn fallback_note(
+    root: &Path,
+    folders: &[PathBuf],
+    settings: &StepMarkerSettings,
+    step: &str,
+    why: &str,
+) -> Result<String, (String, String)> {
+    let fallback_file = settings.fallback_file.as_str();
     let chosen = format!("heuristic step `{step}` ({why})");
     let crate::rules::file_refs::PathCheck::Relative(rel) =
         crate::rules::file_refs::classify(fallback_file)
     else {
-        return format!(
+        return Ok(format!(
             "{chosen}; fallback file `{fallback_file}` is not a relative path; marker not written"
-        );
+        ));
     };
     let Some(first) = folders.first() else {
-        return format!("{chosen}; no session folder; marker not written");
+        return Ok(format!("{chosen}; no session folder; marker not written"));
     };
     let path = folders
         .iter()
@@ -171,17 +238,29 @@ pub fn fallback(root: &Path, folders: &[PathBuf], fallback_file: &str, last: &st
     let shown =
         crate::paths::relative_to_real(root, &path).unwrap_or_else(|| path.display().to_string());
     if !path.is_file() {
-        return format!("{chosen}; no {shown}; marker <!-- STEP: {step} --> not written");
+        return Ok(format!(
+            "{chosen}; no {shown}; marker <!-- STEP: {step} --> not written"
+        ));
     }
     if !crate::fs::confine::inside(root, &path) {
-        return format!(
+        return Ok(format!(
             "{chosen}; {shown} leads outside the project; marker <!-- STEP: {step} --> not written"
-        );
+        ));
+    }
+    if let Ok(bytes) = crate::fs::read::regular(&path, ANSWER_LIMIT, crate::fs::read::Links::Follow)
+        && let Ok(kept) = check(&String::from_utf8_lossy(&bytes), &settings.steps)
+    {
+        return Err((
+            kept.clone(),
+            format!("{shown} already ends with <!-- STEP: {kept} -->; nothing appended"),
+        ));
     }
     let marker = format!("\n\n<!-- STEP: {step} -->\n");
     match crate::fs::append::append(root, &path, marker.as_bytes(), Missing::Fail) {
-        Ok(()) => format!("{chosen}; appended <!-- STEP: {step} --> to {shown}"),
-        Err(e) => format!("{chosen}; cannot append to {shown}: {e}"),
+        Ok(()) => Ok(format!(
+            "{chosen}; appended <!-- STEP: {step} --> to {shown}"
+        )),
+        Err(e) => Ok(format!("{chosen}; cannot append to {shown}: {e}")),
     }
 }
 
@@ -365,20 +444,33 @@ mod tests {
         let session = root.join("projects/sessions/s1");
         std::fs::create_dir_all(session.join("output")).unwrap();
         // Not at the root: there it would be the wrong file.
-        let note = fallback(
+        let (_, note) = fallback(
             &root,
             std::slice::from_ref(&root),
-            "output/response.md",
+            &marker(&[]),
             "Was meinst du?",
         );
         assert!(note.contains("no output/response.md"), "{note}");
         std::fs::write(session.join("output/response.md"), "Antwort").unwrap();
         // After the model's `cd output` the working directory is one level down.
         let folders = [session.join("output"), session.clone()];
-        let note = fallback(&root, &folders, "output/response.md", "Was meinst du?");
+        let (step, note) = fallback(&root, &folders, &marker(&[]), "Was meinst du?");
+        assert_eq!(step, "what");
         assert_eq!(
             note,
             "heuristic step `what` (the answer's last 200 characters ask a question); appended <!-- STEP: what --> to projects/sessions/s1/output/response.md"
+        );
+        assert_eq!(
+            std::fs::read_to_string(session.join("output/response.md")).unwrap(),
+            "Antwort\n\n<!-- STEP: what -->\n"
+        );
+        // Ending with a valid marker now, the file keeps it: the fallback adds
+        // nothing after the model's own step, and that step is the one recorded.
+        let (step, note) = fallback(&root, &folders, &marker(&[]), "Fertig.");
+        assert_eq!(step, "what");
+        assert!(
+            note.contains("already ends with <!-- STEP: what -->"),
+            "{note}"
         );
         assert_eq!(
             std::fs::read_to_string(session.join("output/response.md")).unwrap(),
@@ -388,8 +480,8 @@ mod tests {
 
     #[test]
     fn heuristic_matches_the_seed() {
-        assert_eq!(heuristic_step("ADR-038 wurde erstellt."), "generate");
-        assert_eq!(heuristic_step("Was meinst du?"), "what");
-        assert_eq!(heuristic_step("Fertig."), "done");
+        assert_eq!(heuristic("ADR-038 wurde erstellt.").0, "generate");
+        assert_eq!(heuristic("Was meinst du?").0, "what");
+        assert_eq!(heuristic("Fertig.").0, "done");
     }
 }

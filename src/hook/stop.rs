@@ -1,6 +1,7 @@
 //! Stop: every ADR this session changed must pass as it is on disk now, the
-//! last answer must end with a STEP marker where that check is required, and
-//! only then the reviewer sees the ADRs that pass (`approval_gate`).
+//! last answer (or the answer file written this turn) must end with a STEP
+//! marker where that check is required, and only then the reviewer sees the
+//! ADRs that pass (`approval_gate`), also when a spent budget releases the turn.
 
 use std::path::Path;
 
@@ -9,6 +10,7 @@ use super::budget::{self, Failing};
 use super::deadline::Deadline;
 use super::event::{BrokenField, HookEvent};
 use super::finalized;
+use super::output::{EscalationKind, HookOutput, escalation_line};
 use super::policy::{InfraError, load_engine, load_settings, need_session};
 use super::ruling::{Ruling, count, rule_ids, session_id};
 use super::{STEP_TARGET, baseline, changes, project, state, step_marker};
@@ -84,7 +86,10 @@ pub(super) fn stop(
             notes,
         );
     }
-    if let Some(output) = budget::decide(
+    // A block ends here. An escalation (a spent budget releases the turn) is for
+    // the user, and the review of the session's ADRs still runs: no ADR leaves
+    // the session unreviewed without the person being told.
+    let escalation = match budget::decide(
         root,
         &session,
         &settings,
@@ -93,12 +98,16 @@ pub(super) fn stop(
         &mut decisions,
         notes,
     ) {
-        return Ok(Ruling {
-            output: Some(output),
-            decisions,
-        });
-    }
-    if let Some(broken) = broken_last {
+        Some(output) if output.decision.is_some() => {
+            return Ok(Ruling {
+                output: Some(output),
+                decisions,
+            });
+        }
+        other => other,
+    };
+    // A marker the answer file gave does not need the chat reply.
+    if let Some(broken) = broken_last.filter(|_| checks.step.is_none()) {
         return Err(InfraError::new(
             format!("{broken}; the STEP marker check needs it"),
             Some(&settings),
@@ -107,8 +116,58 @@ pub(super) fn stop(
     // Deterministic checks all pass: the independent reviewer, last and only now.
     // Only ADRs that pass every deterministic check now (an escalated, still failing
     // ADR is a person's business, never the reviewer's).
+    let reviewable = reviewable(root, &settings, &checks, &mut decisions);
+    if !reviewable.is_empty() {
+        match approval_gate(
+            event,
+            root,
+            deadline,
+            &reviewable,
+            settings.hook.fail_closed,
+            &mut decisions,
+        ) {
+            Ok(Some(mut outcome)) => {
+                if let Some(escalation) = escalation {
+                    outcome.output = Some(after_escalation(escalation, outcome.output));
+                }
+                return Ok(outcome);
+            }
+            Ok(None) => {}
+            Err(e) if escalation.is_some() && !e.fail_closed => {
+                return Ok(not_reviewed(escalation, &reviewable, &e, decisions));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if let Some(output) = escalation {
+        return Ok(Ruling {
+            output: Some(output),
+            decisions,
+        });
+    }
+    if !checks.touched.is_empty() || settings.step_marker.enabled {
+        decisions.push(Decision {
+            verdict: Verdict::Allow,
+            ..Decision::default()
+        });
+    }
+    Ok(Ruling {
+        output: None,
+        decisions,
+    })
+}
+
+/// The touched ADRs the reviewer sees: those that pass every deterministic check
+/// now and whose review was not escalated earlier in the session (that one is
+/// logged as skipped).
+fn reviewable(
+    root: &Path,
+    settings: &Settings,
+    checks: &StopChecks,
+    decisions: &mut Vec<Decision>,
+) -> Vec<String> {
     let adrs = settings.matcher();
-    let reviewable: Vec<String> = checks
+    checks
         .touched
         .iter()
         .filter(|rel| {
@@ -130,29 +189,63 @@ pub(super) fn stop(
             !escalated
         })
         .cloned()
-        .collect();
-    if !reviewable.is_empty()
-        && let Some(outcome) = approval_gate(
-            event,
-            root,
-            deadline,
-            &reviewable,
-            settings.hook.fail_closed,
-            &mut decisions,
-        )?
-    {
-        return Ok(outcome);
+        .collect()
+}
+
+/// The escalation message first, then what the review gave (its verdicts for
+/// the user, or its block).
+fn after_escalation(escalation: HookOutput, review: Option<HookOutput>) -> HookOutput {
+    let Some(review) = review else {
+        return escalation;
+    };
+    let first = escalation.system_message.unwrap_or_default();
+    let message = match review.system_message.as_deref() {
+        Some(then) if !then.is_empty() => format!("{first}\n{then}"),
+        _ => first,
+    };
+    HookOutput {
+        system_message: (!message.is_empty()).then_some(message),
+        ..review
     }
-    if !checks.touched.is_empty() || settings.step_marker.enabled {
+}
+
+/// A turn the budget released whose ADRs the reviewer could not review (fail
+/// open): the escalation, and one more escalation line that says they stay
+/// unreviewed and why; each file logged as skipped.
+fn not_reviewed(
+    escalation: Option<HookOutput>,
+    files: &[String],
+    error: &InfraError,
+    mut decisions: Vec<Decision>,
+) -> Ruling {
+    let shown = crate::text::escape_controls(&files.join(", ")).into_owned();
+    for rel in files {
         decisions.push(Decision {
-            verdict: Verdict::Allow,
+            target: rel.clone(),
+            verdict: Verdict::Skip,
+            note: Some(format!("not reviewed: {}", error.message)),
             ..Decision::default()
         });
     }
-    Ok(Ruling {
-        output: None,
+    let line = escalation_line(
+        EscalationKind::Infrastructure,
+        &shown,
+        &[],
+        "1 failure",
+        &format!(
+            "not reviewed: the reviewer could not run ({}); run `helix-gate approve {}` yourself",
+            error.message,
+            files.join(" ")
+        ),
+    );
+    let output = match escalation {
+        Some(escalation) => escalation.add_message(line),
+        None => HookOutput::message(line),
+    };
+    Ruling {
+        output: Some(output),
         decisions,
-    })
+    }
 }
 
 /// Under one acquisition of the session lock: the touched ADRs, their checks as
@@ -197,18 +290,44 @@ pub(super) fn deterministic_gate(
     let (mut failing, mut passing) = check_touched(root, settings, &touched, notes)?;
     let marker = &settings.step_marker;
     let mut step = None;
-    // Without a readable last answer the marker is neither passed nor charged.
-    if marker.enabled && broken_last.is_none() {
+    // The answer file written this turn is the answer: its marker counts (and is
+    // the step recorded) before the chat reply's.
+    let answer_file = if marker.enabled {
+        step_marker::answer_file_marker(
+            root,
+            session.state.answer.as_ref(),
+            event.prompt_id.as_deref(),
+            &marker.steps,
+        )
+    } else {
+        None
+    };
+    if let Some((file, Ok(found))) = &answer_file {
+        notes.push(format!(
+            "STEP marker `{found}` taken from {file} (written this turn)"
+        ));
+        step = Some(found.clone());
+        passing.push(STEP_TARGET.to_owned());
+    } else if marker.enabled && broken_last.is_none() {
+        // Without a readable last answer the marker is neither passed nor charged.
         match step_marker::check(last, &marker.steps) {
             Ok(found) => {
                 step = Some(found);
                 passing.push(STEP_TARGET.to_owned());
             }
-            Err(problem) => failing.push(Failing::new(
-                STEP_TARGET.to_owned(),
-                step_marker::feedback(&problem, &marker.steps),
-                vec![STEP_TARGET.to_owned()],
-            )),
+            Err(problem) => {
+                let mut text = step_marker::feedback(&problem, &marker.steps);
+                if let Some((file, Err(_))) = &answer_file {
+                    text = format!(
+                        "{text}\n{file}, which you wrote this turn, does not end with a valid STEP marker either: ending that file with the marker line also counts."
+                    );
+                }
+                failing.push(Failing::new(
+                    STEP_TARGET.to_owned(),
+                    text,
+                    vec![STEP_TARGET.to_owned()],
+                ));
+            }
         }
     }
     budget::charge_all(

@@ -11,7 +11,7 @@ use super::event::HookEvent;
 use super::output::{EscalationKind, HookOutput, escalation_line};
 use super::policy::{InfraError, load_engine, load_settings, need_session, needed};
 use super::ruling::{Ruling, count, rule_ids, session_id, skipped};
-use super::state;
+use super::{project, state, step_marker};
 use crate::decision_log::{Decision, Verdict};
 use crate::diagnostic::{FileReport, Severity};
 use crate::engine::{Engine, Prepared, ReadError};
@@ -379,6 +379,7 @@ pub(super) fn post_check(
         _ => rel,
     };
     if !matcher.is_adr(&rel) {
+        record_answer_write(event, root, &settings, &rel);
         return Ok(Ruling::default());
     }
     need_session(event, &settings)?;
@@ -421,6 +422,40 @@ pub(super) fn post_check(
     std::mem::forget(engine);
     notes.extend(note.clone());
     Ok(charged_answer(&rel, &report, charge.as_ref(), note, budget))
+}
+
+/// A Write or Edit of the session's answer file (`step_marker.fallback_file`,
+/// where the marker is required of the session) is recorded with the turn's
+/// `prompt_id`: a Stop of the same turn reads the marker at the file's end
+/// ([`step_marker::answer_file_marker`]). Best effort: without a session or
+/// prompt id, or when the state cannot be written, the chat reply alone counts.
+fn record_answer_write(
+    event: &HookEvent,
+    root: &Path,
+    settings: &crate::config::Settings,
+    rel: &str,
+) {
+    let (Some(session), Some(prompt_id)) = (&event.session_id, &event.prompt_id) else {
+        return;
+    };
+    let marker = &settings.step_marker;
+    if !marker.enabled {
+        return;
+    }
+    let folders = project::session_folders(event);
+    if !step_marker::answer_names(root, &folders, &marker.fallback_file)
+        .iter()
+        .any(|name| name == rel)
+        || !step_marker::required_in(marker, root, &folders)
+    {
+        return;
+    }
+    let _ = state::update(root, session, |s| {
+        s.answer = Some(state::AnswerWritten {
+            file: rel.to_owned(),
+            prompt_id: prompt_id.clone(),
+        });
+    });
 }
 
 /// The engine, and the file at `path` read and parsed ([`Prepared`]): the file on
@@ -580,6 +615,7 @@ pub(super) fn post_tool_use_answer(
     let warnings = count(report, Severity::Warning);
     let output = if let Some(charge) = charge.filter(|c| c.escalation.is_none()) {
         decision.verdict = Verdict::Block;
+        decision.retry_of = budget;
         Some(HookOutput::block(format!(
             "{}{}",
             feedback::adr_block(report, charge.attempt, budget),

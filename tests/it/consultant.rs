@@ -794,3 +794,423 @@ fn a_seed_002_approval_phase_runs_the_approval_of_its_input() {
     assert_eq!(exit, 1, "{doc:#}");
     assert_eq!(doc["findings"][0]["rule"], "phase-gate-invalid", "{doc:#}");
 }
+
+/// A repository with one consultant session folder ([`SESSION`]) whose
+/// `status.json` helix-gate keeps up to date, helix-gate registered at user
+/// scope in `home`. `approvals` is `config/approvals.yaml`.
+fn answer_repo(home: &Path, path: &OsStr, approvals: &str) -> ScratchRepo {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "pub fn rules_are_loaded_lazily() {}\n");
+    repo.write(
+        "adr/INDEX.md",
+        INDEX.lines().take(4).collect::<Vec<_>>().join("\n") + "\n",
+    );
+    repo.write(
+        "config/helix-gate.yaml",
+        "step_marker:\n  status_file: status.json\n",
+    );
+    repo.write("config/approvals.yaml", approvals);
+    repo.write(
+        format!("{SESSION}/status.json"),
+        "{\"session\": \"session-a2697\", \"step\": \"what\"}\n",
+    );
+    repo.write(format!("{SESSION}/output/.gitkeep"), "");
+    repo.commit_all("layout");
+    let out = helix(
+        home,
+        Some(home),
+        path,
+        None,
+        &["install", "claude", "--scope", "user"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    repo
+}
+
+/// Seed 004: "Schreibe nach output/response.md - das ist deine Antwort". The
+/// consultant writes its answer, ending with `<!-- STEP: what -->`, to the
+/// answer file and says so in a short chat reply without a marker: the answer
+/// file's marker satisfies the Stop check (no block), the status file gets
+/// `what`, and nothing is appended to the file.
+#[test]
+fn the_answer_file_written_this_turn_is_the_answer() {
+    let Some(claude) = require_claude() else {
+        return;
+    };
+    let path = path_with_bin();
+    let home = tempfile::tempdir().unwrap();
+    let repo = answer_repo(
+        home.path(),
+        &path,
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    let session = repo.join(SESSION);
+    let response = session.join("output/response.md");
+    let answer = "Welche Varianten gibt es für das Retry?\n\n<!-- STEP: what -->\n";
+    let file = response.clone();
+    let api = FakeApi::start(move |_: &RecordedRequest, conv: &Conversation<'_>| {
+        match conv.request_index() {
+            0 => Turn::text("Ich schreibe die Antwort.")
+                .with_tool("Write", json!({"file_path": file, "content": answer})),
+            _ => Turn::text("Die Antwort steht in output/response.md."),
+        }
+    });
+    let outcome = ClaudeRun::new(&claude, &api, &session, "Wie machen wir das Retry?")
+        .home(home.path())
+        .path_prepend(Path::new(bin()).parent().unwrap())
+        .timeout(Duration::from_secs(180))
+        .run();
+    outcome.assert_success();
+    let requests = api.main_requests();
+    assert!(
+        stop_hook_feedback(&requests).is_empty(),
+        "no Stop block: {:?}\n{}",
+        stop_hook_feedback(&requests),
+        outcome.describe()
+    );
+    assert_eq!(std::fs::read_to_string(&response).unwrap(), answer);
+    let status: Value =
+        serde_json::from_str(&std::fs::read_to_string(session.join("status.json")).unwrap())
+            .unwrap();
+    assert_eq!(status["step"], "what", "{status}");
+    assert!(
+        !verdicts(repo.path(), "step-marker").contains(&"fallback".to_owned()),
+        "{:?}",
+        log(repo.path())
+    );
+}
+
+/// "Written this turn" is the turn's `prompt_id`: the answer file written in
+/// an earlier turn (another prompt id) does not stand in for this turn's
+/// answer, and a file written this turn without a marker does not either (the
+/// block says so). At the end of the budget, the fallback appends nothing after
+/// a valid marker the file already ends with.
+#[test]
+fn only_an_answer_file_written_in_the_same_turn_counts() {
+    let path = path_with_bin();
+    let home = tempfile::tempdir().unwrap();
+    let repo = answer_repo(
+        home.path(),
+        &path,
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    let session = repo.join(SESSION);
+    let response = repo.write(
+        format!("{SESSION}/output/response.md"),
+        "Frage?\n\n<!-- STEP: what -->\n",
+    );
+    let write = |prompt: &str| {
+        json!({"session_id": "s", "prompt_id": prompt, "cwd": session,
+            "hook_event_name": "PostToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": response, "content": "…"},
+            "tool_response": {"type": "create"}, "tool_use_id": "toolu_1"})
+    };
+    let stop = |prompt: &str| {
+        json!({"session_id": "s", "prompt_id": prompt, "cwd": session,
+            "hook_event_name": "Stop", "stop_hook_active": false, "background_tasks": [],
+            "last_assistant_message": "Siehe output/response.md."})
+    };
+    assert_eq!(
+        hook_in(&session, home.path(), &path, &write("p1")),
+        Value::Null
+    );
+    let answer = hook_in(&session, home.path(), &path, &stop("p1"));
+    assert!(answer.get("decision").is_none(), "{answer}");
+    // The file's marker does not need the chat reply: a broken one is no error.
+    let mut broken = stop("p1");
+    broken["last_assistant_message"] = json!(5);
+    let answer = hook_in(&session, home.path(), &path, &broken);
+    assert_eq!(answer, Value::Null, "{answer}");
+    // The next turn says nothing new and writes no answer: blocked.
+    let answer = hook_in(&session, home.path(), &path, &stop("p2"));
+    assert_eq!(answer["decision"], "block", "{answer}");
+    // Written this turn without a marker: blocked, and the block names the file.
+    std::fs::write(&response, "Noch eine Frage?\n").unwrap();
+    assert_eq!(
+        hook_in(&session, home.path(), &path, &write("p3")),
+        Value::Null
+    );
+    let answer = hook_in(&session, home.path(), &path, &stop("p3"));
+    assert_eq!(answer["decision"], "block", "{answer}");
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(&format!(
+            "{SESSION}/output/response.md, which you wrote this turn"
+        )),
+        "{reason}"
+    );
+    // The file gets its marker by other means (not this turn's Write): when the
+    // budget is spent, the fallback keeps it and records it.
+    std::fs::write(&response, "Noch eine Frage?\n\n<!-- STEP: why -->\n").unwrap();
+    let mut last = Value::Null;
+    for _ in 0..3 {
+        last = hook_in(&session, home.path(), &path, &stop("p4"));
+    }
+    assert!(last.get("decision").is_none(), "{last}");
+    assert_eq!(
+        std::fs::read_to_string(&response).unwrap(),
+        "Noch eine Frage?\n\n<!-- STEP: why -->\n"
+    );
+    let status = std::fs::read_to_string(session.join("status.json")).unwrap();
+    assert!(status.contains("\"step\": \"why\""), "{status}");
+}
+
+/// The consultant's draft, complete: it passes every deterministic check.
+fn complete_draft() -> String {
+    good_adr()
+        .replace("adr_id: \"001\"", "adr_id: \"XXX\"")
+        .replace("# ADR-001:", "# ADR-XXX:")
+}
+
+/// The consultant writes a complete draft but never ends its answer with the
+/// STEP marker: the marker's budget (3) releases the turn at the fourth Stop,
+/// and the draft the session wrote is still reviewed at that Stop (the real
+/// reviewer, a `claude -p` child of the hook), its verdict logged.
+#[test]
+fn a_turn_released_by_the_marker_budget_still_reviews_the_sessions_adr() {
+    let Some(claude) = require_claude() else {
+        return;
+    };
+    let path = path_with_bin();
+    let home = tempfile::tempdir().unwrap();
+    let command = serde_json::to_string(&claude.to_string_lossy()).unwrap();
+    let repo = answer_repo(
+        home.path(),
+        &path,
+        &format!("defaults:\n  command: {command}\n  timeout: 120\n"),
+    );
+    let out = helix(repo.path(), Some(home.path()), &path, None, &["trust"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let session = repo.join(SESSION);
+    let draft = session.join("output/ADR-cache.md");
+    let file = draft.clone();
+    let api = FakeApi::start(move |request: &RecordedRequest, conv: &Conversation<'_>| {
+        if request.kind() == RequestKind::StructuredOutput {
+            return Turn::structured_output(json!({"result": "approved", "confidence": 0.91,
+                "findings": [], "recommendations": [], "summary": "Fine."}));
+        }
+        match conv.request_index() {
+            0 => Turn::text("Ich schreibe das ADR.").with_tool(
+                "Write",
+                json!({"file_path": file, "content": complete_draft()}),
+            ),
+            _ => Turn::text("Das ADR ist geschrieben."),
+        }
+    });
+    let outcome = ClaudeRun::new(&claude, &api, &session, "Schreibe das ADR")
+        .home(home.path())
+        .path_prepend(Path::new(bin()).parent().unwrap())
+        .args(["--output-format", "stream-json", "--verbose"])
+        .timeout(Duration::from_secs(240))
+        .run();
+    outcome.assert_success();
+    let requests = api.main_requests();
+    assert_eq!(
+        stop_hook_feedback(&requests).len(),
+        3,
+        "{}",
+        outcome.describe()
+    );
+    // The person reads the escalation and then the verdict, in one message
+    // (Claude Code 2.1.329 streams each of its lines with the `Stop says: ` prefix).
+    let told: Vec<String> = outcome
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "system" && v["subtype"] == "informational")
+        .filter_map(|v| v["content"].as_str().map(str::to_owned))
+        .filter(|c| c.starts_with("Stop says: helix-gate escalation: step-marker"))
+        .collect();
+    assert_eq!(told.len(), 1, "{}", outcome.describe());
+    assert!(
+        told[0].contains(&format!(
+            "\nStop says: helix-gate approval {SESSION}/output/ADR-cache.md: approved"
+        )),
+        "{told:?}"
+    );
+    let reviews = api
+        .requests()
+        .iter()
+        .filter(|r| r.kind() == RequestKind::StructuredOutput)
+        .count();
+    assert_eq!(reviews, 1, "the released turn's ADR is reviewed");
+    let target = format!("{SESSION}/output/ADR-cache.md");
+    assert!(
+        verdicts(repo.path(), &target).contains(&"approved".to_owned()),
+        "{:?}",
+        log(repo.path())
+    );
+    assert!(verdicts(repo.path(), "step-marker").contains(&"fallback".to_owned()));
+}
+
+/// When the marker's budget releases the turn and the reviewer cannot give a
+/// verdict (it answers garbage), the person is told in one more escalation
+/// line that the session's ADR was not reviewed.
+#[test]
+fn a_released_turn_whose_review_fails_says_not_reviewed() {
+    let path = path_with_bin();
+    let home = tempfile::tempdir().unwrap();
+    let repo = answer_repo(
+        home.path(),
+        &path,
+        "defaults:\n  command: fake/reviewer.sh\n  timeout: 60\n",
+    );
+    fake_reviewer(repo.path(), "this is no verdict", "");
+    repo.commit_all("the reviewer");
+    let out = helix(repo.path(), Some(home.path()), &path, None, &["trust"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let session = repo.join(SESSION);
+    let draft = repo.write(format!("{SESSION}/output/ADR-cache.md"), complete_draft());
+    let post = json!({"session_id": "s", "prompt_id": "p", "cwd": session,
+        "hook_event_name": "PostToolUse", "tool_name": "Write",
+        "tool_input": {"file_path": draft, "content": "…"},
+        "tool_response": {"type": "create"}, "tool_use_id": "toolu_1"});
+    assert_eq!(hook_in(&session, home.path(), &path, &post), Value::Null);
+    let stop = json!({"session_id": "s", "prompt_id": "p", "cwd": session,
+        "hook_event_name": "Stop", "stop_hook_active": false, "background_tasks": [],
+        "last_assistant_message": "Das ADR ist geschrieben."});
+    for _ in 0..3 {
+        let answer = hook_in(&session, home.path(), &path, &stop);
+        assert_eq!(answer["decision"], "block", "{answer}");
+    }
+    let answer = hook_in(&session, home.path(), &path, &stop);
+    assert!(answer.get("decision").is_none(), "{answer}");
+    let message = answer["systemMessage"].as_str().unwrap_or_default();
+    let lines: Vec<&str> = message.lines().collect();
+    assert_eq!(lines.len(), 2, "{message}");
+    assert!(
+        lines[0].starts_with("helix-gate escalation: step-marker "),
+        "{message}"
+    );
+    assert!(
+        lines[1].starts_with(&format!(
+            "helix-gate escalation: infrastructure {SESSION}/output/ADR-cache.md: - after 1 failure; not reviewed:"
+        )),
+        "{message}"
+    );
+}
+
+/// The `helix-gate retry:` lines of a stream-json text: (hook, line).
+fn retry_events(stream: &str) -> Vec<(String, String)> {
+    stream
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "system" && v["subtype"] == "informational")
+        .filter_map(|v| {
+            let content = v["content"].as_str()?.to_owned();
+            let (hook, message) = content.split_once(" says: ")?;
+            Some(
+                message
+                    .lines()
+                    // Claude Code prefixes every line of a message, not only the first.
+                    .map(|l| l.split_once(" says: ").map_or(l, |(_, rest)| rest))
+                    .filter(|l| l.starts_with("helix-gate retry: "))
+                    .map(|l| (hook.to_owned(), l.to_owned()))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .flatten()
+        .collect()
+}
+
+/// The `helix_gate_retry` records `examples/orchestrator/escalations.py` makes of `stream`.
+fn rendered_retries(stream: &str) -> Vec<Value> {
+    let mut child = std::process::Command::new("python3")
+        .arg(manifest_dir().join("examples/orchestrator/escalations.py"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), stream.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "helix_gate_retry")
+        .collect()
+}
+
+/// Several retry lines in one message, each line with the client's prefix:
+/// the example finds every one.
+#[test]
+fn the_example_reads_every_line_of_a_message() {
+    let event = json!({"type": "system", "subtype": "informational", "level": "notice",
+        "content": "Stop says: helix-gate retry: adr/001-x.md attempt 2/3: section-missing\nStop says: helix-gate retry: step-marker attempt 1/3: step-marker"});
+    let rendered = rendered_retries(&format!("{event}\n"));
+    assert_eq!(rendered.len(), 2, "{rendered:?}");
+    assert_eq!(rendered[0]["target"], "adr/001-x.md");
+    assert_eq!(rendered[0]["rules"], json!(["section-missing"]));
+    assert_eq!(rendered[1]["hook"], "Stop");
+    assert_eq!(rendered[1]["attempt"], "1/3");
+}
+
+/// Seed 003, Pattern 4: each retry visible to the orchestrator as it happens.
+/// In a consultant session, run as HELIX runs it (`claude -p --output-format
+/// stream-json --verbose`), a save blocked by the hook and a Stop blocked for
+/// the missing marker each put one `helix-gate retry:` line into the stream,
+/// and `examples/orchestrator/escalations.py` renders them.
+#[test]
+fn each_retry_reaches_the_stream_json_of_a_consultant_session() {
+    let Some(claude) = require_claude() else {
+        return;
+    };
+    let path = path_with_bin();
+    let home = tempfile::tempdir().unwrap();
+    let repo = answer_repo(
+        home.path(),
+        &path,
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    let session = repo.join(SESSION);
+    let draft = session.join("output/ADR-cache.md");
+    let file = draft.clone();
+    let api = FakeApi::start(move |_: &RecordedRequest, conv: &Conversation<'_>| {
+        match conv.request_index() {
+            0 => Turn::text("Erster Entwurf.").with_tool(
+                "Write",
+                json!({"file_path": file,
+                       "content": complete_draft().replace("## Dokumentation", "## Notizen")}),
+            ),
+            1 => Turn::text("Korrigiert.").with_tool(
+                "Write",
+                json!({"file_path": file, "content": complete_draft()}),
+            ),
+            2 => Turn::text("Das ADR steht."),
+            _ => Turn::text("Das ADR steht.\n\n<!-- STEP: generate -->"),
+        }
+    });
+    let outcome = ClaudeRun::new(&claude, &api, &session, "Schreibe das ADR")
+        .home(home.path())
+        .path_prepend(Path::new(bin()).parent().unwrap())
+        .args(["--output-format", "stream-json", "--verbose"])
+        .timeout(Duration::from_secs(180))
+        .run();
+    outcome.assert_success();
+    let retries = retry_events(&outcome.stdout);
+    let target = format!("{SESSION}/output/ADR-cache.md");
+    assert_eq!(retries.len(), 2, "{retries:?}\n{}", outcome.describe());
+    assert_eq!(retries[0].0, "PostToolUse:Write");
+    assert!(
+        retries[0]
+            .1
+            .starts_with(&format!("helix-gate retry: {target} attempt 1/3: ")),
+        "{retries:?}"
+    );
+    assert_eq!(retries[1].0, "Stop");
+    assert_eq!(
+        retries[1].1,
+        "helix-gate retry: step-marker attempt 1/3: step-marker"
+    );
+    // The example renders each as a line of its own kind.
+    let rendered = rendered_retries(&outcome.stdout);
+    assert_eq!(rendered.len(), 2, "{rendered:?}");
+    assert_eq!(rendered[1]["target"], "step-marker");
+    assert_eq!(rendered[1]["attempt"], "1/3");
+    assert_eq!(rendered[1]["rules"], json!(["step-marker"]));
+    assert!(
+        rendered[0]["block"].as_str().unwrap().contains(&format!(
+            "<summary>helix-gate retry: {target} attempt 1/3</summary>"
+        )),
+        "{rendered:?}"
+    );
+}

@@ -88,12 +88,16 @@ fn a_refusal_the_model_never_revises_escalates_within_max_retries() {
             "recommendations": ["Describe the rollback."]}))
     });
     hook(repo.path(), Some(&api), &post_write(repo.path(), SECOND));
+    // One count from the first block to the escalation: at most 3 reviews
+    // (the first and max_retries more), review 1 of 3, 2 of 3, then 3 of 3.
     let (a, _) = hook(repo.path(), Some(&api), &stop());
     assert_eq!(a["decision"], "block", "{a}");
+    assert!(text_of(&a, "reason").contains("review 1 of 3"), "{a}");
     let (a, _) = hook(repo.path(), Some(&api), &stop());
     assert_eq!(a["decision"], "block", "{a}");
     assert!(
-        text_of(&a, "reason").contains("failed review 2 of at most 3"),
+        text_of(&a, "reason").contains("failed review 2 of 3")
+            && !text_of(&a, "reason").contains("at most"),
         "{a}"
     );
     // Third Stop, still unchanged: escalated, the turn may end.
@@ -101,7 +105,7 @@ fn a_refusal_the_model_never_revises_escalates_within_max_retries() {
     assert!(a.get("decision").is_none(), "{a}");
     assert!(
         text_of(&a, "systemMessage").starts_with(&format!(
-            "helix-gate escalation: review {SECOND}: completeness after 3 review(s); approval still rejected, escalated to you"
+            "helix-gate escalation: review {SECOND}: completeness after review 3 of 3; approval still rejected, escalated to you"
         )),
         "{a}"
     );
@@ -155,7 +159,7 @@ fn six_stops_make_one_review_per_distinct_content_and_none_after_escalation() {
     hook(repo.path(), Some(&api), &post_write(repo.path(), ADR));
     hook(repo.path(), Some(&api), &post_write(repo.path(), SECOND));
 
-    // Stop 1: both reviewed; 002 is rejected, review 1 (of at most 4 before escalation).
+    // Stop 1: both reviewed; 002 is rejected, review 1 of 4.
     let (a, _) = hook(repo.path(), Some(&api), &stop());
     assert_eq!(a["decision"], "block", "{a}");
     assert!(
@@ -165,13 +169,13 @@ fn six_stops_make_one_review_per_distinct_content_and_none_after_escalation() {
     assert_eq!(reviews(), 2);
 
     // Stop 2: nothing changed: the same findings again at no cost; the
-    // unchanged file counts as a failed revision (review 2 of at most 4).
+    // unchanged file counts as a failed revision (review 2 of 4).
     let (a, _) = hook(repo.path(), Some(&api), &stop());
     assert_eq!(a["decision"], "block", "{a}");
     let reason = text_of(&a, "reason");
     assert!(
         reason.contains("is unchanged since its last review")
-            && reason.contains("failed review 2 of at most 4")
+            && reason.contains("failed review 2 of 4")
             && reason.contains("REVIEWER: no rollback plan"),
         "{reason}"
     );
@@ -540,7 +544,7 @@ mod e2e {
         );
         assert!(
             feedback[1].contains("is unchanged since its last review")
-                && feedback[1].contains("failed review 2 of at most 3"),
+                && feedback[1].contains("failed review 2 of 3"),
             "{}",
             feedback[1]
         );
@@ -613,7 +617,7 @@ mod e2e {
         assert_eq!(feedback.len(), 3, "{}", first.describe());
         assert!(
             feedback[1].contains("is unchanged since its last review")
-                && feedback[1].contains("failed review 2 of at most 4"),
+                && feedback[1].contains("failed review 2 of 4"),
             "{}",
             feedback[1]
         );
