@@ -203,6 +203,9 @@ pub(super) fn doctor(format: ReportFormat) -> anyhow::Result<ExitStatus> {
     // The approvals config too, so that doctor reproduces the configuration error
     // pre-commit and the Stop gate stop on (exit 2), and names the seed keys that
     // are accepted but do nothing here.
+    if let Ok(settings) = crate::config::Settings::load(&root) {
+        super::terminal::print_settings_problems(&settings.problems);
+    }
     let approvals = crate::approval::settings(&root)?;
     if !approvals.orchestrator_keys.is_empty() {
         print_stderr(&format!(
