@@ -151,18 +151,73 @@ impl SessionsSettings {
 pub struct ConceptSettings {
     /// File-name patterns (`*` any run of characters, `?` one; case-insensitive), tried in
     /// order in the ADR's own folder: the first pattern that matches a file names the
-    /// concept (of several files, the first by name). Empty: no discovery.
+    /// concept (of several files, the first by name). `{slug}` stands for the ADR's slug
+    /// (its file name without `.md`, an `ADR-` prefix and a leading number): `{slug}.md`
+    /// finds `output/subagent-approval.md` for `output/ADR-subagent-approval.md`. Empty:
+    /// no discovery.
     pub discover: Vec<String>,
 }
 
+/// What `{slug}` stands for in a `concept.discover` pattern.
+pub const SLUG_PLACEHOLDER: &str = "{slug}";
+
 impl ConceptSettings {
-    /// The first pattern of `discover` that file name `name` matches (its index).
+    /// The first pattern of `discover` that file name `name` matches (its index); a
+    /// pattern with `{slug}` never matches here (see [`ConceptSettings::matches_for`]).
     pub fn matches(&self, name: &str) -> Option<usize> {
-        let name = name.to_lowercase();
-        self.discover
-            .iter()
-            .position(|pattern| wildcard(&pattern.to_lowercase(), &name))
+        self.matches_for(name, None)
     }
+
+    /// The first pattern of `discover` that file name `name` matches for an ADR of slug
+    /// `slug` (`{slug}` in a pattern stands for it; without a slug such a pattern
+    /// matches nothing).
+    pub fn matches_for(&self, name: &str, slug: Option<&str>) -> Option<usize> {
+        let name = name.to_lowercase();
+        self.discover.iter().position(|pattern| {
+            let pattern = pattern.to_lowercase();
+            if pattern.contains(SLUG_PLACEHOLDER) {
+                slug.is_some_and(|slug| {
+                    wildcard(
+                        &pattern.replace(SLUG_PLACEHOLDER, &slug.to_lowercase()),
+                        &name,
+                    )
+                })
+            } else {
+                wildcard(&pattern, &name)
+            }
+        })
+    }
+
+    /// Whether `discover` has a pattern with `{slug}`.
+    pub fn uses_slug(&self) -> bool {
+        self.discover.iter().any(|p| p.contains(SLUG_PLACEHOLDER))
+    }
+}
+
+/// The slug of an ADR's file name: without `.md`, an `ADR-` prefix and a leading
+/// number (`ADR-subagent-approval.md`, `038-subagent-approval.md` and
+/// `ADR-038-subagent-approval.md` all give `subagent-approval`). None when nothing
+/// is left, or when the name has neither prefix (the slug would be the ADR itself).
+pub fn adr_slug(file_name: &str) -> Option<String> {
+    let stem = file_name
+        .strip_suffix(".md")
+        .or_else(|| file_name.strip_suffix(".MD"))?;
+    let mut rest = stem;
+    let mut stripped = false;
+    if let Some(after) = rest
+        .get(..4)
+        .filter(|p| p.eq_ignore_ascii_case("adr-"))
+        .map(|_| &rest[4..])
+    {
+        rest = after;
+        stripped = true;
+    }
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits > 0 && rest[digits..].starts_with(['-', '_']) {
+        rest = &rest[digits + 1..];
+        stripped = true;
+    }
+    (stripped && !rest.is_empty()).then(|| rest.to_owned())
 }
 
 /// Replace each value of `own` (the repository's settings) that is out of range
@@ -368,7 +423,13 @@ impl Settings {
                 paths: strings(&["projects/sessions/*"]),
             },
             concept: ConceptSettings {
-                discover: strings(&["concept.md", "*-concept.md", "konzept.md", "konzept*.md"]),
+                discover: strings(&[
+                    "concept.md",
+                    "*-concept.md",
+                    "konzept.md",
+                    "konzept*.md",
+                    "{slug}.md",
+                ]),
             },
             problems: Vec::new(),
         }
@@ -965,6 +1026,29 @@ mod tests {
         assert_eq!(s.concept.matches("concept.txt"), None);
         assert_eq!(s.concept.matches("ADR-concept-x.md"), None);
         assert_eq!(s.concept.matches("preconcept.md"), None);
+        assert_eq!(s.concept.matches("subagent-approval.md"), None);
+        assert_eq!(
+            s.concept
+                .matches_for("Subagent-Approval.md", Some("subagent-approval")),
+            Some(4)
+        );
+        assert_eq!(
+            s.concept
+                .matches_for("concept.md", Some("subagent-approval")),
+            Some(0),
+            "concept.md still comes first"
+        );
+        for (name, slug) in [
+            ("ADR-subagent-approval.md", Some("subagent-approval")),
+            ("038-subagent-approval.md", Some("subagent-approval")),
+            ("ADR-038-x.md", Some("x")),
+            ("adr-x.md", Some("x")),
+            ("subagent-approval.md", None),
+            ("ADR-.md", None),
+            ("notes.txt", None),
+        ] {
+            assert_eq!(adr_slug(name).as_deref(), slug, "{name}");
+        }
         let off = Settings::from_layers(Some("concept: {discover: []}\n"), "x").unwrap();
         assert_eq!(off.concept.matches("concept.md"), None);
         let err = Settings::from_layers(Some("concept: {discover: [a/concept.md]}\n"), "x");
