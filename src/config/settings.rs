@@ -47,7 +47,8 @@ pub struct ValueProblem {
     pub wrong: String,
     /// The value used instead, as written in YAML.
     pub used: String,
-    /// Where `used` came from: "built-in", or the session's last good configuration.
+    /// Where `used` came from: "built-in", or "last good" (the repository's last
+    /// good configuration, in the hook).
     pub from: &'static str,
 }
 
@@ -504,7 +505,7 @@ impl Settings {
     }
 
     /// Take the value of each key in [`Settings::problems`] from `good` (the
-    /// session's last good configuration) instead of the built-in one.
+    /// repository's last good configuration) instead of the built-in one.
     pub fn fall_back_to(&mut self, good: &Settings, from: &'static str) {
         for problem in &mut self.problems {
             let used = match problem.key {

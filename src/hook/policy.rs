@@ -82,7 +82,8 @@ pub(super) fn infrastructure(
 /// the last configuration that could decides whether to fail closed.
 ///
 /// A value mistake (out of range, wrong type) does not fail the load: that key
-/// falls back to the session's last good configuration, else to the built-in
+/// falls back to the repository's last good configuration (the last one a
+/// session started with that loaded without a fallback), else to the built-in
 /// value, and the person is told at the session's start and at each Stop.
 pub(super) fn load_settings(root: &Path, deadline: &Deadline) -> Result<Settings, InfraError> {
     let config = baseline::current(root);
@@ -92,7 +93,7 @@ pub(super) fn load_settings(root: &Path, deadline: &Deadline) -> Result<Settings
     })?;
     if !settings.problems.is_empty() {
         if let Some(good) = baseline::last_good_settings(config) {
-            settings.fall_back_to(&good, "this session's last good");
+            settings.fall_back_to(&good, "last good");
         }
         let lines: Vec<String> = settings.problems.iter().map(ToString::to_string).collect();
         baseline::tell_at_start_and_stop(&format!(

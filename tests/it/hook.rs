@@ -908,3 +908,40 @@ fn a_settings_value_mistake_falls_back_and_keeps_the_gate_on() {
     let out = run(root.path(), &["doctor"]);
     assert!(stderr(&out).contains(message), "{}", stderr(&out));
 }
+
+/// The repository's last good configuration decides a fallen-back key in the
+/// hook: a session started with `budget: 5`, the next one with `budget: 1000`
+/// runs with 5, and says so.
+#[test]
+fn a_settings_value_mistake_falls_back_to_the_last_good_value_in_the_hook() {
+    let root = project();
+    write(
+        root.path(),
+        "config/helix-gate.yaml",
+        "hook:\n  budget: 5\n",
+    );
+    let start = |session: &str| {
+        hook(
+            root.path(),
+            &json!({"session_id": session, "hook_event_name": "SessionStart", "source": "startup"}),
+        )
+        .unwrap()
+    };
+    let first = start("a");
+    assert!(first.get("systemMessage").is_none(), "{first}");
+    write(
+        root.path(),
+        "config/helix-gate.yaml",
+        "hook:\n  budget: 1000\n",
+    );
+    let second = start("b");
+    assert!(
+        second["systemMessage"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(
+                "hook.budget: 1000 is out of range (allowed: 1 to 10); using 5 (last good value)"
+            ),
+        "{second}"
+    );
+}
