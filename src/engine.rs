@@ -22,8 +22,12 @@ pub struct Engine {
     matcher: std::sync::OnceLock<AdrMatcher>,
     /// The concept candidates found in a folder (`concept.discover`), listed once per
     /// folder: many ADRs in one folder are checked on all cores.
-    discovered: std::sync::Mutex<std::collections::HashMap<PathBuf, Vec<String>>>,
+    discovered: std::sync::Mutex<std::collections::HashMap<PathBuf, Vec<Candidate>>>,
 }
+
+/// A file name a concept may have, as listed once per folder: the name, its lower-case
+/// form, and the rank of the first `concept.discover` pattern without `{slug}` it matches.
+type Candidate = (String, String, Option<usize>);
 
 /// How an ADR came by its concept.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -319,21 +323,35 @@ impl Engine {
         let adr_path = crate::paths::absolute(adr_path);
         let dir = adr_path.parent()?.to_path_buf();
         crate::paths::relative_to(&self.root, &dir)?;
-        let names = {
+        let slug_lower = slug.as_deref().map(str::to_lowercase);
+        let concept = &self.settings.concept;
+        let mut found: Vec<(usize, String)> = {
             let mut cache = self
                 .discovered
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            cache
+            let names = cache
                 .entry(dir.clone())
-                .or_insert_with(|| self.concept_candidates(&dir, self.settings.concept.uses_slug()))
-                .clone()
+                .or_insert_with(|| self.concept_candidates(&dir, concept.uses_slug()));
+            // The patterns without `{slug}` were matched once per folder; one with it can
+            // only match a name that holds the slug, so most names cost one `contains`.
+            names
+                .iter()
+                .filter_map(|(name, lower, rank)| {
+                    let by_slug = slug_lower
+                        .as_deref()
+                        .filter(|slug| lower.contains(slug))
+                        .and_then(|_| concept.matches_for(name, slug.as_deref()));
+                    let rank = match (rank, by_slug) {
+                        (Some(a), Some(b)) => (*a).min(b),
+                        (Some(a), None) => *a,
+                        (None, Some(b)) => b,
+                        (None, None) => return None,
+                    };
+                    Some((rank, name.clone()))
+                })
+                .collect()
         };
-        let concept = &self.settings.concept;
-        let mut found: Vec<(usize, &String)> = names
-            .iter()
-            .filter_map(|name| Some((concept.matches_for(name, slug.as_deref())?, name)))
-            .collect();
         found.sort();
         found.into_iter().find_map(|(rank, name)| {
             let path = dir.join(name);
@@ -354,19 +372,24 @@ impl Engine {
 
     /// The file names in `dir` that `concept.discover` may match (files or links): those a
     /// pattern without `{slug}` matches, or every `.md` file when a pattern has `{slug}`
-    /// (which one depends on the ADR), sorted.
-    fn concept_candidates(&self, dir: &Path, any_md: bool) -> Vec<String> {
+    /// (which one depends on the ADR), sorted; each with its lower-case form and the rank
+    /// of the first pattern without `{slug}` that matches it.
+    fn concept_candidates(&self, dir: &Path, any_md: bool) -> Vec<Candidate> {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Vec::new();
         };
-        let mut names: Vec<String> = entries
+        let mut names: Vec<Candidate> = entries
             .filter_map(Result::ok)
             .filter_map(|entry| {
                 let name = entry.file_name().into_string().ok()?;
-                let wanted = self.settings.concept.matches(&name).is_some()
-                    || (any_md && name.to_ascii_lowercase().ends_with(".md"));
+                let rank = self.settings.concept.matches(&name);
+                let lower = name.to_lowercase();
+                let is_md = Path::new(&name)
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+                let wanted = rank.is_some() || (any_md && is_md);
                 let kind = entry.file_type().ok()?;
-                (wanted && (kind.is_file() || kind.is_symlink())).then_some(name)
+                (wanted && (kind.is_file() || kind.is_symlink())).then_some((name, lower, rank))
             })
             .collect();
         names.sort();
