@@ -22,14 +22,21 @@ pub struct Engine {
     matcher: std::sync::OnceLock<AdrMatcher>,
     /// The concept candidates found in a folder (`concept.discover`), listed once per
     /// folder: many ADRs in one folder are checked on all cores.
-    discovered: std::sync::Mutex<std::collections::HashMap<PathBuf, Vec<PathBuf>>>,
+    discovered: std::sync::Mutex<std::collections::HashMap<PathBuf, Vec<Candidate>>>,
 }
+
+/// A file name a concept may have, as listed once per folder: the name, its lower-case
+/// form, and the rank of the first `concept.discover` pattern without `{slug}` it matches.
+type Candidate = (String, String, Option<usize>);
 
 /// How an ADR came by its concept.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConceptOrigin {
     /// Its front matter names it (`concept: PATH`, the path as written).
     Named(String),
+    /// Linked from its references section (`## Referenzen` / `## References`; the link
+    /// as written).
+    Referenced(String),
     /// Found in its folder by `concept.discover`.
     Discovered,
 }
@@ -238,6 +245,9 @@ impl Engine {
                 adr,
                 format!("cannot use the concept `{named}` named in the front matter: {why}"),
             ),
+            ConceptOrigin::Referenced(link) => rules::concept::undiscoverable(format!(
+                "cannot use the concept `{link}` linked from the ADR's references: {why}"
+            )),
             ConceptOrigin::Discovered => rules::concept::undiscoverable(format!(
                 "cannot use the concept {} found next to the ADR: {why}",
                 crate::paths::display(&self.root, concept)
@@ -247,9 +257,11 @@ impl Engine {
 
     /// The concept of the ADR at `adr_path` (parsed as `adr`), the one place every entry
     /// point asks (validate, the hook, pre-commit, approve and its cache key, gate,
-    /// finalize): the file its front matter names (`concept:`), else the first file in its
-    /// own folder that `concept.discover` matches (never the ADR itself, nor a file outside
-    /// the repository). None: it has none; `Err`: a named concept that cannot be found.
+    /// finalize): the file its front matter names (`concept:`), else the first concept its
+    /// references section links ([`rules::concept::referenced`]) that exists, else the
+    /// first file in its own folder that `concept.discover` matches (never the ADR itself,
+    /// another ADR, nor a file outside the repository). None: it has none; `Err`: a named
+    /// concept that cannot be found.
     pub fn concept_of(
         &self,
         adr_path: &Path,
@@ -267,9 +279,39 @@ impl Engine {
                 )),
             }),
             None => self
-                .discover_concept(adr_path)
-                .map(|found| Ok((found, ConceptOrigin::Discovered))),
+                .referenced_concept(adr_path, adr)
+                .map(|(found, link)| Ok((found, ConceptOrigin::Referenced(link))))
+                .or_else(|| {
+                    self.discover_concept(adr_path)
+                        .map(|found| Ok((found, ConceptOrigin::Discovered)))
+                }),
         }
+    }
+
+    /// The slug of the ADR at `adr_path` (`{slug}` of `concept.discover`).
+    fn slug_of(adr_path: &Path) -> Option<String> {
+        crate::config::settings::adr_slug(adr_path.file_name()?.to_str()?)
+    }
+
+    /// The first concept the ADR's references section links that is a file inside the
+    /// repository, not the ADR itself and not another ADR; the link is relative to the
+    /// ADR's folder, as Markdown reads it.
+    fn referenced_concept(&self, adr_path: &Path, adr: &Adr) -> Option<(PathBuf, String)> {
+        let links = rules::concept::referenced(adr, Self::slug_of(adr_path).as_deref());
+        if links.is_empty() {
+            return None;
+        }
+        let adr_path = crate::paths::absolute(adr_path);
+        let dir = adr_path.parent()?;
+        links.into_iter().find_map(|link| {
+            let found = crate::paths::absolute(&dir.join(&link));
+            let rel = crate::paths::relative_to(&self.root, &found)?;
+            (found != adr_path
+                && found.is_file()
+                && crate::fs::confine::inside(&self.root, &found)
+                && !self.matcher().is_adr(&rel))
+            .then_some((found, link))
+        })
     }
 
     /// The concept found by convention next to the ADR at `adr_path` (`concept.discover`).
@@ -277,39 +319,81 @@ impl Engine {
         if self.settings.concept.discover.is_empty() {
             return None;
         }
+        let slug = Self::slug_of(adr_path);
         let adr_path = crate::paths::absolute(adr_path);
         let dir = adr_path.parent()?.to_path_buf();
         crate::paths::relative_to(&self.root, &dir)?;
-        let mut cache = self
-            .discovered
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let candidates = cache
-            .entry(dir.clone())
-            .or_insert_with(|| self.concept_candidates(&dir));
-        candidates.iter().find(|c| **c != adr_path).cloned()
+        let slug_lower = slug.as_deref().map(str::to_lowercase);
+        let concept = &self.settings.concept;
+        let mut found: Vec<(usize, String)> = {
+            let mut cache = self
+                .discovered
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let names = cache
+                .entry(dir.clone())
+                .or_insert_with(|| self.concept_candidates(&dir, concept.uses_slug()));
+            // The patterns without `{slug}` were matched once per folder; one with it can
+            // only match a name that holds the slug, so most names cost one `contains`.
+            names
+                .iter()
+                .filter_map(|(name, lower, rank)| {
+                    let by_slug = slug_lower
+                        .as_deref()
+                        .filter(|slug| lower.contains(slug))
+                        .and_then(|_| concept.matches_for(name, slug.as_deref()));
+                    let rank = match (rank, by_slug) {
+                        (Some(a), Some(b)) => (*a).min(b),
+                        (Some(a), None) => *a,
+                        (None, Some(b)) => b,
+                        (None, None) => return None,
+                    };
+                    Some((rank, name.clone()))
+                })
+                .collect()
+        };
+        found.sort();
+        found.into_iter().find_map(|(rank, name)| {
+            let path = dir.join(name);
+            let by_slug =
+                concept.discover[rank].contains(crate::config::settings::SLUG_PLACEHOLDER);
+            // A `{slug}` match that is an ADR itself (`adr/x.md` beside `adr/039-x.md`) is
+            // not its concept.
+            let is_adr = || {
+                crate::paths::relative_to(&self.root, &path)
+                    .is_some_and(|rel| self.matcher().is_adr(&rel))
+            };
+            (path != adr_path
+                && crate::fs::confine::inside(&self.root, &path)
+                && !(by_slug && is_adr()))
+            .then_some(path)
+        })
     }
 
-    /// The files in `dir` that `concept.discover` matches, best first: by pattern, then name.
-    fn concept_candidates(&self, dir: &Path) -> Vec<PathBuf> {
+    /// The file names in `dir` that `concept.discover` may match (files or links): those a
+    /// pattern without `{slug}` matches, or every `.md` file when a pattern has `{slug}`
+    /// (which one depends on the ADR), sorted; each with its lower-case form and the rank
+    /// of the first pattern without `{slug}` that matches it.
+    fn concept_candidates(&self, dir: &Path, any_md: bool) -> Vec<Candidate> {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return Vec::new();
         };
-        let mut found: Vec<(usize, String)> = entries
+        let mut names: Vec<Candidate> = entries
             .filter_map(Result::ok)
             .filter_map(|entry| {
                 let name = entry.file_name().into_string().ok()?;
-                let rank = self.settings.concept.matches(&name)?;
+                let rank = self.settings.concept.matches(&name);
+                let lower = name.to_lowercase();
+                let is_md = Path::new(&name)
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+                let wanted = rank.is_some() || (any_md && is_md);
                 let kind = entry.file_type().ok()?;
-                (kind.is_file() || kind.is_symlink()).then_some((rank, name))
+                (wanted && (kind.is_file() || kind.is_symlink())).then_some((name, lower, rank))
             })
             .collect();
-        found.sort();
-        found
-            .into_iter()
-            .map(|(_, name)| dir.join(name))
-            .filter(|path| crate::fs::confine::inside(&self.root, path))
-            .collect()
+        names.sort();
+        names
     }
 
     /// Where the concept `named` by the ADR at `adr_path` is: looked up next to the ADR

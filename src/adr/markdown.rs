@@ -74,6 +74,32 @@ pub fn normalize_title(title: &str) -> String {
     out
 }
 
+/// The inline and reference links of `text` as `(link text, destination)`, in order;
+/// autolinks and e-mail links are left out (they name no file).
+pub fn links(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut open: Option<(String, String)> = None;
+    for event in Parser::new_ext(text, Options::empty()) {
+        match event {
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                ..
+            }) if !matches!(link_type, LinkType::Autolink | LinkType::Email) => {
+                open = Some((String::new(), dest_url.into_string()));
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((label, _)) = open.as_mut() {
+                    label.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::Link) => out.extend(open.take()),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Parse `body`, which starts at document offset `base`.
 pub fn parse(body: &str, base: usize) -> Structure {
     let options = Options::ENABLE_TASKLISTS | Options::ENABLE_TABLES;

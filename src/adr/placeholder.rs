@@ -142,11 +142,35 @@ pub fn find(adr: &Adr) -> Vec<Placeholder> {
     let mut line_start = yaml.start;
     for line in adr.text[yaml.clone()].split_inclusive('\n') {
         let end = yaml_comment_start(line).unwrap_or(line.len());
-        scan(&adr.text, line_start..line_start + end, &[], &mut found);
+        scan(
+            &adr.text,
+            line_start..line_start + end,
+            &[],
+            false,
+            &mut found,
+        );
         line_start += line.len();
     }
     let body = adr.body_start..adr.text.len();
-    scan(&adr.text, body, &adr.literals, &mut found);
+    scan(&adr.text, body, &adr.literals, false, &mut found);
+    found
+}
+
+/// Every placeholder in a YAML document (a phase plan), outside `#` comments. A
+/// gap that is a whole path segment (`output/<erwartete_datei.md>`) counts here:
+/// a plan's paths name files, not patterns; one glued into a name
+/// (`test_<name>.py`, `<id>/output`) still does not.
+pub fn in_yaml(text: &str) -> Vec<Placeholder> {
+    let mut found = Vec::new();
+    if !text.contains('<') {
+        return found;
+    }
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        let end = yaml_comment_start(line).unwrap_or(line.len());
+        scan(text, line_start..line_start + end, &[], true, &mut found);
+        line_start += line.len();
+    }
     found
 }
 
@@ -173,8 +197,15 @@ fn is_skipped(skipped: &[Range<usize>], at: usize) -> bool {
     after > 0 && skipped[after - 1].contains(&at)
 }
 
-/// Find the placeholders of `text[range]` outside `skipped` (sorted, disjoint).
-fn scan(text: &str, range: Range<usize>, skipped: &[Range<usize>], out: &mut Vec<Placeholder>) {
+/// Find the placeholders of `text[range]` outside `skipped` (sorted, disjoint);
+/// with `path_segments`, also a gap right after a `/`.
+fn scan(
+    text: &str,
+    range: Range<usize>,
+    skipped: &[Range<usize>],
+    path_segments: bool,
+    out: &mut Vec<Placeholder>,
+) {
     let mut at = range.start;
     while let Some(i) = text[at..range.end].find('<') {
         let start = at + i;
@@ -185,7 +216,9 @@ fn scan(text: &str, range: Range<usize>, skipped: &[Range<usize>], out: &mut Vec
         let before = text[..start].chars().next_back();
         // `Vec<T>`, `\<`, `](<dest>)`, `0-23/<number>`: a generic, an escape, a link
         // destination, a pattern inside a path or an expression.
-        if before.is_some_and(|c| c.is_alphanumeric() || "\\(_</-.=$%{".contains(c)) {
+        if before.is_some_and(|c| {
+            (c.is_alphanumeric() || "\\(_</-.=$%{".contains(c)) && !(path_segments && c == '/')
+        }) {
             continue;
         }
         let rest = &text[start + 1..range.end];

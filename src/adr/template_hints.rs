@@ -1,5 +1,6 @@
-//! The hints of the shipped templates (`templates/*.md`, embedded): the text of every `<...>`
-//! gap, such as `<Warum wird das gebraucht? ...>`. A gap whose brackets were merely removed
+//! The hints of the shipped templates (`templates/*.md`, embedded) and of seed 004's ADR
+//! template (the HELIX consultant's prompt, `tests/fixtures/seeds/004-adr-template.md`):
+//! the text of every `<...>` gap, such as `<Warum wird das gebraucht? ...>`. A gap whose brackets were merely removed
 //! is still no content: `template-hint-left` reports a section that holds nothing else,
 //! and the INDEX summary never takes one.
 //!
@@ -14,6 +15,7 @@ use super::{Adr, Section};
 /// (parsing three templates costs a hook call a tenth of its work); a test
 /// keeps them equal to what the templates give.
 const HINT_LINES: &[&str] = &[
+    "adr-xxx: titel",
     "argument a",
     "argument b",
     "argument c",
@@ -24,6 +26,7 @@ const HINT_LINES: &[&str] = &[
     "chosen option: \"the chosen option\", because justification: the decision driver it meets best.",
     "decision driver: a force or concern that shapes the decision",
     "describe the context and the problem in two or three sentences, or as a question.",
+    "dokumentation aktualisiert",
     "dokumentation ist aktualisiert",
     "first option",
     "first option, in a few words",
@@ -39,15 +42,21 @@ const HINT_LINES: &[&str] = &[
     "links, evidence, and when this decision should be revisited.",
     "migration und rollback sind getestet, oder ein weiteres testbares kriterium",
     "nachteil oder trade-off 1",
+    "nachteil/trade-off 1",
     "phase 1, schritt 1: was zuerst umgestellt wird; phase 2, schritt 2: was danach folgt; rollback: wie die änderung zurückgenommen wird. bei minor, config oder docs: warum keine migration nötig ist.",
     "second option",
     "second option, in a few words",
+    "technische details, api-design, code-beispiele",
     "technische details: aufbau, schnittstellen, datenfluss, betroffene dateien. bei neuen features ein beispiel als codeblock mit aufruf und ergebnis.",
+    "tests geschrieben",
     "the chosen option",
     "the forces at play: technical, political, social and project-local. value-neutral facts.",
+    "titel",
     "vorteil 1",
     "warum wird das gebraucht? welches problem gibt es heute, wen betrifft es, was kostet es?",
+    "warum wird dieses feature gebraucht? was ist das problem?",
     "was wird gebaut oder geändert, und wie löst das das problem? welche alternativen wurden verworfen und warum?",
+    "was wird gebaut? wie loest es das problem?",
     "we will ... (the response to these forces, in full sentences, active voice).",
     "welche dokumentation wird angelegt oder geändert (readme, docs/...), und was steht dort danach?",
     "what becomes easier or more difficult because of this change, good and bad.",
@@ -58,6 +67,7 @@ const HINT_LINES: &[&str] = &[
 /// sorted, kept equal the same way.
 const HINT_SENTENCES: &[&str] = &[
     "(the response to these forces, in full sentences, active voice).",
+    "adr-xxx: titel",
     "bad, because argument b",
     "bad, because argument d",
     "bad, because it compromises another",
@@ -66,6 +76,7 @@ const HINT_SENTENCES: &[&str] = &[
     "chosen option: \"the chosen option\", because justification: the decision driver it meets best.",
     "decision driver: a force or concern that shapes the decision",
     "describe the context and the problem in two or three sentences, or as a question.",
+    "dokumentation aktualisiert",
     "dokumentation ist aktualisiert",
     "first option",
     "first option, in a few words",
@@ -81,21 +92,28 @@ const HINT_SENTENCES: &[&str] = &[
     "links, evidence, and when this decision should be revisited.",
     "migration und rollback sind getestet, oder ein weiteres testbares kriterium",
     "nachteil oder trade-off 1",
+    "nachteil/trade-off 1",
     "phase 1, schritt 1: was zuerst umgestellt wird;",
     "phase 2, schritt 2: was danach folgt;",
     "rollback: wie die änderung zurückgenommen wird.",
     "second option",
     "second option, in a few words",
+    "technische details, api-design, code-beispiele",
     "technische details: aufbau, schnittstellen, datenfluss, betroffene dateien.",
+    "tests geschrieben",
     "the chosen option",
     "the forces at play: technical, political, social and project-local.",
     "value-neutral facts.",
     "warum wird das gebraucht?",
+    "warum wird dieses feature gebraucht?",
+    "was ist das problem?",
     "was wird gebaut oder geändert, und wie löst das das problem?",
+    "was wird gebaut?",
     "welche alternativen wurden verworfen und warum?",
     "welche dokumentation wird angelegt oder geändert (readme, docs/...), und was steht dort danach?",
     "welches problem gibt es heute, wen betrifft es, was kostet es?",
     "what becomes easier or more difficult because of this change, good and bad.",
+    "wie loest es das problem?",
 ];
 
 /// Whether the normalised `line` is a whole hint line.
@@ -147,7 +165,7 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
     out.into_iter().filter(|s| !s.is_empty())
 }
 
-/// Whether `line` is (still) a hint of a shipped template, brackets or not.
+/// Whether `line` is (still) a hint of a shipped template or seed 004's, brackets or not.
 pub fn is_hint(line: &str) -> bool {
     let line = normalize(line);
     if line.is_empty() {
@@ -199,11 +217,13 @@ mod tests {
     use super::super::placeholder;
     use super::*;
 
-    /// The shipped templates of every preset and language.
-    const TEMPLATES: [&str; 3] = [
+    /// The shipped templates of every preset and language, and seed 004's ADR
+    /// template (the HELIX consultant's prompt), which agents copy from.
+    const TEMPLATES: [&str; 4] = [
         include_str!("../../templates/helix.md"),
         include_str!("../../templates/madr.md"),
         include_str!("../../templates/nygard.md"),
+        include_str!("../../tests/fixtures/seeds/004-adr-template.md"),
     ];
 
     /// Hint sentences shorter than this (in characters) are not matched on their own.

@@ -1,8 +1,9 @@
 //! Cache of reviewer verdicts: `.helix-gate/approval-cache/<key>.json`.
 //!
 //! The key is a SHA-256 over everything a verdict depends on: the content of
-//! the reviewed file(s), the approval type, the text of its `CLAUDE.md` and
-//! configured checks, the verdict schema and the model, and the content of the
+//! the reviewed file(s), the approval type, the text of its `CLAUDE.md`,
+//! configured checks and skills (whether shipped or the repository's), the
+//! verdict schema and the model, and the content of the
 //! concepts the reviewed ADRs name (front matter `concept:`), since the
 //! reviewer gets them too. Change any of them and the old verdict no longer
 //! applies. Files that name no concept keep the keys they had before concepts

@@ -1,7 +1,12 @@
-//! The reviewer's instructions for one approval type: `CLAUDE.md` and the
-//! configured `checks/<name>.md`, from the repository's own `approvals/<type>/`
-//! folder when it exists (it replaces the built-in type as a whole), else from
-//! the copies of this repository's `approvals/` embedded in the binary.
+//! The reviewer's instructions for one approval type: `CLAUDE.md`, the
+//! configured `checks/<name>.md` and the `skills/`.
+//!
+//! A repository folder `approvals/<type>/` with both `CLAUDE.md` and `checks/`
+//! replaces the type as a whole. One that lacks either, for a built-in type,
+//! extends the copies of this repository's `approvals/` embedded in the
+//! binary: its `CLAUDE.md` (if any) replaces the shipped one, its checks are
+//! added to the shipped ones (one of the same name replaces the shipped text),
+//! and its skills are added. Without a folder the built-in type is used as is.
 
 use std::path::{Path, PathBuf};
 
@@ -95,8 +100,11 @@ const BUILT_IN: &[BuiltIn] = &[
 /// Where the instructions of a type came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {
-    /// `<root>/approvals/<type>/`.
+    /// `<root>/approvals/<type>/`, which replaces the type as a whole.
     Repository(PathBuf),
+    /// The built-in type extended by `<root>/approvals/<type>/`, which lacks
+    /// `CLAUDE.md` or `checks/`.
+    Extended(PathBuf),
     /// Embedded in the helix-gate binary.
     BuiltIn,
 }
@@ -141,17 +149,10 @@ pub enum InstructionsError {
 pub fn load(root: &Path, settings: &TypeSettings) -> Result<Instructions, InstructionsError> {
     let kind = settings.name.as_str();
     let folder = root.join("approvals").join(kind);
-    if folder.is_dir() {
-        let read = |path: &Path| {
-            crate::fs::read::optional_text(path, crate::fs::read::CONFIG_LIMIT)
-                .and_then(|text| {
-                    text.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
-                })
-                .map_err(|e| InstructionsError::Read {
-                    path: crate::paths::display(root, path),
-                    message: e.to_string(),
-                })
-        };
+    let built_in = BUILT_IN.iter().find(|(name, _, _)| *name == kind);
+    let replaces = folder.join("CLAUDE.md").is_file() && folder.join("checks").is_dir();
+    if folder.is_dir() && (replaces || built_in.is_none()) {
+        let read = |path: &Path| read_text(root, path);
         let claude_md = read(&folder.join("CLAUDE.md"))?;
         let names = match &settings.checks {
             Some(names) => names.clone(),
@@ -177,12 +178,14 @@ pub fn load(root: &Path, settings: &TypeSettings) -> Result<Instructions, Instru
             origin: Origin::Repository(folder),
         });
     }
-    let Some((_, claude_md, built_in_checks)) = BUILT_IN.iter().find(|(name, _, _)| *name == kind)
-    else {
+    let Some((_, claude_md, built_in_checks)) = built_in else {
         return Err(InstructionsError::NoFolder {
             kind: kind.to_owned(),
         });
     };
+    if folder.is_dir() {
+        return extend(root, &folder, settings, claude_md, built_in_checks);
+    }
     let names: Vec<String> = match &settings.checks {
         Some(names) => names.clone(),
         // The built-in order, which is the order the built-in config listed.
@@ -208,6 +211,118 @@ pub fn load(root: &Path, settings: &TypeSettings) -> Result<Instructions, Instru
         skills: Vec::new(),
         origin: Origin::BuiltIn,
     })
+}
+
+/// A built-in type extended by a repository folder that lacks `CLAUDE.md` or
+/// `checks/`: the folder's `CLAUDE.md` if it has one, else the shipped one;
+/// the shipped checks in their order, then the folder's other checks sorted
+/// (a folder check of a shipped name replaces its text; a `checks` list picks
+/// from both); the folder's skills.
+fn extend(
+    root: &Path,
+    folder: &Path,
+    settings: &TypeSettings,
+    built_in_claude_md: &str,
+    built_in_checks: &[(&str, &str)],
+) -> Result<Instructions, InstructionsError> {
+    let kind = settings.name.as_str();
+    let read = |path: &Path| read_text(root, path);
+    let own_claude_md = folder.join("CLAUDE.md");
+    let claude_md = if own_claude_md.is_file() {
+        read(&own_claude_md)?
+    } else {
+        built_in_claude_md.to_owned()
+    };
+    let own_checks = folder_checks(root, folder)?;
+    let names: Vec<String> = match &settings.checks {
+        Some(names) => names.clone(),
+        None => built_in_checks
+            .iter()
+            .map(|(name, _)| (*name).to_owned())
+            .chain(
+                own_checks
+                    .iter()
+                    .filter(|own| !built_in_checks.iter().any(|(name, _)| name == own))
+                    .cloned(),
+            )
+            .collect(),
+    };
+    let mut checks = Vec::with_capacity(names.len());
+    for check in &names {
+        let path = folder.join("checks").join(format!("{check}.md"));
+        let text = if path.is_file() {
+            read(&path)?
+        } else if let Some((_, text)) = built_in_checks.iter().find(|(name, _)| name == check) {
+            (*text).to_owned()
+        } else {
+            return Err(InstructionsError::MissingCheck {
+                kind: kind.to_owned(),
+                check: check.clone(),
+                folder: format!(
+                    "{} (nor the built-in type)",
+                    crate::paths::display(root, folder)
+                ),
+            });
+        };
+        checks.push((check.clone(), text));
+    }
+    let skills = skills(root, &folder.join("skills"), &read)?;
+    Ok(Instructions {
+        claude_md,
+        checks,
+        skills,
+        origin: Origin::Extended(folder.to_path_buf()),
+    })
+}
+
+/// One instruction file's text; a missing file is an error.
+fn read_text(root: &Path, path: &Path) -> Result<String, InstructionsError> {
+    crate::fs::read::optional_text(path, crate::fs::read::CONFIG_LIMIT)
+        .and_then(|text| text.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound)))
+        .map_err(|e| InstructionsError::Read {
+            path: crate::paths::display(root, path),
+            message: e.to_string(),
+        })
+}
+
+/// One line (no newline) saying where each part of a type's instructions
+/// comes from, for `helix-gate doctor`: `CLAUDE.md`, each check, the skills.
+pub fn describe(root: &Path, settings: &TypeSettings) -> Result<String, InstructionsError> {
+    let i = load(root, settings)?;
+    let folder = root.join("approvals").join(settings.name.as_str());
+    let shown = crate::paths::display(root, &folder);
+    let from = |rel: &str| {
+        if matches!(i.origin, Origin::BuiltIn) || !folder.join(rel).is_file() {
+            "built-in".to_owned()
+        } else {
+            format!("{shown}/{rel}")
+        }
+    };
+    let how = match &i.origin {
+        Origin::Repository(_) => format!("{shown}/ (replaces the built-in type)"),
+        Origin::Extended(_) => format!("built-in, extended by {shown}/"),
+        Origin::BuiltIn => "built-in".to_owned(),
+    };
+    let checks: Vec<String> = i
+        .checks
+        .iter()
+        .map(|(name, _)| format!("{name} ({})", from(&format!("checks/{name}.md"))))
+        .collect();
+    let skills = if i.skills.is_empty() {
+        "none".to_owned()
+    } else {
+        format!("{} file(s) from {shown}/skills/", i.skills.len())
+    };
+    Ok(format!(
+        "{}: {how}; CLAUDE.md: {}; checks: {}; skills: {skills}",
+        settings.name,
+        from("CLAUDE.md"),
+        if checks.is_empty() {
+            "none".to_owned()
+        } else {
+            checks.join(", ")
+        }
+    ))
 }
 
 /// The files below a type folder's `skills/` (files, or links to files inside
@@ -389,6 +504,49 @@ mod tests {
                 ("helix.md".to_owned(), "HELIX format".to_owned())
             ]
         );
+    }
+
+    #[test]
+    fn a_folder_without_claude_md_or_checks_extends_the_built_in_type() {
+        let settings = settings::from_layers(None, "none").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("approvals/adr");
+        std::fs::create_dir_all(folder.join("checks")).unwrap();
+        std::fs::write(folder.join("checks/migration.md"), "own migration").unwrap();
+        std::fs::write(folder.join("checks/house.md"), "house").unwrap();
+        let i = load(dir.path(), settings.get("adr").unwrap()).unwrap();
+        assert_eq!(i.origin, Origin::Extended(folder.clone()));
+        assert!(
+            i.claude_md.contains("StructuredOutput"),
+            "the shipped CLAUDE.md"
+        );
+        let names: Vec<&str> = i.checks.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "completeness",
+                "migration",
+                "acceptance",
+                "conflicts",
+                "house"
+            ]
+        );
+        assert_eq!(i.checks[1].1, "own migration");
+        // A `checks` list picks from both; a name in neither is an error.
+        let mut listed = settings.get("adr").unwrap().clone();
+        listed.checks = Some(vec!["house".into(), "conflicts".into()]);
+        let i = load(dir.path(), &listed).unwrap();
+        assert_eq!(i.checks[0].1, "house");
+        listed.checks = Some(vec!["nowhere".into()]);
+        assert!(matches!(
+            load(dir.path(), &listed),
+            Err(InstructionsError::MissingCheck { .. })
+        ));
+        // With its own CLAUDE.md (and checks/) the folder replaces the type.
+        std::fs::write(folder.join("CLAUDE.md"), "own").unwrap();
+        let i = load(dir.path(), settings.get("adr").unwrap()).unwrap();
+        assert_eq!(i.origin, Origin::Repository(folder));
+        assert_eq!(i.checks.len(), 2);
     }
 
     #[test]

@@ -64,7 +64,7 @@ pub use consent::{consent_problem, consent_problem_in};
 pub use history::{FileRun, HistorySummary, Stage};
 pub use inputs::concept_digests;
 use inputs::{deterministic, distinct_concepts, file_concepts, read_files};
-pub use instructions::InstructionsError;
+pub use instructions::{InstructionsError, describe as describe_instructions};
 pub use settings::{
     ApprovalSettings, ConfigError, NextStep, OnRejection, RejectionAction, TypeSettings,
 };

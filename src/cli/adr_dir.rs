@@ -180,11 +180,32 @@ pub(super) fn index(_check: bool, write: bool) -> anyhow::Result<ExitStatus> {
 }
 
 /// `helix-gate doctor [--format FORMAT]`.
+/// The enabled approval types as the reviewer gets them: where `CLAUDE.md`,
+/// each check and the skills come from (a repository folder that lacks
+/// `CLAUDE.md` or `checks/` extends the built-in type).
+fn approval_type_lines(root: &Path, approvals: &crate::approval::ApprovalSettings) -> String {
+    let mut out = String::from("\nApproval types (enabled):\n");
+    for settings in approvals.types.values().filter(|t| t.enabled) {
+        match crate::approval::describe_instructions(root, settings) {
+            Ok(line) => {
+                let _ = writeln!(out, "  {}", escape_controls(&line));
+            }
+            Err(e) => {
+                let _ = writeln!(out, "  error: {}", escape_controls(&e.to_string()));
+            }
+        }
+    }
+    out
+}
+
 pub(super) fn doctor(format: ReportFormat) -> anyhow::Result<ExitStatus> {
     let root = current_root();
     // The approvals config too, so that doctor reproduces the configuration error
     // pre-commit and the Stop gate stop on (exit 2), and names the seed keys that
     // are accepted but do nothing here.
+    if let Ok(settings) = crate::config::Settings::load(&root) {
+        super::terminal::print_settings_problems(&settings.problems);
+    }
     let approvals = crate::approval::settings(&root)?;
     if !approvals.orchestrator_keys.is_empty() {
         print_stderr(&format!(
@@ -210,6 +231,7 @@ pub(super) fn doctor(format: ReportFormat) -> anyhow::Result<ExitStatus> {
     if format == ReportFormat::Human {
         super::install::print_registrations(&root)?;
         print(&super::trust::doctor_lines(&root, &approvals))?;
+        print(&approval_type_lines(&root, &approvals))?;
     }
     Ok(status)
 }

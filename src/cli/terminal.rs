@@ -36,6 +36,14 @@ pub(super) fn print_stderr(text: &str) {
         .and_then(|()| stderr.flush());
 }
 
+/// One `warning:` line on stderr per settings key whose value fell back (out of
+/// range or of the wrong type): the key, what it allows, what is used instead.
+pub(super) fn print_settings_problems(problems: &[crate::config::settings::ValueProblem]) {
+    for problem in problems {
+        print_stderr(&format!("helix-gate: warning: {problem}\n"));
+    }
+}
+
 /// Colour on stdout when it is a terminal, unless `NO_COLOR` is set.
 pub(super) fn use_color() -> bool {
     std::io::stdout().is_terminal() && !env::is_set(env::NO_COLOR)

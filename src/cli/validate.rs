@@ -21,6 +21,7 @@ pub(super) fn validate(
 ) -> anyhow::Result<ExitStatus> {
     let root = current_root();
     let engine = Engine::load(&root, rules_file)?;
+    super::terminal::print_settings_problems(&engine.settings.problems);
     let mut files = Vec::new();
     let mut across = paths.is_empty();
     if paths.is_empty() {

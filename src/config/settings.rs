@@ -28,7 +28,58 @@ pub struct Settings {
     pub new: NewSettings,
     pub sessions: SessionsSettings,
     pub concept: ConceptSettings,
+    /// Keys of the repository's file whose value was out of range or of the wrong
+    /// type: each fell back to the built-in value ([`ValueProblem`]). Never read
+    /// from a file.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub problems: Vec<ValueProblem>,
 }
+
+/// A key of the settings file whose value could not be used, and what is used in
+/// its place. A value mistake never switches the gate off: the key falls back,
+/// the rest of the file applies, and the message names the key and what it allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueProblem {
+    /// `hook.budget`.
+    pub key: &'static str,
+    /// What was wrong, with the allowed values: "1000 is out of range (allowed: 1 to 10)".
+    pub wrong: String,
+    /// The value used instead, as written in YAML.
+    pub used: String,
+    /// Where `used` came from: "built-in", or "last good" (the repository's last
+    /// good configuration, in the hook).
+    pub from: &'static str,
+}
+
+impl std::fmt::Display for ValueProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{SETTINGS_PATH}: {}: {}; using {} ({} value)",
+            self.key,
+            crate::text::escape_controls(&self.wrong),
+            self.used,
+            self.from
+        )
+    }
+}
+
+/// The scalar keys whose value mistakes fall back instead of failing the load:
+/// key path, and the allowed values (`None`: true or false; `Some((min, max))`:
+/// a whole number in that range).
+const FALLBACK_KEYS: &[(&str, Option<(u64, u64)>)] = &[
+    ("hook.budget", Some((1, MAX_BUDGET as u64))),
+    ("hook.fail_closed", None),
+    ("hook.session_start_context", None),
+    ("hook.prompt_context", None),
+    ("hook.state_retention_days", Some((0, 36_500))),
+    ("hook.deadline_ms", Some((100, 60_000))),
+    ("adr.max_file_size", Some((1, MAX_FILE_SIZE_LIMIT))),
+    ("adr.number_width", Some((1, 9))),
+    ("adr.index", None),
+    ("step_marker.enabled", None),
+];
 
 /// Which files are ADRs and where the finalized ones live.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
@@ -106,18 +157,122 @@ impl SessionsSettings {
 pub struct ConceptSettings {
     /// File-name patterns (`*` any run of characters, `?` one; case-insensitive), tried in
     /// order in the ADR's own folder: the first pattern that matches a file names the
-    /// concept (of several files, the first by name). Empty: no discovery.
+    /// concept (of several files, the first by name). `{slug}` stands for the ADR's slug
+    /// (its file name without `.md`, an `ADR-` prefix and a leading number): `{slug}.md`
+    /// finds `output/subagent-approval.md` for `output/ADR-subagent-approval.md`. Empty:
+    /// no discovery.
     pub discover: Vec<String>,
 }
 
+/// What `{slug}` stands for in a `concept.discover` pattern.
+pub const SLUG_PLACEHOLDER: &str = "{slug}";
+
 impl ConceptSettings {
-    /// The first pattern of `discover` that file name `name` matches (its index).
+    /// The first pattern of `discover` that file name `name` matches (its index); a
+    /// pattern with `{slug}` never matches here (see [`ConceptSettings::matches_for`]).
     pub fn matches(&self, name: &str) -> Option<usize> {
-        let name = name.to_lowercase();
-        self.discover
-            .iter()
-            .position(|pattern| wildcard(&pattern.to_lowercase(), &name))
+        self.matches_for(name, None)
     }
+
+    /// The first pattern of `discover` that file name `name` matches for an ADR of slug
+    /// `slug` (`{slug}` in a pattern stands for it; without a slug such a pattern
+    /// matches nothing).
+    pub fn matches_for(&self, name: &str, slug: Option<&str>) -> Option<usize> {
+        let name = name.to_lowercase();
+        self.discover.iter().position(|pattern| {
+            let pattern = pattern.to_lowercase();
+            if pattern.contains(SLUG_PLACEHOLDER) {
+                slug.is_some_and(|slug| {
+                    wildcard(
+                        &pattern.replace(SLUG_PLACEHOLDER, &slug.to_lowercase()),
+                        &name,
+                    )
+                })
+            } else {
+                wildcard(&pattern, &name)
+            }
+        })
+    }
+
+    /// Whether `discover` has a pattern with `{slug}`.
+    pub fn uses_slug(&self) -> bool {
+        self.discover.iter().any(|p| p.contains(SLUG_PLACEHOLDER))
+    }
+}
+
+/// The slug of an ADR's file name: without `.md`, an `ADR-` prefix and a leading
+/// number (`ADR-subagent-approval.md`, `038-subagent-approval.md` and
+/// `ADR-038-subagent-approval.md` all give `subagent-approval`). None when nothing
+/// is left, or when the name has neither prefix (the slug would be the ADR itself).
+pub fn adr_slug(file_name: &str) -> Option<String> {
+    let stem = file_name
+        .strip_suffix(".md")
+        .or_else(|| file_name.strip_suffix(".MD"))?;
+    let mut rest = stem;
+    let mut stripped = false;
+    if let Some(after) = rest
+        .get(..4)
+        .filter(|p| p.eq_ignore_ascii_case("adr-"))
+        .map(|_| &rest[4..])
+    {
+        rest = after;
+        stripped = true;
+    }
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits > 0 && rest[digits..].starts_with(['-', '_']) {
+        rest = &rest[digits + 1..];
+        stripped = true;
+    }
+    (stripped && !rest.is_empty()).then(|| rest.to_owned())
+}
+
+/// Replace each value of `own` (the repository's settings) that is out of range
+/// or of the wrong type for a key of [`FALLBACK_KEYS`] with the value of `lower`
+/// (the built-in and preset layers), and say so. Other mistakes are left for the
+/// strict deserialization, which fails the load.
+fn fall_back(own: &mut yaml::Value, lower: &yaml::Value) -> Vec<ValueProblem> {
+    let mut problems = Vec::new();
+    for &(name, range) in FALLBACK_KEYS {
+        let Some((section, key)) = name.split_once('.') else {
+            continue;
+        };
+        let Some(slot) = own
+            .get_mut(section)
+            .and_then(yaml::Value::as_mapping_mut)
+            .and_then(|m| m.get_mut(key))
+        else {
+            continue;
+        };
+        let shown = yaml::scalar_text(slot).map_or_else(
+            || "a list or map".to_owned(),
+            |text| format!("`{}`", crate::text::truncate(&text, 40)),
+        );
+        let wrong = match range {
+            None if slot.as_bool().is_none() => Some(format!("{shown} is not true or false")),
+            Some((min, max)) => match slot.as_u64() {
+                Some(n) if (min..=max).contains(&n) => None,
+                Some(n) => Some(format!("{n} is out of range (allowed: {min} to {max})")),
+                None => Some(format!(
+                    "{shown} is not a whole number (allowed: {min} to {max})"
+                )),
+            },
+            None => None,
+        };
+        let Some(wrong) = wrong else { continue };
+        let fallback = lower
+            .get(section)
+            .and_then(|s| s.get(key))
+            .cloned()
+            .unwrap_or(yaml::Value::Null);
+        problems.push(ValueProblem {
+            key: name,
+            wrong,
+            used: yaml::scalar_text(&fallback).unwrap_or_default(),
+            from: "built-in",
+        });
+        *slot = fallback;
+    }
+    problems
 }
 
 /// Whether `name` matches `pattern` (`*` any run of characters, `?` one, else literal).
@@ -187,7 +342,10 @@ pub struct SettingsError {
 }
 
 /// The largest `hook.budget` accepted: failed attempts per ADR before the escalation.
-pub const MAX_BUDGET: u32 = 100;
+/// A hard cap (seed 003: bound retries by count; 5 is its safe ceiling, 3 the
+/// default): more attempts only burn the session's tokens on the same mistake,
+/// and a typo such as `1000` must not switch the escalation off.
+pub const MAX_BUDGET: u32 = 10;
 
 /// The largest `adr.max_file_size` accepted: readers allocate up to it and
 /// compute `limit + 1`, so it must stay far from `u64::MAX`.
@@ -272,8 +430,15 @@ impl Settings {
                 paths: strings(&["projects/sessions/*"]),
             },
             concept: ConceptSettings {
-                discover: strings(&["concept.md", "*-concept.md", "konzept.md", "konzept*.md"]),
+                discover: strings(&[
+                    "concept.md",
+                    "*-concept.md",
+                    "konzept.md",
+                    "konzept*.md",
+                    "{slug}.md",
+                ]),
             },
+            problems: Vec::new(),
         }
     }
 
@@ -324,7 +489,9 @@ impl Settings {
             let layer = yaml::parse_value(text).map_err(|e| err("built-in preset settings", e))?;
             yaml::merge(&mut base, layer);
         }
-        if let Some(value) = own {
+        let mut problems = Vec::new();
+        if let Some(mut value) = own {
+            problems = fall_back(&mut value, &base);
             yaml::merge(&mut base, value);
         }
         if let Some(preset) = preset {
@@ -334,12 +501,65 @@ impl Settings {
                     .map_err(|e| err("--preset", e))?,
             );
         }
-        let settings: Settings = yaml::from_value(base).map_err(|e| err(origin, e))?;
+        let mut settings: Settings = yaml::from_value(base).map_err(|e| err(origin, e))?;
         settings.check().map_err(|message| SettingsError {
             origin: origin.to_owned(),
             message,
         })?;
+        settings.problems = problems;
         Ok(settings)
+    }
+
+    /// Take the value of each key in [`Settings::problems`] from `good` (the
+    /// repository's last good configuration) instead of the built-in one.
+    pub fn fall_back_to(&mut self, good: &Settings, from: &'static str) {
+        for problem in &mut self.problems {
+            let used = match problem.key {
+                "hook.budget" => {
+                    self.hook.budget = good.hook.budget;
+                    good.hook.budget.to_string()
+                }
+                "hook.fail_closed" => {
+                    self.hook.fail_closed = good.hook.fail_closed;
+                    good.hook.fail_closed.to_string()
+                }
+                "hook.session_start_context" => {
+                    self.hook.session_start_context = good.hook.session_start_context;
+                    good.hook.session_start_context.to_string()
+                }
+                "hook.prompt_context" => {
+                    self.hook.prompt_context = good.hook.prompt_context;
+                    good.hook.prompt_context.to_string()
+                }
+                "hook.state_retention_days" => {
+                    self.hook.state_retention_days = good.hook.state_retention_days;
+                    good.hook.state_retention_days.to_string()
+                }
+                "hook.deadline_ms" => {
+                    self.hook.deadline_ms = good.hook.deadline_ms;
+                    good.hook.deadline_ms.to_string()
+                }
+                "adr.max_file_size" => {
+                    self.adr.max_file_size = good.adr.max_file_size;
+                    good.adr.max_file_size.to_string()
+                }
+                "adr.number_width" => {
+                    self.adr.number_width = good.adr.number_width;
+                    good.adr.number_width.to_string()
+                }
+                "adr.index" => {
+                    self.adr.index = good.adr.index;
+                    good.adr.index.to_string()
+                }
+                "step_marker.enabled" => {
+                    self.step_marker.enabled = good.step_marker.enabled;
+                    good.step_marker.enabled.to_string()
+                }
+                _ => continue,
+            };
+            problem.used = used;
+            problem.from = from;
+        }
     }
 
     fn check(&self) -> Result<(), String> {
@@ -730,10 +950,15 @@ mod tests {
     fn max_file_size_is_bounded() {
         for bad in ["0", "18446744073709551615"] {
             let yaml = format!("adr:\n  max_file_size: {bad}\n");
-            let err = Settings::from_layers(Some(&yaml), "test.yaml").unwrap_err();
+            let s = Settings::from_layers(Some(&yaml), "test.yaml").unwrap();
+            assert_eq!(s.adr.max_file_size, 5 * 1024 * 1024, "falls back");
             assert!(
-                format!("{err:#}").contains("adr.max_file_size must be between 1 and"),
-                "{err:#}"
+                s.problems[0].to_string().contains("adr.max_file_size: ")
+                    && s.problems[0]
+                        .to_string()
+                        .contains("(allowed: 1 to 1073741824)"),
+                "{}",
+                s.problems[0]
             );
         }
     }
@@ -808,6 +1033,29 @@ mod tests {
         assert_eq!(s.concept.matches("concept.txt"), None);
         assert_eq!(s.concept.matches("ADR-concept-x.md"), None);
         assert_eq!(s.concept.matches("preconcept.md"), None);
+        assert_eq!(s.concept.matches("subagent-approval.md"), None);
+        assert_eq!(
+            s.concept
+                .matches_for("Subagent-Approval.md", Some("subagent-approval")),
+            Some(4)
+        );
+        assert_eq!(
+            s.concept
+                .matches_for("concept.md", Some("subagent-approval")),
+            Some(0),
+            "concept.md still comes first"
+        );
+        for (name, slug) in [
+            ("ADR-subagent-approval.md", Some("subagent-approval")),
+            ("038-subagent-approval.md", Some("subagent-approval")),
+            ("ADR-038-x.md", Some("x")),
+            ("adr-x.md", Some("x")),
+            ("subagent-approval.md", None),
+            ("ADR-.md", None),
+            ("notes.txt", None),
+        ] {
+            assert_eq!(adr_slug(name).as_deref(), slug, "{name}");
+        }
         let off = Settings::from_layers(Some("concept: {discover: []}\n"), "x").unwrap();
         assert_eq!(off.concept.matches("concept.md"), None);
         let err = Settings::from_layers(Some("concept: {discover: [a/concept.md]}\n"), "x");
@@ -819,22 +1067,59 @@ mod tests {
         let s = Settings::from_layers(Some("hook: {budget: 5}\n"), "x").unwrap();
         assert_eq!(s.hook.budget, 5);
         assert!(s.hook.session_start_context);
-        for bad in ["0", "101", "4294967295"] {
-            let err = Settings::from_layers(Some(&format!("hook: {{budget: {bad}}}\n")), "x")
-                .unwrap_err();
+        // A value mistake falls back to the built-in value with one problem; the
+        // rest of the file still applies.
+        for bad in ["0", "11", "1000", "4294967295", "five", "[3]"] {
+            let s = Settings::from_layers(
+                Some(&format!("hook: {{budget: {bad}, prompt_context: true}}\n")),
+                "x",
+            )
+            .unwrap();
+            assert_eq!(s.hook.budget, 3, "{bad}");
+            assert!(s.hook.prompt_context);
+            assert_eq!(s.problems.len(), 1, "{bad}");
+            let shown = s.problems[0].to_string();
             assert!(
-                err.message
-                    .contains("hook.budget must be between 1 and 100"),
-                "{err}"
+                shown.starts_with("config/helix-gate.yaml: hook.budget: ")
+                    && shown.contains("(allowed: 1 to 10)")
+                    && shown.ends_with("; using 3 (built-in value)"),
+                "{shown}"
             );
         }
         assert_eq!(
-            Settings::from_layers(Some("hook: {budget: 100}\n"), "x")
+            Settings::from_layers(Some("hook: {budget: 10}\n"), "x")
                 .unwrap()
                 .hook
                 .budget,
-            100
+            10
         );
+        let mut s = Settings::from_layers(
+            Some("hook: {fail_closed: yes please, deadline_ms: 5}\nadr: {number_width: 0}\n"),
+            "x",
+        )
+        .unwrap();
+        let keys: Vec<&str> = s.problems.iter().map(|p| p.key).collect();
+        assert_eq!(
+            keys,
+            ["hook.fail_closed", "hook.deadline_ms", "adr.number_width"]
+        );
+        assert_eq!((s.hook.deadline_ms, s.adr.number_width), (8_000, 3));
+        // The session's last good configuration wins over the built-in value.
+        let mut good = Settings::builtin();
+        good.hook.fail_closed = true;
+        good.hook.deadline_ms = 4_000;
+        s.fall_back_to(&good, "last good");
+        assert!(s.hook.fail_closed);
+        assert_eq!(s.hook.deadline_ms, 4_000);
+        assert!(
+            s.problems[1]
+                .to_string()
+                .ends_with("using 4000 (last good value)"),
+            "{}",
+            s.problems[1]
+        );
+        // A file that does not parse, or an unknown key, still fails the load.
+        assert!(Settings::from_layers(Some("hook: {budget: [\n"), "x").is_err());
         let err = Settings::from_layers(Some("hook: {budgett: 5}\n"), "x").unwrap_err();
         assert!(err.message.contains("budgett"), "{err}");
         assert!(Settings::from_layers(Some("- a\n"), "x").is_err());

@@ -233,7 +233,9 @@ fn adopt_or_keep(
         digest.clone_into(&mut record.config_digest);
         record.notified = None;
         let _ = store.save(record);
-        let _ = now.write_to(&store.last_good_dir());
+        if loads_cleanly(root) {
+            let _ = now.write_to(&store.last_good_dir());
+        }
         config.note =
             Some("configuration changed and trusted by `helix-gate trust`: adopted".to_owned());
         return;
@@ -262,11 +264,48 @@ pub fn last_good_fail_closed(config: &SessionConfig) -> bool {
         .is_some_and(|s| s.hook.fail_closed)
 }
 
+/// The settings of the repository's last good configuration (one that loaded
+/// with no value falling back), if there is one.
+pub fn last_good_settings(config: &SessionConfig) -> Option<Settings> {
+    let store = config.store.as_ref()?;
+    Settings::load(&store.last_good_dir())
+        .ok()
+        .filter(|s| s.problems.is_empty())
+}
+
+/// Add `message` to this event's user message when the event is the session's
+/// start or a Stop (once per event, however often the settings are loaded).
+pub fn tell_at_start_and_stop(message: &str) {
+    if !EVENT
+        .get()
+        .is_some_and(|(_, moment)| matches!(moment, Moment::First | Moment::Stop { .. }))
+    {
+        return;
+    }
+    let mut slot = MESSAGE.lock().unwrap_or_else(PoisonError::into_inner);
+    match slot.as_mut() {
+        Some(text) if text.contains(message) => {}
+        Some(text) => {
+            text.push('\n');
+            text.push_str(message);
+        }
+        None => *slot = Some(message.to_owned()),
+    }
+}
+
 /// Whether the configuration at `dir` loads (settings and rules).
 fn loads(dir: &Path) -> bool {
     Settings::load(dir)
         .ok()
         .is_some_and(|s| crate::config::load_rules_for(dir, None, s.preset).is_ok())
+}
+
+/// Whether it loads with no settings value falling back: only such a
+/// configuration becomes the last good one.
+fn loads_cleanly(dir: &Path) -> bool {
+    Settings::load(dir).ok().is_some_and(|s| {
+        s.problems.is_empty() && crate::config::load_rules_for(dir, None, s.preset).is_ok()
+    })
 }
 
 /// A new record: the configuration's copy (the last good one when the current
@@ -286,7 +325,7 @@ fn start(
         // the session began, so the last one a session started with decides.
         snapshot = Snapshot::read(&store.last_good_dir());
         digest = snapshot.digest();
-    } else if loads(root) {
+    } else if loads_cleanly(root) {
         let _ = now.write_to(&store.last_good_dir());
     }
     if let Err(e) = snapshot.write_to(&store.config_dir()) {

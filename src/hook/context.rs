@@ -16,10 +16,15 @@ use crate::diagnostic::Severity;
 /// Where an ADR's concept comes from, for the summary.
 fn concept_source(settings: &Settings) -> String {
     match settings.concept.discover.as_slice() {
-        [] => "front matter `concept: PATH`".to_owned(),
+        [] => "front matter `concept: PATH`, else a concept linked from `## Referenzen`".to_owned(),
         patterns => format!(
-            "front matter `concept: PATH`, else the first of {} in the ADR's folder",
-            patterns.join(", ")
+            "front matter `concept: PATH`, else a concept linked from `## Referenzen`, else the first of {} in the ADR's folder{}",
+            patterns.join(", "),
+            if settings.concept.uses_slug() {
+                ", {slug} being the ADR's file name without ADR- and its number"
+            } else {
+                ""
+            }
         ),
     }
 }

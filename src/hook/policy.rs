@@ -80,12 +80,27 @@ pub(super) fn infrastructure(
 /// They come from the session's copy of the configuration ([`baseline`]): a
 /// change during the session does not reach them. When they cannot be loaded,
 /// the last configuration that could decides whether to fail closed.
+///
+/// A value mistake (out of range, wrong type) does not fail the load: that key
+/// falls back to the repository's last good configuration (the last one a
+/// session started with that loaded without a fallback), else to the built-in
+/// value, and the person is told at the session's start and at each Stop.
 pub(super) fn load_settings(root: &Path, deadline: &Deadline) -> Result<Settings, InfraError> {
     let config = baseline::current(root);
-    let settings = Settings::load(&config.config_root).map_err(|e| InfraError {
+    let mut settings = Settings::load(&config.config_root).map_err(|e| InfraError {
         message: e.to_string(),
         fail_closed: baseline::last_good_fail_closed(config),
     })?;
+    if !settings.problems.is_empty() {
+        if let Some(good) = baseline::last_good_settings(config) {
+            settings.fall_back_to(&good, "last good");
+        }
+        let lines: Vec<String> = settings.problems.iter().map(ToString::to_string).collect();
+        baseline::tell_at_start_and_stop(&format!(
+            "helix-gate: settings value(s) fell back, the gate stays on: {}",
+            lines.join("; ")
+        ));
+    }
     deadline.apply(&settings);
     Ok(settings)
 }

@@ -1,13 +1,15 @@
 //! Concept diff (HELIX layer 3): every H2 section of the concept document should
 //! reappear in the ADR, so a migration plan cannot get lost on the way.
 //!
-//! The concept is known in three ways, which every entry point that runs the engine
+//! The concept is known in four ways, which every entry point that runs the engine
 //! honours alike (validate, the hook, pre-commit, approve, gate, finalize): the ADR names
-//! it in its front matter (`concept: concept.md`); or, naming none, a file in the ADR's own
-//! folder matches `concept.discover` (by default `concept.md`, `*-concept.md`,
-//! `konzept.md`, `konzept*.md`, case-insensitive: the consultant's `output/concept.md`
-//! beside its draft `output/ADR-x.md`), found in one place, `Engine::concept_of`; or a
-//! caller passes one (`validate --concept`, `gate adr_complete --concept`).
+//! it in its front matter (`concept: concept.md`); or, naming none, its references section
+//! links it ([`referenced`]: seed 002's `[Konzept: ...](../.../subagent-approval.md)`); or
+//! a file in the ADR's own folder matches `concept.discover` (by default `concept.md`,
+//! `*-concept.md`, `konzept.md`, `konzept*.md`, `{slug}.md`, case-insensitive: the
+//! consultant's `output/concept.md` or `output/x.md` beside its draft `output/ADR-x.md`),
+//! all found in one place, `Engine::concept_of`; or a caller passes one (`validate
+//! --concept`, `gate adr_complete --concept`).
 
 use crate::adr::{Adr, markdown};
 use crate::config::RuleSet;
@@ -16,8 +18,9 @@ use crate::diagnostic::Finding;
 
 declare_rules! {
     /// ## What it does
-    /// When the ADR has a concept (front-matter `concept:`, else a file in the ADR's folder
-    /// that `concept.discover` matches such as `concept.md` or `konzept.md`, or
+    /// When the ADR has a concept (front-matter `concept:`, else a concept linked from its
+    /// `## Referenzen` / `## References`, else a file in the ADR's folder that
+    /// `concept.discover` matches such as `concept.md`, `konzept.md` or `<slug>.md`, or
     /// `validate --concept` or the `gate` command's `--concept`), reports each level-2 section of the concept that the ADR lacks and
     /// that the rules do not require (Status, Zusammenfassung, Referenzen, Meta, Fragen and Open
     /// Questions are ignored; aliases count). Sections the rules require are reported as
@@ -140,6 +143,47 @@ pub fn undiscoverable(message: impl Into<String>) -> Finding {
     )
 }
 
+/// The titles of the section whose links may name the concept.
+const REFERENCE_SECTIONS: [&str; 2] = ["referenzen", "references"];
+
+/// The links of the ADR's references section (`## Referenzen` / `## References`) that
+/// may name its concept, in order: a relative link to a `.md` file (no scheme, not
+/// absolute; a `#fragment` dropped) whose link text or file name says `Konzept` or
+/// `Concept`, or whose file name is the ADR's slug (`slug`, see
+/// [`crate::config::settings::adr_slug`]). Links to other documents (README, other
+/// ADRs) are not concepts, however many the section lists.
+pub fn referenced(adr: &Adr, slug: Option<&str>) -> Vec<String> {
+    let keys = REFERENCE_SECTIONS.map(str::to_owned);
+    let Some(section) = adr.section(&keys) else {
+        return Vec::new();
+    };
+    markdown::links(adr.content(section))
+        .into_iter()
+        .filter_map(|(label, dest)| {
+            let path = dest.split('#').next().unwrap_or_default().trim();
+            let relative = !path.is_empty()
+                && !path.contains("://")
+                && !path.contains(':')
+                && !path.starts_with(['/', '\\', '~']);
+            if !relative || !path.to_ascii_lowercase().ends_with(".md") {
+                return None;
+            }
+            let name = path
+                .rsplit(['/', '\\'])
+                .next()
+                .unwrap_or(path)
+                .to_lowercase();
+            let says = |text: &str| {
+                let text = text.to_lowercase();
+                text.contains("konzept") || text.contains("concept")
+            };
+            let named_after =
+                slug.is_some_and(|slug| name == format!("{}.md", slug.to_lowercase()));
+            (says(&label) || says(&name) || named_after).then(|| path.to_owned())
+        })
+        .collect()
+}
+
 /// A finding about the named concept, at the `concept:` line.
 pub fn unreadable(adr: &Adr, message: impl Into<String>) -> Finding {
     let line = adr
@@ -250,6 +294,28 @@ pub fn compare(adr: &Adr, concept: &str, origin: &str, rules: &RuleSet) -> Vec<F
 mod tests {
     use super::*;
     use crate::diagnostic::Severity;
+
+    #[test]
+    fn the_references_name_the_concept_by_word_or_slug_only() {
+        let adr = Adr::parse(
+            "## Kontext\n[Konzept](not-here.md)\n## Referenzen\n\n- [ADR-002](002-other.md)\n- [README](../README.md)\n- [Konzept: A](../sessions/a/output/a.md#Ziel)\n- [x](docs/payment-concept.md)\n- [Design](b.md)\n- [Konzept](https://example.org/c.md)\n- [Konzept](/abs/c.md)\n- [Konzept](c.txt)\n- <https://example.org/concept.md>\n",
+        );
+        assert_eq!(
+            referenced(&adr, Some("b")),
+            [
+                "../sessions/a/output/a.md",
+                "docs/payment-concept.md",
+                "b.md"
+            ]
+        );
+        assert_eq!(
+            referenced(&adr, None),
+            ["../sessions/a/output/a.md", "docs/payment-concept.md"]
+        );
+        let english = Adr::parse("## References\n- [Concept](c.md)\n");
+        assert_eq!(referenced(&english, None), ["c.md"]);
+        assert!(referenced(&Adr::parse("## Kontext\n[Konzept](c.md)\n"), None).is_empty());
+    }
 
     #[test]
     fn reports_missing_sections_and_coverage() {

@@ -159,6 +159,36 @@ declare_rules! {
     }
 
     /// ## What it does
+    /// Reports every template placeholder left in a phase plan: text in angle brackets that
+    /// starts with a letter, such as `name: <Beschreibender Name>`, `skills:
+    /// [<relevante_skills>]` or an output path `phases/01-analysis/output/<erwartete_datei.md>`
+    /// (seed 004's phases template). One finding per placeholder, with its line. `#`
+    /// comments and a name pattern glued into a name (`test_<name>.py`) do not count.
+    ///
+    /// ## Why
+    /// Seed 004's template is valid YAML with ids and known gate types, so every other plan
+    /// check passes; only the placeholders show that the phases were never planned. The
+    /// orchestrator would run a phase named `<Beschreibender Name>` and wait for a file
+    /// called `<erwartete_datei.md>`.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// phases:
+    ///   - id: 01-analysis
+    ///     name: <Beschreibender Name>
+    /// ```
+    ///
+    /// ## Fix
+    /// Replace the placeholder, brackets included, with the real name, description, skill or
+    /// path, or delete the line.
+    pub const PLACEHOLDER {
+        id: "phase-placeholder",
+        severity: Error,
+        category: Phases,
+        summary: "a template placeholder <...> is still in phases.yaml",
+    }
+
+    /// ## What it does
     /// Reported by `helix-gate gate --phases` for the phase it is asked to run, and by
     /// `helix-gate validate` of a plan for every phase: an approval phase (or `approval` gate)
     /// whose `input` path or glob matches no file below the plan's project directory. An input
@@ -584,7 +614,24 @@ pub fn check(text: &str) -> (Option<Plan>, Vec<Finding>) {
         });
     }
     check_depends(&lines, &plan, &seen, depends, &mut findings);
+    check_placeholders(text, &mut findings);
     (Some(plan), findings.into_list())
+}
+
+/// Every `<...>` gap of a template left in the plan ([`PLACEHOLDER`]).
+fn check_placeholders(text: &str, out: &mut Found) {
+    for gap in crate::adr::placeholder::in_yaml(text) {
+        out.push(&PLACEHOLDER, || {
+            let line = text[..gap.offset].matches('\n').count() + 1;
+            PLACEHOLDER
+                .finding(format!(
+                    "template placeholder {} is still in the plan",
+                    crate::text::truncate(&gap.text, 80)
+                ))
+                .at(line)
+                .hint("replace it, brackets included, with the real content (or delete the line)")
+        });
+    }
 }
 
 /// At most this many findings of one rule are listed for one plan; the rest are counted
@@ -1107,6 +1154,30 @@ mod tests {
             }
         );
         assert_eq!(plan.phases[2].gates[1], Gate::TestsPass);
+    }
+
+    #[test]
+    fn template_placeholders_are_errors_with_their_lines() {
+        let plan = "phases:
+  - id: 01-analysis
+    name: <Beschreibender Name>  # <not this comment>
+    config:
+      skills: [<relevante_skills>]
+    output:
+      files:
+        - phases/01-analysis/output/<erwartete_datei.md>
+        - phases/01-analysis/output/test_<name>.py
+    description: uses Vec<T> and a <br> tag
+";
+        assert_eq!(
+            ids(plan),
+            [
+                (PLACEHOLDER.id.to_owned(), 3),
+                (PLACEHOLDER.id.to_owned(), 5),
+                (PLACEHOLDER.id.to_owned(), 8)
+            ]
+        );
+        assert!(check(GOOD).1.is_empty());
     }
 
     #[test]

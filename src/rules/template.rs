@@ -43,7 +43,9 @@ declare_rules! {
 
     /// ## What it does
     /// Reports a level-2 section whose content is still only the hint of a shipped template
-    /// (`templates/helix.md`, `madr.md`, `nygard.md`, embedded): every line of it, with its
+    /// (`templates/helix.md`, `madr.md`, `nygard.md`, embedded) or of seed 004's ADR template
+    /// (the HELIX consultant's prompt: `Warum wird dieses Feature gebraucht? Was ist das
+    /// Problem?`, `Vorteil 1`, `Nachteil/Trade-off 1`): every line of it, with its
     /// brackets removed (whitespace and case aside), is a `<...>` gap of a template, a whole
     /// hint line or the hint's sentences. Headings, blank lines and HTML comments do not
     /// count; a section with one line of real content, or a code block, is not reported.

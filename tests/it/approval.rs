@@ -1064,3 +1064,62 @@ fn a_file_named_twice_is_judged_once() {
     assert_eq!(doc["files"], serde_json::json!([ADR]), "{doc:#}");
     assert_eq!(doc["result"], "approved", "{doc:#}");
 }
+
+/// Seed 001's tree: a repository that adds only `approvals/adr/skills/` (and an
+/// extra check) keeps the shipped `CLAUDE.md` and checks, adds its own files,
+/// and `doctor` shows the merged type.
+#[test]
+fn a_folder_without_claude_md_or_checks_extends_the_shipped_type() {
+    let repo = project();
+    fake_reviewer(
+        repo.path(),
+        &canned_result(&approved(0.95)),
+        "ls -R skills checks > output/listed.txt\n",
+    );
+    configure(&repo, Path::new("fake/reviewer.sh"), 30);
+    repo.write(
+        "approvals/adr/skills/helix-format.md",
+        "The HELIX format.\n",
+    );
+    let (code, doc) = approve_json(repo.path(), None, &[ADR]);
+    assert_eq!(code, 0, "{doc:#}");
+    let dir = run_dir(repo.path(), &doc);
+    assert!(
+        std::fs::read_to_string(dir.join("CLAUDE.md"))
+            .unwrap()
+            .contains("StructuredOutput"),
+        "the shipped CLAUDE.md"
+    );
+    let listed = std::fs::read_to_string(dir.join("output/listed.txt")).unwrap();
+    for name in [
+        "helix-format.md",
+        "completeness.md",
+        "migration.md",
+        "acceptance.md",
+        "conflicts.md",
+    ] {
+        assert!(listed.contains(name), "{name}: {listed}");
+    }
+
+    // An extra check is added after the shipped ones; doctor shows the merge.
+    repo.write("approvals/adr/checks/house-rules.md", "House rules.\n");
+    let (code, doc) = approve_json(repo.path(), None, &[ADR]);
+    assert_eq!(code, 0, "{doc:#}");
+    let dir = run_dir(repo.path(), &doc);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("checks/house-rules.md")).unwrap(),
+        "House rules.\n"
+    );
+    assert!(dir.join("checks/migration.md").is_file());
+    let out = isolated(bin(), repo.path())
+        .arg("doctor")
+        .env("HELIX_GATE_STATE_DIR", repo.state_dir())
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("adr: built-in, extended by approvals/adr/; CLAUDE.md: built-in; checks: completeness (built-in), migration (built-in), acceptance (built-in), conflicts (built-in), house-rules (approvals/adr/checks/house-rules.md); skills: 1 file(s) from approvals/adr/skills/"),
+        "{text}\n{}",
+        stderr(&out)
+    );
+}

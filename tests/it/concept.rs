@@ -640,3 +640,100 @@ fn a_discovered_concept_is_in_the_approval_cache_key_and_the_run_folder() {
     assert_ne!(changed["stage"], "cache", "{changed:#}");
     assert_eq!(std::fs::read_to_string(&runs).unwrap().lines().count(), 2);
 }
+
+/// Seed 002's naming: the concept beside the draft is named after the draft's
+/// slug (`output/subagent-approval.md` for `output/ADR-subagent-approval.md`),
+/// and found like `concept.md` (validate, the hook, pre-commit).
+#[test]
+fn a_concept_named_after_the_drafts_slug_is_found() {
+    let repo = ScratchRepo::new();
+    repo.write("src/lib.rs", "");
+    repo.write(
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    let draft = format!("{SESSION}/ADR-subagent-approval.md");
+    let origin = format!("{SESSION}/subagent-approval.md");
+    repo.write(&origin, CONCEPT);
+    repo.write(&draft, good_adr());
+    let out = run(repo.path(), &["validate", &draft]);
+    let text = stdout(&out);
+    assert_eq!(code(&out), 1, "{text}");
+    assert!(
+        text.contains(&format!(
+            "error[concept-required-section-missing] section \"Migration\" of the concept {origin} (line 4)"
+        )),
+        "{text}"
+    );
+    let event = json!({"session_id": "s", "transcript_path": "t", "cwd": repo.path(),
+        "hook_event_name": "PostToolUse", "tool_name": "Write",
+        "tool_input": {"file_path": repo.path().join(&draft), "content": "…"},
+        "tool_response": {"type": "create"}, "tool_use_id": "toolu_1"});
+    let answer = hook(repo.path(), &event).unwrap();
+    assert_eq!(answer["decision"], "block", "{answer}");
+    repo.git(&["add", &draft]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("concept-required-section-missing"),
+        "{}",
+        stderr(&out)
+    );
+    // Another draft's slug is not this draft's concept.
+    std::fs::remove_file(repo.path().join(&origin)).unwrap();
+    repo.write(format!("{SESSION}/other-topic.md"), CONCEPT);
+    let out = run(repo.path(), &["validate", &draft]);
+    assert!(
+        !stdout(&out).contains("concept-required-section-missing"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// Seed 002's ADR-015 links its concepts from `## Referenzen`
+/// (`[Konzept: Sub-Agent Approval](../projects/sessions/.../subagent-approval.md)`):
+/// such a link is followed like `concept:`; links to other ADRs, outside the
+/// project or to a missing file are not.
+#[test]
+fn a_concept_linked_from_the_references_is_followed() {
+    let repo = scratch();
+    let concept = "projects/sessions/subagent-approval/output/subagent-approval.md";
+    write(repo.path(), concept, CONCEPT);
+    write(
+        repo.path(),
+        "adr/002-other.md",
+        good_adr().replace("\"001\"", "\"002\""),
+    );
+    let references = "## Referenzen\n\n- [ADR-002](002-other.md)\n- [Konzept: Sub-Agent Approval](../projects/sessions/subagent-approval/output/subagent-approval.md)\n- [Design](https://example.org/design.md)\n\n";
+    let adr = good_adr().replacen(
+        "## Konsequenzen",
+        &format!("{references}## Konsequenzen"),
+        1,
+    );
+    write(repo.path(), "adr/001-x.md", &adr);
+    for args in [
+        vec!["validate", "adr/001-x.md"],
+        vec!["validate", "adr/001-x.md", "--format", "json"],
+    ] {
+        let out = run(repo.path(), &args);
+        assert_eq!(code(&out), 1, "{}", stdout(&out));
+        assert!(stdout(&out).contains(concept), "{}", stdout(&out));
+    }
+    let out = run(repo.path(), &["validate", "adr/001-x.md"]);
+    assert!(
+        stdout(&out).contains(&format!(
+            "error[concept-required-section-missing] section \"Migration\" of the concept {concept} (line 4)"
+        )),
+        "{}",
+        stdout(&out)
+    );
+    // Only the link to the other ADR: no concept.
+    let only_adr = good_adr().replacen(
+        "## Konsequenzen",
+        "## References\n\n- [ADR-002](002-other.md)\n\n## Konsequenzen",
+        1,
+    );
+    write(repo.path(), "adr/001-x.md", &only_adr);
+    let out = run(repo.path(), &["validate", "adr/001-x.md"]);
+    assert!(!stdout(&out).contains("concept"), "{}", stdout(&out));
+}

@@ -872,3 +872,76 @@ mod e2e {
         }
     }
 }
+
+/// Seed 003's hard cap: `hook.budget: 1000` (and a mistyped `fail_closed`) no
+/// longer turns every check off for the session. Each bad key falls back to the
+/// built-in value with one message naming the key and the allowed range: in the
+/// hook's `systemMessage` at `SessionStart`, on stderr of `validate` and `doctor`;
+/// the bad ADR is still blocked.
+#[test]
+fn a_settings_value_mistake_falls_back_and_keeps_the_gate_on() {
+    let root = project();
+    write(
+        root.path(),
+        "config/helix-gate.yaml",
+        "hook:\n  budget: 1000\n  fail_closed: sometimes\n",
+    );
+    let rel = "adr/001-minimal-valid.md";
+    write(root.path(), rel, bad_adr());
+    let message = "hook.budget: 1000 is out of range (allowed: 1 to 10); using 3";
+    let start = hook(
+        root.path(),
+        &json!({"session_id": "s", "hook_event_name": "SessionStart", "source": "startup"}),
+    )
+    .unwrap();
+    let shown = start["systemMessage"].as_str().unwrap_or_default();
+    assert!(shown.contains(message), "{start}");
+    assert!(
+        shown.contains("hook.fail_closed: `sometimes` is not true or false; using false"),
+        "{start}"
+    );
+    let answer = hook(root.path(), &post_write(root.path(), "s", rel)).unwrap();
+    assert_eq!(answer["decision"], "block", "{answer}");
+    let out = run(root.path(), &["validate", rel]);
+    assert_eq!(code(&out), 1, "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stderr(&out).contains(message), "{}", stderr(&out));
+    let out = run(root.path(), &["doctor"]);
+    assert!(stderr(&out).contains(message), "{}", stderr(&out));
+}
+
+/// The repository's last good configuration decides a fallen-back key in the
+/// hook: a session started with `budget: 5`, the next one with `budget: 1000`
+/// runs with 5, and says so.
+#[test]
+fn a_settings_value_mistake_falls_back_to_the_last_good_value_in_the_hook() {
+    let root = project();
+    write(
+        root.path(),
+        "config/helix-gate.yaml",
+        "hook:\n  budget: 5\n",
+    );
+    let start = |session: &str| {
+        hook(
+            root.path(),
+            &json!({"session_id": session, "hook_event_name": "SessionStart", "source": "startup"}),
+        )
+        .unwrap()
+    };
+    let first = start("a");
+    assert!(first.get("systemMessage").is_none(), "{first}");
+    write(
+        root.path(),
+        "config/helix-gate.yaml",
+        "hook:\n  budget: 1000\n",
+    );
+    let second = start("b");
+    assert!(
+        second["systemMessage"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(
+                "hook.budget: 1000 is out of range (allowed: 1 to 10); using 5 (last good value)"
+            ),
+        "{second}"
+    );
+}

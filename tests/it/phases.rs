@@ -169,3 +169,62 @@ mod e2e {
         assert_eq!(outcome.result_text(), Some("Plan written."));
     }
 }
+
+/// Seed 004's phase plan template, as the consultant's prompt gives it.
+fn seed_plan() -> String {
+    std::fs::read_to_string(manifest_dir().join("tests/fixtures/seeds/004-phases-template.yaml"))
+        .unwrap()
+}
+
+/// Seed 004's phases template with its `<...>` gaps left in is not a plan:
+/// `validate`, the hook on save and pre-commit all report `phase-placeholder`.
+#[test]
+fn a_phase_plan_with_the_templates_placeholders_left_in_is_an_error() {
+    let repo = project();
+    let rel = "projects/sessions/abc/output/phases.yaml";
+    write(repo.path(), rel, seed_plan());
+    let out = run(repo.path(), &["validate", rel, "--format", "json"]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let found: Vec<(String, u64)> = doc["files"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "phase-placeholder")
+        .map(|f| {
+            (
+                f["message"].as_str().unwrap().to_owned(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        found
+            .iter()
+            .any(|(m, line)| m.contains("<Beschreibender Name>") && *line == 3),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|(m, _)| m.contains("<erwartete_datei.md>")),
+        "a gap in an output path: {found:?}"
+    );
+    let answer = hook(repo.path(), &post_write(repo.path(), rel)).expect("one JSON object");
+    assert_eq!(answer["decision"], "block", "{answer}");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .unwrap()
+            .contains("[phase-placeholder] line 3"),
+        "{answer}"
+    );
+    // The filled plan passes.
+    let filled = seed_plan()
+        .replace("<Beschreibender Name>", "Analysis")
+        .replace("[<relevante_skills>]", "[helix]")
+        .replace(['<', '>'], "");
+    write(repo.path(), rel, &filled);
+    let out = run(repo.path(), &["validate", rel]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+}

@@ -8,7 +8,9 @@
 
 use std::process::Output;
 
-use crate::support::cli::{bin, code, good_adr, path_with_bin, stderr, stdout, write};
+use crate::support::cli::{
+    bin, code, good_adr, manifest_dir, path_with_bin, stderr, stdout, write,
+};
 use crate::support::hook::Hook;
 use crate::support::repo::{GOOD_ADR, ScratchRepo, git, git_command, helix_in, in_repo};
 
@@ -824,6 +826,20 @@ fn a_staged_phase_plan_is_checked_like_on_save() {
     let out = repo.pre_commit();
     assert_blocked(&out, "phase-id-duplicate");
     assert!(stderr(&out).contains(plan), "{}", stderr(&out));
+}
+
+/// Seed 004's phases template, committed with its `<...>` gaps, is blocked.
+#[test]
+fn a_staged_phase_plan_with_template_placeholders_is_blocked() {
+    let repo = ScratchRepo::with_adr();
+    let plan = "projects/sessions/s1/output/phases.yaml";
+    let template = std::fs::read_to_string(
+        manifest_dir().join("tests/fixtures/seeds/004-phases-template.yaml"),
+    )
+    .unwrap();
+    repo.write(plan, template);
+    repo.git(&["add", plan]);
+    assert_blocked(&repo.pre_commit(), "phase-placeholder");
 }
 
 /// INDEX.md drift that `finalize` or `index --write` would have prevented: with an

@@ -394,3 +394,52 @@ fn deps_need_references_fires_on_a_dependency_the_text_never_mentions() {
         );
     }
 }
+
+/// Seed 004's own ADR template, its `<...>` brackets removed and the front
+/// matter filled: every section still holds only the seed's hints, and
+/// `template-hint-left` says so (it passed with warnings before).
+#[test]
+fn seed_004_template_hints_without_brackets_are_errors() {
+    let template =
+        std::fs::read_to_string(manifest_dir().join("tests/fixtures/seeds/004-adr-template.md"))
+            .unwrap();
+    let body_start = template[3..].find("\n---\n").unwrap() + 3 + 5;
+    let good = good_adr();
+    let front_end = good[3..].find("\n---\n").unwrap() + 3 + 5;
+    let body = template[body_start..]
+        .replace("<Titel>", "Rules are loaded lazily")
+        .replace(['<', '>'], "");
+    let text = format!("{}{body}", &good[..front_end]);
+    let dir = scratch_repo();
+    write(dir.path(), "src/lib.rs", "pub fn f() {}\n");
+    write(dir.path(), "adr/001-minimal-valid.md", &text);
+    let out = run(
+        dir.path(),
+        &["validate", "adr/001-minimal-valid.md", "--format", "json"],
+    );
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut sections: Vec<String> = doc["files"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "template-hint-left")
+        .map(|f| f["message"].as_str().unwrap().to_owned())
+        .collect();
+    sections.sort();
+    for section in [
+        "Kontext",
+        "Entscheidung",
+        "Implementation",
+        "Akzeptanzkriterien",
+        "Konsequenzen",
+    ] {
+        assert!(
+            sections
+                .iter()
+                .any(|m| m.contains(&format!("\"{section}\""))),
+            "{section}: {sections:?}\n{}",
+            stdout(&out)
+        );
+    }
+}
