@@ -18,6 +18,9 @@ pub struct Engine {
     pub root: PathBuf,
     pub settings: Settings,
     pub rules: RuleSet,
+    /// The rules switched off (`rules.ignore`, `--ignore`, ...): their findings are
+    /// dropped from every report this engine makes.
+    selection: rules::selection::Selection,
     /// Compiled on first use: checking one named file never needs the globs.
     matcher: std::sync::OnceLock<AdrMatcher>,
     /// The concept candidates found in a folder (`concept.discover`), listed once per
@@ -132,16 +135,42 @@ impl Engine {
         rules_override: Option<&Path>,
     ) -> anyhow::Result<Engine> {
         let rules = config::load_rules_for(root, rules_override, settings.preset)?;
-        Ok(Engine::from_parts(root, settings, rules))
+        Engine::from_parts(root, settings, rules)
     }
 
-    fn from_parts(root: &Path, settings: Settings, rules: RuleSet) -> Engine {
-        Engine {
+    fn from_parts(root: &Path, settings: Settings, rules: RuleSet) -> anyhow::Result<Engine> {
+        let selection = if settings.rules == config::settings::RulesSettings::default() {
+            rules::selection::Selection::default()
+        } else {
+            rules::selection::Selection::from_settings(&settings.rules, &known_ids(&rules))
+                .map_err(anyhow::Error::msg)?
+        };
+        Ok(Engine {
             root: root.to_path_buf(),
             settings,
             rules,
+            selection,
             matcher: std::sync::OnceLock::new(),
             discovered: std::sync::Mutex::default(),
+        })
+    }
+
+    /// Apply the command line's `--ignore` / `--select` over the configuration's ignores.
+    pub fn choose_rules(&mut self, choice: &rules::selection::RuleChoice) -> anyhow::Result<()> {
+        if *choice == rules::selection::RuleChoice::default() {
+            return Ok(());
+        }
+        let known = known_ids(&self.rules);
+        self.selection
+            .choose(choice, &known)
+            .map_err(anyhow::Error::msg)
+    }
+
+    /// Drop the findings of rules switched off for the file at `path`.
+    pub fn retain_selected(&self, path: &Path, findings: &mut Vec<Finding>) {
+        if !self.selection.is_empty() {
+            let rel = crate::paths::relative_to(&self.root, path);
+            self.selection.retain(findings, rel.as_deref());
         }
     }
 
@@ -159,7 +188,7 @@ impl Engine {
             // A snapshot outside the work tree: its rules may have a parsed twin.
             config::load_rules_snapshot(config_root, settings.preset)?
         };
-        Ok(Engine::from_parts(root, settings, rules))
+        Engine::from_parts(root, settings, rules)
     }
 
     /// Hand over globs the caller already compiled (the hook needs them before the rules).
@@ -193,6 +222,7 @@ impl Engine {
                     path: crate::paths::display(&self.root, path),
                     findings: rules::phases::check(&text).1,
                 };
+                self.retain_selected(path, &mut report.findings);
                 report.sort();
                 Checked { report, adr: None }
             }
@@ -205,6 +235,7 @@ impl Engine {
                 };
                 let mut findings = rules::check(&adr, &ctx);
                 findings.extend(self.named_concept(path, &adr));
+                self.retain_selected(path, &mut findings);
                 let mut report = FileReport {
                     path: display,
                     findings,
@@ -445,10 +476,12 @@ impl Engine {
 
     /// A document that was not parsed: one finding says why.
     fn unparsed(&self, path: &Path, finding: Finding) -> Checked {
+        let mut findings = vec![finding];
+        self.retain_selected(path, &mut findings);
         Checked {
             report: FileReport {
                 path: crate::paths::display(&self.root, path),
-                findings: vec![finding],
+                findings,
             },
             adr: None,
         }
@@ -534,7 +567,8 @@ impl Engine {
         }
         let reports = checked
             .into_iter()
-            .map(|(_, mut c)| {
+            .map(|(path, mut c)| {
+                self.retain_selected(&path, &mut c.report.findings);
                 c.report.sort();
                 c.report
             })
@@ -590,6 +624,13 @@ impl Engine {
 }
 
 /// The rules across files (duplicate `adr_id`s, unknown `depends_on` numbers) over the
+/// Every id a finding of `rules` may carry: the built-in rules and the rules file's.
+fn known_ids(rules: &RuleSet) -> Vec<&str> {
+    let mut known: Vec<&str> = rules::registry().iter().map(|r| r.id).collect();
+    known.extend(rules.contextual.iter().map(|r| r.id.as_str()));
+    known
+}
+
 /// `checked` documents, each named by its path; their findings join the documents' reports
 /// (unsorted). `bystanders` take part without being reported: pre-commit passes the committed
 /// ADRs that could change a staged ADR's findings, whose own findings belong to other commits.

@@ -83,11 +83,19 @@ impl CommitCheck {
 }
 
 /// Check the commit-to-be of the repository found from `start` with `git_env`.
-pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCommitError> {
+/// `choice` (`--ignore` / `--select`) applies over the configuration's ignores.
+pub fn check_commit(
+    start: &Path,
+    git_env: &GitEnv,
+    choice: &crate::rules::selection::RuleChoice,
+) -> Result<CommitCheck, PreCommitError> {
     let repo = Repo::discover_with(start, git_env)?;
     let root = repo.work_tree().ok_or(GitError::Bare)?.to_path_buf();
     let staged = repo.staged_index()?;
-    let engine = Engine::load(&root, None).map_err(PreCommitError::Config)?;
+    let mut engine = Engine::load(&root, None).map_err(PreCommitError::Config)?;
+    engine
+        .choose_rules(choice)
+        .map_err(PreCommitError::Config)?;
     let mut outcome = CommitCheck {
         merge_in_progress: repo.merge_in_progress(),
         ..CommitCheck::default()
@@ -115,6 +123,9 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCo
     }
     reports.extend(check_staged_plans(&staged, &engine, &root)?);
     reports.extend(check_index_drift(&staged, &engine, &root));
+    for report in &mut reports {
+        engine.retain_selected(&root.join(&report.path), &mut report.findings);
+    }
     // Index order: the checked ADRs already are in it; the others join them by path.
     reports.sort_by(|a, b| a.path.cmp(&b.path));
     outcome.reports = reports;
@@ -435,8 +446,10 @@ impl<'a> Gate<'a> {
         }
         let reports = checked
             .into_iter()
-            .map(|(_, c)| {
+            .map(|(path, c)| {
                 let mut report = c.report;
+                // The rules across files add findings after the per-file ones were chosen.
+                self.engine.retain_selected(&path, &mut report.findings);
                 report.sort();
                 report
             })

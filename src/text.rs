@@ -160,6 +160,36 @@ fn escape(text: &str, keep_newlines: bool) -> Cow<'_, str> {
 }
 
 /// Lower-case hex of `bytes` (digests, MACs, keys of records).
+/// The candidate nearest to `word` by edit distance, if it is near enough to be what was
+/// meant (at most a third of the word's length, and at least one edit): a "did you mean".
+pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (word.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(word, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// The Levenshtein distance of `a` and `b` in characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != *cb))
+                .min(above + 1)
+                .min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
     bytes

@@ -117,6 +117,8 @@ pub enum Command {
         /// Concept document whose sections the ADR must cover (one ADR only).
         #[arg(long, value_name = "CONCEPT.md")]
         concept: Option<PathBuf>,
+        #[command(flatten)]
+        choice: RuleChoiceArgs,
     },
     /// List every rule: built-in and from the rules file.
     Rules {
@@ -156,6 +158,8 @@ pub enum Command {
         /// own text on stderr).
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
+        #[command(flatten)]
+        choice: RuleChoiceArgs,
     },
     /// Register helix-gate as a Claude Code, Codex, Gemini or Copilot CLI hook, or a git pre-commit hook.
     Install {
@@ -387,6 +391,29 @@ pub enum Scope {
 }
 
 /// Parse arguments and run the command.
+/// `--ignore` / `--select`: rules switched off or chosen for one run, over the
+/// configuration's `rules.ignore` (repeated or comma-separated, as in ruff).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RuleChoiceArgs {
+    /// Do not show or count this rule's findings (an id from `helix-gate rules`;
+    /// repeat it or separate ids with commas).
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    ignore: Vec<String>,
+    /// Show and count only this rule's findings (repeat it or separate ids with commas);
+    /// it wins over the configuration's `rules.ignore`, not over `--ignore`.
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    select: Vec<String>,
+}
+
+impl From<RuleChoiceArgs> for crate::rules::selection::RuleChoice {
+    fn from(args: RuleChoiceArgs) -> Self {
+        crate::rules::selection::RuleChoice {
+            ignore: args.ignore,
+            select: args.select,
+        }
+    }
+}
+
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     if let Some(preset) = cli.preset {
         crate::config::preset::set_cli_override(preset.into());
@@ -397,11 +424,18 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
             format,
             rules,
             concept,
-        } => validate::validate(&paths, format, rules.as_deref(), concept.as_deref()),
+            choice,
+        } => validate::validate(
+            &paths,
+            format,
+            rules.as_deref(),
+            concept.as_deref(),
+            &choice.into(),
+        ),
         Command::Rules { rules } => validate::list_rules(rules.as_deref()),
         Command::Explain { id, rules } => validate::explain(&id, rules.as_deref()),
         Command::Hook { scope, agent, .. } => Ok(hook::run(scope == Scope::User, agent)),
-        Command::PreCommit { format } => precommit::run(format),
+        Command::PreCommit { format, choice } => precommit::run(format, &choice.into()),
         Command::Install {
             target,
             scope,

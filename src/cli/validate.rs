@@ -10,6 +10,7 @@ use super::{ExitStatus, ReportFormat};
 use crate::config::RuleSet;
 use crate::diagnostic::FileReport;
 use crate::engine::{Engine, read_limited};
+use crate::rules::selection::RuleChoice;
 use crate::text::escape_controls;
 use crate::{render, rules};
 
@@ -18,9 +19,11 @@ pub(super) fn validate(
     format: ReportFormat,
     rules_file: Option<&Path>,
     concept: Option<&Path>,
+    choice: &RuleChoice,
 ) -> anyhow::Result<ExitStatus> {
     let root = current_root();
-    let engine = Engine::load(&root, rules_file)?;
+    let mut engine = Engine::load(&root, rules_file)?;
+    engine.choose_rules(choice)?;
     super::terminal::print_settings_problems(&engine.settings.problems);
     let mut files = Vec::new();
     let mut across = paths.is_empty();
@@ -55,6 +58,7 @@ pub(super) fn validate(
                 anyhow::anyhow!("cannot check {}: {e}", escape_controls(&report.path))
             })?;
             report.findings.extend(more);
+            engine.retain_selected(file, &mut report.findings);
             report.sort();
         }
     }
@@ -77,6 +81,7 @@ pub(super) fn validate(
                     report.findings.push(finding);
                 }
             }
+            engine.retain_selected(&files[0], &mut report.findings);
             report.sort();
         }
     }

@@ -28,6 +28,7 @@ pub struct Settings {
     pub new: NewSettings,
     pub sessions: SessionsSettings,
     pub concept: ConceptSettings,
+    pub rules: RulesSettings,
     /// Keys of the repository's file whose value was out of range or of the wrong
     /// type: each fell back to the built-in value ([`ValueProblem`]). Never read
     /// from a file.
@@ -162,6 +163,19 @@ pub struct ConceptSettings {
     /// finds `output/subagent-approval.md` for `output/ADR-subagent-approval.md`. Empty:
     /// no discovery.
     pub discover: Vec<String>,
+}
+
+/// Rules switched off by id, everywhere or below some paths (`helix-gate rules` lists
+/// the ids). Only here, in the protected configuration: an ADR's own text can never
+/// silence a rule.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RulesSettings {
+    /// Rule ids whose findings are never shown and never count, in every file.
+    pub ignore: Vec<String>,
+    /// Globs of repository-relative paths (`/` separated) mapped to the rule ids ignored in
+    /// the files they match: `{"adr/legacy/**": [section-too-short]}`.
+    pub per_path_ignores: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// What `{slug}` stands for in a `concept.discover` pattern.
@@ -438,6 +452,7 @@ impl Settings {
                     "{slug}.md",
                 ]),
             },
+            rules: RulesSettings::default(),
             problems: Vec::new(),
         }
     }
@@ -571,6 +586,7 @@ impl Settings {
             .chain(&self.adr.exclude)
             .chain(&self.step_marker.paths)
             .chain(&self.sessions.paths)
+            .chain(self.rules.per_path_ignores.keys())
         {
             GlobBuilder::new(pattern)
                 .literal_separator(true)
@@ -706,7 +722,9 @@ impl Globs {
     }
 }
 
-fn build_globs(patterns: &[String]) -> Result<Globs, String> {
+/// Compile globs matched against repository-relative paths (`*` and `?` stop at `/`,
+/// `**` spans folders, `{a,b}` alternatives).
+pub fn build_globs(patterns: &[String]) -> Result<Globs, String> {
     let mut alternatives = Vec::new();
     for pattern in patterns {
         GlobBuilder::new(pattern)

@@ -404,6 +404,7 @@ pub(super) fn post_check(
                 checked.adr.as_ref(),
                 engine.matcher(),
             ));
+            engine.retain_selected(&path, &mut report.findings);
             // The hook's process ends with this answer: freeing the rules and the
             // parsed ADR would only delay it (~0.15 M instructions on the seed ADR).
             std::mem::forget(checked.adr);

@@ -73,6 +73,7 @@ pub mod input;
 pub mod numbering;
 pub mod phases;
 pub mod sections;
+pub mod selection;
 pub mod template;
 
 use std::fmt;
