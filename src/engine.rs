@@ -139,12 +139,18 @@ impl Engine {
     }
 
     fn from_parts(root: &Path, settings: Settings, rules: RuleSet) -> anyhow::Result<Engine> {
-        let selection = if settings.rules == config::settings::RulesSettings::default() {
-            rules::selection::Selection::default()
-        } else {
-            rules::selection::Selection::from_settings(&settings.rules, &known_ids(&rules))
-                .map_err(anyhow::Error::msg)?
-        };
+        let choice = rules::selection::cli_choice();
+        let mut selection = rules::selection::Selection::default();
+        if settings.rules != config::settings::RulesSettings::default() || choice.is_some() {
+            let known = known_ids(&rules);
+            selection = rules::selection::Selection::from_settings(&settings.rules, &known)
+                .map_err(anyhow::Error::msg)?;
+            if let Some(choice) = choice {
+                selection
+                    .choose(choice, &known)
+                    .map_err(anyhow::Error::msg)?;
+            }
+        }
         Ok(Engine {
             root: root.to_path_buf(),
             settings,
@@ -153,17 +159,6 @@ impl Engine {
             matcher: std::sync::OnceLock::new(),
             discovered: std::sync::Mutex::default(),
         })
-    }
-
-    /// Apply the command line's `--ignore` / `--select` over the configuration's ignores.
-    pub fn choose_rules(&mut self, choice: &rules::selection::RuleChoice) -> anyhow::Result<()> {
-        if *choice == rules::selection::RuleChoice::default() {
-            return Ok(());
-        }
-        let known = known_ids(&self.rules);
-        self.selection
-            .choose(choice, &known)
-            .map_err(anyhow::Error::msg)
     }
 
     /// Drop the findings of rules switched off for the file at `path`.

@@ -83,19 +83,11 @@ impl CommitCheck {
 }
 
 /// Check the commit-to-be of the repository found from `start` with `git_env`.
-/// `choice` (`--ignore` / `--select`) applies over the configuration's ignores.
-pub fn check_commit(
-    start: &Path,
-    git_env: &GitEnv,
-    choice: &crate::rules::selection::RuleChoice,
-) -> Result<CommitCheck, PreCommitError> {
+pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCommitError> {
     let repo = Repo::discover_with(start, git_env)?;
     let root = repo.work_tree().ok_or(GitError::Bare)?.to_path_buf();
     let staged = repo.staged_index()?;
-    let mut engine = Engine::load(&root, None).map_err(PreCommitError::Config)?;
-    engine
-        .choose_rules(choice)
-        .map_err(PreCommitError::Config)?;
+    let engine = Engine::load(&root, None).map_err(PreCommitError::Config)?;
     let mut outcome = CommitCheck {
         merge_in_progress: repo.merge_in_progress(),
         ..CommitCheck::default()

@@ -55,6 +55,8 @@ pub struct GateArgs {
     /// gate's findings, or human text.
     #[arg(long, value_enum, default_value_t = ReportFormat::Json)]
     format: ReportFormat,
+    #[command(flatten)]
+    choice: super::RuleChoiceArgs,
 }
 
 /// The gate's findings through the CI renderers `validate` uses; SARIF documents the
@@ -80,6 +82,7 @@ fn status(outcome: Outcome) -> ExitStatus {
 }
 
 pub(super) fn run(args: GateArgs) -> anyhow::Result<ExitStatus> {
+    args.choice.clone().record();
     let root = current_root();
     if let (Some(plan), Some(phase)) = (&args.phases, &args.phase) {
         let result = run_phase(&root, plan, phase);

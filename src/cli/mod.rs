@@ -405,12 +405,13 @@ pub struct RuleChoiceArgs {
     select: Vec<String>,
 }
 
-impl From<RuleChoiceArgs> for crate::rules::selection::RuleChoice {
-    fn from(args: RuleChoiceArgs) -> Self {
-        crate::rules::selection::RuleChoice {
-            ignore: args.ignore,
-            select: args.select,
-        }
+impl RuleChoiceArgs {
+    /// Hand the flags to every engine this command loads.
+    fn record(self) {
+        crate::rules::selection::set_cli_choice(crate::rules::selection::RuleChoice {
+            ignore: self.ignore,
+            select: self.select,
+        });
     }
 }
 
@@ -425,17 +426,17 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
             rules,
             concept,
             choice,
-        } => validate::validate(
-            &paths,
-            format,
-            rules.as_deref(),
-            concept.as_deref(),
-            &choice.into(),
-        ),
+        } => {
+            choice.record();
+            validate::validate(&paths, format, rules.as_deref(), concept.as_deref())
+        }
         Command::Rules { rules } => validate::list_rules(rules.as_deref()),
         Command::Explain { id, rules } => validate::explain(&id, rules.as_deref()),
         Command::Hook { scope, agent, .. } => Ok(hook::run(scope == Scope::User, agent)),
-        Command::PreCommit { format, choice } => precommit::run(format, &choice.into()),
+        Command::PreCommit { format, choice } => {
+            choice.record();
+            precommit::run(format)
+        }
         Command::Install {
             target,
             scope,

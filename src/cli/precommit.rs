@@ -15,13 +15,10 @@ use crate::render::commit::{Blocking, command_target};
 use crate::render::{self, plural};
 
 /// Entry point of `helix-gate pre-commit`, run by git from the work tree root.
-pub(super) fn run(
-    format: Option<ReportFormat>,
-    choice: &crate::rules::selection::RuleChoice,
-) -> anyhow::Result<ExitStatus> {
+pub(super) fn run(format: Option<ReportFormat>) -> anyhow::Result<ExitStatus> {
     let claude = env::var(env::CLAUDECODE).as_deref() == Some("1");
     let start = std::env::current_dir().context("cannot determine the current directory")?;
-    let (text, status) = match precommit::check_commit(&start, &GitEnv::from_process(), choice) {
+    let (text, status) = match precommit::check_commit(&start, &GitEnv::from_process()) {
         Ok(outcome) => {
             let status = if outcome.blocks() {
                 ExitStatus::Failure

@@ -10,7 +10,6 @@ use super::{ExitStatus, ReportFormat};
 use crate::config::RuleSet;
 use crate::diagnostic::FileReport;
 use crate::engine::{Engine, read_limited};
-use crate::rules::selection::RuleChoice;
 use crate::text::escape_controls;
 use crate::{render, rules};
 
@@ -19,11 +18,9 @@ pub(super) fn validate(
     format: ReportFormat,
     rules_file: Option<&Path>,
     concept: Option<&Path>,
-    choice: &RuleChoice,
 ) -> anyhow::Result<ExitStatus> {
     let root = current_root();
-    let mut engine = Engine::load(&root, rules_file)?;
-    engine.choose_rules(choice)?;
+    let engine = Engine::load(&root, rules_file)?;
     super::terminal::print_settings_problems(&engine.settings.problems);
     let mut files = Vec::new();
     let mut across = paths.is_empty();

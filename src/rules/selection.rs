@@ -19,6 +19,23 @@ pub struct RuleChoice {
     pub select: Vec<String>,
 }
 
+static CLI_CHOICE: std::sync::OnceLock<RuleChoice> = std::sync::OnceLock::new();
+
+/// Record `--ignore` / `--select` of the command line, once, before any command runs;
+/// every engine then applies them over the configuration's ignores. Process-wide, as the
+/// `--preset` flag ([`crate::config::preset::set_cli_override`]): `validate`, `pre-commit`
+/// and `gate` load their engines in many places, and the flags must reach all alike.
+pub fn set_cli_choice(choice: RuleChoice) {
+    if choice != RuleChoice::default() {
+        let _ = CLI_CHOICE.set(choice);
+    }
+}
+
+/// The command line's `--ignore` / `--select`, when given.
+pub fn cli_choice() -> Option<&'static RuleChoice> {
+    CLI_CHOICE.get()
+}
+
 /// An id that names no rule, with where it was written and the nearest known id.
 #[derive(Debug, thiserror::Error)]
 #[error(

@@ -284,3 +284,28 @@ fn the_hook_honours_the_configuration_ignore() {
         );
     }
 }
+
+#[test]
+fn gate_honours_ignore_and_select() {
+    let root = repo("");
+    write(root.path(), "adr/001-x.md", bad_adr());
+    let gate = |extra: &[&str]| {
+        let mut args = vec![
+            "gate",
+            "adr_complete",
+            "--file",
+            "adr/001-x.md",
+            "--semantic",
+            "false",
+        ];
+        args.extend_from_slice(extra);
+        run(root.path(), &args)
+    };
+    let out = gate(&[]);
+    assert_eq!(code(&out), 1, "{}", stdout(&out));
+    assert!(stdout(&out).contains("section-missing"), "{}", stdout(&out));
+    let out = gate(&["--ignore", "section-missing"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let out = gate(&["--select", "template-placeholder"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+}
