@@ -253,7 +253,11 @@ fn pre_commit_honours_the_configuration_and_its_flags() {
 }
 
 fn post_write(root: &Path, rel: &str) -> Value {
-    json!({"session_id": "s", "cwd": root, "hook_event_name": "PostToolUse",
+    post_write_in(root, "s", rel)
+}
+
+fn post_write_in(root: &Path, session: &str, rel: &str) -> Value {
+    json!({"session_id": session, "cwd": root, "hook_event_name": "PostToolUse",
            "tool_name": "Write", "tool_input": {"file_path": root.join(rel), "content": "…"}})
 }
 
@@ -308,4 +312,44 @@ fn gate_honours_ignore_and_select() {
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     let out = gate(&["--select", "template-placeholder"]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+}
+
+/// An ignore written during a session (as the gated model might) waits for the next
+/// session or `helix-gate trust`: the session's copy of the configuration decides.
+#[test]
+fn an_ignore_added_during_the_session_does_not_unblock_it() {
+    let repo = ScratchRepo::empty();
+    repo.write("src/lib.rs", "");
+    repo.write("config/approvals.yaml", NO_APPROVAL);
+    repo.write("config/helix-gate.yaml", "");
+    repo.commit_all("init");
+    let start = json!({"session_id": "s", "cwd": repo.path(),
+                       "hook_event_name": "SessionStart", "source": "startup"});
+    hook(repo.path(), &start);
+    repo.write(
+        "config/helix-gate.yaml",
+        "rules:\n  ignore: [section-missing]\n",
+    );
+    repo.write("adr/001-x.md", bad_adr());
+    let answer = hook(
+        repo.path(),
+        &post_write_in(repo.path(), "s", "adr/001-x.md"),
+    );
+    let reason = answer
+        .as_ref()
+        .and_then(|a| a["reason"].as_str())
+        .unwrap_or_default();
+    assert!(reason.contains("section-missing"), "{answer:?}");
+    // A new session starts with the changed configuration.
+    let start = json!({"session_id": "t", "cwd": repo.path(),
+                       "hook_event_name": "SessionStart", "source": "startup"});
+    hook(repo.path(), &start);
+    let answer = hook(
+        repo.path(),
+        &post_write_in(repo.path(), "t", "adr/001-x.md"),
+    );
+    assert!(
+        answer.as_ref().and_then(|a| a.get("decision")).is_none(),
+        "{answer:?}"
+    );
 }
