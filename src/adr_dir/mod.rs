@@ -12,6 +12,7 @@ pub mod concept_path;
 pub mod doctor;
 pub mod finalize;
 pub mod index_table;
+pub mod init;
 pub mod journal;
 pub mod lock;
 pub mod moves;

@@ -274,6 +274,13 @@ pub enum Command {
         #[arg(long)]
         write: bool,
     },
+    /// Write config/helix-gate.yaml for the ADRs this repository has (their format and
+    /// folder, found; or `init --preset madr|nygard|helix`), then print the next steps.
+    Init {
+        /// Replace an existing config/helix-gate.yaml.
+        #[arg(long)]
+        force: bool,
+    },
     /// Repository-wide ADR health: numbers, links, index and every file's validation.
     Doctor {
         /// Output format of the findings.
@@ -460,6 +467,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
             force,
         } => adr_dir::finalize(&draft, dry_run, force),
         Command::Index { check, write } => adr_dir::index(check, write),
+        Command::Init { force } => adr_dir::init(cli.preset.map(Into::into), force),
         Command::Doctor { format } => adr_dir::doctor(format),
         Command::Key { action, out } => key::run(action, out.as_deref()),
         Command::Trust { show, revoke } => trust::run(if show {

@@ -32,6 +32,7 @@ mod hostile_integrity;
 mod hostile_journal;
 mod hostile_precommit;
 mod hostile_terminal;
+mod init;
 mod language;
 mod marketplace;
 mod mcp;
