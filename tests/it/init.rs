@@ -97,3 +97,33 @@ fn init_refuses_to_replace_a_configuration_without_force() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(stdout(&out).starts_with("replaced config/helix-gate.yaml (preset helix"));
 }
+
+#[test]
+fn doctor_shows_the_configuration_in_effect_and_the_git_hook() {
+    let repo = crate::support::repo::ScratchRepo::empty();
+    repo.write("docs/adr/0001-first.md", madr_adr("First"));
+    assert_eq!(code(&repo.helix(&["init"])), 0);
+
+    let text = stdout(&repo.helix(&["doctor"]));
+    for line in [
+        "Configuration in effect:\n  info: preset: madr (from config/helix-gate.yaml)\n",
+        "  info: ADR directory: docs/adr\n  info: ADR globs: docs/adr/**/*.md\n",
+        "  info: config/helix-gate.yaml: in effect\n",
+        "  info: config/adr-completeness-rules.yaml: does not exist, built-in preset madr (config/presets/madr.yaml) in effect\n",
+        "git pre-commit hook:\n  info: .git/hooks/pre-commit: not installed;",
+        "  info: project: .claude/settings.json does not exist (not registered)\n",
+    ] {
+        assert!(text.contains(line), "{line}\n---\n{text}");
+    }
+    assert!(
+        !text.contains("ok: project: .claude/settings.json does not exist"),
+        "{text}"
+    );
+
+    assert_eq!(code(&repo.helix(&["install", "git"])), 0);
+    let text = stdout(&repo.helix(&["doctor"]));
+    assert!(
+        text.contains("git pre-commit hook:\n  ok: .git/hooks/pre-commit: installed\n"),
+        "{text}"
+    );
+}
