@@ -14,6 +14,7 @@ pub mod finalize;
 pub mod index_table;
 pub mod init;
 pub mod journal;
+pub mod list;
 pub mod lock;
 pub mod moves;
 pub mod new;

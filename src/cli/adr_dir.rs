@@ -306,3 +306,59 @@ pub(super) fn init(
         }
     }
 }
+
+/// `helix-gate list [--format human|json]`.
+pub(super) fn list(format: super::Format) -> anyhow::Result<ExitStatus> {
+    let listing = adr_dir::list::run(&current_root())?;
+    if format == super::Format::Json {
+        print(&format!("{}\n", serde_json::to_string_pretty(&listing)?))?;
+        return Ok(ExitStatus::Success);
+    }
+    if listing.adrs.is_empty() {
+        print(&format!(
+            "no ADRs in {}/\n",
+            escape_controls(&listing.directory)
+        ))?;
+        return Ok(ExitStatus::Success);
+    }
+    let shown = |value: &Option<String>| {
+        value
+            .as_deref()
+            .map_or_else(|| "-".to_owned(), |v| escape_controls(v).into_owned())
+    };
+    let rows: Vec<[String; 4]> = listing
+        .adrs
+        .iter()
+        .map(|adr| {
+            [
+                shown(&adr.number),
+                shown(&adr.title),
+                shown(&adr.status),
+                escape_controls(&adr.path).into_owned(),
+            ]
+        })
+        .collect();
+    let header = ["NUMBER", "TITLE", "STATUS", "FILE"].map(str::to_owned);
+    let mut widths = [0usize; 4];
+    for row in std::iter::once(&header).chain(&rows) {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(&rows) {
+        let mut line = String::new();
+        for (i, (cell, width)) in row.iter().zip(widths).enumerate() {
+            if i + 1 == row.len() {
+                line.push_str(cell);
+            } else {
+                let pad = width - cell.chars().count();
+                let _ = write!(line, "{cell}{}  ", " ".repeat(pad));
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    print(&out)?;
+    Ok(ExitStatus::Success)
+}

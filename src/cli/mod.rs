@@ -281,6 +281,12 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// List the ADRs of the ADR directory: number, title, status and file.
+    List {
+        /// Output: a table for people, or JSON.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// Repository-wide ADR health: numbers, links, index and every file's validation.
     Doctor {
         /// Output format of the findings.
@@ -468,6 +474,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         } => adr_dir::finalize(&draft, dry_run, force),
         Command::Index { check, write } => adr_dir::index(check, write),
         Command::Init { force } => adr_dir::init(cli.preset.map(Into::into), force),
+        Command::List { format } => adr_dir::list(format),
         Command::Doctor { format } => adr_dir::doctor(format),
         Command::Key { action, out } => key::run(action, out.as_deref()),
         Command::Trust { show, revoke } => trust::run(if show {

@@ -34,6 +34,7 @@ mod hostile_precommit;
 mod hostile_terminal;
 mod init;
 mod language;
+mod list;
 mod marketplace;
 mod mcp;
 mod new;
