@@ -235,3 +235,130 @@ pub(super) fn doctor(format: ReportFormat) -> anyhow::Result<ExitStatus> {
     }
     Ok(status)
 }
+
+/// `helix-gate init [--preset NAME] [--force]`: exit 2 when the configuration exists.
+pub(super) fn init(
+    preset: Option<crate::config::Preset>,
+    force: bool,
+) -> anyhow::Result<ExitStatus> {
+    let root = current_root();
+    match adr_dir::init::run(&root, preset, force)? {
+        adr_dir::init::Outcome::Exists { display } => {
+            print_stderr(&format!(
+                "helix-gate: error: {} already exists; nothing was written (edit it, or `helix-gate init --force` to replace it)\n",
+                escape_controls(&display)
+            ));
+            Ok(ExitStatus::Error)
+        }
+        adr_dir::init::Outcome::Written {
+            display,
+            preset,
+            detected,
+            found,
+            replaced,
+            ..
+        } => {
+            let verb = if replaced { "replaced" } else { "wrote" };
+            let mut out = format!("{verb} {} (preset {preset}", escape_controls(&display));
+            match (&found, detected) {
+                (Some(found), true) => {
+                    let _ = write!(
+                        out,
+                        ", detected from {} in {}/",
+                        plural(found.files, "file"),
+                        escape_controls(&found.directory)
+                    );
+                }
+                (Some(found), false) => {
+                    let _ = write!(out, ", ADRs in {}/", escape_controls(&found.directory));
+                }
+                (None, true) => out.push_str(", the default: no ADRs found"),
+                (None, false) => {}
+            }
+            out.push_str(")\n\nnext steps:\n");
+            for (command, what) in [
+                ("helix-gate validate", "check the ADRs now"),
+                (
+                    "helix-gate install claude",
+                    "gate Claude Code's writes to ADRs (codex, gemini, copilot too)",
+                ),
+                (
+                    "helix-gate install git",
+                    "check staged ADRs before every commit",
+                ),
+                (
+                    "helix-gate doctor",
+                    "see what is in effect and what is missing",
+                ),
+            ] {
+                let _ = writeln!(out, "  {command:<27} {what}");
+            }
+            out.push_str(
+                "  or, with the pre-commit framework, in .pre-commit-config.yaml:\n    - repo: <your helix-gate clone's URL>\n      rev: <tag>\n      hooks:\n        - id: helix-gate\n",
+            );
+            if preset != crate::config::Preset::Helix {
+                out.push_str(
+                    "          always_run: true  # its `files` pattern matches the helix layout only\n",
+                );
+            }
+            print(&out)?;
+            Ok(ExitStatus::Success)
+        }
+    }
+}
+
+/// `helix-gate list [--format human|json]`.
+pub(super) fn list(format: super::Format) -> anyhow::Result<ExitStatus> {
+    let listing = adr_dir::list::run(&current_root())?;
+    if format == super::Format::Json {
+        print(&format!("{}\n", serde_json::to_string_pretty(&listing)?))?;
+        return Ok(ExitStatus::Success);
+    }
+    if listing.adrs.is_empty() {
+        print(&format!(
+            "no ADRs in {}/\n",
+            escape_controls(&listing.directory)
+        ))?;
+        return Ok(ExitStatus::Success);
+    }
+    let shown = |value: &Option<String>| {
+        value
+            .as_deref()
+            .map_or_else(|| "-".to_owned(), |v| escape_controls(v).into_owned())
+    };
+    let rows: Vec<[String; 4]> = listing
+        .adrs
+        .iter()
+        .map(|adr| {
+            [
+                shown(&adr.number),
+                shown(&adr.title),
+                shown(&adr.status),
+                escape_controls(&adr.path).into_owned(),
+            ]
+        })
+        .collect();
+    let header = ["NUMBER", "TITLE", "STATUS", "FILE"].map(str::to_owned);
+    let mut widths = [0usize; 4];
+    for row in std::iter::once(&header).chain(&rows) {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(&rows) {
+        let mut line = String::new();
+        for (i, (cell, width)) in row.iter().zip(widths).enumerate() {
+            if i + 1 == row.len() {
+                line.push_str(cell);
+            } else {
+                let pad = width - cell.chars().count();
+                let _ = write!(line, "{cell}{}  ", " ".repeat(pad));
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    print(&out)?;
+    Ok(ExitStatus::Success)
+}

@@ -361,11 +361,17 @@ pub(super) fn uninstall(target: InstallTarget, s: Scope) -> anyhow::Result<ExitS
 /// The part of `doctor` about reaching sessions: where the hook is registered and
 /// whether sessions started in the configured session folders load it.
 pub(super) fn print_registrations(root: &std::path::Path) -> anyhow::Result<()> {
+    use crate::install::in_effect;
     use crate::install::registrations::{self, Level};
     let settings = crate::config::Settings::load(root)?;
     let opted_in = root.join(crate::config::settings::SETTINGS_PATH).is_file();
     let mut text = String::new();
     for (title, lines) in [
+        (
+            "Configuration in effect",
+            in_effect::settings_lines(root, &settings),
+        ),
+        ("git pre-commit hook", vec![in_effect::git_hook_line(root)]),
         (
             "Claude Code hook registrations",
             registrations::report(root, &settings.sessions.paths, opted_in),
@@ -387,6 +393,7 @@ pub(super) fn print_registrations(root: &std::path::Path) -> anyhow::Result<()> 
         for line in lines {
             let label = match line.level {
                 Level::Ok => "ok",
+                Level::Info => "info",
                 Level::Warning => "warning",
             };
             let _ = writeln!(

@@ -278,6 +278,19 @@ pub enum Command {
         #[arg(long)]
         write: bool,
     },
+    /// Write config/helix-gate.yaml for the ADRs this repository has (their format and
+    /// folder, found; or `init --preset madr|nygard|helix`), then print the next steps.
+    Init {
+        /// Replace an existing config/helix-gate.yaml.
+        #[arg(long)]
+        force: bool,
+    },
+    /// List the ADRs of the ADR directory: number, title, status and file.
+    List {
+        /// Output: a table for people, or JSON.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// Repository-wide ADR health: numbers, links, index and every file's validation.
     Doctor {
         /// Output format of the findings.
@@ -495,6 +508,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
             force,
         } => adr_dir::finalize(&draft, dry_run, force),
         Command::Index { check, write } => adr_dir::index(check, write),
+        Command::Init { force } => adr_dir::init(cli.preset.map(Into::into), force),
+        Command::List { format } => adr_dir::list(format),
         Command::Doctor { format } => adr_dir::doctor(format),
         Command::Key { action, out } => key::run(action, out.as_deref()),
         Command::Trust { show, revoke } => trust::run(if show {

@@ -144,6 +144,31 @@ fn exists(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok()
 }
 
+/// What the pre-commit hook of a hooks directory is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// No pre-commit hook.
+    Missing,
+    /// helix-gate's shim (a file or a link to one); `chained`: a pre-commit.local runs first.
+    Shim { chained: bool },
+    /// Some other hook.
+    Foreign,
+}
+
+/// The state of the pre-commit hook in the hooks directory `dir`.
+pub fn state(dir: &Path) -> State {
+    let hook = dir.join(HOOK);
+    if !exists(&hook) {
+        State::Missing
+    } else if is_shim(&hook) || is_linked_shim(&hook) {
+        State::Shim {
+            chained: exists(&dir.join(LOCAL)),
+        }
+    } else {
+        State::Foreign
+    }
+}
+
 /// Install the shim into `dir` (created if missing). Idempotent; never overwrites a foreign hook.
 pub fn install_into(dir: &Path) -> Result<Installed, InstallError> {
     std::fs::create_dir_all(dir).map_err(io("cannot create", dir))?;

@@ -6,5 +6,6 @@ pub mod codex_config;
 pub mod copilot;
 pub mod gemini;
 pub mod git;
+pub mod in_effect;
 pub mod record;
 pub mod registrations;

@@ -64,6 +64,8 @@ pub struct Registration {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
     Ok,
+    /// A fact, neither good nor bad (e.g. an agent the hook is not registered for).
+    Info,
     Warning,
 }
 
@@ -75,9 +77,15 @@ pub struct Line {
 }
 
 impl Line {
-    fn ok(text: String) -> Line {
+    pub(crate) fn ok(text: String) -> Line {
         Line {
             level: Level::Ok,
+            text,
+        }
+    }
+    pub(crate) fn info(text: String) -> Line {
+        Line {
+            level: Level::Info,
             text,
         }
     }
@@ -122,7 +130,7 @@ pub fn report(root: &Path, session_paths: &[String], opted_in: bool) -> Vec<Line
         ));
     }
     if session_paths.is_empty() {
-        lines.push(Line::ok(
+        lines.push(Line::info(
             "no session folders configured (sessions.paths in config/helix-gate.yaml); sessions started below the repository root load only the user registration or their own folder's settings".to_owned(),
         ));
     }
@@ -154,8 +162,8 @@ fn describe(r: &Registration, opted_in: bool) -> Line {
     let name = scope_name(r.scope);
     let path = shown(r.scope);
     match &r.entry {
-        Entry::NoFile => Line::ok(format!("{name}: {path} does not exist (not registered)")),
-        Entry::NotRegistered => Line::ok(format!("{name}: {path}: not registered")),
+        Entry::NoFile => Line::info(format!("{name}: {path} does not exist (not registered)")),
+        Entry::NotRegistered => Line::info(format!("{name}: {path}: not registered")),
         Entry::Unreadable(why) => Line::warning(format!("{name}: {path}: {why}")),
         Entry::Registered { events, user_scope } => {
             let events = events.join(", ");
@@ -307,9 +315,9 @@ pub fn codex_report(root: &Path, opted_in: bool) -> Vec<Line> {
             ))
         });
     }
-    if !any && lines.iter().all(|l| l.level == Level::Ok) {
+    if !any && lines.iter().all(|l| l.level != Level::Warning) {
         // Nothing registered and nothing wrong: one line says it.
-        return vec![Line::ok(format!(
+        return vec![Line::info(format!(
             "not registered ({}, $CODEX_HOME/hooks.json); `helix-gate install codex` registers it",
             codex::PROJECT_HOOKS
         ))];
@@ -387,7 +395,7 @@ pub fn gemini_report(root: &Path, opted_in: bool) -> Vec<Line> {
         });
     }
     if !any && !lines.iter().any(|l| l.text.contains(LOST)) {
-        return vec![Line::ok(format!(
+        return vec![Line::info(format!(
             "not registered ({}, ~/.gemini/settings.json); `helix-gate install gemini` registers it",
             gemini::PROJECT_SETTINGS
         ))];
@@ -427,7 +435,7 @@ pub fn copilot_report(root: &Path, opted_in: bool) -> Vec<Line> {
         });
     }
     if !any && !lines.iter().any(|l| l.text.contains(LOST)) {
-        return vec![Line::ok(format!(
+        return vec![Line::info(format!(
             "not registered ({}, ~/.copilot/hooks/helix-gate.json); `helix-gate install copilot` registers it",
             copilot::PROJECT_HOOKS
         ))];
@@ -443,7 +451,7 @@ const LOST: &str = "not registered any more";
 /// [`super::record`]) and it was removed or rewritten since.
 fn not_registered(path: &Path, name: &str, shown: &str, agent: &str) -> Line {
     if !super::record::was_registered(path) {
-        return Line::ok(format!("{name}: {shown}: not registered"));
+        return Line::info(format!("{name}: {shown}: not registered"));
     }
     let scope = if name == "user" { " --scope user" } else { "" };
     Line::warning(format!(
@@ -505,7 +513,7 @@ fn session_lines(root: &Path, pattern: &str, user_reaches: bool) -> Vec<Line> {
         } else {
             // Not a warning: `sessions.paths` has a default (the HELIX layout), and a
             // repository without such folders has nothing that misses the hook yet.
-            Line::ok(format!(
+            Line::info(format!(
                 "no folder matches `{pattern}` yet; sessions started there would NOT load the hook: {ways}"
             ))
         }];
@@ -531,7 +539,7 @@ fn session_lines(root: &Path, pattern: &str, user_reaches: bool) -> Vec<Line> {
         }
     }
     if folders.len() > MAX_LISTED {
-        lines.push(Line::ok(format!(
+        lines.push(Line::info(format!(
             "... {} more folder(s) match `{pattern}`",
             folders.len() - MAX_LISTED
         )));
@@ -669,5 +677,6 @@ mod tests {
         let lines = session_lines(root, "other/*", false);
         assert_eq!(lines.len(), 1);
         assert!(lines[0].text.contains("would NOT load"), "{lines:?}");
+        assert_eq!(lines[0].level, Level::Info, "{lines:?}");
     }
 }
