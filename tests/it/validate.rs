@@ -443,3 +443,21 @@ fn seed_004_template_hints_without_brackets_are_errors() {
         );
     }
 }
+
+#[test]
+fn a_mistyped_subcommand_or_flag_gets_a_suggestion() {
+    let out = run(&manifest_dir(), &["validat"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("similar subcommand exists: 'validate'"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&manifest_dir(), &["validate", "--formt", "json"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("a similar argument exists: '--format'"),
+        "{}",
+        stderr(&out)
+    );
+}
