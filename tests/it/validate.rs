@@ -461,3 +461,19 @@ fn a_mistyped_subcommand_or_flag_gets_a_suggestion() {
         stderr(&out)
     );
 }
+
+#[test]
+fn explain_suggests_the_nearest_rule_id() {
+    let repo = scratch_repo();
+    let out = run(repo.path(), &["explain", "sectionmissing"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no rule with id `sectionmissing`; did you mean `section-missing`?"),
+        "{}",
+        stderr(&out)
+    );
+    // Nothing near: no suggestion.
+    let out = run(repo.path(), &["explain", "qqqq"]);
+    assert_eq!(code(&out), 2);
+    assert!(!stderr(&out).contains("did you mean"), "{}", stderr(&out));
+}
