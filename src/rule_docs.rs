@@ -91,6 +91,25 @@ impl RuleList {
     }
 }
 
+/// The rule id nearest to the unknown `id` for "did you mean": built-in and contextual
+/// ids, scored as clap scores subcommands (Jaro similarity above 0.7). None when
+/// nothing comes near.
+pub fn nearest(root: &Path, id: &str, rules_file: Option<&Path>) -> Option<String> {
+    let builtin = crate::rules::registry()
+        .into_iter()
+        .map(|rule| rule.id.to_owned());
+    // A broken rules file is reported elsewhere; the built-in ids still help.
+    let contextual: Vec<String> = crate::config::load_rules(root, rules_file)
+        .map(|set| set.contextual.into_iter().map(|rule| rule.id).collect())
+        .unwrap_or_default();
+    builtin
+        .chain(contextual)
+        .map(|candidate| (strsim::jaro(id, &candidate), candidate))
+        .filter(|(score, _)| *score > 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, candidate)| candidate)
+}
+
 /// The documentation of rule `id` as `helix-gate explain` prints it; None when no rule,
 /// contextual rule or reviewer check has that id. A built-in rule is answered without
 /// reading the rules file.

@@ -25,7 +25,7 @@ use anyhow::{Context as _, bail};
 
 use super::catalog::{Catalog, format_number_width};
 use super::lock::Lock;
-use super::{Workspace, slug};
+use super::{Workspace, index_table, slug};
 use crate::engine::Engine;
 
 /// The shipped templates by name.
@@ -109,6 +109,9 @@ pub enum Outcome {
         template: String,
         /// The file's text: the template with its fields filled in.
         text: String,
+        /// The ADR directory's INDEX.md as the user should type it, when `new` added
+        /// the ADR's row to it (only where an INDEX.md is kept already).
+        index: Option<String>,
     },
     /// The file exists already; nothing was written.
     Exists { display: String },
@@ -243,6 +246,7 @@ pub fn make(
             root: &root,
             mode,
             template: name,
+            title,
             slug,
             show: &show,
             fill: &fill,
@@ -257,6 +261,7 @@ struct Making<'a> {
     mode: Mode,
     /// The template's name.
     template: String,
+    title: &'a str,
     slug: String,
     /// A path as the user should type it.
     show: &'a dyn Fn(&Path) -> String,
@@ -312,7 +317,7 @@ fn numbered(making: &Making<'_>, engine: Engine) -> anyhow::Result<Outcome> {
         });
     }
     let text = fill(&id, &number.to_string());
-    create(
+    let outcome = create(
         root,
         path,
         text,
@@ -320,7 +325,68 @@ fn numbered(making: &Making<'_>, engine: Engine) -> anyhow::Result<Outcome> {
         Place::AdrDirectory(id),
         making.template.clone(),
         mode,
-    )
+    )?;
+    match outcome {
+        Outcome::Created {
+            path,
+            display,
+            place,
+            template,
+            text,
+            index: None,
+        } if mode == Mode::Write => {
+            // Still under the lock: no finalize adds a row between the read and the write.
+            let index = add_index_row(root, &ws, number, making.title, &path, &text, show)?;
+            Ok(Outcome::Created {
+                path,
+                display,
+                place,
+                template,
+                text,
+                index,
+            })
+        }
+        other => Ok(other),
+    }
+}
+
+/// Add the new ADR's row to the ADR directory's INDEX.md, as `finalize` does, so the next
+/// `doctor` does not fail on `new`'s own output; nothing where no INDEX.md is kept.
+fn add_index_row(
+    root: &Path,
+    ws: &Workspace,
+    number: u32,
+    title: &str,
+    path: &Path,
+    text: &str,
+    show: &dyn Fn(&Path) -> String,
+) -> anyhow::Result<Option<String>> {
+    let index_path = ws.index_path();
+    let Some(index_text) = super::read_optional(&index_path)? else {
+        return Ok(None);
+    };
+    let adr = crate::adr::Adr::parse(text);
+    let row = index_table::NewRow {
+        number: Some(number),
+        width: ws.engine.settings.adr.number_width,
+        title: title.to_owned(),
+        link: super::catalog::link_from(&ws.dir, path),
+        status: adr
+            .front_matter()
+            .and_then(|fm| fm.status.valid())
+            .map(|s| s.trim().to_owned())
+            .unwrap_or_default(),
+        summary: crate::adr::catalog::summary(&adr),
+    };
+    let updated = index_table::add_row(Some(&index_text), &row);
+    crate::fs::atomic::write(root, &index_path, updated.as_bytes()).with_context(|| {
+        format!(
+            "{} was created, but its row could not be added to {} (run `helix-gate index --write`)",
+            show(path),
+            show(&index_path)
+        )
+    })?;
+    Ok(Some(show(&index_path)))
 }
 
 /// Create `path` with `text`, never over an existing file: [`Outcome::Created`], or
@@ -353,6 +419,7 @@ fn create(
             place,
             template,
             text,
+            index: None,
         }),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(Outcome::Exists { display }),
         Err(e) => Err(e).with_context(|| format!("cannot write {display}")),

@@ -38,6 +38,7 @@ pub(super) fn new(title: &str) -> anyhow::Result<ExitStatus> {
             display,
             place,
             template,
+            index,
             ..
         } => {
             let shown = escape_controls(&display);
@@ -50,6 +51,9 @@ pub(super) fn new(title: &str) -> anyhow::Result<ExitStatus> {
                     format!("created {shown} (ADR-{id}, template {template})\n")
                 }
             };
+            if let Some(index) = index {
+                let _ = writeln!(out, "added its row to {}", escape_controls(&index));
+            }
             let _ = writeln!(
                 out,
                 "next: replace every <...> placeholder, then `helix-gate validate {shown}`"

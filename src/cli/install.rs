@@ -51,6 +51,25 @@ fn copilot_scope(scope: Scope) -> anyhow::Result<copilot::Scope> {
     }
 }
 
+/// Where the reviewers' timeouts come from, as the install summary names it: the
+/// repository's config/approvals.yaml only when it exists.
+fn approvals_source(root: &std::path::Path) -> &'static str {
+    if root
+        .join(crate::config::protected::APPROVALS_PATH)
+        .is_file()
+    {
+        "from config/approvals.yaml"
+    } else {
+        "from the built-in approval settings"
+    }
+}
+
+/// The first existing session folder (`sessions.paths`), if any.
+fn session_folder(root: &std::path::Path) -> Option<String> {
+    let settings = crate::config::Settings::load(root).ok()?;
+    crate::install::registrations::first_session_folder(root, &settings.sessions.paths)
+}
+
 fn scope(scope: Scope) -> claude::Scope {
     match scope {
         Scope::Project => claude::Scope::Project,
@@ -84,17 +103,25 @@ pub(super) fn install(target: InstallTarget, s: Scope, trust: Trust) -> anyhow::
                 },
             );
             print(&format!(
-                "helix-gate hook registered in {} (PreToolUse and PostToolUse on Write|Edit|MultiEdit, Stop, SessionStart)\nStop timeout: {stop_timeout} s ({why}, from config/approvals.yaml)\n",
-                path.display()
+                "helix-gate hook registered in {} (PreToolUse and PostToolUse on Write|Edit|MultiEdit, Stop, SessionStart)\nStop timeout: {stop_timeout} s ({why}, {})\n",
+                path.display(),
+                approvals_source(&root)
             ))?;
             if s == Scope::User {
                 print(&user_scope_prompt_context(&root)?)?;
             }
-            print_stderr(if s == Scope::User {
-                "helix-gate: note: registered for every Claude Code session on this machine; it checks only repositories that have config/helix-gate.yaml (an empty file is enough) and does nothing elsewhere\n"
-            } else {
-                "helix-gate: warning: Claude Code sessions started in a subdirectory of this repository (e.g. projects/sessions/<id>/) are their own project and do not load this file, so the hook will not run in them. To reach them: `helix-gate install claude --scope user` (every session; repositories opt in with config/helix-gate.yaml), a .claude/settings.json written into the session folder, or `claude --settings FILE`. See `helix-gate doctor`.\n"
-            });
+            if s == Scope::User {
+                print_stderr(
+                    "helix-gate: note: registered for every Claude Code session on this machine; it checks only repositories that have config/helix-gate.yaml (an empty file is enough) and does nothing elsewhere\n",
+                );
+            } else if let Some(folder) = session_folder(&root) {
+                // Only where session folders exist: elsewhere the warning names a
+                // problem the repository does not have.
+                print_stderr(&format!(
+                    "helix-gate: warning: Claude Code sessions started in a subdirectory of this repository (e.g. {}/) are their own project and do not load this file, so the hook will not run in them. To reach them: `helix-gate install claude --scope user` (every session; repositories opt in with config/helix-gate.yaml), a .claude/settings.json written into the session folder, or `claude --settings FILE`. See `helix-gate doctor`.\n",
+                    crate::text::escape_controls(&folder)
+                ));
+            }
         }
         InstallTarget::Git => {
             let (hook, done) = git::install()?;
@@ -131,10 +158,11 @@ fn install_codex(scope: codex::Scope, trust: Trust) -> anyhow::Result<()> {
     record::registered(&installed.path);
     let events: Vec<&str> = installed.reviews.iter().map(|r| r.event.as_str()).collect();
     let mut text = format!(
-        "helix-gate hook registered for Codex CLI in {} ({}; PreToolUse and PostToolUse on {})\nStop timeout: {stop_timeout} s (from config/approvals.yaml)\n",
+        "helix-gate hook registered for Codex CLI in {} ({}; PreToolUse and PostToolUse on {})\nStop timeout: {stop_timeout} s ({})\n",
         installed.path.display(),
         events.join(", "),
-        codex::TOOL_MATCHER
+        codex::TOOL_MATCHER,
+        approvals_source(&root)
     );
     let mut config = CodexConfig::load()?;
     let mut changed = false;
@@ -209,11 +237,12 @@ fn install_gemini(scope: gemini::Scope) -> anyhow::Result<()> {
     let (path, events) = gemini::install(&root, scope, stop_timeout)?;
     record::registered(&path);
     let mut text = format!(
-        "helix-gate hook registered for Gemini CLI in {} ({}; BeforeTool and AfterTool on {})\nAfterAgent timeout: {} ms (from config/approvals.yaml)\n",
+        "helix-gate hook registered for Gemini CLI in {} ({}; BeforeTool and AfterTool on {})\nAfterAgent timeout: {} ms ({})\n",
         path.display(),
         events.join(", "),
         gemini::TOOL_MATCHER,
-        stop_timeout * 1000
+        stop_timeout * 1000,
+        approvals_source(&root)
     );
     if scope == gemini::Scope::Project {
         if gemini::folder_trusted(&root) != Some(true) {
@@ -245,9 +274,10 @@ fn install_copilot(scope: copilot::Scope) -> anyhow::Result<()> {
     let (path, events) = copilot::install(&root, scope, stop_timeout)?;
     record::registered(&path);
     let mut text = format!(
-        "helix-gate hook registered for Copilot CLI in {} ({}; every tool, Copilot has no matcher for them)\nStop timeout: {stop_timeout} s (from config/approvals.yaml)\n",
+        "helix-gate hook registered for Copilot CLI in {} ({}; every tool, Copilot has no matcher for them)\nStop timeout: {stop_timeout} s ({})\n",
         path.display(),
-        events.join(", ")
+        events.join(", "),
+        approvals_source(&root)
     );
     if scope == copilot::Scope::Project {
         text.push_str("Before Copilot runs it: Copilot loads a repository's .github/hooks/ once the folder is trusted (its prompt at startup); `copilot -p` loads them only in a trusted folder or with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true.\n");

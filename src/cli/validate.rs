@@ -133,9 +133,16 @@ pub(super) fn explain(id: &str, rules_file: Option<&Path>) -> anyhow::Result<Exi
         print(&text)?;
         return Ok(ExitStatus::Success);
     }
-    eprintln!(
-        "helix-gate: error: no rule with id `{}` (see `helix-gate rules`)",
-        escape_controls(id)
-    );
+    match crate::rule_docs::nearest(&current_root(), id, rules_file) {
+        Some(near) => eprintln!(
+            "helix-gate: error: no rule with id `{}`; did you mean `{}`? (see `helix-gate rules`)",
+            escape_controls(id),
+            escape_controls(&near)
+        ),
+        None => eprintln!(
+            "helix-gate: error: no rule with id `{}` (see `helix-gate rules`)",
+            escape_controls(id)
+        ),
+    }
     Ok(ExitStatus::Error)
 }

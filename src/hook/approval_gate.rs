@@ -346,7 +346,7 @@ fn act_on_reviews(
                     EscalationKind::Review,
                     rel,
                     &rules,
-                    &format!("review {failures} of {max_reviews}"),
+                    &format!("review {} of {max_reviews}", failures.min(max_reviews)),
                     &format!(
                         "approval still {}, escalated to you ({}); the Stop gate starts no further review of {rel} in this session; run `helix-gate approve {rel}` when it is ready",
                         result.verdict().as_str(),

@@ -244,7 +244,9 @@ pub(super) fn decide(
             Verdict::Block
         } else {
             if charge.first_escalation {
-                let attempts = format!("attempt {attempt}/{budget}");
+                // The escalating save is past the budget (`attempt` is `budget + 1`); the
+                // line shows the budget's own number: "attempt 3/3", never "4/3".
+                let attempts = format!("attempt {}/{budget}", attempt.min(budget));
                 let why = escalation(&charge, budget);
                 if f.target == STEP_TARGET {
                     let (step, applied) =

@@ -72,7 +72,7 @@ impl EscalationKind {
 /// `helix-gate escalation: <kind> <target>: <rules> after <attempts>; <what happens now>`
 ///
 /// `target` is the file (repository-relative) or `-`; `rules` the rule ids joined
-/// by `,` or `-`; `attempts` e.g. `attempt 4/3` or `review 4 of 4`. Line breaks in
+/// by `,` or `-`; `attempts` e.g. `attempt 3/3` or `review 4 of 4` (never past the budget). Line breaks in
 /// any part become spaces, so one escalation is always one line.
 pub fn escalation_line(
     kind: EscalationKind,
@@ -253,12 +253,12 @@ mod tests {
             EscalationKind::Budget,
             "adr/001-x.md",
             &["sections.required".into(), "a.b".into(), "a.b".into()],
-            "attempt 4/3",
+            "attempt 3/3",
             "no longer blocked;\nrun `helix-gate validate adr/001-x.md`",
         );
         assert_eq!(
             line,
-            "helix-gate escalation: budget adr/001-x.md: a.b,sections.required after attempt 4/3; no longer blocked; run `helix-gate validate adr/001-x.md`"
+            "helix-gate escalation: budget adr/001-x.md: a.b,sections.required after attempt 3/3; no longer blocked; run `helix-gate validate adr/001-x.md`"
         );
         assert!(
             escalation_line(

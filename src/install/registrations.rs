@@ -553,6 +553,15 @@ fn session_lines(root: &Path, pattern: &str, user_reaches: bool) -> Vec<Line> {
     lines
 }
 
+/// The first existing folder that one of the `sessions.paths` patterns matches (a bad
+/// glob matches nothing here; `doctor` reports it): `install` warns about sessions in
+/// subdirectories only where there are any.
+pub fn first_session_folder(root: &Path, session_paths: &[String]) -> Option<String> {
+    session_paths
+        .iter()
+        .find_map(|pattern| matching_folders(root, pattern).ok()?.into_iter().next())
+}
+
 /// The folders below `root` that `pattern` matches (relative, `/` separated,
 /// sorted), looked for below the pattern's literal prefix within [`MAX_DEPTH`]
 /// levels; hidden folders (`.git`, `.helix-gate`) are skipped.

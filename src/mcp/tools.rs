@@ -290,8 +290,11 @@ fn explain(scope: &Scope, call: &Call) -> Result<Answer, String> {
     match crate::rule_docs::explain(scope.root(), id, None).map_err(|e| format!("{e:#}"))? {
         Some(text) => Ok(Answer::ok(text, None)),
         None => Err(format!(
-            "no rule with id `{}` (list_rules lists every rule)",
-            crate::text::escape_controls(id)
+            "no rule with id `{}`{} (list_rules lists every rule)",
+            crate::text::escape_controls(id),
+            crate::rule_docs::nearest(scope.root(), id, None)
+                .map(|near| format!("; did you mean `{}`?", crate::text::escape_controls(&near)))
+                .unwrap_or_default()
         )),
     }
 }

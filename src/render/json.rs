@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 
-use crate::diagnostic::{FileReport, Summary};
+use crate::config::RuleSet;
+use crate::diagnostic::{FileReport, Finding, Summary};
 
 /// Version of the `--format json` document; bumped on any incompatible change.
 pub const JSON_SCHEMA_VERSION: u32 = 1;
@@ -11,8 +12,23 @@ pub const JSON_SCHEMA_VERSION: u32 = 1;
 struct JsonDocument<'a> {
     schema: &'static str,
     version: u32,
-    files: &'a [FileReport],
+    files: Vec<JsonFile<'a>>,
     summary: Summary,
+}
+
+#[derive(Serialize)]
+struct JsonFile<'a> {
+    path: &'a str,
+    findings: Vec<JsonFinding<'a>>,
+}
+
+/// A finding with `url`, its rule's section of the book (the SARIF `helpUri`), as
+/// ruff's JSON has: the reader goes from the finding to the rule's documentation.
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    #[serde(flatten)]
+    finding: &'a Finding,
+    url: String,
 }
 
 /// The documented JSON form (see docs/src/output-formats.md).
@@ -27,10 +43,32 @@ pub fn document(reports: &[FileReport]) -> serde_json::Value {
 
 impl<'a> JsonDocument<'a> {
     fn of(reports: &'a [FileReport]) -> Self {
+        // Parsed once per document, not once per finding.
+        let shipped = RuleSet::builtin().ok();
+        let url = |id: &str| {
+            let on_page = crate::rules::find(id).is_some()
+                || shipped
+                    .as_ref()
+                    .is_some_and(|set| set.contextual.iter().any(|rule| rule.id == id));
+            super::sarif::help_uri(id, on_page)
+        };
         JsonDocument {
             schema: "helix-gate/validate",
             version: JSON_SCHEMA_VERSION,
-            files: reports,
+            files: reports
+                .iter()
+                .map(|report| JsonFile {
+                    path: &report.path,
+                    findings: report
+                        .findings
+                        .iter()
+                        .map(|finding| JsonFinding {
+                            finding,
+                            url: url(&finding.rule),
+                        })
+                        .collect(),
+                })
+                .collect(),
             summary: Summary::of(reports),
         }
     }
@@ -49,5 +87,17 @@ mod tests {
         assert_eq!(v["summary"]["errors"], 1);
         assert_eq!(v["files"][0]["findings"][1]["line"], 57);
         assert!(v["files"][0]["findings"][1].get("hint").is_none());
+        let rules_page = format!(
+            "{}/blob/main/docs/src/reference/rules.md",
+            super::super::sarif::REPOSITORY_URL
+        );
+        assert_eq!(
+            v["files"][0]["findings"][0]["url"],
+            format!("{rules_page}#major-needs-migration")
+        );
+        assert_eq!(
+            v["files"][0]["findings"][1]["url"],
+            format!("{rules_page}#acceptance-criteria-min")
+        );
     }
 }

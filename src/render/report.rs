@@ -338,18 +338,24 @@ fn verdicts(out: &mut String, data: &ReportData) {
     out.push_str("</section>");
 }
 
-/// A polyline of `values` over the day axis.
+/// A polyline of `values` over the day axis; a single day (a polyline of one point
+/// draws nothing) is a dot, so the first day's charts are not empty.
 fn line(out: &mut String, values: &[f64], max: f64, step: f64, color: &str) {
-    let points: Vec<String> = values
+    let points: Vec<(f64, f64)> = values
         .iter()
         .enumerate()
-        .map(|(i, v)| {
-            format!(
-                "{:.1},{:.1}",
-                LEFT + f(i) * step + step / 2.0,
-                H - scale(*v, max, H)
-            )
-        })
+        .map(|(i, v)| (LEFT + f(i) * step + step / 2.0, H - scale(*v, max, H)))
+        .collect();
+    if let [(x, y)] = points.as_slice() {
+        let _ = write!(
+            out,
+            "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"4\" fill=\"{color}\"/>"
+        );
+        return;
+    }
+    let points: Vec<String> = points
+        .iter()
+        .map(|(x, y)| format!("{x:.1},{y:.1}"))
         .collect();
     let _ = write!(
         out,
@@ -509,6 +515,18 @@ mod tests {
         assert!(page.contains("demo &lt;repo&gt;"));
         assert!(page.contains("&lt;script&gt;alert(1)"));
         assert!(!page.contains("<script"));
+    }
+
+    #[test]
+    fn a_single_day_is_drawn_as_a_point() {
+        // A polyline of one point draws nothing: the first day's charts were empty.
+        let page = html(&sample());
+        let latency = page
+            .split("aria-label=\"hook latency\"")
+            .nth(1)
+            .and_then(|rest| rest.split("</svg>").next())
+            .unwrap();
+        assert_eq!(latency.matches("<circle").count(), 2, "{latency}");
     }
 
     #[test]

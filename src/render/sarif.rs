@@ -22,7 +22,7 @@ const RULES_PAGE: &str = "docs/src/reference/rules.md";
 
 /// The section of `id` on the rules page (its heading is the id), or the page itself for
 /// a rule the page does not have (a contextual rule of the repository's own rules file).
-fn help_uri(id: &str, on_page: bool) -> String {
+pub(super) fn help_uri(id: &str, on_page: bool) -> String {
     if on_page {
         format!("{REPOSITORY_URL}/blob/main/{RULES_PAGE}#{}", anchor(id))
     } else {

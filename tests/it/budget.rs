@@ -128,7 +128,7 @@ fn saves_that_do_not_improve_escalate_after_the_budget() {
     let message = spent["systemMessage"].as_str().unwrap();
     assert!(
         message.starts_with("helix-gate escalation: budget adr/")
-            && message.contains(" after attempt 4/3; still fails 1 check(s), escalated to you (all 3 attempts used without fewer failing checks, 5 failing tries"),
+            && message.contains(" after attempt 3/3; still fails 1 check(s), escalated to you (all 3 attempts used without fewer failing checks, 5 failing tries"),
         "{message}"
     );
     let last = log(root).pop().unwrap();

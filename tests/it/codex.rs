@@ -207,7 +207,7 @@ fn every_codex_answer_fits_codexs_schema_from_a_save_to_the_escalation() {
     assert_eq!(escalated.as_object().unwrap().len(), 1, "{escalated}");
     assert!(
         escalated["systemMessage"].as_str().unwrap().starts_with(
-            "helix-gate escalation: budget adr/040-x.md: section-missing after attempt 4/3;"
+            "helix-gate escalation: budget adr/040-x.md: section-missing after attempt 3/3;"
         ),
         "{escalated}"
     );
@@ -684,7 +684,7 @@ fn the_escalation_line_reaches_codexs_client_and_the_reviews_match_codexs_hashes
         .collect();
     assert!(
         warnings.iter().any(|w| w.starts_with(
-            "helix-gate escalation: budget adr/040-x.md: section-missing after attempt 4/3;"
+            "helix-gate escalation: budget adr/040-x.md: section-missing after attempt 3/3;"
         )),
         "the escalation line must reach the client as the Stop hook's warning: {warnings:#?}"
     );

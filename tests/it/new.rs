@@ -513,3 +513,34 @@ fn new_refuses_a_file_the_gate_would_skip() {
     );
     assert!(!repo.path().join("adr/008-lazy-rule-loading.md").exists());
 }
+
+#[test]
+fn new_adds_its_row_to_a_kept_index_so_doctor_stays_green() {
+    let repo = helix_repo();
+    let out = run(repo.path(), &["index", "--write"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let out = run(repo.path(), &["doctor"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let out = run(repo.path(), &["new", "Cache layer"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("INDEX.md"), "{}", stdout(&out));
+    let index = std::fs::read_to_string(repo.path().join("adr/INDEX.md")).unwrap();
+    assert!(index.contains("008-cache-layer.md"), "{index}");
+    // Doctor finds the placeholders the user has still to fill in, nothing about INDEX.md.
+    let out = run(repo.path(), &["doctor"]);
+    assert!(!stdout(&out).contains("[index-"), "{}", stdout(&out));
+    // Filled in, the ADR and its row still agree.
+    let adr = repo.path().join("adr/008-cache-layer.md");
+    let text = std::fs::read_to_string(&adr).unwrap();
+    std::fs::write(&adr, fill(&text, &first)).unwrap();
+    let out = run(repo.path(), &["doctor"]);
+    assert!(!stdout(&out).contains("[index-"), "{}", stdout(&out));
+}
+
+#[test]
+fn new_creates_no_index_where_none_is_kept() {
+    let repo = helix_repo();
+    let out = run(repo.path(), &["new", "Cache layer"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!repo.path().join("adr/INDEX.md").exists());
+}

@@ -75,10 +75,10 @@ fn assert_script_output(stream: &str) {
     assert_eq!(annotated[0]["kind"], "budget");
     assert_eq!(annotated[0]["target"], "adr/040-x.md");
     assert_eq!(annotated[0]["rules"], json!(["section-missing"]));
-    assert_eq!(annotated[0]["attempts"], "attempt 2/1");
+    assert_eq!(annotated[0]["attempts"], "attempt 1/1");
     assert_eq!(annotated[1]["hook"], "Stop");
     assert_eq!(annotated[1]["kind"], "step-marker");
-    assert_eq!(annotated[1]["attempts"], "attempt 2/1");
+    assert_eq!(annotated[1]["attempts"], "attempt 1/1");
     let blocks = script(&["--blocks"], stream);
     assert_eq!(
         blocks
@@ -88,7 +88,7 @@ fn assert_script_output(stream: &str) {
         "{blocks}"
     );
     assert!(
-        blocks.contains("<summary>helix-gate escalation: budget adr/040-x.md</summary>\n> rules: section-missing\n> attempts: attempt 2/1\n> now: still fails"),
+        blocks.contains("<summary>helix-gate escalation: budget adr/040-x.md</summary>\n> rules: section-missing\n> attempts: attempt 1/1\n> now: still fails"),
         "{blocks}"
     );
 }
@@ -150,7 +150,7 @@ fn escalations_reach_stream_json_as_informational_system_events() {
     assert_eq!(lines.len(), 1);
     assert!(
         lines[0].starts_with(
-            "helix-gate escalation: budget adr/040-x.md: section-missing after attempt 2/1; still fails 1 check(s), escalated to you"
+            "helix-gate escalation: budget adr/040-x.md: section-missing after attempt 1/1; still fails 1 check(s), escalated to you"
         ),
         "{lines:?}"
     );
@@ -163,7 +163,7 @@ fn escalations_reach_stream_json_as_informational_system_events() {
     );
     assert!(
         lines[0].starts_with(
-            "helix-gate escalation: step-marker output/response.md: step-marker after attempt 2/1; fallback applied"
+            "helix-gate escalation: step-marker output/response.md: step-marker after attempt 1/1; fallback applied"
         ),
         "{lines:?}"
     );

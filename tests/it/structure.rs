@@ -150,3 +150,35 @@ fn doctor_warns_when_the_plugins_fixed_stop_timeout_is_shorter_than_the_config_n
     let out = with_home(repo.path(), home.path(), &["doctor"], &[]);
     assert!(!stdout(&out).contains("stop-timeout"), "{}", stdout(&out));
 }
+
+#[test]
+fn install_claude_warns_about_session_folders_only_where_there_are_some() {
+    let repo = scratch_repo();
+    let out = run(repo.path(), &["install", "claude"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!stderr(&out).contains("subdirectory"), "{}", stderr(&out));
+    // No config/approvals.yaml: the output does not name it.
+    assert!(!stdout(&out).contains("approvals.yaml"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("built-in approval settings"),
+        "{}",
+        stdout(&out)
+    );
+
+    std::fs::create_dir_all(repo.path().join("projects/sessions/s1")).unwrap();
+    write(repo.path(), "config/approvals.yaml", "{}\n");
+    let out = run(repo.path(), &["install", "claude"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "sessions started in a subdirectory of this repository (e.g. projects/sessions/s1/)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("from config/approvals.yaml"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -443,3 +443,37 @@ fn seed_004_template_hints_without_brackets_are_errors() {
         );
     }
 }
+
+#[test]
+fn a_mistyped_subcommand_or_flag_gets_a_suggestion() {
+    let out = run(&manifest_dir(), &["validat"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("similar subcommand exists: 'validate'"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&manifest_dir(), &["validate", "--formt", "json"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("a similar argument exists: '--format'"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn explain_suggests_the_nearest_rule_id() {
+    let repo = scratch_repo();
+    let out = run(repo.path(), &["explain", "sectionmissing"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no rule with id `sectionmissing`; did you mean `section-missing`?"),
+        "{}",
+        stderr(&out)
+    );
+    // Nothing near: no suggestion.
+    let out = run(repo.path(), &["explain", "qqqq"]);
+    assert_eq!(code(&out), 2);
+    assert!(!stderr(&out).contains("did you mean"), "{}", stderr(&out));
+}
