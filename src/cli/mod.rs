@@ -156,6 +156,10 @@ pub enum Command {
         /// own text on stderr).
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
+        /// Check these files from the work tree instead of what is staged (the ADRs among
+        /// them; the pre-commit framework passes the names it selected).
+        #[arg(value_name = "FILE")]
+        files: Vec<std::path::PathBuf>,
     },
     /// Register helix-gate as a Claude Code, Codex, Gemini or Copilot CLI hook, or a git pre-commit hook.
     Install {
@@ -401,7 +405,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Rules { rules } => validate::list_rules(rules.as_deref()),
         Command::Explain { id, rules } => validate::explain(&id, rules.as_deref()),
         Command::Hook { scope, agent, .. } => Ok(hook::run(scope == Scope::User, agent)),
-        Command::PreCommit { format } => precommit::run(format),
+        Command::PreCommit { format, files } => precommit::run(format, &files),
         Command::Install {
             target,
             scope,

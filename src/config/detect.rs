@@ -42,7 +42,7 @@ impl Detected {
     /// The settings that check the detected folder with the detected preset.
     pub fn settings(&self) -> Result<Settings, SettingsError> {
         let folder = &self.folder;
-        if self.preset == Preset::Helix && folder == "adr" {
+        if self.is_default() {
             return Ok(Settings::builtin());
         }
         // HELIX names single ADRs `ADR-*.md` anywhere; the defaults keep finding them.
@@ -56,6 +56,12 @@ impl Detected {
             self.preset
         );
         Settings::from_layers_with(Some(&overlay), "detected layout", None)
+    }
+
+    /// Whether the detected layout is the built-in one (HELIX ADRs in `adr/`), which
+    /// the defaults check anyway.
+    pub fn is_default(&self) -> bool {
+        self.preset == Preset::Helix && self.folder == "adr"
     }
 
     /// The one line that says what was detected.
