@@ -125,6 +125,26 @@ pub fn detect(root: &Path) -> Option<Detected> {
     })
 }
 
+/// Whether a repository-relative path is named like an ADR: a numbered `NNN-*.md` in one
+/// of [`FOLDERS`] (or below one), or `ADR-*.md` anywhere. The hook tells the model when
+/// such a file lies outside the configured globs instead of passing it in silence.
+pub fn looks_like_adr(rel: &str) -> bool {
+    let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+    let lower = name.to_ascii_lowercase();
+    let Some(stem) = lower.strip_suffix(".md") else {
+        return false;
+    };
+    if stem.starts_with("adr-") {
+        return true;
+    }
+    let digits = stem.chars().take_while(char::is_ascii_digit).count();
+    let numbered = digits > 0 && stem[digits..].starts_with('-');
+    numbered
+        && FOLDERS.iter().any(|folder| {
+            dir == *folder || (dir.starts_with(folder) && dir[folder.len()..].starts_with('/'))
+        })
+}
+
 /// The format a folder is named after by its tools' defaults.
 fn folder_default(folder: &str) -> Preset {
     match folder {
@@ -241,6 +261,28 @@ mod tests {
         let settings = found.settings().unwrap();
         assert_eq!(settings.preset, Preset::Nygard);
         assert!(settings.matcher().is_adr("docs/adr/0001-use-y.md"));
+    }
+
+    #[test]
+    fn adr_like_names() {
+        for rel in [
+            "docs/adr/001-x.md",
+            "docs/decisions/0007-use-y.md",
+            "adr/sub/12-z.md",
+            "notes/ADR-7.md",
+            "ADR-cache.md",
+        ] {
+            assert!(looks_like_adr(rel), "{rel}");
+        }
+        for rel in [
+            "docs/adr/README.md",
+            "notes/001-x.md",
+            "docs/adr/001-x.txt",
+            "docs/adrx/001-x.md",
+            "docs/adr/v1-x.md",
+        ] {
+            assert!(!looks_like_adr(rel), "{rel}");
+        }
     }
 
     #[test]
