@@ -23,9 +23,11 @@ pub(super) fn validate(
     // Without configuration the repository's own layout decides, never a silent
     // `0 files checked` of a folder the defaults do not know.
     let unconfigured = rules_file.is_none() && detect::unconfigured(&root);
+    // HELIX ADRs in `adr/` are the defaults: nothing to say or change.
     let detected = (unconfigured && paths.is_empty())
         .then(|| detect::detect(&root))
-        .flatten();
+        .flatten()
+        .filter(|found| !found.is_default());
     let engine = match &detected {
         Some(found) => {
             eprintln!("{}", found.note());
