@@ -82,23 +82,32 @@ pub struct FilesCheck {
     pub skipped: usize,
     /// As [`CommitCheck::detected`].
     pub detected: Option<Detected>,
+    /// A repository without configuration where no known ADR folder was found. (A
+    /// commit does not say it: one that stages no ADR passes in silence.)
+    pub nothing_found: bool,
 }
 
 /// The engine for the work tree at `root`: its configuration, or without one the
-/// layout detected there ([`detect`]), returned when it is not the built-in one.
-fn load_engine(root: &Path) -> Result<(Engine, Option<Detected>), PreCommitError> {
-    if detect::unconfigured(root)
-        && let Some(found) = detect::detect(root).filter(|d| !d.is_default())
-    {
-        let engine = found
-            .settings()
-            .map_err(anyhow::Error::from)
-            .and_then(|settings| Engine::with_settings(root, settings, None))
-            .map_err(PreCommitError::Config)?;
-        return Ok((engine, Some(found)));
+/// layout detected there ([`detect`]), returned when it is not the built-in one; and
+/// whether a repository without configuration showed no known ADR folder at all.
+fn load_engine(root: &Path) -> Result<(Engine, Option<Detected>, bool), PreCommitError> {
+    let mut nothing_found = false;
+    if detect::unconfigured(root) {
+        match detect::detect(root) {
+            Some(found) if !found.is_default() => {
+                let engine = found
+                    .settings()
+                    .map_err(anyhow::Error::from)
+                    .and_then(|settings| Engine::with_settings(root, settings, None))
+                    .map_err(PreCommitError::Config)?;
+                return Ok((engine, Some(found), false));
+            }
+            Some(_) => {}
+            None => nothing_found = true,
+        }
     }
     let engine = Engine::load(root, None).map_err(PreCommitError::Config)?;
-    Ok((engine, None))
+    Ok((engine, None, nothing_found))
 }
 
 /// Check the named files from the work tree of the repository found from `start`: the
@@ -111,7 +120,7 @@ pub fn check_files(
 ) -> Result<FilesCheck, PreCommitError> {
     let repo = Repo::discover_with(start, git_env)?;
     let root = repo.work_tree().ok_or(GitError::Bare)?.to_path_buf();
-    let (engine, detected) = load_engine(&root)?;
+    let (engine, detected, nothing_found) = load_engine(&root)?;
     let mut chosen = Vec::new();
     let mut skipped = 0;
     for file in files {
@@ -130,6 +139,7 @@ pub fn check_files(
         read_errors,
         skipped,
         detected,
+        nothing_found,
     })
 }
 
@@ -154,7 +164,7 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCo
     let repo = Repo::discover_with(start, git_env)?;
     let root = repo.work_tree().ok_or(GitError::Bare)?.to_path_buf();
     let staged = repo.staged_index()?;
-    let (engine, detected) = load_engine(&root)?;
+    let (engine, detected, _) = load_engine(&root)?;
     let mut outcome = CommitCheck {
         merge_in_progress: repo.merge_in_progress(),
         detected,

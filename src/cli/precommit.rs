@@ -26,6 +26,8 @@ pub(super) fn run(format: Option<ReportFormat>, files: &[PathBuf]) -> anyhow::Re
     }
     let (text, status) = match precommit::check_commit(&start, &GitEnv::from_process()) {
         Ok(outcome) => {
+            // Nothing found says nothing here: a commit that stages no ADR (or deletes
+            // the last one) passes in silence, as it always has.
             if let Some(found) = &outcome.detected {
                 eprintln!("{}", found.note());
             }
@@ -72,6 +74,8 @@ fn run_files(
     };
     if let Some(found) = &outcome.detected {
         eprintln!("{}", found.note());
+    } else if outcome.nothing_found && outcome.reports.is_empty() {
+        eprintln!("{}", crate::config::detect::nothing_found_note());
     }
     for err in &outcome.read_errors {
         eprintln!(

@@ -1106,3 +1106,18 @@ fn an_unconfigured_madr_repository_is_checked_at_commit() {
         "{err}"
     );
 }
+
+/// `pre-commit FILE...` (`pre-commit run --all-files`) in a repository without
+/// configuration and without ADRs: it passes, and says where it looked.
+#[test]
+fn an_unconfigured_repository_without_adrs_says_where_it_looked() {
+    let repo = ScratchRepo::new();
+    repo.write("notes/plan.md", "# Plan\n");
+    let out = repo.helix(&["pre-commit", "notes/plan.md", "README.md"]);
+    assert_passes(&out);
+    assert!(
+        stderr(&out).contains("no ADRs found; looked in docs/decisions"),
+        "{}",
+        stderr(&out)
+    );
+}
