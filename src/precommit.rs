@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use crate::adr::{self, Adr};
 use crate::approval::ApprovalLookup;
 use crate::config::AdrMatcher;
+use crate::config::detect::{self, Detected};
 use crate::diagnostic::{FileReport, Finding, Severity};
 use crate::engine::{self, Checked, Engine};
 use crate::git::{EntryKind, GitEnv, GitError, LinkError, Repo, StagedEntry, StagedIndex};
@@ -64,6 +65,82 @@ pub struct CommitCheck {
     pub notes: Vec<Finding>,
     /// A merge is being concluded (`MERGE_HEAD` exists): a state, not a finding.
     pub merge_in_progress: bool,
+    /// The layout detected in a repository without configuration, when it is not the
+    /// built-in one.
+    pub detected: Option<Detected>,
+}
+
+/// The result of checking named files of the work tree (`pre-commit FILE...`, as the
+/// pre-commit framework passes them).
+#[derive(Debug, Default)]
+pub struct FilesCheck {
+    /// One report per named file that is an ADR (or a phase plan).
+    pub reports: Vec<FileReport>,
+    /// Named ADRs that could not be read.
+    pub read_errors: Vec<engine::ReadError>,
+    /// Named files that are not ADRs by the configured globs, left alone.
+    pub skipped: usize,
+    /// As [`CommitCheck::detected`].
+    pub detected: Option<Detected>,
+    /// A repository without configuration where no known ADR folder was found. (A
+    /// commit does not say it: one that stages no ADR passes in silence.)
+    pub nothing_found: bool,
+}
+
+/// The engine for the work tree at `root`: its configuration, or without one the
+/// layout detected there ([`detect`]), returned when it is not the built-in one; and
+/// whether a repository without configuration showed no known ADR folder at all.
+fn load_engine(root: &Path) -> Result<(Engine, Option<Detected>, bool), PreCommitError> {
+    let mut nothing_found = false;
+    if detect::unconfigured(root) {
+        match detect::detect(root) {
+            Some(found) if !found.is_default() => {
+                let engine = found
+                    .settings()
+                    .map_err(anyhow::Error::from)
+                    .and_then(|settings| Engine::with_settings(root, settings, None))
+                    .map_err(PreCommitError::Config)?;
+                return Ok((engine, Some(found), false));
+            }
+            Some(_) => {}
+            None => nothing_found = true,
+        }
+    }
+    let engine = Engine::load(root, None).map_err(PreCommitError::Config)?;
+    Ok((engine, None, nothing_found))
+}
+
+/// Check the named files from the work tree of the repository found from `start`: the
+/// ADRs (and phase plans) among them, each on its own. Names are relative to the
+/// current directory, as git and the pre-commit framework give them.
+pub fn check_files(
+    start: &Path,
+    git_env: &GitEnv,
+    files: &[PathBuf],
+) -> Result<FilesCheck, PreCommitError> {
+    let repo = Repo::discover_with(start, git_env)?;
+    let root = repo.work_tree().ok_or(GitError::Bare)?.to_path_buf();
+    let (engine, detected, nothing_found) = load_engine(&root)?;
+    let mut chosen = Vec::new();
+    let mut skipped = 0;
+    for file in files {
+        let path = start.join(file);
+        let is_adr = crate::paths::relative_to(&root, &path)
+            .is_some_and(|rel| engine.matcher().is_adr(&rel));
+        if is_adr || crate::rules::phases::is_plan(&path) {
+            chosen.push(path);
+        } else {
+            skipped += 1;
+        }
+    }
+    let (reports, read_errors) = engine.check_files(&chosen, false);
+    Ok(FilesCheck {
+        reports,
+        read_errors,
+        skipped,
+        detected,
+        nothing_found,
+    })
 }
 
 impl CommitCheck {
@@ -87,9 +164,10 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCo
     let repo = Repo::discover_with(start, git_env)?;
     let root = repo.work_tree().ok_or(GitError::Bare)?.to_path_buf();
     let staged = repo.staged_index()?;
-    let engine = Engine::load(&root, None).map_err(PreCommitError::Config)?;
+    let (engine, detected, _) = load_engine(&root)?;
     let mut outcome = CommitCheck {
         merge_in_progress: repo.merge_in_progress(),
+        detected,
         ..CommitCheck::default()
     };
     let (to_check, mut reports) = select_staged_adrs(&staged, engine.matcher())?;

@@ -86,22 +86,18 @@ pub fn run(root: &Path, preset: Option<Preset>, force: bool) -> anyhow::Result<O
     })
 }
 
-/// The format and folder of the repository's ADRs: the first candidate folder
-/// with Markdown files, its format told by the files.
+/// The format and folder of the repository's ADRs, as `validate`, pre-commit and
+/// `doctor` detect them without configuration ([`crate::config::detect::detect`]): the
+/// configuration `init` writes keeps exactly what they checked.
 pub fn detect(root: &Path) -> Option<(Preset, Found)> {
-    CANDIDATES.iter().find_map(|&(dir, by_name)| {
-        let files = markdown_files(&root.join(dir));
-        if files.is_empty() {
-            return None;
-        }
-        let preset = shape_of(&files).unwrap_or(by_name);
-        Some((
-            preset,
+    crate::config::detect::detect(root).map(|d| {
+        (
+            d.preset,
             Found {
-                directory: dir.to_owned(),
-                files: files.len(),
+                directory: d.folder,
+                files: d.files,
             },
-        ))
+        )
     })
 }
 
@@ -156,32 +152,9 @@ fn shape_of(files: &[PathBuf]) -> Option<Preset> {
     (count > 0).then(|| Preset::ALL[best])
 }
 
-/// The format one ADR's text is written in, by its front matter and headings.
+/// The format one ADR's text is written in (the detection's own test).
 fn shape(text: &str) -> Option<Preset> {
-    let has = |heading: &str| {
-        text.lines().any(|line| {
-            line.trim_start_matches('#')
-                .trim()
-                .eq_ignore_ascii_case(heading)
-                && line.starts_with('#')
-        })
-    };
-    if text.starts_with("---") && text.lines().take(40).any(|l| l.starts_with("adr_id:")) {
-        return Some(Preset::Helix);
-    }
-    if has("Context and Problem Statement")
-        || has("Decision Outcome")
-        || has("Considered Options")
-        || text
-            .lines()
-            .any(|l| l.trim_start().starts_with("* Status:"))
-    {
-        return Some(Preset::Madr);
-    }
-    if has("Status") && has("Context") && has("Decision") && has("Consequences") {
-        return Some(Preset::Nygard);
-    }
-    None
+    crate::config::detect::shape(text)
 }
 
 /// The folder `preset` keeps its ADRs in when nothing is configured.

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
 
+use crate::config::detect::{self, Detected};
 use crate::diagnostic::FileReport;
 use crate::engine::{Engine, ReadError};
 
@@ -216,6 +217,9 @@ pub struct Health {
     pub read_errors: Vec<ReadError>,
     /// The rules the files were checked with (SARIF documents them).
     pub rules: crate::config::rules_file::RuleSet,
+    /// Without configuration: the layout detected and checked, or `None` when no known
+    /// ADR folder was found.
+    pub detected: Option<Option<Detected>>,
 }
 
 /// Repository-wide ADR health, with the settings and rules loaded once: an
@@ -224,7 +228,19 @@ pub struct Health {
 /// A missing ADR directory is a finding (`adr-directory-missing`), not an
 /// error: doctor's other checks still run and report.
 pub fn doctor(root: &Path) -> anyhow::Result<Health> {
-    let ws = Workspace::of(Engine::load(root, None)?);
+    // Without configuration the repository's own layout is checked, as `validate` does.
+    // HELIX ADRs in `adr/` are the defaults: nothing to say or change.
+    let detected = detect::unconfigured(root)
+        .then(|| detect::detect(root))
+        .and_then(|found| match found {
+            Some(found) if found.is_default() => None,
+            other => Some(other),
+        });
+    let engine = match detected.as_ref().and_then(Option::as_ref) {
+        Some(found) => Engine::with_settings(root, found.settings()?, None)?,
+        None => Engine::load(root, None)?,
+    };
+    let ws = Workspace::of(engine);
     let recovered = recover_in(&ws)
         .unwrap_or_else(|e| vec![format!("did not check for an interrupted finalize: {e:#}")]);
     let (reports, read_errors) = if ws.dir.is_dir() {
@@ -237,5 +253,6 @@ pub fn doctor(root: &Path) -> anyhow::Result<Health> {
         reports,
         read_errors,
         rules: ws.engine.rules,
+        detected,
     })
 }

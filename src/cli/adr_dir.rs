@@ -223,7 +223,16 @@ pub(super) fn doctor(format: ReportFormat) -> anyhow::Result<ExitStatus> {
         mut reports,
         read_errors,
         rules,
+        detected,
     } = adr_dir::doctor(&root)?;
+    match detected {
+        Some(Some(found)) => print_stderr(&format!("{}\n", found.note())),
+        Some(None) => print_stderr(&format!(
+            "{}\n",
+            crate::config::detect::nothing_found_note()
+        )),
+        None => {}
+    }
     for note in recovered {
         print_stderr(&format!("helix-gate: note: {}\n", escape_controls(&note)));
     }

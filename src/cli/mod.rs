@@ -160,6 +160,10 @@ pub enum Command {
         format: Option<ReportFormat>,
         #[command(flatten)]
         choice: RuleChoiceArgs,
+        /// Check these files from the work tree instead of what is staged (the ADRs among
+        /// them; the pre-commit framework passes the names it selected).
+        #[arg(value_name = "FILE")]
+        files: Vec<std::path::PathBuf>,
     },
     /// Register helix-gate as a Claude Code, Codex, Gemini or Copilot CLI hook, or a git pre-commit hook.
     Install {
@@ -446,9 +450,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Rules { rules } => validate::list_rules(rules.as_deref()),
         Command::Explain { id, rules } => validate::explain(&id, rules.as_deref()),
         Command::Hook { scope, agent, .. } => Ok(hook::run(scope == Scope::User, agent)),
-        Command::PreCommit { format, choice } => {
+        Command::PreCommit {
+            format,
+            choice,
+            files,
+        } => {
             choice.record();
-            precommit::run(format)
+            precommit::run(format, &files)
         }
         Command::Install {
             target,

@@ -4,10 +4,13 @@
 
 use std::fmt::Write as _;
 
+use std::path::{Path, PathBuf};
+
 use anyhow::Context as _;
 
 use super::terminal::{print_stderr, use_color_stderr};
 use super::{ExitStatus, ReportFormat};
+use crate::diagnostic::FileReport;
 use crate::env;
 use crate::git::{GitEnv, GitError};
 use crate::precommit::{self, CommitCheck, PreCommitError};
@@ -15,11 +18,19 @@ use crate::render::commit::{Blocking, command_target};
 use crate::render::{self, plural};
 
 /// Entry point of `helix-gate pre-commit`, run by git from the work tree root.
-pub(super) fn run(format: Option<ReportFormat>) -> anyhow::Result<ExitStatus> {
+pub(super) fn run(format: Option<ReportFormat>, files: &[PathBuf]) -> anyhow::Result<ExitStatus> {
     let claude = env::var(env::CLAUDECODE).as_deref() == Some("1");
     let start = std::env::current_dir().context("cannot determine the current directory")?;
+    if !files.is_empty() {
+        return run_files(&start, format, files, claude);
+    }
     let (text, status) = match precommit::check_commit(&start, &GitEnv::from_process()) {
         Ok(outcome) => {
+            // Nothing found says nothing here: a commit that stages no ADR (or deletes
+            // the last one) passes in silence, as it always has.
+            if let Some(found) = &outcome.detected {
+                eprintln!("{}", found.note());
+            }
             let status = if outcome.blocks() {
                 ExitStatus::Failure
             } else {
@@ -43,6 +54,47 @@ pub(super) fn run(format: Option<ReportFormat>) -> anyhow::Result<ExitStatus> {
     };
     print_stderr(&text);
     Ok(status)
+}
+
+/// `pre-commit FILE...`: the named files from the work tree, as the pre-commit framework
+/// passes them (`pre-commit run --all-files` names every ADR). Findings go to stderr
+/// like the hook's, or to stdout in a machine `--format`.
+fn run_files(
+    start: &Path,
+    format: Option<ReportFormat>,
+    files: &[PathBuf],
+    claude: bool,
+) -> anyhow::Result<ExitStatus> {
+    let outcome = match precommit::check_files(start, &GitEnv::from_process(), files) {
+        Ok(outcome) => outcome,
+        Err(err) => {
+            print_stderr(&failure_message(&err, claude));
+            return Ok(ExitStatus::Error);
+        }
+    };
+    if let Some(found) = &outcome.detected {
+        eprintln!("{}", found.note());
+    } else if outcome.nothing_found && outcome.reports.is_empty() {
+        eprintln!("{}", crate::config::detect::nothing_found_note());
+    }
+    for err in &outcome.read_errors {
+        eprintln!(
+            "helix-gate: error: {}",
+            crate::text::escape_controls(&err.to_string())
+        );
+    }
+    if let Some(format) = format.filter(|f| *f != ReportFormat::Human) {
+        super::validate::output(&outcome.reports, format, None)?;
+    } else if !outcome.reports.is_empty() {
+        print_stderr(&render::human(&outcome.reports, use_color_stderr()));
+    }
+    Ok(if !outcome.read_errors.is_empty() {
+        ExitStatus::Error
+    } else if outcome.reports.iter().any(FileReport::has_errors) {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
 }
 
 const BYPASS: &str = "git commit --no-verify";

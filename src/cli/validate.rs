@@ -7,7 +7,7 @@ use anyhow::{Context as _, bail};
 
 use super::terminal::{current_root, print, use_color};
 use super::{ExitStatus, ReportFormat};
-use crate::config::RuleSet;
+use crate::config::{Preset, RuleSet, detect};
 use crate::diagnostic::FileReport;
 use crate::engine::{Engine, read_limited};
 use crate::text::escape_controls;
@@ -20,12 +20,29 @@ pub(super) fn validate(
     concept: Option<&Path>,
 ) -> anyhow::Result<ExitStatus> {
     let root = current_root();
-    let engine = Engine::load(&root, rules_file)?;
+    // Without configuration the repository's own layout decides, never a silent
+    // `0 files checked` of a folder the defaults do not know.
+    let unconfigured = rules_file.is_none() && detect::unconfigured(&root);
+    // HELIX ADRs in `adr/` are the defaults: nothing to say or change.
+    let detected = (unconfigured && paths.is_empty())
+        .then(|| detect::detect(&root))
+        .flatten()
+        .filter(|found| !found.is_default());
+    let engine = match &detected {
+        Some(found) => {
+            eprintln!("{}", found.note());
+            Engine::with_settings(&root, found.settings()?, None)?
+        }
+        None => Engine::load(&root, rules_file)?,
+    };
     super::terminal::print_settings_problems(&engine.settings.problems);
     let mut files = Vec::new();
     let mut across = paths.is_empty();
     if paths.is_empty() {
         files = engine.repository_adrs()?;
+        if unconfigured && files.is_empty() {
+            eprintln!("{}", detect::nothing_found_note());
+        }
     }
     for path in paths {
         let meta =
@@ -82,7 +99,33 @@ pub(super) fn validate(
             report.sort();
         }
     }
+    if let Some(hint) = preset_hint(&engine, &files, &reports) {
+        eprintln!("{hint}");
+    }
     finish(&reports, &read_errors, format, Some(&engine.rules))
+}
+
+/// Files read for [`preset_hint`]: enough for a majority.
+const HINT_SAMPLE: usize = 50;
+
+/// One hint when the HELIX preset is in effect and most files fail because they are
+/// written in another format: which preset fits them.
+fn preset_hint(engine: &Engine, files: &[PathBuf], reports: &[FileReport]) -> Option<String> {
+    let failing = reports.iter().filter(|r| r.has_errors()).count();
+    if engine.settings.preset != Preset::Helix || failing * 2 <= reports.len() {
+        return None;
+    }
+    let limit = engine.settings.adr.max_file_size;
+    let texts: Vec<String> = files
+        .iter()
+        .take(HINT_SAMPLE)
+        .filter_map(|f| rules::input::decode(read_limited(f, limit).ok()?, limit).ok())
+        .collect();
+    let better = detect::better_preset(texts.iter().map(String::as_str), Preset::Helix)?;
+    Some(format!(
+        "helix-gate: hint: most of these files look like {better} ADRs, not HELIX ones; \
+         try --preset {better} (or `preset: {better}` in config/helix-gate.yaml)"
+    ))
 }
 
 /// Print the reports, then the files that could not be read, and decide the exit:

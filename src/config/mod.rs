@@ -1,5 +1,6 @@
 //! Configuration: the rules file and the settings file, both embedded as defaults.
 
+pub mod detect;
 pub mod pattern;
 pub mod preset;
 pub mod protected;

@@ -379,6 +379,9 @@ pub(super) fn post_check(
         _ => rel,
     };
     if !matcher.is_adr(&rel) {
+        if crate::config::detect::looks_like_adr(&rel) && !matcher.is_excluded(&rel) {
+            return Ok(not_checked(root, &settings, rel));
+        }
         record_answer_write(event, root, &settings, &rel);
         return Ok(Ruling::default());
     }
@@ -423,6 +426,33 @@ pub(super) fn post_check(
     std::mem::forget(engine);
     notes.extend(note.clone());
     Ok(charged_answer(&rel, &report, charge.as_ref(), note, budget))
+}
+
+/// A write of a file named like an ADR (`docs/adr/001-x.md`, `ADR-*.md`) that the ADR
+/// globs do not cover: never passed in silence. The model and the user are told it was
+/// not checked, why, and what would have it checked; the write is not blocked.
+fn not_checked(root: &Path, settings: &crate::config::Settings, rel: String) -> Ruling {
+    let globs = settings.adr.globs.join(", ");
+    let fix = if crate::config::detect::unconfigured(root) {
+        "This repository has no helix-gate configuration; the user can run `helix-gate init` (or set `preset:` and `adr.globs` in config/helix-gate.yaml) to have such files checked".to_owned()
+    } else {
+        format!(
+            "To have it checked, write ADRs under {}/, or ask the user to add its folder to adr.globs in config/helix-gate.yaml",
+            settings.adr.directory
+        )
+    };
+    let text = format!(
+        "helix-gate: {rel} looks like an ADR but was not checked: it is outside the ADR globs ({globs}). {fix}."
+    );
+    Ruling {
+        output: Some(HookOutput::context("PostToolUse", &text).with_message(text.clone())),
+        decisions: vec![Decision {
+            target: rel,
+            verdict: Verdict::Skip,
+            note: Some("named like an ADR, outside the ADR globs: not checked".to_owned()),
+            ..Decision::default()
+        }],
+    }
 }
 
 /// A Write or Edit of the session's answer file (`step_marker.fallback_file`,

@@ -979,3 +979,32 @@ fn doctor_takes_no_lock_when_no_finalize_was_interrupted() {
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
     drop(held);
 }
+
+/// `doctor` in a Nygard repository without configuration: the detected layout is
+/// checked and named; with nothing found it says where it looked.
+#[test]
+fn doctor_detects_the_layout_without_configuration() {
+    let repo = scratch_repo();
+    let root = repo.path();
+    write(
+        root,
+        "doc/adr/0001-record-architecture-decisions.md",
+        "# 1. Record architecture decisions\n\nDate: 2020-01-01\n\n## Status\n\nAccepted\n\n## Context\n\nWe need to record decisions.\n\n## Decision\n\nWe will use ADRs.\n\n## Consequences\n\nSee Nygard's article.\n",
+    );
+    let out = run(root, &["doctor", "--format", "json"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("detected nygard ADRs in doc/adr (1 file)"),
+        "{err}"
+    );
+    let json = stdout(&out);
+    assert!(!json.contains("adr-directory-missing"), "{json}");
+
+    let empty = scratch_repo();
+    let out = run(empty.path(), &["doctor", "--format", "json"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("no ADRs found; looked in docs/decisions"),
+        "{err}"
+    );
+}

@@ -945,3 +945,44 @@ fn a_settings_value_mistake_falls_back_to_the_last_good_value_in_the_hook() {
         "{second}"
     );
 }
+
+/// A file named like an ADR outside the ADR globs (a HELIX repository, `docs/adr/`):
+/// never passed in silence; the model and the user are told it was not checked and
+/// why, and the write is not blocked.
+#[test]
+fn an_adr_named_file_outside_the_globs_is_reported_unchecked() {
+    let root = project();
+    write(root.path(), "adr/001-minimal-valid.md", good_adr());
+    write(root.path(), "docs/adr/001-x.md", bad_adr());
+    let answer = hook(
+        root.path(),
+        &post_write(root.path(), "s", "docs/adr/001-x.md"),
+    )
+    .unwrap();
+    assert!(answer.get("decision").is_none(), "{answer}");
+    let context = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.contains("docs/adr/001-x.md looks like an ADR but was not checked")
+            && context.contains("adr/**/*.md")
+            && context.contains("helix-gate init"),
+        "{context}"
+    );
+    assert!(
+        answer["systemMessage"]
+            .as_str()
+            .unwrap()
+            .contains("not checked"),
+        "{answer}"
+    );
+    // A Markdown file not named like an ADR stays silent.
+    write(root.path(), "docs/adr/README.md", "# ADRs\n");
+    assert_eq!(
+        hook(
+            root.path(),
+            &post_write(root.path(), "s", "docs/adr/README.md")
+        ),
+        None
+    );
+}

@@ -1048,3 +1048,76 @@ fn the_hook_finds_a_tracked_file_outside_the_sparse_checkout() {
     );
     assert_eq!(run.stdout, "", "a clean ADR gets no answer");
 }
+
+// ------------------------------------------------------------------ file arguments
+
+/// `pre-commit FILE...` (the pre-commit framework, `pass_filenames`): the named ADRs are
+/// checked from the work tree, files that are not ADRs are left alone.
+#[test]
+fn file_arguments_check_those_files_from_the_work_tree() {
+    let repo = ScratchRepo::with_adr();
+    repo.write(
+        "adr/002-broken.md",
+        broken_adr().replace("\"001\"", "\"002\""),
+    );
+    repo.write("notes/todo.md", "# not an ADR\n");
+    repo.commit_all("more");
+    // Nothing staged: the commit check has nothing to do, the named files are checked.
+    assert_passes(&repo.pre_commit());
+    let out = repo.helix(&["pre-commit", GOOD_ADR, "adr/002-broken.md", "notes/todo.md"]);
+    assert_blocked(&out, "section-missing");
+    let err = stderr(&out);
+    assert!(err.contains("adr/002-broken.md"), "{err}");
+    assert!(!err.contains("todo.md"), "{err}");
+    assert_passes(&repo.helix(&["pre-commit", GOOD_ADR, "notes/todo.md"]));
+    // The work tree, not the index: an unstaged break shows.
+    repo.write(GOOD_ADR, broken_adr());
+    assert_blocked(&repo.helix(&["pre-commit", GOOD_ADR]), "section-missing");
+}
+
+/// The manifest lets the pre-commit framework pass the file names, so `pre-commit run
+/// --all-files` checks every ADR, and selects Markdown files and phase plans.
+#[test]
+fn the_pre_commit_manifest_passes_file_names() {
+    let text = std::fs::read_to_string(manifest_dir().join(".pre-commit-hooks.yaml")).unwrap();
+    assert!(!text.contains("pass_filenames: false"), "{text}");
+    assert_eq!(
+        text.matches("files: '\\.md$|(^|/)phases\\.yaml$'").count(),
+        2,
+        "{text}"
+    );
+}
+
+/// A MADR repository without configuration: a commit checks its staged ADRs by the
+/// detected layout, and says so.
+#[test]
+fn an_unconfigured_madr_repository_is_checked_at_commit() {
+    let repo = ScratchRepo::new();
+    repo.write(
+        "docs/decisions/0001-use-kafka.md",
+        "# Use Kafka\n\n## Context and Problem Statement\n\nWhy.\n\n## Decision Outcome\n\nKafka.\n",
+    );
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_blocked(&out, "section-missing");
+    let err = stderr(&out);
+    assert!(
+        err.contains("detected madr ADRs in docs/decisions (1 file)"),
+        "{err}"
+    );
+}
+
+/// `pre-commit FILE...` (`pre-commit run --all-files`) in a repository without
+/// configuration and without ADRs: it passes, and says where it looked.
+#[test]
+fn an_unconfigured_repository_without_adrs_says_where_it_looked() {
+    let repo = ScratchRepo::new();
+    repo.write("notes/plan.md", "# Plan\n");
+    let out = repo.helix(&["pre-commit", "notes/plan.md", "README.md"]);
+    assert_passes(&out);
+    assert!(
+        stderr(&out).contains("no ADRs found; looked in docs/decisions"),
+        "{}",
+        stderr(&out)
+    );
+}

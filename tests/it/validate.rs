@@ -477,3 +477,77 @@ fn explain_suggests_the_nearest_rule_id() {
     assert_eq!(code(&out), 2);
     assert!(!stderr(&out).contains("did you mean"), "{}", stderr(&out));
 }
+
+const MADR_GOOD: &str = "---\nstatus: accepted\ndate: 2024-01-01\n---\n# Use PostgreSQL\n\n## Context and Problem Statement\n\nWe need a database that keeps our orders.\n\n## Considered Options\n\n* PostgreSQL\n* MySQL\n\n## Decision Outcome\n\nChosen option: \"PostgreSQL\", because the team knows it.\n";
+
+/// A MADR repository without configuration: the layout and the format are detected,
+/// said on stderr, and the files are checked (a missing section is a real finding).
+#[test]
+fn an_unconfigured_madr_repository_is_detected_and_checked() {
+    let repo = scratch_repo();
+    write(
+        repo.path(),
+        "docs/decisions/0001-use-postgresql.md",
+        MADR_GOOD,
+    );
+    write(
+        repo.path(),
+        "docs/decisions/0002-use-kafka.md",
+        MADR_GOOD
+            .replace("PostgreSQL", "Kafka")
+            .replace("## Considered Options\n\n* Kafka\n* MySQL\n\n", ""),
+    );
+    write(repo.path(), "docs/decisions/README.md", "# Decisions\n");
+    let out = run(repo.path(), &["validate"]);
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert_eq!(code(&out), 1, "{text}{err}");
+    assert!(
+        err.contains("helix-gate: no configuration; detected madr ADRs in docs/decisions (2 files); run helix-gate init to keep this"),
+        "{err}"
+    );
+    assert!(
+        text.contains("docs/decisions/0002-use-kafka.md") && text.contains("Considered Options"),
+        "{text}"
+    );
+    assert!(text.contains("2 files checked"), "{text}");
+}
+
+/// Nothing found without configuration: never a silent `0 files checked`.
+#[test]
+fn an_unconfigured_empty_repository_says_where_it_looked() {
+    let repo = scratch_repo();
+    write(repo.path(), "README.md", "# Project\n");
+    let out = run(repo.path(), &["validate"]);
+    let err = stderr(&out);
+    assert_eq!(code(&out), 0, "{err}");
+    assert!(
+        err.contains("no ADRs found; looked in docs/decisions, doc/adr, docs/architecture/decisions, docs/adr, adr"),
+        "{err}"
+    );
+}
+
+/// The HELIX preset pointed at MADR files: one hint names the preset that fits.
+#[test]
+fn madr_files_checked_as_helix_get_a_preset_hint() {
+    let repo = scratch_repo();
+    write(
+        repo.path(),
+        "docs/decisions/0001-use-postgresql.md",
+        MADR_GOOD,
+    );
+    write(
+        repo.path(),
+        "docs/decisions/0002-use-kafka.md",
+        MADR_GOOD.replace("PostgreSQL", "Kafka"),
+    );
+    let out = run(repo.path(), &["validate", "docs/decisions"]);
+    let err = stderr(&out);
+    assert_eq!(code(&out), 1, "{err}");
+    assert_eq!(err.matches("try --preset madr").count(), 1, "{err}");
+    // With the right preset, no hint.
+    let out = run(
+        repo.path(),
+        &["--preset", "madr", "validate", "docs/decisions"],
+    );
+    assert!(!stderr(&out).contains("hint:"), "{}", stderr(&out));
+}
