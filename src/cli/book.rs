@@ -71,8 +71,9 @@ fn cell(text: &str) -> String {
 }
 
 /// A rule's doc comment as a part of the page: its `## ` headings one level down (the
-/// rule's own heading is `## `), prose outside code fences escaped.
-fn rule_doc(doc: &str) -> String {
+/// rule's own heading is `## `) and named after the rule, prose outside code fences
+/// escaped.
+fn rule_doc(id: &str, doc: &str) -> String {
     let mut out = String::new();
     let mut fence = false;
     for line in doc.lines() {
@@ -82,13 +83,20 @@ fn rule_doc(doc: &str) -> String {
         } else if fence {
             out.push_str(line);
         } else if let Some(title) = line.strip_prefix("## ") {
-            let _ = write!(out, "### {title}");
+            out.push_str(&sub_heading(id, title));
         } else {
             out.push_str(&prose(line));
         }
         out.push('\n');
     }
     out
+}
+
+/// The heading of a part of rule `id`'s section (`What it does`, `Fix`, ...). It names the
+/// rule: mdBook's search shows a result by its page and heading alone, and "Rules » Fix" does
+/// not say which rule it is.
+fn sub_heading(id: &str, title: &str) -> String {
+    format!("### {id}: {title}")
 }
 
 /// `text` (a help text, which may start with a name such as `adr_complete`) ending with a
@@ -168,11 +176,17 @@ fn rules_page() -> String {
             id = rule.id
         );
         if let Some(hint) = &rule.hint {
-            let _ = writeln!(out, "\n### Fix\n{}", sentence(&prose(hint)));
+            let _ = writeln!(
+                out,
+                "\n{}\n{}",
+                sub_heading(&rule.id, "Fix"),
+                sentence(&prose(hint))
+            );
         }
         let _ = write!(
             out,
-            "\n### Definition\n```yaml\n{}```\n",
+            "\n{}\n```yaml\n{}```\n",
+            sub_heading(&rule.id, "Definition"),
             crate::yaml::to_string(&rule.source)
         );
     }
@@ -187,7 +201,7 @@ fn builtin_rule(out: &mut String, rule: &RuleMeta) {
         rule.severity.as_str(),
         rule.category.label(),
         sentence(&prose(rule.summary)),
-        rule_doc(&rule.doc.to_string())
+        rule_doc(rule.id, &rule.doc.to_string())
     );
 }
 
@@ -245,6 +259,34 @@ fn configuration_page() -> String {
          and the place, exit 2. A key `a.b` is `b:` inside `a:`; `<type>` and `<key>` stand for \
          a name you choose, `[]` for every item of a list.\n",
     );
+    for (file, intro, keys) in config_keys() {
+        let _ = write!(out, "\n## {file}\n\n{intro}\n");
+        // A heading per key (a table's description column did not fit the page, and the
+        // search names a result by its heading), its type and default on one line.
+        for key in keys {
+            // A section's keys have defaults of their own.
+            let default = if key.kind.starts_with("section") && key.default == "none" {
+                String::new()
+            } else {
+                format!(" Default: {}.", prose(&key.default))
+            };
+            let _ = write!(
+                out,
+                "\n### `{}`\n\nType: {}.{default}\n\n{}\n",
+                key.path,
+                prose(&key.kind),
+                sentence(&prose(&key.description))
+            );
+        }
+    }
+    out
+}
+
+/// Every key of each config file, with its type, the default and a description (from the
+/// schema, else the shipped file's comment, else the key it overrides): the file, what the
+/// page says of it, its keys.
+fn config_keys() -> Vec<(&'static str, &'static str, Vec<Key>)> {
+    let mut files = Vec::new();
     for (name, file, shipped_text, intro) in config_files() {
         let text = schema(name);
         let root: Value = serde_json::from_str(&text)
@@ -258,10 +300,6 @@ fn configuration_page() -> String {
         let merged = name != SchemaName::AdrCompletenessRules;
         let mut keys = Vec::new();
         walk(&root, &root, "", &mut keys);
-        let _ = write!(
-            out,
-            "\n## {file}\n\n{intro}\n\n| key | type | default | description |\n|---|---|---|---|\n"
-        );
         for key in &mut keys {
             if key.description.is_empty()
                 && let Some((_, comment)) = comments.iter().find(|(p, _)| *p == key.path)
@@ -284,17 +322,15 @@ fn configuration_page() -> String {
             if key.default.is_empty() {
                 "none".clone_into(&mut key.default);
             }
-            let _ = writeln!(
-                out,
-                "| `{}` | {} | {} | {} |",
-                key.path,
-                cell(&key.kind),
-                cell(&key.default),
-                cell(&key.description)
-            );
+            key.description = key
+                .description
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
         }
+        files.push((file, intro, keys));
     }
-    out
+    files
 }
 
 /// The node `node` stands for: a `$ref` followed, an `allOf` of one `$ref` (a documented
@@ -933,13 +969,21 @@ mod tests {
 
     #[test]
     fn every_config_key_has_a_type_and_a_description() {
-        let page = configuration_page();
-        let bare: Vec<&str> = page
-            .lines()
-            .filter(|l| l.starts_with("| `"))
-            .filter(|l| l.ends_with("|  |") || l.split(" | ").nth(1).is_none_or(str::is_empty))
-            .collect();
-        assert!(bare.is_empty(), "keys without a description: {bare:#?}");
+        let files = config_keys();
+        assert_eq!(files.len(), 3);
+        let mut bare = Vec::new();
+        for (file, _, keys) in &files {
+            assert!(keys.len() >= 10, "{file}: {} keys", keys.len());
+            for key in keys {
+                if key.kind.is_empty() || key.description.trim().is_empty() {
+                    bare.push(format!("{file}: {}", key.path));
+                }
+            }
+        }
+        assert!(
+            bare.is_empty(),
+            "keys without a type or description: {bare:#?}"
+        );
     }
 
     /// The command-line page says what every command and argument is for.

@@ -1,6 +1,6 @@
 //! The reference pages of the book (`docs/src/reference/`) hold against the binary: every
 //! rule id `helix-gate rules` prints and every subcommand `--help` lists has its section,
-//! every key of the config files' schemas its row,
+//! every key of the config files' schemas its heading,
 //! every example of the exit-code page gives the code it says, the stub reviewer of the
 //! contracts page is accepted by `approve` (and its rejecting variant rejected), and the
 //! hook answers each event of `docs/examples/hook/` with the answer file beside it
@@ -94,7 +94,7 @@ fn every_subcommand_of_help_has_its_section() {
 }
 
 #[test]
-fn every_key_of_the_config_files_has_a_row() {
+fn every_key_of_the_config_files_has_a_heading() {
     let text = page("configuration.md");
     let mut missing = Vec::new();
     for (name, file) in [
@@ -113,7 +113,7 @@ fn every_key_of_the_config_files_has_a_row() {
         let section = &text[text.find(&format!("## {file}")).unwrap()..];
         missing.extend(
             keys.into_iter()
-                .filter(|key| !section.contains(&format!("| `{key}` |")))
+                .filter(|key| !section.contains(&format!("\n### `{key}`\n")))
                 .map(|key| format!("{file}: {key}")),
         );
     }
@@ -125,13 +125,13 @@ fn every_key_of_the_config_files_has_a_row() {
         "command",
         "on_rejection.action",
     ] {
-        if !text.contains(&format!("| `approvals.<type>.{key}` |")) {
+        if !text.contains(&format!("\n### `approvals.<type>.{key}`\n")) {
             missing.push(format!("approvals.<type>.{key}"));
         }
     }
     assert!(
         missing.is_empty(),
-        "configuration.md has no row for {missing:?}"
+        "configuration.md has no heading for {missing:?}"
     );
 }
 
