@@ -2,11 +2,18 @@
 //! internal link of it is broken: every relative `href` and `src` of the built HTML leads
 //! to a file of the output, and every `#fragment` to an `id` of its page. mdBook neither
 //! fails nor warns on a link to a chapter that does not exist or an anchor no heading has
-//! (it rewrites `x.md` to `x.html` silently), so this is the only place that notices.
+//! (it rewrites `x.md` to `x.html` silently), so this is the only place that notices. No
+//! text of the Markdown became HTML, and every search hit in the rules reference names its
+//! rule.
+//!
+//! The first pages a user reads and the two references are loaded in headless Chromium
+//! (Debian's package, as for `report.rs`) in a 1280x800 window, and their code blocks and
+//! tables are measured against mdBook's content column.
 //!
 //! The book is built into a temporary folder, never into the repository. The pinned mdBook
 //! comes from `scripts/install-mdbook.sh` (`scripts/test.sh` runs it); without it the test
-//! says "skipped" and passes, except under `CI`, where that is a failure.
+//! says "skipped" and passes, except under `CI`, where that is a failure; likewise without
+//! Chromium under `CI=true`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
@@ -15,7 +22,7 @@ use std::time::Duration;
 
 use regex::Regex;
 
-use crate::support::cli::{bounded, isolated, manifest_dir};
+use crate::support::cli::{bounded, isolated, manifest_dir, run, scratch_repo, stdout};
 
 /// The `mdbook` executable: env `HELIX_GATE_MDBOOK`, else `<crate>/.cache/mdbook/bin/mdbook`
 /// if it exists.
@@ -262,24 +269,120 @@ fn missing_md_targets(src: &Path) -> Vec<String> {
     missing
 }
 
-#[test]
-fn the_book_builds_and_no_internal_link_is_broken() {
-    let Some(mdbook) = require_mdbook() else {
-        return;
-    };
+/// The elements Markdown makes (and mdBook: the `span`s of code blocks, the `div` around a
+/// table). Anything else inside a page's `<main>` is text that was taken for HTML, such as
+/// a `<section>` that swallows a word and wraps the rest of the page.
+const MARKDOWN_ELEMENTS: [&str; 32] = [
+    "a",
+    "blockquote",
+    "br",
+    "button",
+    "code",
+    "del",
+    "div",
+    "em",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "i",
+    "img",
+    "input",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "span",
+    "strong",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "th",
+    "thead",
+    "tr",
+    "ul",
+];
+
+static START_TAG: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"<([A-Za-z][A-Za-z0-9-]*)|<!--").unwrap());
+
+/// Raw HTML that leaked from the Markdown into the built pages below `out`: an element no
+/// Markdown makes, or an HTML comment after the page's title (one before it is a generated
+/// page's "do not edit" note), which hides the text up to the next `-->`. One line each:
+/// `page: <tag ...`. `print.html` repeats every chapter and is left out.
+fn raw_html(out: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for page in files(out, ".html") {
+        let shown = page.strip_prefix(out).unwrap().display().to_string();
+        if shown == "print.html" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&page).unwrap();
+        let Some(start) = text.find("<main>") else {
+            continue;
+        };
+        let main = &text[start + "<main>".len()..text.rfind("</main>").unwrap()];
+        let title = main.find("<h1").unwrap_or(0);
+        for tag in START_TAG.captures_iter(main) {
+            let at = tag.get(0).unwrap().start();
+            let leaked = match tag.get(1) {
+                Some(name) => !MARKDOWN_ELEMENTS.contains(&name.as_str().to_lowercase().as_str()),
+                None => at > title,
+            };
+            if leaked {
+                let end = main[at..]
+                    .char_indices()
+                    .nth(60)
+                    .map_or(main.len(), |(i, _)| at + i);
+                found.push(format!("{shown}: {}", main[at..end].replace('\n', " ")));
+            }
+        }
+    }
+    found
+}
+
+/// The entries of mdBook's search index (`searchindex.js`) for `page`: each heading's
+/// title, which is what a search result shows besides the page's name.
+fn search_titles(out: &Path, page: &str) -> Vec<String> {
+    let script = std::fs::read_to_string(out.join("searchindex.js")).unwrap();
+    let start = script
+        .find("JSON.parse('")
+        .expect("searchindex.js holds JSON.parse('...')")
+        + "JSON.parse('".len();
+    let end = script.rfind("')").unwrap();
+    // A JavaScript string: `\\` and `\'` stand for `\` and `'`.
+    let mut json = String::new();
+    let mut chars = script[start..end].chars();
+    while let Some(c) = chars.next() {
+        json.push(if c == '\\' { chars.next().unwrap() } else { c });
+    }
+    let index: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let urls = index["doc_urls"].as_array().unwrap();
+    let docs = index["index"]["documentStore"]["docs"].as_object().unwrap();
+    let mut titles: Vec<(usize, String)> = docs
+        .iter()
+        .filter_map(|(n, doc)| {
+            let n: usize = n.parse().ok()?;
+            let url = urls.get(n)?.as_str()?;
+            url.starts_with(&format!("{page}#"))
+                .then(|| (n, doc["title"].as_str().unwrap_or_default().to_owned()))
+        })
+        .collect();
+    titles.sort();
+    titles.into_iter().map(|(_, title)| title).collect()
+}
+
+/// The book built by `mdbook` into a temporary folder (returned with it, so it lives as
+/// long as the caller needs it): no failure, no warning.
+fn build_book(mdbook: &Path) -> (tempfile::TempDir, PathBuf) {
     let docs = manifest_dir().join("docs");
-    let src = docs.join("src");
-
-    let missing = missing_md_targets(&src);
-    assert!(
-        missing.is_empty(),
-        "docs/src links to files that do not exist:\n{}",
-        missing.join("\n")
-    );
-
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("book");
-    let mut cmd = isolated(&mdbook, &docs);
+    let mut cmd = isolated(mdbook, &docs);
     for (key, _) in std::env::vars_os() {
         if key.to_string_lossy().starts_with("MDBOOK_") {
             cmd.env_remove(&key);
@@ -299,7 +402,24 @@ fn the_book_builds_and_no_internal_link_is_broken() {
         .filter(|l| l.contains("WARN") || l.contains("ERROR"))
         .collect();
     assert!(warnings.is_empty(), "mdbook build warned:\n{log}");
+    (dir, out)
+}
 
+#[test]
+fn the_book_builds_and_no_internal_link_is_broken() {
+    let Some(mdbook) = require_mdbook() else {
+        return;
+    };
+    let src = manifest_dir().join("docs/src");
+
+    let missing = missing_md_targets(&src);
+    assert!(
+        missing.is_empty(),
+        "docs/src links to files that do not exist:\n{}",
+        missing.join("\n")
+    );
+
+    let (_dir, out) = build_book(&mdbook);
     let pages = files(&out, ".html");
     // Every chapter of SUMMARY.md is a page (a lost chapter would shrink this).
     assert!(pages.len() >= 20, "{} pages: {pages:?}", pages.len());
@@ -309,6 +429,45 @@ fn the_book_builds_and_no_internal_link_is_broken() {
         "{} broken internal link(s) in the built book:\n{}",
         broken.len(),
         broken.join("\n")
+    );
+    let leaked = raw_html(&out);
+    assert!(
+        leaked.is_empty(),
+        "text of the Markdown became HTML (write it in a code span, or `&lt;`):\n{}",
+        leaked.join("\n")
+    );
+}
+
+/// A search for a rule's words finds the part of its section they are in (`What it does`,
+/// `Why`, `Fix`, ...): each such heading of the rules reference names the rule, as the
+/// result shows nothing but the page and the heading.
+#[test]
+fn every_search_result_of_the_rules_reference_names_its_rule() {
+    let Some(mdbook) = require_mdbook() else {
+        return;
+    };
+    let repo = scratch_repo();
+    let listed = stdout(&run(repo.path(), &["rules"]));
+    let ids: Vec<&str> = listed
+        .lines()
+        .filter(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(ids.len() >= 40, "{listed}");
+    let (_dir, out) = build_book(&mdbook);
+    let titles = search_titles(&out, "reference/rules.html");
+    assert!(titles.len() > ids.len() * 2, "{titles:?}");
+    let unnamed: Vec<&String> = titles
+        .iter()
+        .filter(|title| *title != "Rules")
+        .filter(|title| {
+            !ids.iter()
+                .any(|id| *title == id || title.starts_with(&format!("{id}: ")))
+        })
+        .collect();
+    assert!(
+        unnamed.is_empty(),
+        "search results of the rules reference that do not name the rule: {unnamed:?}"
     );
 }
 
@@ -355,5 +514,199 @@ fn the_link_check_finds_broken_links() {
     assert_eq!(
         missing_md_targets(&src),
         ["c.md: gone.md", "c.md: ../a.html"]
+    );
+}
+
+/// Headless Chromium (Debian's package; `scripts/test.sh` installs it), or: under
+/// `CI=true` a panic, elsewhere a note on stderr and `None`.
+fn require_chromium() -> Option<PathBuf> {
+    let found = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists());
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none_or(|v| v != "true"),
+            "CI=true but Chromium is missing (scripts/test.sh installs it)"
+        );
+        eprintln!("skipped: no Chromium (apt-get install -y chromium)");
+    }
+    found
+}
+
+/// The pages a new user reads first and the two reference pages people search: they must
+/// be readable in a 1280 px wide window.
+const CHECKED_PAGES: [&str; 4] = [
+    "introduction.html",
+    "install.html",
+    "reference/configuration.html",
+    "reference/rules.html",
+];
+
+/// What the script measures once the page has loaded (fonts included), written as JSON
+/// into an element of its own for `--dump-dom`: the viewport's width, the content
+/// column's, every `pre`, `code` block, table or table wrapper that is wider than its box
+/// or reaches beyond the column, every block of commands (`console`) with a line that would
+/// not fit unwrapped, every element of the content that is not one Markdown (or mdBook
+/// itself) makes, and the position of the getting-started heading.
+const MEASURE: &str = r#"<script>
+window.addEventListener("load", function () {
+  document.fonts.ready.then(function () {
+    var main = document.querySelector("main");
+    var right = main.getBoundingClientRect().right;
+    var wide = [];
+    main.querySelectorAll("pre, pre > code, table, .table-wrapper").forEach(function (el) {
+      var box = el.getBoundingClientRect();
+      if (el.scrollWidth > el.clientWidth + 1 || box.right > right + 1) {
+        wide.push(el.localName + " " + el.scrollWidth + " px in " + el.clientWidth +
+          " px: " + el.textContent.replace(/\s+/g, " ").trim().slice(0, 80));
+      }
+    });
+    // A line of a block of commands wider than the column, were it not wrapped
+    // (wrap-code.css). A program's output wraps as in a terminal.
+    var long = [];
+    main.querySelectorAll("pre > code.language-console").forEach(function (el) {
+      el.style.whiteSpace = "pre";
+      if (el.scrollWidth > el.clientWidth + 1) {
+        long.push(el.scrollWidth + " px in " + el.clientWidth + " px: " +
+          el.textContent.replace(/\s+/g, " ").trim().slice(0, 80));
+      }
+      el.style.whiteSpace = "";
+    });
+    var markdown = ["a", "blockquote", "br", "button", "code", "del", "div", "em", "h1",
+      "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "input", "li", "ol", "p", "pre", "span",
+      "strong", "sup", "table", "tbody", "td", "th", "thead", "tr", "ul"];
+    var stray = [];
+    main.querySelectorAll("*").forEach(function (el) {
+      if (markdown.indexOf(el.localName) < 0) {
+        stray.push(el.localName + ": " + el.textContent.replace(/\s+/g, " ").trim().slice(0, 60));
+      }
+    });
+    var start = document.getElementById("getting-started");
+    var out = document.createElement("pre");
+    out.id = "helix-gate-measured";
+    out.textContent = JSON.stringify({
+      viewport: window.innerWidth,
+      column: main.clientWidth,
+      wide: wide,
+      long: long,
+      stray: stray,
+      getting_started: start ? start.getBoundingClientRect().top : null
+    });
+    document.body.appendChild(out);
+  });
+});
+</script>"#;
+
+/// Load `page` in headless Chromium in a 1280x800 window and return what [`MEASURE`] found.
+fn measure(browser: &Path, page: &Path) -> serde_json::Value {
+    let html = std::fs::read_to_string(page).unwrap();
+    let at = html.rfind("</body>").expect("a page has </body>");
+    std::fs::write(page, format!("{}{MEASURE}{}", &html[..at], &html[at..])).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut cmd = isolated(browser, profile.path());
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        "--window-size=1280,800",
+        // The dump waits until the page's tasks (the load handler above) have run.
+        "--virtual-time-budget=10000",
+        "--dump-dom",
+    ])
+    .arg(format!(
+        "--user-data-dir={}",
+        profile.path().join("profile").display()
+    ))
+    .arg(format!("file://{}", page.display()))
+    .env("HOME", profile.path());
+    let run = bounded(&mut cmd, Duration::from_secs(120));
+    assert!(
+        run.status.success(),
+        "chromium failed on {}: {}",
+        page.display(),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let dom = String::from_utf8_lossy(&run.stdout);
+    let start = dom
+        .find(r#"<pre id="helix-gate-measured">"#)
+        .unwrap_or_else(|| panic!("{}: the measuring script did not run", page.display()));
+    let rest = &dom[start..];
+    let json = &rest[rest.find('>').unwrap() + 1..rest.find("</pre>").unwrap()];
+    serde_json::from_str(&unescape(json)).unwrap()
+}
+
+/// The pages a user reads first, and the configuration and rules references, fit a
+/// 1280 px window: no code block or table is wider than mdBook's content column (a
+/// scroll bar hides its end; the configuration reference's tables once were 1,150 to
+/// 1,389 px wide, their description column out of sight), no text became an HTML element
+/// (`<section>` in the configuration chapter once swallowed a word and wrapped the rest
+/// of the page), and the landing page shows "Getting started" without scrolling.
+#[test]
+fn the_first_pages_fit_1280_px_in_headless_chromium() {
+    let Some(mdbook) = require_mdbook() else {
+        return;
+    };
+    let Some(browser) = require_chromium() else {
+        return;
+    };
+    let (_dir, out) = build_book(&mdbook);
+    let mut problems = Vec::new();
+    for page in CHECKED_PAGES {
+        let found = measure(&browser, &out.join(page));
+        assert_eq!(found["viewport"], 1280, "{page}: {found}");
+        let column = found["column"].as_u64().unwrap();
+        assert!((600..=750).contains(&column), "{page}: {found}");
+        for wide in found["wide"].as_array().unwrap() {
+            problems.push(format!("{page}: too wide: {}", wide.as_str().unwrap()));
+        }
+        // The first pages' blocks fit as written; the references' may wrap.
+        if !page.starts_with("reference/") {
+            for long in found["long"].as_array().unwrap() {
+                problems.push(format!("{page}: wraps: {}", long.as_str().unwrap()));
+            }
+        }
+        for stray in found["stray"].as_array().unwrap() {
+            problems.push(format!("{page}: raw HTML: <{}", stray.as_str().unwrap()));
+        }
+        if page == "introduction.html" {
+            let top = found["getting_started"].as_f64();
+            if !top.is_some_and(|top| top < 400.0) {
+                problems.push(format!(
+                    "{page}: \"Getting started\" is not near the top: {top:?} px"
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The raw-HTML check finds an element no Markdown makes and a comment in the text, and
+/// lets Markdown's own elements, escaped text and a generated page's note pass.
+#[test]
+fn the_raw_html_check_finds_leaked_tags() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path();
+    std::fs::write(
+        out.join("a.html"),
+        "<nav><section>menu</section></nav><main><!-- Generated --><h1 id=\"a\">A</h1>\
+         <p>location <code>&lt;section&gt;</code> &lt;key&gt; any|<section> rest</p>\
+         <div class=\"table-wrapper\"><table><tr><td>x<br>y</td></tr></table></div>\
+         <p>a <!-- STEP: done --> marker</p></main>",
+    )
+    .unwrap();
+    std::fs::write(out.join("print.html"), "<main><h1>P</h1><section></main>").unwrap();
+    assert_eq!(
+        raw_html(out),
+        [
+            "a.html: <section> rest</p><div class=\"table-wrapper\"><table><tr><td>",
+            "a.html: <!-- STEP: done --> marker</p>",
+        ]
     );
 }
