@@ -3,8 +3,9 @@
 //! Schemas) and every rule id `helix-gate rules` prints is named in them, every in-page link
 //! of the README (and of `approvals/README.md`) leads to a heading, every link of the README
 //! into the book leads to a page and a heading there, the README stays a front door (at most
-//! 25,000 bytes; the rest is the book's), and the Quick start's claim about `validate
-//! examples/` holds. Each of these drifted once while features were merged from many
+//! 25,000 bytes; the rest is the book's), the contributors' claim about `validate
+//! examples/` holds, and the Quick start's pre-commit entry and GitHub Action use a hook id
+//! and inputs that exist. Each of these drifted once while features were merged from many
 //! branches. That the book itself builds without a broken link is `book.rs`.
 
 use std::collections::BTreeSet;
@@ -256,8 +257,8 @@ fn every_rule_id_is_in_the_docs() {
     );
 }
 
-/// The Quick start (in the README and in the book's introduction) says what `validate
-/// examples/` prints; this is that run.
+/// "Working on helix-gate" (in the README and in the book's introduction) says what
+/// `validate examples/` prints; this is that run.
 #[test]
 fn the_quick_start_output_of_validate_examples_holds() {
     let out = run(&manifest_dir(), &["validate", "examples/"]);
@@ -266,17 +267,74 @@ fn the_quick_start_output_of_validate_examples_holds() {
     for rel in ["README.md", "docs/src/introduction.md"] {
         let text = readme(rel);
         let start = text
-            .find("## Quick start")
-            .unwrap_or_else(|| panic!("{rel} has no Quick start"));
+            .find("## Working on helix-gate")
+            .unwrap_or_else(|| panic!("{rel} has no \"Working on helix-gate\""));
         let section = &text[start..];
         let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
         assert!(
             section.contains(&format!("`{summary}`")),
-            "the Quick start of {rel} does not show `{summary}`"
+            "\"Working on helix-gate\" of {rel} does not show `{summary}`"
         );
     }
     assert!(
         !stdout(&out).contains("001-lazy-rule-loading"),
         "the good example has findings"
+    );
+}
+
+/// The hook ids (`- id: X`, also commented out) of the README's pre-commit entry are hooks
+/// of `.pre-commit-hooks.yaml`, and the `with:` keys of its GitHub Action step are inputs
+/// of `action.yml`.
+#[test]
+fn the_quick_start_names_real_hook_ids_and_action_inputs() {
+    fn value<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+        let line = line.trim_start().trim_start_matches('#').trim_start();
+        let rest = line.strip_prefix(key)?;
+        Some(rest.split_whitespace().next().unwrap_or_default())
+    }
+    let text = readme("README.md");
+    let manifest = readme(".pre-commit-hooks.yaml");
+    let hooks: BTreeSet<&str> = manifest.lines().filter_map(|l| value(l, "- id:")).collect();
+    let named: BTreeSet<&str> = text.lines().filter_map(|l| value(l, "- id:")).collect();
+    assert!(named.contains("helix-gate"), "{named:?}");
+    let unknown: Vec<&&str> = named.difference(&hooks).collect();
+    assert!(
+        unknown.is_empty(),
+        "README names hooks {unknown:?}; there are {hooks:?}"
+    );
+
+    let action = readme("action.yml");
+    let inputs: BTreeSet<&str> = action
+        .lines()
+        .skip_while(|l| *l != "inputs:")
+        .skip(1)
+        .take_while(|l| l.is_empty() || l.starts_with(' '))
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   ") && l.ends_with(':'))
+        .map(|l| l.trim().trim_end_matches(':'))
+        .collect();
+    assert!(inputs.contains("paths") && inputs.len() >= 4, "{inputs:?}");
+    let step = &text[text
+        .find("uses: helix-gate/helix-gate@")
+        .expect("the README shows the GitHub Action")..];
+    let with: Vec<&str> = step
+        .lines()
+        .skip_while(|l| l.trim() != "with:")
+        .skip(1)
+        .take_while(|l| !l.trim_start().starts_with("```"))
+        .filter_map(|l| {
+            let key = l
+                .trim()
+                .trim_start_matches('#')
+                .trim_start()
+                .split(':')
+                .next()?;
+            (!key.is_empty() && !key.contains(' ')).then_some(key)
+        })
+        .collect();
+    assert!(with.contains(&"paths"), "{with:?}");
+    let unknown: Vec<&&str> = with.iter().filter(|k| !inputs.contains(**k)).collect();
+    assert!(
+        unknown.is_empty(),
+        "README passes {unknown:?}; action.yml has {inputs:?}"
     );
 }
