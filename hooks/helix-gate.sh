@@ -1,7 +1,7 @@
 #!/bin/sh
 # Claude Code plugin entry point: runs the first helix-gate binary it finds, in this order:
 #   1. the clone's own release build, when the plugin is a clone used with --plugin-dir
-#      (target/<target>/release from scripts/build-release.sh, or target/release);
+#      (target/<target>/dist from scripts/build-release.sh, or target/release);
 #   2. `helix-gate` on PATH; when that is the npm package's node launcher, the native
 #      binary npm installed beside it instead (no node start per hook call);
 #   3. where each install channel puts it when its folder is not on PATH (Claude Code
@@ -38,7 +38,7 @@ try_dir() {
   try "$bindir/helix-gate" "$@"
 }
 
-for bin in "$root"/target/*/release/helix-gate "$root/target/release/helix-gate"; do
+for bin in "$root"/target/*/dist/helix-gate "$root/target/release/helix-gate"; do
   try "$bin" "$@"
 done
 

@@ -3,11 +3,8 @@
 # median, measured against a stub reviewer; a cache hit <= 5 ms median.
 
 echo "== approve"
-# bench.sh builds with cargo, which honours CARGO_TARGET_DIR; use that binary.
+# The shipped binary bench.sh built (scripts/build-release.sh).
 approve_bin="$bin"
-if [ -n "${CARGO_TARGET_DIR:-}" ] && [ -x "$CARGO_TARGET_DIR/release/helix-gate" ]; then
-  approve_bin="$CARGO_TARGET_DIR/release/helix-gate"
-fi
 
 approve_repo="$work/approve"
 mkdir -p "$approve_repo/.git" "$approve_repo/adr" "$approve_repo/src" "$approve_repo/config" "$approve_repo/stub"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Build the release binary and print its path on the last line.
+# Build the shipped binary (Cargo.toml's `dist` profile: fat LTO, one codegen unit) and print
+# its path on the last line.
 # The target and flags are those of scripts/release-target.sh: on Linux with glibc the binary
 # is linked statically and is not position-independent (a faster start; why, there).
 # scripts/package.sh packs this binary into every channel; a second call is cargo's no-op.
@@ -9,5 +10,5 @@ cd "$root"
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
 # shellcheck source=release-target.sh
 . scripts/release-target.sh
-cargo build --release --locked --quiet --target "$release_target" >&2
-echo "$target_dir/$release_target/release/helix-gate"
+cargo build --profile dist --locked --quiet --target "$release_target" >&2
+echo "$target_dir/$release_target/dist/helix-gate"

@@ -11,13 +11,14 @@
 # no-op for a Write and for a Bash command, a Bash PreToolUse, SessionStart, and the
 # PostToolUse check of the 51 KB seed ADR with the built-in rules and with a repository's
 # rules file); every function it entered becomes one input-section pattern, in that order
-# (the no-op's first). Rust's legacy symbol hash (`17h<16 hex>E`) becomes a `*` where that
-# names one function, so the list survives rebuilds, code changes and new versions (a generic
-# function's instances keep their exact names: scripts/hot_text.py says why); a pattern that
-# matches nothing is ignored by the linker, so a stale list only costs speed. C library
-# functions are placed by their archive member (`*libc.a:malloc.o`).
+# (the no-op's first). Rust names are v0 names with their per-build hashes (crate
+# disambiguators) as `*`, so the list matches in any build of the same code, in any folder,
+# with any compiler (scripts/hot_text.py says how); a pattern that matches nothing is ignored
+# by the linker, so a stale list only costs speed, and the package tests fail when what it
+# lays out falls under 90 % of what it did when generated: then run this script again.
+# C library functions are placed by their archive member (`*libc.a:malloc.o`).
 #
-# Needs valgrind (apt-get install valgrind). Takes a release build (~4 min) and ~1 min.
+# Needs valgrind (apt-get install valgrind). Takes two shipped builds (~5 min each) and ~1 min.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -25,10 +26,8 @@ command -v valgrind > /dev/null || { echo "hot-text: valgrind missing (apt-get i
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# The release build with its symbols, in a target folder of its own. Not by changing the
-# profile: cargo hashes the profile (strip, debug) into every symbol's hash, and the exact
-# names of the list must be the release build's. rustc's own `-C strip=none`, given after
-# the profile's, keeps them.
+# The shipped build with its symbols, in a target folder of its own (rustc's own
+# `-C strip=none`, given after the profile's, keeps them).
 bin="$(CARGO_TARGET_DIR="$root/target/hot-text" RUSTFLAGS="${RUSTFLAGS:-} -C strip=none" \
   bash scripts/build-release.sh | tail -n 1)"
 
@@ -65,5 +64,10 @@ for spec in noop:seed prebash:seed start:seed start-rules:seed-rules adr:seed ad
   profiles+=("$work/$name.out")
 done
 libc="$(gcc -print-file-name=libc.a)"
-python3 scripts/hot_text.py "$bin" "$libc" "${profiles[@]}" > scripts/hot-text.ld
-echo "scripts/hot-text.ld: $(grep -c '^    \*' scripts/hot-text.ld) patterns" >&2
+python3 scripts/hot_text.py "$bin" "$libc" "${profiles[@]}" > "$work/hot-text.ld"
+cp "$work/hot-text.ld" scripts/hot-text.ld
+# The floor the package tests hold every shipped binary to: what the new list lays out in
+# the shipped build (built again with it, in the usual target folder).
+size="$(python3 scripts/hot_text.py --size "$(bash scripts/build-release.sh | tail -n 1)")"
+sed "s/@SIZE@/$size/" "$work/hot-text.ld" > scripts/hot-text.ld
+echo "scripts/hot-text.ld: $(grep -c '^    \*' scripts/hot-text.ld) patterns, $size bytes laid out" >&2

@@ -149,7 +149,7 @@ EOF
     dir="$(stage wheel)"
     # shellcheck source=release-target.sh
     . scripts/release-target.sh
-    SOURCE_DATE_EPOCH="$epoch" "$maturin" build --release --locked --quiet --target "$release_target" --out "$dir" >&2
+    SOURCE_DATE_EPOCH="$epoch" "$maturin" build --profile dist --locked --quiet --target "$release_target" --out "$dir" >&2
     wheels=("$dir"/*.whl)
     [ "${#wheels[@]}" = 1 ] && [ -f "${wheels[0]}" ] || {
       echo "error: maturin wrote no single wheel into $dir" >&2

@@ -1,7 +1,7 @@
 # Sourced by scripts/build-release.sh and scripts/package.sh (whose maturin build must hit
 # the same cargo cache): the one place where the release build's target and flags are set.
 # Sets `release_target` (rustc's host triple; the release binary is built for it with
-# --target, under $CARGO_TARGET_DIR/<target>/release); on Linux with glibc it adds to
+# --target, under $CARGO_TARGET_DIR/<target>/dist, the `dist` profile); on Linux with glibc it adds to
 # RUSTFLAGS, on macOS it sets MACOSX_DEPLOYMENT_TARGET (both exported).
 #
 # On Linux with glibc the binary is linked statically (crt-static): the hook's no-op path is
@@ -41,7 +41,9 @@ case "$release_target" in
         mkdir -p "$(dirname "$hot_text")"
         cp scripts/hot-text.ld "$hot_text"
       fi
-      RUSTFLAGS="$RUSTFLAGS -C link-arg=-Wl,-T,$hot_text"
+      # v0 symbol names: the list names generic instances by their type arguments, not by
+      # hashes that change with every build (scripts/hot_text.py).
+      RUSTFLAGS="$RUSTFLAGS -C symbol-mangling-version=v0 -C link-arg=-Wl,-T,$hot_text"
     fi
     export RUSTFLAGS
     ;;

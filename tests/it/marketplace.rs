@@ -232,7 +232,7 @@ fn shim_prefers_the_clone_then_path_then_the_channel_folders() {
     let out = shim(&plugin, dir.path(), &["hook"], &env);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "fake path hook\n");
     fake(
-        &plugin.join("target/x86_64-unknown-linux-gnu/release/helix-gate"),
+        &plugin.join("target/x86_64-unknown-linux-gnu/dist/helix-gate"),
         "clone",
     );
     let out = shim(&plugin, dir.path(), &["hook"], &env);
