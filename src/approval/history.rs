@@ -359,15 +359,9 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
-/// Summarize the history ([`super::numbers::Figures::summary`]).
-pub fn summarize(history: &History) -> HistorySummary {
-    super::numbers::Figures::of(history).summary()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write as _;
 
     fn approval(path: &str, result: Verdict, stage: Stage, secs: f64, cost: f64) -> Record {
         Record::Approval {
@@ -393,77 +387,6 @@ mod tests {
             concepts: Vec::new(),
             session: None,
         }
-    }
-
-    #[test]
-    fn append_read_runs_and_summary() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        assert_eq!(summarize(&read(root)), HistorySummary::default());
-        assert_eq!(next_runs(root, &["adr/a.md".into()]), (vec![1], 0));
-        append(
-            root,
-            &approval("adr/a.md", Verdict::Rejected, Stage::Reviewer, 10.0, 0.1),
-        )
-        .unwrap();
-        append(
-            root,
-            &approval("adr/a.md", Verdict::Approved, Stage::Reviewer, 30.0, 0.2),
-        )
-        .unwrap();
-        append(
-            root,
-            &approval("adr/a.md", Verdict::Approved, Stage::Cache, 0.0, 0.0),
-        )
-        .unwrap();
-        append(
-            root,
-            &approval(
-                "adr/b.md",
-                Verdict::Rejected,
-                Stage::Deterministic,
-                0.0,
-                0.0,
-            ),
-        )
-        .unwrap();
-        append(
-            root,
-            &Record::Escalation {
-                timestamp: "t".into(),
-                approval_type: "adr".into(),
-                files: vec!["adr/c.md".into()],
-                attempts: 3,
-                approval_id: None,
-            },
-        )
-        .unwrap();
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(root.join(HISTORY_PATH))
-            .unwrap()
-            .write_all(b"not json\n")
-            .unwrap();
-        assert_eq!(
-            next_runs(
-                root,
-                &["adr/a.md".into(), "adr/b.md".into(), "adr/new.md".into()]
-            ),
-            (vec![4, 2, 1], 0),
-            "a line that mentions none of the paths is not even parsed"
-        );
-        let s = summarize(&read(root));
-        assert_eq!(s.skipped_lines, 1);
-        assert_eq!(s.count, 4);
-        assert_eq!(s.approved, 2);
-        assert_eq!(s.approval_rate, Some(0.5));
-        assert_eq!(s.reviewer_runs, 2);
-        assert_eq!(s.cache_hits, 1);
-        assert_eq!(s.deterministic_rejections, 1);
-        assert_eq!(s.median_duration_seconds, Some(20.0));
-        assert!((s.total_cost_usd - 0.3).abs() < 1e-9);
-        assert!((s.mean_cost_usd.unwrap() - 0.15).abs() < 1e-9);
-        assert_eq!(s.escalations, 1);
     }
 
     #[test]
@@ -544,65 +467,6 @@ mod tests {
         let old: Record = serde_json::from_str(r#"{"event":"approval","approval_id":"a","timestamp":"t","approval_type":"adr","files":[{"path":"adr/a.md","run":1}],"result":"approved","confidence":0.9,"stage":"reviewer","duration_seconds":1.0,"cost_usd":0.1,"tokens_used":1,"errors":0,"warnings":0}"#).unwrap();
         assert!(
             matches!(old, Record::Approval { contents, session: None, .. } if contents.is_empty())
-        );
-    }
-
-    #[test]
-    fn damaged_lines_are_skipped_and_counted_never_hiding_the_others() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        for result in [Verdict::Rejected, Verdict::Approved] {
-            append(
-                root,
-                &approval("adr/a.md", result, Stage::Reviewer, 1.0, 0.1),
-            )
-            .unwrap();
-        }
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(root.join(HISTORY_PATH))
-            .unwrap();
-        // One invalid UTF-8 byte inside a line that names the path, a
-        // truncated line, and an empty one.
-        file.write_all(b"{\"event\":\"approval\",\"files\":[{\"path\":\"adr/a.md\",\"run\":3}],\"x\":\"\xff\"}\n")
-            .unwrap();
-        file.write_all(b"{\"event\":\"approval\",\"files\":[{\"path\":\"adr/a.md\"\n\n")
-            .unwrap();
-        drop(file);
-        append(
-            root,
-            &approval("adr/a.md", Verdict::Approved, Stage::Cache, 0.0, 0.0),
-        )
-        .unwrap();
-        assert_eq!(next_runs(root, &["adr/a.md".into()]), (vec![4], 2));
-        let history = read(root);
-        assert_eq!(history.records.len(), 3);
-        assert_eq!(history.skipped, 2);
-        let s = summarize(&history);
-        assert_eq!((s.count, s.approved, s.skipped_lines), (3, 2, 2));
-        assert!(serde_json::to_value(&s).unwrap()["skipped_lines"] == 2);
-        // Numbers no review has: skipped and counted like damaged lines.
-        for (secs, cost) in [(1.0, 1e308), (-1.0, 0.1), (1e300, 0.1), (1.0, -0.5)] {
-            append(
-                root,
-                &approval("adr/a.md", Verdict::Approved, Stage::Reviewer, secs, cost),
-            )
-            .unwrap();
-        }
-        let history = read(root);
-        assert_eq!((history.records.len(), history.skipped), (3, 6));
-        let s = summarize(&history);
-        assert!(
-            serde_json::to_string(&s)
-                .unwrap()
-                .contains("\"skipped_lines\":6")
-        );
-        let clean = summarize(&History::default());
-        assert!(
-            serde_json::to_value(&clean)
-                .unwrap()
-                .get("skipped_lines")
-                .is_none()
         );
     }
 }
