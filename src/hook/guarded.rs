@@ -14,15 +14,14 @@
 //!   session baselines.
 //!
 //! A write of any of them is put to the person exactly like a write of the
-//! configuration ([`super::tool_use::ask_person`]). Like `shell`, this reads
+//! configuration ([`super::ruling::ask_person`]). Like `shell`, this reads
 //! what the text of a call plainly names (a path as written, `~/`, `$HOME/`,
 //! `${XDG_STATE_HOME}/`, a trailing glob); a path built at run time is not seen.
 
 use std::path::{Path, PathBuf};
 
 use super::agent::Agent;
-use super::ruling::Ruling;
-use super::tool_use::{Asked, ask_person};
+use super::ruling::{Asked, Ruling, ask_person};
 use crate::env;
 use crate::install::{claude, codex, copilot, gemini};
 use crate::paths;

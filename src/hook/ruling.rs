@@ -4,6 +4,7 @@
 use crate::decision_log::{Decision, Verdict};
 use crate::diagnostic::{FileReport, Severity};
 
+use super::agent::Agent;
 use super::event::{EventKind, HookEvent};
 use super::output::HookOutput;
 
@@ -18,6 +19,64 @@ impl Ruling {
     /// Nothing to answer and nothing to log: the hook's no-op.
     pub(super) fn is_quiet(&self) -> bool {
         self.output.is_none() && self.decisions.is_empty()
+    }
+}
+
+/// A call that only the person may allow: what it changes and what they can do.
+pub(super) struct Asked<'a> {
+    /// What the log names as the target.
+    pub(super) target: &'a str,
+    /// The answer's opening: what is changed, and that the model may not.
+    pub(super) what: &'a str,
+    /// What to tell the person, and what they can do ("what you wanted ... and why: ...").
+    pub(super) tell: &'a str,
+    /// What holds even when the person allows it.
+    pub(super) after: Option<&'a str>,
+    /// The log's note: what kind of change it was.
+    pub(super) log: &'a str,
+}
+
+/// Put a call to the person: `ask` where the agent can ([`Agent::asks_person`]),
+/// otherwise refused with the reason that tells the model to ask them. Every
+/// guarded change (the configuration, an agent's registration, git's
+/// pre-commit hook, helix-gate's per-user state) is answered here.
+pub(super) fn ask_person(asked: &Asked<'_>, agent: Agent) -> Ruling {
+    let Asked {
+        target,
+        what,
+        tell,
+        after,
+        log,
+    } = asked;
+    if agent.asks_person() {
+        let after = after.map_or_else(String::new, |a| format!(" Even when they allow it, {a}"));
+        return Ruling {
+            output: Some(HookOutput::ask(format!(
+                "{what} Ask the user to make this change.{after}"
+            ))),
+            decisions: vec![Decision {
+                target: (*target).to_owned(),
+                verdict: Verdict::Block,
+                note: Some(format!("{log}: the user is asked")),
+                ..Decision::default()
+            }],
+        };
+    }
+    let after = after.map_or_else(String::new, |a| format!(" Even when they do, {a}"));
+    Ruling {
+        output: Some(HookOutput::deny(format!(
+            "{what} {} cannot ask the user from a hook, so the change was refused. Tell the user {tell}.{after}",
+            agent.name()
+        ))),
+        decisions: vec![Decision {
+            target: (*target).to_owned(),
+            verdict: Verdict::Block,
+            note: Some(format!(
+                "{log} refused ({} cannot ask the user)",
+                agent.name()
+            )),
+            ..Decision::default()
+        }],
     }
 }
 
