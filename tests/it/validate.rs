@@ -521,7 +521,7 @@ fn an_unconfigured_empty_repository_says_where_it_looked() {
     let err = stderr(&out);
     assert_eq!(code(&out), 0, "{err}");
     assert!(
-        err.contains("no ADRs found; looked in docs/decisions, doc/adr, docs/architecture/decisions, docs/adr, adr"),
+        err.contains("no ADRs found; looked in docs/decisions, doc/adr, docs/architecture/decisions, docs/adr, adr, doc/decisions"),
         "{err}"
     );
 }
