@@ -511,7 +511,22 @@ impl Engine {
             paths,
             |path| self.load_file(path).map(|loaded| (path.clone(), loaded)),
             &WorkTree::new(&self.root),
-            across_files,
+            across_files.then_some(&[]),
+        )
+    }
+
+    /// [`Engine::check_files`] with the rules across files, `bystanders` taking part
+    /// without being reported (`pre-commit FILE...`: the repository's other ADRs).
+    pub fn check_files_among(
+        &self,
+        paths: &[PathBuf],
+        bystanders: &[across::Member<'_>],
+    ) -> (Vec<FileReport>, Vec<ReadError>) {
+        self.check_loaded(
+            paths,
+            |path| self.load_file(path).map(|loaded| (path.clone(), loaded)),
+            &WorkTree::new(&self.root),
+            Some(bystanders),
         )
     }
 
@@ -528,17 +543,18 @@ impl Engine {
             sources,
             |source| load(source).map(|(path, bytes)| (path, Loaded::Bytes(bytes))),
             repo,
-            across_files,
+            across_files.then_some(&[]),
         )
     }
 
-    /// [`Engine::check_sources`] for sources that may also be refused with a finding.
+    /// [`Engine::check_sources`] for sources that may also be refused with a finding;
+    /// `across`: run the rules across files, with these bystanders.
     fn check_loaded<S: Sync>(
         &self,
         sources: &[S],
         load: impl Fn(&S) -> Result<(PathBuf, Loaded), ReadError> + Sync,
         repo: &dyn RepoFiles,
-        across_files: bool,
+        across: Option<&[across::Member<'_>]>,
     ) -> (Vec<FileReport>, Vec<ReadError>) {
         let results = parallel_map(sources, workers_for(sources.len()), |source| {
             load(source).map(|(path, loaded)| {
@@ -557,8 +573,8 @@ impl Engine {
                 Err(e) => errors.push(e),
             }
         }
-        if across_files {
-            check_across(&mut checked, &[]);
+        if let Some(bystanders) = across {
+            check_across(&mut checked, bystanders);
         }
         let reports = checked
             .into_iter()

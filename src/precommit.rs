@@ -111,8 +111,12 @@ fn load_engine(root: &Path) -> Result<(Engine, Option<Detected>, bool), PreCommi
 }
 
 /// Check the named files from the work tree of the repository found from `start`: the
-/// ADRs (and phase plans) among them, each on its own. Names are relative to the
-/// current directory, as git and the pre-commit framework give them.
+/// ADRs (and phase plans) among them, with what a commit checks: the per-file rules, the
+/// rules across files against every ADR of the work tree (the others take part
+/// unreported: a named ADR that reuses another's `adr_id` is an error, a `depends_on`
+/// on an unnamed ADR is known), and `commit.required_on_commit`'s approval of the
+/// content. Names are relative to the current directory, as git and the pre-commit
+/// framework give them.
 pub fn check_files(
     start: &Path,
     git_env: &GitEnv,
@@ -133,7 +137,52 @@ pub fn check_files(
             skipped += 1;
         }
     }
-    let (reports, read_errors) = engine.check_files(&chosen, false);
+    // The repository's other ADRs, front matter only, for the rules across files (by
+    // repository path: a named ADR must never meet itself as a duplicate).
+    let named: BTreeSet<String> = chosen
+        .iter()
+        .filter_map(|path| crate::paths::relative_to(&root, path))
+        .collect();
+    let others: Vec<(String, Adr)> = engine
+        .repository_adrs()
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|path| {
+            let rel = crate::paths::relative_to(&root, &path)?;
+            if named.contains(&rel) {
+                return None;
+            }
+            let bytes = crate::fs::read::read_limited(&path, engine.settings.adr.max_file_size);
+            Some((rel, front_matter_only(&bytes.ok()?)))
+        })
+        .collect();
+    let bystanders: Vec<across::Member<'_>> = others
+        .iter()
+        .map(|(path, adr)| across::Member {
+            path,
+            adr,
+            file_number: adr::number_in_file_name(Path::new(path)),
+        })
+        .collect();
+    let (mut reports, read_errors) = engine.check_files_among(&chosen, &bystanders);
+    if approval_required(&root)? {
+        let lookup = ApprovalLookup::load(&root, crate::approval::ADR_TYPE);
+        for report in reports.iter_mut().filter(|r| !r.has_errors()) {
+            let path = root.join(&report.path);
+            if !engine.matcher().is_adr(&report.path) {
+                continue; // a phase plan
+            }
+            let approved = lookup.as_ref().is_some_and(|l| {
+                crate::fs::read::read_limited(&path, engine.settings.adr.max_file_size)
+                    .is_ok_and(|bytes| l.is_approved(&engine, &path, &bytes))
+            });
+            if !approved {
+                report.findings.push(approval_missing(&report.path));
+                engine.retain_selected(&path, &mut report.findings);
+                report.sort();
+            }
+        }
+    }
     Ok(FilesCheck {
         reports,
         read_errors,

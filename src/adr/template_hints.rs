@@ -23,11 +23,16 @@ const HINT_LINES: &[&str] = &[
     "bad, because argument b",
     "bad, because argument d",
     "bad, because it compromises another",
+    "benefit 1",
     "chosen option: \"the chosen option\", because justification: the decision driver it meets best.",
+    "concrete, testable criterion 1",
+    "concrete, testable criterion 2",
     "decision driver: a force or concern that shapes the decision",
     "describe the context and the problem in two or three sentences, or as a question.",
+    "documentation is updated",
     "dokumentation aktualisiert",
     "dokumentation ist aktualisiert",
+    "drawback or trade-off 1",
     "first option",
     "first option, in a few words",
     "good, because argument a",
@@ -40,12 +45,15 @@ const HINT_LINES: &[&str] = &[
     "konkretes, testbares kriterium 1",
     "konkretes, testbares kriterium 2",
     "links, evidence, and when this decision should be revisited.",
+    "migration and rollback are tested, or another testable criterion",
     "migration und rollback sind getestet, oder ein weiteres testbares kriterium",
     "nachteil oder trade-off 1",
     "nachteil/trade-off 1",
     "phase 1, schritt 1: was zuerst umgestellt wird; phase 2, schritt 2: was danach folgt; rollback: wie die änderung zurückgenommen wird. bei minor, config oder docs: warum keine migration nötig ist.",
+    "phase 1, step 1: what changes first; phase 2, step 2: what follows; rollback: how the change is undone. for minor, config or docs: why no migration is needed.",
     "second option",
     "second option, in a few words",
+    "technical details: structure, interfaces, data flow, files affected. for a new feature, an example as a code block with the call and its result.",
     "technische details, api-design, code-beispiele",
     "technische details: aufbau, schnittstellen, datenfluss, betroffene dateien. bei neuen features ein beispiel als codeblock mit aufruf und ergebnis.",
     "tests geschrieben",
@@ -60,6 +68,9 @@ const HINT_LINES: &[&str] = &[
     "we will ... (the response to these forces, in full sentences, active voice).",
     "welche dokumentation wird angelegt oder geändert (readme, docs/...), und was steht dort danach?",
     "what becomes easier or more difficult because of this change, good and bad.",
+    "what is built or changed, and how does it solve the problem? which alternatives were rejected, and why?",
+    "which documentation is created or changed (readme, docs/...), and what does it say afterwards?",
+    "why is this needed? what is the problem today, whom does it affect, what does it cost?",
 ];
 
 /// The normalised sentences of those hints (at least 12
@@ -74,12 +85,18 @@ const HINT_SENTENCES: &[&str] = &[
     "bei minor, config oder docs: warum keine migration nötig ist.",
     "bei neuen features ein beispiel als codeblock mit aufruf und ergebnis.",
     "chosen option: \"the chosen option\", because justification: the decision driver it meets best.",
+    "concrete, testable criterion 1",
+    "concrete, testable criterion 2",
     "decision driver: a force or concern that shapes the decision",
     "describe the context and the problem in two or three sentences, or as a question.",
+    "documentation is updated",
     "dokumentation aktualisiert",
     "dokumentation ist aktualisiert",
+    "drawback or trade-off 1",
     "first option",
     "first option, in a few words",
+    "for a new feature, an example as a code block with the call and its result.",
+    "for minor, config or docs: why no migration is needed.",
     "good, because argument a",
     "good, because argument c",
     "good, because it improves one desired quality",
@@ -90,14 +107,19 @@ const HINT_SENTENCES: &[&str] = &[
     "konkretes, testbares kriterium 1",
     "konkretes, testbares kriterium 2",
     "links, evidence, and when this decision should be revisited.",
+    "migration and rollback are tested, or another testable criterion",
     "migration und rollback sind getestet, oder ein weiteres testbares kriterium",
     "nachteil oder trade-off 1",
     "nachteil/trade-off 1",
     "phase 1, schritt 1: was zuerst umgestellt wird;",
+    "phase 1, step 1: what changes first;",
     "phase 2, schritt 2: was danach folgt;",
+    "phase 2, step 2: what follows;",
+    "rollback: how the change is undone.",
     "rollback: wie die änderung zurückgenommen wird.",
     "second option",
     "second option, in a few words",
+    "technical details: structure, interfaces, data flow, files affected.",
     "technische details, api-design, code-beispiele",
     "technische details: aufbau, schnittstellen, datenfluss, betroffene dateien.",
     "tests geschrieben",
@@ -113,6 +135,11 @@ const HINT_SENTENCES: &[&str] = &[
     "welche dokumentation wird angelegt oder geändert (readme, docs/...), und was steht dort danach?",
     "welches problem gibt es heute, wen betrifft es, was kostet es?",
     "what becomes easier or more difficult because of this change, good and bad.",
+    "what is built or changed, and how does it solve the problem?",
+    "what is the problem today, whom does it affect, what does it cost?",
+    "which alternatives were rejected, and why?",
+    "which documentation is created or changed (readme, docs/...), and what does it say afterwards?",
+    "why is this needed?",
     "wie loest es das problem?",
 ];
 
@@ -219,8 +246,9 @@ mod tests {
 
     /// The shipped templates of every preset and language, and seed 004's ADR
     /// template (the HELIX consultant's prompt), which agents copy from.
-    const TEMPLATES: [&str; 4] = [
+    const TEMPLATES: [&str; 5] = [
         include_str!("../../templates/helix.md"),
+        include_str!("../../templates/helix-de.md"),
         include_str!("../../templates/madr.md"),
         include_str!("../../templates/nygard.md"),
         include_str!("../../tests/fixtures/seeds/004-adr-template.md"),
@@ -288,6 +316,8 @@ mod tests {
             "Warum wird das gebraucht?  Welches Problem gibt es heute, wen betrifft es, was kostet es?"
         ));
         assert!(is_hint("Warum wird das gebraucht?"));
+        assert!(is_hint("Why is this needed?"));
+        assert!(is_hint("- [ ] <Concrete, testable criterion 2>"));
         assert!(is_hint("- [ ] Konkretes, testbares Kriterium 1"));
         assert!(is_hint("* Good, because it improves one desired quality"));
         assert!(is_hint(

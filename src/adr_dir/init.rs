@@ -1,31 +1,18 @@
 //! `init`: write `config/helix-gate.yaml` for the ADRs a repository already has.
 //!
-//! The first thing a new user runs. It looks in the folders the three formats
-//! keep their ADRs in (HELIX `adr/`, MADR `docs/decisions/`, adr-tools
-//! `doc/adr/`, and the common `docs/adr/`, `docs/architecture/decisions/`),
-//! tells the format from the files' shape, and writes the `preset:` and, when
-//! the folder is not the preset's own default, `adr.directory` and `adr.globs`.
-//! An existing configuration is never replaced without `force`.
+//! The first thing a new user runs. It finds the ADRs as `validate`, pre-commit and
+//! `doctor` do without configuration ([`crate::config::detect`]: the folders the formats
+//! keep their ADRs in, the format told by the files' shape; with `--preset`, the first
+//! of those folders whose files are not another format's), and writes the `preset:`
+//! and, when the folder is not the preset's own default, `adr.directory` and
+//! `adr.globs`. An existing configuration is never replaced without `force`.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::config::Preset;
+use crate::config::detect::{Detected, own_folder};
 use crate::config::settings::SETTINGS_PATH;
-
-/// Folders looked in, in this order; the format a folder's name suggests when
-/// its files do not tell.
-const CANDIDATES: [(&str, Preset); 6] = [
-    ("adr", Preset::Helix),
-    ("docs/decisions", Preset::Madr),
-    ("doc/adr", Preset::Nygard),
-    ("docs/adr", Preset::Madr),
-    ("docs/architecture/decisions", Preset::Nygard),
-    ("doc/decisions", Preset::Madr),
-];
-
-/// How many files of a folder are read to tell its format.
-const SAMPLE: usize = 20;
 
 /// Where the ADRs were found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,79 +77,18 @@ pub fn run(root: &Path, preset: Option<Preset>, force: bool) -> anyhow::Result<O
 /// `doctor` detect them without configuration ([`crate::config::detect::detect`]): the
 /// configuration `init` writes keeps exactly what they checked.
 pub fn detect(root: &Path) -> Option<(Preset, Found)> {
-    crate::config::detect::detect(root).map(|d| {
-        (
-            d.preset,
-            Found {
-                directory: d.folder,
-                files: d.files,
-            },
-        )
-    })
+    crate::config::detect::detect(root).map(|d| (d.preset, found(d)))
 }
 
-/// The folder of `preset`'s ADRs: the first candidate with Markdown files whose
-/// shape is not another format's.
+/// The folder of `preset`'s ADRs ([`crate::config::detect::detect_for`]).
 fn find_for(root: &Path, preset: Preset) -> Option<Found> {
-    CANDIDATES.iter().find_map(|&(dir, _)| {
-        let files = markdown_files(&root.join(dir));
-        if files.is_empty() || shape_of(&files).is_some_and(|p| p != preset) {
-            return None;
-        }
-        Some(Found {
-            directory: dir.to_owned(),
-            files: files.len(),
-        })
-    })
+    crate::config::detect::detect_for(root, preset).map(found)
 }
 
-/// The Markdown files directly in `dir` that could be ADRs, sorted.
-fn markdown_files(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "md"))
-        .filter(|p| {
-            let name = p
-                .file_name()
-                .map(|n| n.to_string_lossy().to_lowercase())
-                .unwrap_or_default();
-            name != "index.md" && name != "readme.md" && !name.contains("template")
-        })
-        .collect();
-    files.sort();
-    files
-}
-
-/// The format most of `files` (the first [`SAMPLE`]) are written in, if any tells.
-fn shape_of(files: &[PathBuf]) -> Option<Preset> {
-    let mut votes = [0usize; 3];
-    for path in files.iter().take(SAMPLE) {
-        let Ok(text) = crate::fs::read::optional_text(path, crate::fs::read::CONFIG_LIMIT) else {
-            continue;
-        };
-        if let Some(preset) = text.as_deref().and_then(shape) {
-            votes[Preset::ALL.iter().position(|p| *p == preset).unwrap_or(0)] += 1;
-        }
-    }
-    let (best, &count) = votes.iter().enumerate().max_by_key(|(_, n)| **n)?;
-    (count > 0).then(|| Preset::ALL[best])
-}
-
-/// The format one ADR's text is written in (the detection's own test).
-fn shape(text: &str) -> Option<Preset> {
-    crate::config::detect::shape(text)
-}
-
-/// The folder `preset` keeps its ADRs in when nothing is configured.
-fn default_directory(preset: Preset) -> &'static str {
-    match preset {
-        Preset::Helix => "adr",
-        Preset::Madr => "docs/decisions",
-        Preset::Nygard => "doc/adr",
+fn found(detected: Detected) -> Found {
+    Found {
+        directory: detected.folder,
+        files: detected.files,
     }
 }
 
@@ -171,7 +97,7 @@ pub fn config_text(preset: Preset, found: Option<&Found>) -> String {
     let mut text = format!(
         "# helix-gate configuration, written by `helix-gate init`. Every key and its\n# default: the book's Configuration chapter.\npreset: {preset}\n"
     );
-    if let Some(found) = found.filter(|f| f.directory != default_directory(preset)) {
+    if let Some(found) = found.filter(|f| f.directory != own_folder(preset)) {
         let dir = &found.directory;
         let _ = write!(
             text,
@@ -184,25 +110,6 @@ pub fn config_text(preset: Preset, found: Option<&Found>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shape_tells_the_three_formats_apart() {
-        assert_eq!(
-            shape("---\nadr_id: \"001\"\ntitle: x\n---\n# x\n"),
-            Some(Preset::Helix)
-        );
-        assert_eq!(
-            shape("---\nstatus: accepted\n---\n# T\n\n## Context and Problem Statement\n\nx\n"),
-            Some(Preset::Madr)
-        );
-        assert_eq!(
-            shape(
-                "# 1. T\n\nDate: x\n\n## Status\n\nAccepted\n\n## Context\n\n## Decision\n\n## Consequences\n"
-            ),
-            Some(Preset::Nygard)
-        );
-        assert_eq!(shape("# Notes\n\nnothing\n"), None);
-    }
 
     #[test]
     fn the_folder_is_written_only_when_it_is_not_the_presets_own() {

@@ -31,6 +31,8 @@ use crate::engine::Engine;
 /// The shipped templates by name.
 pub const TEMPLATES: &[(&str, &str)] = &[
     ("helix", include_str!("../../templates/helix.md")),
+    // The HELIX template with its guidance in German (`new.template: helix-de`).
+    ("helix-de", include_str!("../../templates/helix-de.md")),
     ("madr", include_str!("../../templates/madr.md")),
     ("nygard", include_str!("../../templates/nygard.md")),
 ];

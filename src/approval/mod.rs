@@ -1460,7 +1460,7 @@ pub(crate) mod tests {
         );
         let text = a.feedback();
         assert!(
-            text.starts_with("## Freigabe nicht erteilt: adr/001-x.md"),
+            text.starts_with("## Approval not granted: adr/001-x.md"),
             "{text}"
         );
         // One count: max_retries 3 = at most 4 reviews (the first and 3 more).
@@ -1470,7 +1470,7 @@ pub(crate) mod tests {
             text.contains("### Recommendations:\n- Add a rollback plan."),
             "{text}"
         );
-        assert!(text.contains("### Bitte überarbeiten:"), "{text}");
+        assert!(text.contains("### Please revise:"), "{text}");
         assert!(text.contains("needs_revision (confidence 0.70)"), "{text}");
         assert!(a.feedback_for_attempt(3).contains("review 3 of 4"));
         let empty = approval(vec![], vec![]).feedback();

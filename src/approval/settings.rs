@@ -535,7 +535,7 @@ mod tests {
         assert!(
             adr.on_rejection
                 .feedback_template
-                .contains("Freigabe nicht erteilt")
+                .contains("Approval not granted")
         );
         assert!(!s.required_on_commit);
         assert_eq!(s.max_parallel, 4);

@@ -12,17 +12,25 @@ use crate::gate::{run_given, run_phase};
 use crate::render::gate::{self as gate_render, Outcome, gate_json, phase_json};
 use crate::yaml::Value;
 
+/// Both ways to call `gate`, for `--help` and for the error when neither is given: clap's own
+/// usage line would call the gate type required in the error and optional in `--help`.
+const USAGE: &str = "helix-gate gate [OPTIONS] <GATE_TYPE>
+       helix-gate gate [OPTIONS] --phases <FILE> --phase <ID>";
+
 #[derive(Debug, Args)]
 #[expect(
     clippy::doc_markdown,
     reason = "clap prints these docs as the arguments' help; backticks would show there"
 )]
+#[command(
+    override_usage = USAGE,
+    // One of the two is needed; the error names both (`<GATE_TYPE|--phases <FILE>>`).
+    group = clap::ArgGroup::new("what").required(true).args(["gate_type", "phases"]),
+)]
 pub struct GateArgs {
-    /// Gate type to run by itself: adr_complete, approval, approval_passed, files_exist.
-    #[arg(
-        required_unless_present = "phases",
-        conflicts_with_all = ["phases", "phase"]
-    )]
+    /// Gate type to run by itself: adr_complete, approval, approval_passed, files_exist. Not
+    /// with --phases.
+    #[arg(conflicts_with_all = ["phases", "phase"])]
     gate_type: Option<String>,
     /// The phase plan whose phase to run (with --phase).
     #[arg(long, value_name = "FILE", requires = "phase")]

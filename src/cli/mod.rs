@@ -332,6 +332,11 @@ pub enum Command {
         root: Option<PathBuf>,
     },
     /// Print the JSON Schema of a config file (for editors; also in schemas/).
+    // The usage names the three files, in `--help` and in the error when none is given
+    // (clap's own error usage would say only `<NAME>` and drop the `[OPTIONS]` of `--help`).
+    #[command(
+        override_usage = "helix-gate schema [OPTIONS] <helix-gate|adr-completeness-rules|approvals>"
+    )]
     Schema {
         /// The config file, by its name without `.yaml`.
         #[arg(value_enum)]

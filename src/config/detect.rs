@@ -4,8 +4,9 @@
 //! A repository with neither `config/helix-gate.yaml`, a rules file of its own, nor
 //! `--preset` would otherwise be checked with the HELIX defaults (`adr/**/*.md`),
 //! which find nothing in a MADR or Nygard repository: `0 files checked` and a green
-//! check forever. `validate`, `pre-commit` and `doctor` ask here first. The hook never
-//! does: its no-op path must stay free of directory walks.
+//! check forever. `validate`, `pre-commit` and `doctor` ask here first, and `init`
+//! writes what they found ([`detect`]; with `--preset`, [`detect_for`]: the same walk
+//! and vote). The hook never does: its no-op path must stay free of directory walks.
 
 use std::path::Path;
 
@@ -13,12 +14,13 @@ use super::preset::Preset;
 use super::settings::{SETTINGS_PATH, Settings, SettingsError};
 
 /// The folders the presets know, in the order they are looked at.
-pub const FOLDERS: [&str; 5] = [
+pub const FOLDERS: [&str; 6] = [
     "docs/decisions",
     "doc/adr",
     "docs/architecture/decisions",
     "docs/adr",
     "adr",
+    "doc/decisions",
 ];
 
 /// Markdown files in an ADR folder that are never ADRs.
@@ -96,33 +98,63 @@ pub fn unconfigured(root: &Path) -> bool {
 /// of them are written in (the folder's usual format when none tells).
 pub fn detect(root: &Path) -> Option<Detected> {
     FOLDERS.iter().find_map(|folder| {
-        let mut files = Vec::new();
-        markdown_files(&root.join(folder), &mut files, 0);
-        if files.is_empty() {
-            return None;
-        }
-        files.sort();
-        let mut votes = [0usize; 3];
-        for file in files.iter().take(SAMPLE) {
-            let Ok(text) = crate::fs::read::optional_text(file, 1 << 20) else {
-                continue;
-            };
-            if let Some(preset) = text.as_deref().and_then(shape) {
-                votes[Preset::ALL.iter().position(|p| *p == preset).unwrap_or(0)] += 1;
-            }
-        }
-        let best = votes.iter().copied().max().unwrap_or(0);
-        let preset = if best == 0 {
-            folder_default(folder)
-        } else {
-            Preset::ALL[votes.iter().position(|v| *v == best).unwrap_or(0)]
-        };
+        let (files, shape) = survey(root, folder)?;
         Some(Detected {
-            preset,
+            preset: shape.unwrap_or_else(|| folder_default(folder)),
             folder: (*folder).to_owned(),
-            files: files.len(),
+            files,
         })
     })
+}
+
+/// [`detect`] for a format the user named (`init --preset X`): the first folder with
+/// Markdown files whose shape is not another format's, `preset`'s own folder first
+/// (`adr`, `docs/decisions`, `doc/adr`), then [`FOLDERS`] in their order.
+pub fn detect_for(root: &Path, preset: Preset) -> Option<Detected> {
+    let own = own_folder(preset);
+    std::iter::once(own)
+        .chain(FOLDERS.into_iter().filter(|folder| *folder != own))
+        .find_map(|folder| {
+            let (files, shape) = survey(root, folder)?;
+            shape.is_none_or(|s| s == preset).then(|| Detected {
+                preset,
+                folder: folder.to_owned(),
+                files,
+            })
+        })
+}
+
+/// The one walk and the one vote: how many Markdown files `folder` holds (none:
+/// `None`), and the format most of the first [`SAMPLE`] (sorted) are written in, if
+/// any of them tells.
+fn survey(root: &Path, folder: &str) -> Option<(usize, Option<Preset>)> {
+    let mut files = Vec::new();
+    markdown_files(&root.join(folder), &mut files, 0);
+    if files.is_empty() {
+        return None;
+    }
+    files.sort();
+    let mut votes = [0usize; 3];
+    for file in files.iter().take(SAMPLE) {
+        let Ok(text) = crate::fs::read::optional_text(file, 1 << 20) else {
+            continue;
+        };
+        if let Some(preset) = text.as_deref().and_then(shape) {
+            votes[Preset::ALL.iter().position(|p| *p == preset).unwrap_or(0)] += 1;
+        }
+    }
+    let best = votes.iter().copied().max().unwrap_or(0);
+    let shape = (best > 0).then(|| Preset::ALL[votes.iter().position(|v| *v == best).unwrap_or(0)]);
+    Some((files.len(), shape))
+}
+
+/// The folder a preset keeps its ADRs in by default (its settings' `adr.directory`).
+pub fn own_folder(preset: Preset) -> &'static str {
+    match preset {
+        Preset::Helix => "adr",
+        Preset::Madr => "docs/decisions",
+        Preset::Nygard => "doc/adr",
+    }
 }
 
 /// Whether a repository-relative path is named like an ADR: a numbered `NNN-*.md` in one
@@ -148,7 +180,7 @@ pub fn looks_like_adr(rel: &str) -> bool {
 /// The format a folder is named after by its tools' defaults.
 fn folder_default(folder: &str) -> Preset {
     match folder {
-        "docs/decisions" => Preset::Madr,
+        "docs/decisions" | "doc/decisions" => Preset::Madr,
         "adr" => Preset::Helix,
         _ => Preset::Nygard,
     }
@@ -261,6 +293,48 @@ mod tests {
         let settings = found.settings().unwrap();
         assert_eq!(settings.preset, Preset::Nygard);
         assert!(settings.matcher().is_adr("docs/adr/0001-use-y.md"));
+    }
+
+    #[test]
+    fn detection_for_a_named_preset_skips_folders_of_another_format() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        assert_eq!(detect_for(dir.path(), Preset::Madr), None);
+        write("docs/decisions/0001-use-x.md", MADR);
+        write("docs/adr/0001-use-y.md", NYGARD);
+        write("docs/adr/sub/0002-use-z.md", NYGARD);
+        write("adr/notes.md", "# Notes\n\nnothing that tells\n");
+        let found = |preset| detect_for(dir.path(), preset).map(|d| (d.preset, d.folder, d.files));
+        // The preset's own folder first, one walk (subfolders count), one vote.
+        assert_eq!(
+            found(Preset::Madr),
+            Some((Preset::Madr, "docs/decisions".into(), 1))
+        );
+        assert_eq!(
+            found(Preset::Nygard),
+            Some((Preset::Nygard, "docs/adr".into(), 2))
+        );
+        // A folder whose files tell no format fits any preset.
+        assert_eq!(found(Preset::Helix), Some((Preset::Helix, "adr".into(), 1)));
+        // Without a preset the first folder wins, with the format its files tell.
+        assert_eq!(detect(dir.path()).map(|d| d.preset), Some(Preset::Madr));
+    }
+
+    #[test]
+    fn each_presets_own_folder_is_its_settings_directory() {
+        for preset in Preset::ALL {
+            let settings = crate::config::Settings::from_layers_with(
+                Some(&format!("preset: {preset}\n")),
+                "t",
+                None,
+            )
+            .unwrap();
+            assert_eq!(settings.adr.directory, own_folder(preset), "{preset}");
+        }
     }
 
     #[test]

@@ -697,6 +697,35 @@ mod tests {
         assert!(rules.names.keys("Context").contains(&"kontext".to_owned()));
     }
 
+    /// A finding's text is `message: detail` in one line, so the shipped messages (and the
+    /// names `rules` and SARIF show) are English like every detail; the German words the
+    /// rules accept in an ADR live in their patterns and hints.
+    #[test]
+    fn builtin_messages_and_names_are_english() {
+        let german = [
+            "erfordert",
+            "erfordern",
+            "sollten",
+            "brauchen",
+            "einen",
+            "im",
+            "Neue",
+            "Abhängig",
+        ];
+        for rule in RuleSet::builtin().unwrap().contextual {
+            for text in [&rule.message, &rule.name] {
+                assert!(
+                    text.is_ascii()
+                        && !text
+                            .split(|c: char| !c.is_alphanumeric())
+                            .any(|word| german.contains(&word)),
+                    "{}: {text}",
+                    rule.id
+                );
+            }
+        }
+    }
+
     #[test]
     fn generated_json_equals_the_yaml_rules() {
         let from_yaml: serde_json::Value =

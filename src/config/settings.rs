@@ -318,7 +318,8 @@ fn wildcard(pattern: &str, name: &str) -> bool {
 pub struct NewSettings {
     /// The drafts folder inside a session.
     pub drafts: String,
-    /// The shipped template's name (`templates/<name>.md`): helix, madr or nygard.
+    /// The shipped template's name (`templates/<name>.md`): helix, helix-de (its guidance
+    /// in German), madr or nygard.
     /// Unset: the preset's template; `new --preset NAME` uses that preset's.
     #[serde(default)]
     pub template: Option<String>,

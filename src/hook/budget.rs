@@ -114,7 +114,8 @@ pub enum Escalation {
 /// What one failing save cost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Charge {
-    /// Attempts used up so far (`budget + 1` once escalated).
+    /// Attempts used up so far; `budget` once escalated (by the spent budget or the hard
+    /// cap), so the log and every message agree and no count passes its budget.
     pub attempt: u32,
     /// Failing saves since the target last passed, this one included.
     pub tries: u32,
@@ -157,7 +158,7 @@ impl Target {
         }
         Charge {
             attempt: if escalation.is_some() {
-                budget + 1
+                budget
             } else {
                 self.attempts
             },
@@ -178,7 +179,7 @@ pub(super) struct Failing {
     /// How many checks fail (1 for the STEP marker); a Stop with fewer than the
     /// target's last failure does not use up an attempt.
     failures: u32,
-    /// Filled in by [`charge`]: the attempt number (`budget + 1` once spent),
+    /// Filled in by [`charge`]: the attempt number (`budget` once spent),
     /// why it counted or not, and whether this Stop spent the budget.
     charge: Option<Charge>,
 }
@@ -244,9 +245,8 @@ pub(super) fn decide(
             Verdict::Block
         } else {
             if charge.first_escalation {
-                // The escalating save is past the budget (`attempt` is `budget + 1`); the
-                // line shows the budget's own number: "attempt 3/3", never "4/3".
-                let attempts = format!("attempt {}/{budget}", attempt.min(budget));
+                // "attempt 3/3", as the log record says: an escalated charge is the budget.
+                let attempts = format!("attempt {attempt}/{budget}");
                 let why = escalation(&charge, budget);
                 if f.target == STEP_TARGET {
                     let (step, applied) =
@@ -329,9 +329,9 @@ mod tests {
         let spent = t.charge(2, 1);
         assert_eq!(
             (short(spent), spent.escalation),
-            ((3, false, true), Some(Escalation::BudgetSpent))
+            ((2, false, true), Some(Escalation::BudgetSpent))
         );
-        assert_eq!(short(t.charge(2, 1)), (3, false, false));
+        assert_eq!(short(t.charge(2, 1)), (2, false, false));
     }
 
     #[test]
@@ -359,7 +359,7 @@ mod tests {
         let capped = t.charge(3, 3);
         assert_eq!(
             (capped.attempt, capped.first_escalation, capped.escalation),
-            (4, true, Some(Escalation::HardCap))
+            (3, true, Some(Escalation::HardCap))
         );
         // More failures than before count again.
         let mut t = Target::default();

@@ -607,7 +607,7 @@ pub(super) fn post_tool_use_answer(
                 EscalationKind::Budget,
                 rel,
                 &decision.rules,
-                &format!("attempt {}/{budget}", charge.attempt.min(budget)),
+                &format!("attempt {}/{budget}", charge.attempt),
                 &format!(
                     "still fails {errors} check(s), escalated to you ({why}); helix-gate no longer blocks it in this session; run `helix-gate validate {rel}`"
                 ),

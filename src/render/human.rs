@@ -92,7 +92,7 @@ pub(crate) mod tests {
             FileReport {
                 path: "adr/038-response-enforcement.md".into(),
                 findings: vec![
-                    Finding::new("major-needs-migration", Severity::Error, "change_scope=major erfordert einen Migrations-Plan: section \"Migration\" is missing")
+                    Finding::new("major-needs-migration", Severity::Error, "change_scope=major requires a migration plan: section \"Migration\" is missing")
                         .at(1)
                         .hint("add \"## Migration\" with the phases/steps (Phase, Schritt) and a rollback plan"),
                     Finding::new("acceptance-criteria-min", Severity::Warning, "2 acceptance criteria, at least 3 expected").at(57),
@@ -106,7 +106,7 @@ pub(crate) mod tests {
     fn human_matches_the_documented_shape() {
         assert_eq!(
             human(&sample(), false),
-            "adr/038-response-enforcement.md:1: error[major-needs-migration] change_scope=major erfordert einen Migrations-Plan: section \"Migration\" is missing\n  \
+            "adr/038-response-enforcement.md:1: error[major-needs-migration] change_scope=major requires a migration plan: section \"Migration\" is missing\n  \
 hint: add \"## Migration\" with the phases/steps (Phase, Schritt) and a rollback plan\n\
 adr/038-response-enforcement.md:57: warning[acceptance-criteria-min] 2 acceptance criteria, at least 3 expected\n\
 2 files checked: 1 error, 1 warning\n"

@@ -13,7 +13,7 @@ fn reports() -> Vec<FileReport> {
                 Finding::new(
                     "major-needs-migration",
                     Severity::Error,
-                    "change_scope=major erfordert einen Migrations-Plan: section \"Migration\" is missing",
+                    "change_scope=major requires a migration plan: section \"Migration\" is missing",
                 )
                 .at(1)
                 .hint("add \"## Migration\" with the phases/steps (Phase, Schritt) and a rollback plan"),

@@ -57,6 +57,14 @@ fn log(root: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The `attempt` of every log record.
+fn attempts(root: &Path) -> Vec<u64> {
+    log(root)
+        .iter()
+        .map(|l| l["attempt"].as_u64().unwrap())
+        .collect()
+}
+
 fn reason(answer: &Value) -> &str {
     answer["reason"]
         .as_str()
@@ -140,6 +148,17 @@ fn saves_that_do_not_improve_escalate_after_the_budget() {
             .starts_with("escalated: all 3 attempts used"),
         "{last}"
     );
+    // The log says what the message says: attempt 3 of 3, never 4; a later save too.
+    assert_eq!(last["attempt"], 3, "{last}");
+    save(root, 1);
+    assert_eq!(attempts(root), [1, 2, 3, 3, 3, 3]);
+    let out = run(root, &["log"]);
+    assert!(
+        stdout(&out).contains("escalate") && stdout(&out).contains("(attempt 3)"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!stdout(&out).contains("(attempt 4)"), "{}", stdout(&out));
 }
 
 #[test]
@@ -158,6 +177,7 @@ fn an_alternating_loop_and_an_endless_improvement_end_at_the_hard_cap() {
             .contains("hard cap reached: 7 failing tries, at most 6 = twice the budget of 3"),
         "{capped}"
     );
+    assert_eq!(attempts(root).last(), Some(&3));
 
     // Always improving, never passing: the cap ends it too (budget 1, cap 2).
     let repo = project();
@@ -173,6 +193,34 @@ fn an_alternating_loop_and_an_endless_improvement_end_at_the_hard_cap() {
             .unwrap()
             .contains("hard cap reached: 3 failing tries, at most 2"),
         "{capped}"
+    );
+    assert_eq!(attempts(root), [1, 1, 1]);
+}
+
+/// At Stop too, the escalation's log record counts the budget, as its message does.
+#[test]
+fn a_stop_that_escalates_logs_the_budget_as_its_attempt() {
+    let repo = project();
+    let root = repo.path();
+    save(root, 2);
+    let stop = || {
+        hook(
+            root,
+            &json!({"session_id": "s", "hook_event_name": "Stop", "stop_hook_active": false,
+                    "last_assistant_message": "done", "background_tasks": []}),
+        )
+        .expect("an answer")
+    };
+    assert!(reason(&stop()).contains("[attempt 2/3]"));
+    assert!(reason(&stop()).contains("[attempt 3/3]"));
+    let spent = stop();
+    let message = spent["systemMessage"].as_str().unwrap_or_default();
+    assert!(message.contains(" after attempt 3/3; "), "{spent}");
+    let last = log(root).pop().unwrap();
+    assert_eq!(
+        (&last["event"], &last["verdict"], &last["attempt"]),
+        (&json!("Stop"), &json!("escalate"), &json!(3)),
+        "{last}"
     );
 }
 

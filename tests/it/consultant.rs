@@ -31,7 +31,7 @@ const SESSION: &str = "projects/sessions/session-a2697";
 const TITLE: &str = "Response Enforcement";
 const DRAFT: &str = "output/ADR-response-enforcement.md";
 /// The one gap the model leaves in its first save.
-const GAP: &str = "<Nachteil oder Trade-off 1>";
+const GAP: &str = "<Drawback or trade-off 1>";
 const GAP_FILLED: &str = "One more hook process per answer";
 
 /// What the consultant writes for each placeholder of `new`'s template
@@ -40,28 +40,28 @@ const FILL: &[(&str, &str)] = &[
     ("<TOOL|", "TOOL"),
     ("<NEW|", "NEW"),
     ("<minor|", "minor"),
-    ("<src/pfad/", "src/enforce.rs"),
-    ("<src/existierende/", "src/lib.rs"),
+    ("<src/path/", "src/enforce.rs"),
+    ("<src/existing/", "src/lib.rs"),
     ("<docs/", "README.md"),
     (
-        "<Warum",
+        "<Why",
         "Claude Code ends consultant answers without the STEP marker, and ADR drafts miss \
          required sections; both are found only after the session, by hand.",
     ),
     (
-        "<Was wird",
+        "<What is built",
         "A Stop hook checks every answer for the STEP marker and blocks with the exact \
          format; the ADR hook blocks a draft with missing sections. A wrapper around the \
          runner was rejected because it restarts the whole session.",
     ),
     (
-        "<Technische",
+        "<Technical",
         "The hook reads the last assistant message of the Stop event and checks that it \
          ends with the marker. Example of the CLI command:\n\n```console\n$ helix-gate hook < stop.json\n\
          {\"decision\":\"block\",\"reason\":\"...\"}\n```",
     ),
     (
-        "<Welche Dokumentation",
+        "<Which documentation",
         "The README gets a section on the consultant workflow with every command in order, \
          and the hook table lists the STEP marker check.",
     ),
@@ -71,22 +71,22 @@ const FILL: &[(&str, &str)] = &[
          working and one setting turns the check off again.",
     ),
     (
-        "<Konkretes, testbares Kriterium 1",
+        "<Concrete, testable criterion 1",
         "An answer without the STEP marker is blocked at Stop with the format",
     ),
     (
-        "<Konkretes, testbares Kriterium 2",
+        "<Concrete, testable criterion 2",
         "An answer with the marker at its end passes the Stop gate",
     ),
     (
-        "<Migration und",
+        "<Migration and",
         "The end-to-end test covers the whole consultant path",
     ),
     (
-        "<Dokumentation ist",
+        "<Documentation is",
         "The README describes the consultant workflow",
     ),
-    ("<Vorteil", "Step tracking is complete without manual fixes"),
+    ("<Benefit", "Step tracking is complete without manual fixes"),
 ];
 
 /// `template` with every placeholder filled except `GAP`.

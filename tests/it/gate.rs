@@ -1291,3 +1291,45 @@ fn validate_and_gate_agree_on_the_plans_project_checks() {
         "{text}"
     );
 }
+
+/// The lines from `Usage:` to the first blank line.
+fn usage_block(text: &str) -> String {
+    text.lines()
+        .skip_while(|line| !line.starts_with("Usage:"))
+        .take_while(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Without a gate type and without `--phases`, the error names both ways and shows the
+/// same usage as `--help` (clap's own error usage called the optional gate type required).
+#[test]
+fn gate_without_arguments_names_what_is_needed_with_the_usage_of_help() {
+    let help = run(&manifest_dir(), &["gate", "--help"]);
+    assert_eq!(code(&help), 0, "{}", stderr(&help));
+    let help_usage = usage_block(&stdout(&help));
+    assert_eq!(
+        help_usage,
+        "Usage: helix-gate gate [OPTIONS] <GATE_TYPE>\n       \
+         helix-gate gate [OPTIONS] --phases <FILE> --phase <ID>",
+        "{}",
+        stdout(&help)
+    );
+    let short = run(&manifest_dir(), &["gate", "-h"]);
+    assert_eq!(usage_block(&stdout(&short)), help_usage);
+    for args in [&["gate"][..], &["gate", "--format", "human"]] {
+        let out = run(&manifest_dir(), args);
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("required arguments were not provided:\n  <GATE_TYPE|--phases <FILE>>"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(usage_block(&err), help_usage, "{args:?}: {err}");
+    }
+    // `--phases` alone: the error names the `--phase` it needs.
+    let out = run(&manifest_dir(), &["gate", "--phases", "plan.yaml"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("--phase <ID>"), "{}", stderr(&out));
+    assert_eq!(usage_block(&stderr(&out)), help_usage);
+}

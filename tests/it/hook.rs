@@ -815,7 +815,7 @@ mod e2e {
         let feedback = stop_hook_feedback(&main);
         assert_eq!(feedback.len(), 1, "{}", outcome.describe());
         assert!(
-            feedback[0].contains("Freigabe nicht erteilt")
+            feedback[0].contains("Approval not granted")
                 && feedback[0].contains("REVIEWER: no word on cache invalidation"),
             "{}",
             feedback[0]

@@ -23,6 +23,23 @@ fn helix_repo() -> tempfile::TempDir {
     repo
 }
 
+/// The shipped HELIX templates: English guidance (the default) and German (`new.template`).
+const HELIX_TEMPLATES: [&str; 2] = ["helix", "helix-de"];
+
+/// Makes `new` in `repo` use the shipped template `name`, and creates the file its
+/// `files.modify` placeholder names, as it would exist in a real project.
+fn use_template(repo: &Path, name: &str) {
+    if name != "helix" {
+        write(
+            repo,
+            "config/helix-gate.yaml",
+            format!("new:\n  template: {name}\n"),
+        );
+    }
+    write(repo, "src/existing/file.rs", "");
+    write(repo, "src/existierende/datei.rs", "");
+}
+
 /// The rule ids `validate` reports for one file, and the exit code.
 fn findings(cwd: &Path, file: &str) -> (i32, Vec<(String, String)>) {
     let out = run(cwd, &["validate", file, "--format", "json"]);
@@ -182,6 +199,44 @@ fn the_template_as_shipped_fails_only_with_placeholder_findings() {
     );
 }
 
+/// `new` writes its guidance (the comment and the `<...>` hints) in English and keeps the
+/// HELIX format's German section names; `new.template: helix-de` writes the guidance in
+/// German.
+#[test]
+fn the_guidance_is_english_and_german_on_request() {
+    let german_words = ["und", "oder", "wird", "nicht", "jeden", "muss", "Ersetze"];
+    for template in HELIX_TEMPLATES {
+        let repo = helix_repo();
+        use_template(repo.path(), template);
+        let session = repo.path().join("projects/sessions/s1");
+        let out = run(&session, &["new", "Cache"]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let text = std::fs::read_to_string(session.join("output/ADR-cache.md")).unwrap();
+        for heading in ["## Kontext", "## Entscheidung", "## Akzeptanzkriterien"] {
+            assert!(text.contains(heading), "{template}: {heading}\n{text}");
+        }
+        let guidance: Vec<&str> = text
+            .lines()
+            .filter(|line| !line.starts_with('#'))
+            .flat_map(|line| line.split(|c: char| !c.is_alphabetic()))
+            .filter(|word| german_words.contains(word) || word.contains(['ä', 'ö', 'ü', 'ß']))
+            .collect();
+        if template == "helix" {
+            assert!(
+                text.contains("<!--\nDraft from `helix-gate new`. Replace every placeholder"),
+                "{text}"
+            );
+            assert!(guidance.is_empty(), "German words {guidance:?} in\n{text}");
+        } else {
+            assert!(
+                text.contains("<!--\nEntwurf aus `helix-gate new`. Ersetze jeden Platzhalter"),
+                "{text}"
+            );
+            assert!(guidance.len() > 10, "{guidance:?}\n{text}");
+        }
+    }
+}
+
 #[test]
 fn the_template_filled_in_mechanically_passes_validate_the_hook_and_finalize() {
     // Every choice of change_scope and classification the template offers.
@@ -196,24 +251,27 @@ fn the_template_filled_in_mechanically_passes_validate_the_hook_and_finalize() {
         },
         &|alts: &[&str]| alts[alts.len() - 1].to_owned(),
     ];
-    for (i, choose) in choices.iter().enumerate() {
+    for (i, (choose, template)) in choices
+        .iter()
+        .flat_map(|choose| HELIX_TEMPLATES.map(|template| (choose, template)))
+        .enumerate()
+    {
         let repo = helix_repo();
         write(
             repo.path(),
             "config/approvals.yaml",
             "approvals:\n  adr:\n    enabled: false\n",
         );
+        use_template(repo.path(), template);
         let session = repo.path().join("projects/sessions/s1");
         assert_eq!(code(&run(&session, &["new", "Cache parsed rules"])), 0);
         let draft = session.join("output/ADR-cache-parsed-rules.md");
         let filled = fill(&std::fs::read_to_string(&draft).unwrap(), choose);
         assert!(!filled.contains("XXX>"), "{filled}");
         std::fs::write(&draft, &filled).unwrap();
-        // The one file it says it modifies exists, as it would in a real project.
-        write(repo.path(), "src/existierende/datei.rs", "");
 
         let (exit, list) = findings(&session, "output/ADR-cache-parsed-rules.md");
-        assert_eq!(exit, 0, "choice {i}: {list:?}\n{filled}");
+        assert_eq!(exit, 0, "choice {i} ({template}): {list:?}\n{filled}");
         assert!(
             list.iter().all(|(_, severity)| severity != "error"),
             "choice {i}: {list:?}"
@@ -277,18 +335,27 @@ fn unbracket(template: &str) -> String {
 
 #[test]
 fn the_template_with_its_hints_only_unbracketed_fails_validate_the_hook_and_finalize() {
+    for (template, first_hint) in HELIX_TEMPLATES
+        .into_iter()
+        .zip(["\nWhy is this needed?", "\nWarum wird das gebraucht?"])
+    {
+        hints_only_unbracketed_fail(template, first_hint);
+    }
+}
+
+fn hints_only_unbracketed_fail(template: &str, first_hint: &str) {
     let repo = helix_repo();
     write(
         repo.path(),
         "config/approvals.yaml",
         "approvals:\n  adr:\n    enabled: false\n",
     );
-    write(repo.path(), "src/existierende/datei.rs", "");
+    use_template(repo.path(), template);
     let session = repo.path().join("projects/sessions/s1");
     assert_eq!(code(&run(&session, &["new", "Cache parsed rules"])), 0);
     let draft = session.join("output/ADR-cache-parsed-rules.md");
     let hints = unbracket(&std::fs::read_to_string(&draft).unwrap());
-    assert!(hints.contains("\nWarum wird das gebraucht?"), "{hints}");
+    assert!(hints.contains(first_hint), "{hints}");
     std::fs::write(&draft, &hints).unwrap();
 
     let (exit, list) = findings(&session, "output/ADR-cache-parsed-rules.md");
@@ -300,7 +367,7 @@ fn the_template_with_its_hints_only_unbracketed_fails_validate_the_hook_and_fina
         .collect();
     // Kontext, Entscheidung, Implementation, Dokumentation, Migration, Akzeptanzkriterien,
     // Konsequenzen: every section is still the hint, and nothing else is wrong.
-    assert_eq!(left, ["template-hint-left"; 7], "{list:?}");
+    assert_eq!(left, ["template-hint-left"; 7], "{template}: {list:?}");
 
     let rel = "projects/sessions/s1/output/ADR-cache-parsed-rules.md";
     let answer = hook(
@@ -376,7 +443,7 @@ mod e2e {
             return;
         };
         let repo = ScratchRepo::new();
-        repo.write("src/existierende/datei.rs", "");
+        repo.write("src/existing/file.rs", "");
         repo.write(
             "config/approvals.yaml",
             "approvals:\n  adr:\n    enabled: false\n",

@@ -193,7 +193,7 @@ fn without_the_flag_new_uses_the_configured_preset_and_new_template_names_anothe
     let out = run(repo.path(), &["new", "Anything"]);
     assert_eq!(code(&out), 2);
     assert!(
-        stderr(&out).contains("shipped templates: helix, madr, nygard"),
+        stderr(&out).contains("shipped templates: helix, helix-de, madr, nygard"),
         "{}",
         stderr(&out)
     );

@@ -419,11 +419,119 @@ fn npm_package_runs_the_platform_binary_installed_globally_and_by_npx() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("@helix-gate/cli-"), "{stderr}");
-    assert!(stderr.contains("--omit=optional"), "{stderr}");
+    assert!(
+        stderr.contains("npm install -g ./helix-gate-cli-")
+            && stderr.contains(&format!("-{VERSION}.tgz ./helix-gate-{VERSION}.tgz")),
+        "{stderr}"
+    );
 
     // The shim runs the native binary, so it needs no node: PATH is the prefix's bin only.
     let path = prefix.join("bin");
     assert_shim_finds(s, &[("PATH", path.to_str().unwrap())]);
+}
+
+/// The npm launcher (`packaging/npm/helix-gate/bin/helix-gate`) as `scripts/package.sh npm`
+/// stages it (versions filled in), at `dir`/node_modules/helix-gate, run by node with
+/// `--version`: (exit code, stderr, stdout). No package is built.
+fn launcher_in(dir: &Path, node: &Path) -> (Option<i32>, String, String) {
+    let staged = dir.join("node_modules/helix-gate");
+    std::fs::create_dir_all(staged.join("bin")).unwrap();
+    let source = manifest_dir().join("packaging/npm/helix-gate");
+    std::fs::copy(source.join("bin/helix-gate"), staged.join("bin/helix-gate")).unwrap();
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(source.join("package.json")).unwrap())
+            .unwrap();
+    manifest["version"] = VERSION.into();
+    for version in manifest["optionalDependencies"]
+        .as_object_mut()
+        .unwrap()
+        .values_mut()
+    {
+        *version = VERSION.into();
+    }
+    std::fs::write(staged.join("package.json"), manifest.to_string()).unwrap();
+    let out = bounded(
+        isolated(node, dir)
+            .arg(staged.join("bin/helix-gate"))
+            .arg("--version"),
+        INSTALL_LIMIT,
+    );
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stderr), text(&out.stdout))
+}
+
+/// Installed without its platform package (npm skips the optional dependency without a
+/// word when helix-gate is installed from its .tgz alone), the launcher names the exact
+/// package and version it looked for and how to install it; with it, it runs it.
+#[test]
+fn npm_launcher_alone_names_the_platform_package_to_install() {
+    let Some(node) = require("node", "npm") else {
+        return;
+    };
+    let key = ok(
+        &bounded(
+            isolated(&node, manifest_dir()).args(["-p", "process.platform + '-' + process.arch"]),
+            INSTALL_LIMIT,
+        ),
+        "node -p",
+    );
+    let key = key.trim();
+    let scratch = tempfile::tempdir().unwrap();
+    let project = scratch.path().join("project");
+    let (code, stderr, _) = launcher_in(&project, &node);
+    assert_eq!(code, Some(2), "{stderr}");
+    let listed = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"].contains(&key);
+    if listed {
+        for part in [
+            format!("the platform package @helix-gate/cli-{key}@{VERSION} is not installed"),
+            format!("npm install @helix-gate/cli-{key}@{VERSION}\n"),
+            format!(
+                "npm install ./helix-gate-cli-{key}-{VERSION}.tgz ./helix-gate-{VERSION}.tgz\n"
+            ),
+            "pip install helix-gate".to_owned(),
+        ] {
+            assert!(stderr.contains(&part), "{part}\n{stderr}");
+        }
+    } else {
+        assert!(stderr.contains(&format!("no binary for {key}")), "{stderr}");
+    }
+
+    // A global install (<prefix>/lib/node_modules) is told to install globally.
+    let (code, stderr, _) = launcher_in(&scratch.path().join("prefix/lib"), &node);
+    assert_eq!(code, Some(2), "{stderr}");
+    if listed {
+        assert!(
+            stderr.contains(&format!("npm install -g @helix-gate/cli-{key}@{VERSION}\n")),
+            "{stderr}"
+        );
+    }
+
+    // With the platform package in place the launcher runs its binary, arguments, output
+    // and exit status passed through.
+    if cfg!(unix) {
+        let platform = project.join(format!("node_modules/@helix-gate/cli-{key}"));
+        std::fs::create_dir_all(&platform).unwrap();
+        std::fs::write(
+            platform.join("helix-gate"),
+            "#!/bin/sh\necho \"native $*\"\nexit 3\n",
+        )
+        .unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(
+                platform.join("helix-gate"),
+                std::fs::Permissions::from_mode(0o755),
+            )
+            .unwrap();
+        }
+        let (code, stderr, stdout) = launcher_in(&project, &node);
+        assert_eq!(
+            (code, stdout.as_str()),
+            (Some(3), "native --version\n"),
+            "{stderr}"
+        );
+    }
 }
 
 #[test]

@@ -1075,6 +1075,54 @@ fn file_arguments_check_those_files_from_the_work_tree() {
     assert_blocked(&repo.helix(&["pre-commit", GOOD_ADR]), "section-missing");
 }
 
+/// `pre-commit FILE...` checks what a commit checks: a named ADR against every other ADR
+/// of the repository (a reused `adr_id` is an error, a `depends_on` on an unnamed ADR is
+/// known), and `commit.required_on_commit`'s approval.
+#[test]
+fn file_arguments_get_the_checks_across_files_and_the_required_approval() {
+    let repo = ScratchRepo::with_adr();
+    repo.write("adr/002-second.md", adr_with_id("002"));
+    repo.commit_all("two");
+    // Reuses 001, which is not named: the duplicate is found all the same.
+    repo.write("adr/003-copy.md", adr_with_id("001"));
+    assert_blocked(
+        &repo.helix(&["pre-commit", "adr/003-copy.md"]),
+        "adr-id-duplicate",
+    );
+    // depends_on an ADR that exists but is not named: no finding.
+    repo.write(
+        "adr/003-copy.md",
+        adr_with_id("003").replace("depends_on: []", "depends_on: [\"002\"]")
+            + "\nBuilds on ADR-002.\n",
+    );
+    let out = repo.helix(&["pre-commit", "adr/003-copy.md"]);
+    assert_passes(&out);
+    assert!(
+        !stderr(&out).contains("depends-on-unknown"),
+        "{}",
+        stderr(&out)
+    );
+    // A named ADR never meets itself: all of them named (as --all-files does) pass.
+    assert_passes(&repo.helix(&[
+        "pre-commit",
+        GOOD_ADR,
+        "adr/002-second.md",
+        "adr/003-copy.md",
+    ]));
+    // required_on_commit: no approved review of the content, as at a commit.
+    repo.write(
+        "config/approvals.yaml",
+        "commit:\n  required_on_commit: true\n",
+    );
+    let out = repo.helix(&["pre-commit", "adr/003-copy.md"]);
+    assert_blocked(&out, "approval-required");
+    assert!(
+        stderr(&out).contains("`helix-gate approve adr/003-copy.md`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// The manifest lets the pre-commit framework pass the file names, so `pre-commit run
 /// --all-files` checks every ADR, and selects Markdown files and phase plans.
 #[test]

@@ -178,3 +178,30 @@ fn validate(root: &Value, schema: &Value, value: &Value, at: &str) -> Vec<String
     }
     errors
 }
+
+/// `helix-gate schema` without a name shows the usage of `--help`, which names the three
+/// files to choose from.
+#[test]
+fn schema_without_a_name_shows_the_usage_of_help_with_the_names() {
+    let usage = |text: &str| {
+        text.lines()
+            .find(|line| line.starts_with("Usage:"))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let help = run(&manifest_dir(), &["schema", "--help"]);
+    assert_eq!(code(&help), 0, "{}", stderr(&help));
+    assert_eq!(
+        usage(&stdout(&help)),
+        format!("Usage: helix-gate schema [OPTIONS] <{}>", NAMES.join("|"))
+    );
+    let out = run(&manifest_dir(), &["schema"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("<NAME>"), "{}", stderr(&out));
+    assert_eq!(
+        usage(&stderr(&out)),
+        usage(&stdout(&help)),
+        "{}",
+        stderr(&out)
+    );
+}

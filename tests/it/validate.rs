@@ -8,7 +8,7 @@ fn examples_show_one_passing_and_one_failing_adr() {
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     let text = stdout(&out);
     assert!(!text.contains("001-lazy-rule-loading.md:"), "{text}");
-    assert!(text.contains("examples/adr/002-adr-014-case.md:1: error[major-needs-migration] change_scope=major erfordert einen Migrations-Plan: section \"Migration\" is missing\n  hint: add \"## Migration\""), "{text}");
+    assert!(text.contains("examples/adr/002-adr-014-case.md:1: error[major-needs-migration] change_scope=major requires a migration plan: section \"Migration\" is missing\n  hint: add \"## Migration\""), "{text}");
     assert!(text.contains("error[files-path-absolute]"), "{text}");
     assert!(
         text.ends_with("2 files checked: 5 errors, 3 warnings\n"),
@@ -521,7 +521,7 @@ fn an_unconfigured_empty_repository_says_where_it_looked() {
     let err = stderr(&out);
     assert_eq!(code(&out), 0, "{err}");
     assert!(
-        err.contains("no ADRs found; looked in docs/decisions, doc/adr, docs/architecture/decisions, docs/adr, adr"),
+        err.contains("no ADRs found; looked in docs/decisions, doc/adr, docs/architecture/decisions, docs/adr, adr, doc/decisions"),
         "{err}"
     );
 }
