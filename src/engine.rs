@@ -143,12 +143,9 @@ impl Engine {
         let mut selection = rules::selection::Selection::default();
         if settings.rules != config::settings::RulesSettings::default() || choice.is_some() {
             let known = known_ids(&rules);
-            selection = rules::selection::Selection::from_settings(&settings.rules, &known)
-                .map_err(anyhow::Error::msg)?;
+            selection = rules::selection::Selection::from_settings(&settings.rules, &known)?;
             if let Some(choice) = choice {
-                selection
-                    .choose(choice, &known)
-                    .map_err(anyhow::Error::msg)?;
+                selection.choose(choice, &known)?;
             }
         }
         Ok(Engine {

@@ -546,7 +546,7 @@ impl Ctx<'_> {
     /// repository, so a planted line can add an ADR to check, never a file
     /// outside the project or one that is not an ADR.
     fn finalized(&self, engine: &Engine, patterns: &[String]) -> Result<Vec<PathBuf>, String> {
-        let adrs = engine.settings.adr_matcher()?;
+        let adrs = engine.settings.adr_matcher().map_err(|e| e.to_string())?;
         Ok(self
             .moves(&adrs, patterns)?
             .into_iter()
@@ -596,7 +596,7 @@ impl Ctx<'_> {
             return Ok(Vec::new());
         }
         let engine = Engine::load(self.root, None).map_err(|e| format!("{e:#}"))?;
-        let adrs = engine.settings.adr_matcher()?;
+        let adrs = engine.settings.adr_matcher().map_err(|e| e.to_string())?;
         self.moves(&adrs, patterns)
     }
 
