@@ -506,11 +506,9 @@ pub enum GateError {
     /// message has their causes).
     #[error("{0}")]
     Load(String),
-    #[error("it leaves the repository; a concept must lie inside it")]
-    ConceptOutside,
-    /// The gate's concept could not be read.
-    #[error("{0}")]
-    Concept(String),
+    /// The gate's concept cannot be used.
+    #[error(transparent)]
+    Concept(#[from] crate::engine::ConceptError),
     /// A result file that is not genuine, or stale.
     #[error("{0}")]
     Rejected(String),
@@ -793,7 +791,7 @@ impl Ctx<'_> {
         if !crate::fs::confine::inside(self.root, &path)
             || crate::paths::relative_to(self.root, &path).is_none()
         {
-            return Err(GateError::ConceptOutside);
+            return Err(crate::engine::ConceptError::Outside.into());
         }
         engine
             .read_concept(&path)
