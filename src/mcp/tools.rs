@@ -196,7 +196,11 @@ enum ToolError {
     ContentTooLarge { size: usize, limit: u64 },
     #[error("`{0}` is a folder; with `content`, `path` names the file the text would be saved as")]
     ContentNamesFolder(String),
-    #[error("no rule with id `{}`{} (list_rules lists every rule)", crate::text::escape_controls(id), nearest.as_deref().map(|near| format!("; did you mean `{}`?", crate::text::escape_controls(near))).unwrap_or_default())]
+    #[error(
+        "no rule with id `{}`{} (list_rules lists every rule)",
+        crate::text::escape_controls(id),
+        did_you_mean(nearest.as_deref())
+    )]
     NoSuchRule { id: String, nearest: Option<String> },
     #[error("unknown preset `{0}` (helix, madr or nygard)")]
     UnknownPreset(String),
@@ -211,6 +215,13 @@ enum ToolError {
     /// What the engine, the configuration or the file system said (with its causes).
     #[error("{0}")]
     Failed(String),
+}
+
+/// "; did you mean `x`?" for the nearest rule id, when there is one.
+fn did_you_mean(nearest: Option<&str>) -> String {
+    nearest
+        .map(|near| format!("; did you mean `{}`?", crate::text::escape_controls(near)))
+        .unwrap_or_default()
 }
 
 impl ToolError {
@@ -592,6 +603,25 @@ mod tests {
         .arguments()
         .unwrap();
         assert!(!args.write && args.preset.is_none() && args.title == "x");
+    }
+
+    #[test]
+    fn an_unknown_rule_names_the_nearest_one() {
+        let err = |nearest: Option<&str>| {
+            ToolError::NoSuchRule {
+                id: "section-mising".to_owned(),
+                nearest: nearest.map(str::to_owned),
+            }
+            .to_string()
+        };
+        assert_eq!(
+            err(Some("section-missing")),
+            "no rule with id `section-mising`; did you mean `section-missing`? (list_rules lists every rule)"
+        );
+        assert_eq!(
+            err(None),
+            "no rule with id `section-mising` (list_rules lists every rule)"
+        );
     }
 
     #[test]
