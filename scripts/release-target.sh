@@ -15,7 +15,7 @@
 # ROP gadget and function pointer sits at an address known from the release; the stack, the heap
 # and mmap regions are still randomised. That matters only after a memory-safety bug, which
 # helix-gate's own code cannot have outside its entry point's unsafe blocks (reading argv, a
-# poll, a signal disposition); the unsafe code of its dependencies (serde_json, serde_yaml,
+# poll, a signal disposition); the unsafe code of its dependencies (serde_json, yaml_serde,
 # regex, pulldown-cmark, memchr, gix) and static glibc is where one would be. Most processes are
 # short-lived (the hook, validate, pre-commit: one input, then exit), but `helix-gate mcp` runs
 # for a whole agent session and parses every JSON-RPC line its client sends (up to 16 MiB each,

@@ -32,6 +32,25 @@ pub struct Engine {
 /// form, and the rank of the first `concept.discover` pattern without `{slug}` it matches.
 type Candidate = (String, String, Option<usize>);
 
+/// Why a concept document cannot be used (the text follows "cannot use the concept ...: ").
+#[derive(Debug, thiserror::Error)]
+pub enum ConceptError {
+    #[error("an absolute path; name it relative to the ADR's folder or the repository root")]
+    Absolute,
+    #[error("it leaves the repository; a concept must lie inside it")]
+    Outside,
+    #[error("no such file (looked next to the ADR and from the repository root)")]
+    NotFound,
+    #[error("not a regular file ({0})")]
+    NotRegular(&'static str),
+    #[error("{0}")]
+    Unreadable(std::io::Error),
+    #[error("larger than adr.max_file_size ({limit} bytes)")]
+    TooLarge { limit: u64 },
+    #[error("not UTF-8 text")]
+    NotUtf8,
+}
+
 /// How an ADR came by its concept.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConceptOrigin {
@@ -143,12 +162,9 @@ impl Engine {
         let mut selection = rules::selection::Selection::default();
         if settings.rules != config::settings::RulesSettings::default() || choice.is_some() {
             let known = known_ids(&rules);
-            selection = rules::selection::Selection::from_settings(&settings.rules, &known)
-                .map_err(anyhow::Error::msg)?;
+            selection = rules::selection::Selection::from_settings(&settings.rules, &known)?;
             if let Some(choice) = choice {
-                selection
-                    .choose(choice, &known)
-                    .map_err(anyhow::Error::msg)?;
+                selection.choose(choice, &known)?;
             }
         }
         Ok(Engine {
@@ -265,7 +281,13 @@ impl Engine {
     }
 
     /// The finding for a concept that cannot be used.
-    fn unusable(&self, adr: &Adr, concept: &Path, origin: &ConceptOrigin, why: &str) -> Finding {
+    fn unusable(
+        &self,
+        adr: &Adr,
+        concept: &Path,
+        origin: &ConceptOrigin,
+        why: &ConceptError,
+    ) -> Finding {
         match origin {
             ConceptOrigin::Named(named) => rules::concept::unreadable(
                 adr,
@@ -424,12 +446,9 @@ impl Engine {
 
     /// Where the concept `named` by the ADR at `adr_path` is: looked up next to the ADR
     /// first, then from the repository root; never outside the repository. `Err` says why.
-    pub fn resolve_concept(&self, adr_path: &Path, named: &str) -> Result<PathBuf, String> {
+    pub fn resolve_concept(&self, adr_path: &Path, named: &str) -> Result<PathBuf, ConceptError> {
         if Path::new(named).is_absolute() {
-            return Err(
-                "an absolute path; name it relative to the ADR's folder or the repository root"
-                    .to_owned(),
-            );
+            return Err(ConceptError::Absolute);
         }
         let adr_dir = crate::paths::absolute(adr_path)
             .parent()
@@ -449,24 +468,24 @@ impl Engine {
             }
         }
         Err(if outside {
-            "it leaves the repository; a concept must lie inside it".to_owned()
+            ConceptError::Outside
         } else {
-            "no such file (looked next to the ADR and from the repository root)".to_owned()
+            ConceptError::NotFound
         })
     }
 
     /// Read a concept document as text, within `adr.max_file_size` and without blocking
     /// on a FIFO or a device. `Err` says why.
-    pub fn read_concept(&self, concept: &Path) -> Result<String, String> {
+    pub fn read_concept(&self, concept: &Path) -> Result<String, ConceptError> {
         let limit = self.settings.adr.max_file_size;
         let bytes = read_limited(concept, limit).map_err(|e| match not_regular(&e) {
-            Some(kind) => format!("not a regular file ({kind})"),
-            None => e.to_string(),
+            Some(kind) => ConceptError::NotRegular(kind),
+            None => ConceptError::Unreadable(e),
         })?;
         if bytes.len() as u64 > limit {
-            return Err(format!("larger than adr.max_file_size ({limit} bytes)"));
+            return Err(ConceptError::TooLarge { limit });
         }
-        String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_owned())
+        String::from_utf8(bytes).map_err(|_| ConceptError::NotUtf8)
     }
 
     /// A document that was not parsed: one finding says why.
@@ -781,6 +800,23 @@ pub fn parallel_map<T: Send, R: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_concept_that_cannot_be_used_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let engine = Engine::load(&root, None).unwrap();
+        let adr = root.join("adr/001-a.md");
+        let why = |named: &str| engine.resolve_concept(&adr, named).unwrap_err();
+        assert!(matches!(why("/etc/passwd"), ConceptError::Absolute));
+        assert!(matches!(why("../../x.md"), ConceptError::Outside));
+        assert!(matches!(why("none.md"), ConceptError::NotFound));
+        std::fs::write(root.join("bin.md"), [0xff, 0xfe]).unwrap();
+        assert!(matches!(
+            engine.read_concept(&root.join("bin.md")),
+            Err(ConceptError::NotUtf8)
+        ));
+    }
 
     /// The order is kept, at most `workers` run at once, and one worker (or a small
     /// input, by [`workers_for`]) runs on the calling thread.

@@ -1,15 +1,16 @@
 //! The one place that knows which YAML library helix-gate uses.
 //!
-//! `serde_yaml` is deprecated upstream but stable; every YAML read in the crate
-//! (ADR front matter, rules file, settings) goes through these functions so the
-//! library can be swapped without touching callers.
+//! `yaml_serde`, the YAML organization's maintained fork of the deprecated
+//! `serde_yaml` (same API, libyaml translated to Rust underneath); every YAML read
+//! in the crate (ADR front matter, rules file, settings) goes through these
+//! functions so the library can be swapped without touching callers.
 
 use serde::de::DeserializeOwned;
 
-/// A parsed YAML value (re-exported so callers never name `serde_yaml`).
-pub type Value = serde_yaml::Value;
+/// A parsed YAML value (re-exported so callers never name `yaml_serde`).
+pub type Value = yaml_serde::Value;
 /// A YAML mapping.
-pub type Mapping = serde_yaml::Mapping;
+pub type Mapping = yaml_serde::Mapping;
 
 /// A YAML syntax or type error with the 1-based line it points at, when known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,10 +30,10 @@ impl std::fmt::Display for YamlError {
 
 impl std::error::Error for YamlError {}
 
-impl From<serde_yaml::Error> for YamlError {
-    fn from(err: serde_yaml::Error) -> Self {
+impl From<yaml_serde::Error> for YamlError {
+    fn from(err: yaml_serde::Error) -> Self {
         let line = err.location().map(|l| l.line());
-        // serde_yaml appends " at line X column Y" to the message; keep only the cause.
+        // yaml_serde appends " at line X column Y" to the message; keep only the cause.
         let mut message = err.to_string();
         if let Some(idx) = message.find(" at line ") {
             message.truncate(idx);
@@ -49,20 +50,20 @@ pub fn parse_value(text: &str) -> Result<Value, YamlError> {
 /// Parse YAML text into an untyped value after checking it against `limits`.
 pub fn parse_value_within(text: &str, limits: &Limits) -> Result<Value, YamlError> {
     check_limits(text, limits)?;
-    Ok(serde_yaml::from_str(text)?)
+    Ok(yaml_serde::from_str(text)?)
 }
 
 /// Parse YAML text into a typed value, within [`CONFIG_LIMITS`].
 pub fn parse<T: DeserializeOwned>(text: &str) -> Result<T, YamlError> {
     check_limits(text, &CONFIG_LIMITS)?;
-    Ok(serde_yaml::from_str(text)?)
+    Ok(yaml_serde::from_str(text)?)
 }
 
 /// What a YAML text may contain before it reaches the parser.
 ///
 /// The parser has two costs that grow faster than the text: libyaml's scanner walks
 /// every open flow collection for each token, so `x: [[[[...` takes quadratic time
-/// (40 KB took 3.3 s, 150 KB more than 30 s), and `serde_yaml` copies an anchor's
+/// (40 KB took 3.3 s, 150 KB more than 30 s), and `yaml_serde` copies an anchor's
 /// content for every alias (`[*a, *a, ...]` of 100 KB took 7 s; aliases of aliases
 /// multiply). [`check_limits`] measures both in one linear pass and refuses the text
 /// before parsing; the limits are far above what a hand-written file holds.
@@ -262,12 +263,12 @@ pub fn check_limits(text: &str, limits: &Limits) -> Result<(), TooComplex> {
 
 /// Convert an untyped value into a typed one (used after merging layers).
 pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, YamlError> {
-    Ok(serde_yaml::from_value(value)?)
+    Ok(yaml_serde::from_value(value)?)
 }
 
 /// Render a value as YAML text (for `explain` and diagnostics).
 pub fn to_string(value: &Value) -> String {
-    serde_yaml::to_string(value).unwrap_or_default()
+    yaml_serde::to_string(value).unwrap_or_default()
 }
 
 /// Deep-merge `overlay` into `base`: mappings merge key by key, everything else replaces.

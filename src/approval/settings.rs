@@ -321,10 +321,41 @@ pub fn from_layers(overlay: Option<&str>, origin: &str) -> Result<ApprovalSettin
         }
     }
     let raw: RawFile = yaml::from_value(base).map_err(|e| err(&used_origin, e.to_string()))?;
-    resolve(raw, &used_origin).map_err(|message| err(&used_origin, message))
+    resolve(raw, &used_origin).map_err(|e| err(&used_origin, e.to_string()))
 }
 
-fn resolve(raw: RawFile, origin: &str) -> Result<ApprovalSettings, String> {
+/// A value of the approvals config out of its range, or a name that cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum InvalidApproval {
+    #[error("{at}.timeout must be between 1 and 86400 seconds, got {value}")]
+    Timeout { at: String, value: u64 },
+    #[error("{at}.required_confidence must be between 0.0 and 1.0, got {value}")]
+    Confidence { at: String, value: f64 },
+    #[error("{at}.max_budget_usd must be a positive number of US dollars, got {value}")]
+    Budget { at: String, value: f64 },
+    #[error("{at} must not be empty")]
+    EmptyText { at: String },
+    #[error("{at} must not start with `-`: {value}")]
+    Option { at: String, value: String },
+    #[error("defaults.max_parallel must be between 1 and 32, got {0}")]
+    MaxParallel(usize),
+    #[error("approval type name `{0}` must use only a-z, 0-9, `-` and `_` (it names a folder)")]
+    TypeName(String),
+    #[error(
+        "approvals.{approval_type}.checks: check name `{check}` must use only a-z, 0-9, `-` and `_` (it names checks/<name>.md)"
+    )]
+    CheckName {
+        approval_type: String,
+        check: String,
+    },
+    #[error(
+        "{at}: unknown placeholder {{{name}}}; known: {}",
+        TEMPLATE_PLACEHOLDERS.iter().map(|p| format!("{{{p}}}")).collect::<Vec<_>>().join(", ")
+    )]
+    Placeholder { at: String, name: String },
+}
+
+fn resolve(raw: RawFile, origin: &str) -> Result<ApprovalSettings, InvalidApproval> {
     let d = &raw.defaults;
     check_common(
         "defaults",
@@ -335,10 +366,7 @@ fn resolve(raw: RawFile, origin: &str) -> Result<ApprovalSettings, String> {
     check_text("defaults.model", &d.model)?;
     check_text("defaults.command", &d.command)?;
     if !(1..=32).contains(&d.max_parallel) {
-        return Err(format!(
-            "defaults.max_parallel must be between 1 and 32, got {}",
-            d.max_parallel
-        ));
+        return Err(InvalidApproval::MaxParallel(d.max_parallel));
     }
     check_template(
         "on_rejection.feedback_template",
@@ -351,17 +379,15 @@ fn resolve(raw: RawFile, origin: &str) -> Result<ApprovalSettings, String> {
     let mut types = BTreeMap::new();
     for (name, t) in raw.approvals {
         if !is_simple_name(&name) {
-            return Err(format!(
-                "approval type name `{name}` must use only a-z, 0-9, `-` and `_` (it names a folder)"
-            ));
+            return Err(InvalidApproval::TypeName(name));
         }
         let at = |field: &str| format!("approvals.{name}.{field}");
         for check in t.checks.iter().flatten() {
             if !is_simple_name(check) {
-                return Err(format!(
-                    "{}: check name `{check}` must use only a-z, 0-9, `-` and `_` (it names checks/<name>.md)",
-                    at("checks")
-                ));
+                return Err(InvalidApproval::CheckName {
+                    approval_type: name.clone(),
+                    check: check.clone(),
+                });
             }
         }
         let model = t.model.unwrap_or_else(|| d.model.clone());
@@ -427,31 +453,35 @@ fn check_common(
     timeout: u64,
     required_confidence: f64,
     max_budget_usd: f64,
-) -> Result<(), String> {
+) -> Result<(), InvalidApproval> {
+    let at = at.to_owned();
     if !(1..=86_400).contains(&timeout) {
-        return Err(format!(
-            "{at}.timeout must be between 1 and 86400 seconds, got {timeout}"
-        ));
+        return Err(InvalidApproval::Timeout { at, value: timeout });
     }
     if !(0.0..=1.0).contains(&required_confidence) {
-        return Err(format!(
-            "{at}.required_confidence must be between 0.0 and 1.0, got {required_confidence}"
-        ));
+        return Err(InvalidApproval::Confidence {
+            at,
+            value: required_confidence,
+        });
     }
     if !(max_budget_usd.is_finite() && max_budget_usd > 0.0) {
-        return Err(format!(
-            "{at}.max_budget_usd must be a positive number of US dollars, got {max_budget_usd}"
-        ));
+        return Err(InvalidApproval::Budget {
+            at,
+            value: max_budget_usd,
+        });
     }
     Ok(())
 }
 
-fn check_text(at: &str, value: &str) -> Result<(), String> {
+fn check_text(at: &str, value: &str) -> Result<(), InvalidApproval> {
     if value.trim().is_empty() {
-        return Err(format!("{at} must not be empty"));
+        return Err(InvalidApproval::EmptyText { at: at.to_owned() });
     }
     if value.starts_with('-') {
-        return Err(format!("{at} must not start with `-`: {value}"));
+        return Err(InvalidApproval::Option {
+            at: at.to_owned(),
+            value: value.to_owned(),
+        });
     }
     Ok(())
 }
@@ -466,20 +496,14 @@ pub fn is_simple_name(name: &str) -> bool {
 }
 
 /// Every `{word}` in the template must be a known placeholder.
-fn check_template(at: &str, template: &str) -> Result<(), String> {
-    for name in placeholders(template) {
-        if !TEMPLATE_PLACEHOLDERS.contains(&name) {
-            return Err(format!(
-                "{at}: unknown placeholder {{{name}}}; known: {}",
-                TEMPLATE_PLACEHOLDERS
-                    .iter()
-                    .map(|p| format!("{{{p}}}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
+fn check_template(at: &str, template: &str) -> Result<(), InvalidApproval> {
+    match placeholders(template).find(|name| !TEMPLATE_PLACEHOLDERS.contains(name)) {
+        Some(name) => Err(InvalidApproval::Placeholder {
+            at: at.to_owned(),
+            name: name.to_owned(),
+        }),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Names of `{word}` placeholders (word = `[a-z_]+`) in `template`.
@@ -696,6 +720,29 @@ mod tests {
         assert_eq!(o.next_step(3), NextStep::Block);
         o.action = RejectionAction::Escalate;
         assert_eq!(o.next_step(1), NextStep::Escalate);
+    }
+
+    #[test]
+    fn a_value_out_of_range_is_named_by_its_kind() {
+        let mut raw: RawFile = yaml::parse(DEFAULT_APPROVALS).unwrap();
+        raw.defaults.max_parallel = 0;
+        assert_eq!(
+            resolve(raw, "x").unwrap_err(),
+            InvalidApproval::MaxParallel(0)
+        );
+        let err = check_template("t", "{blocking}").unwrap_err();
+        assert_eq!(
+            err,
+            InvalidApproval::Placeholder {
+                at: "t".to_owned(),
+                name: "blocking".to_owned()
+            }
+        );
+        assert!(
+            err.to_string()
+                .starts_with("t: unknown placeholder {blocking}; known: {"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -32,7 +32,7 @@ enum Matcher {
     /// without compiling a regex (1.3 M instructions for the shipped old/new word
     /// list, a seventh of a hook call on the seed ADR).
     Bounded(Vec<BoundedLiteral>, OnceLock<Option<Finder>>),
-    Regex(OnceLock<Result<Compiled, String>>),
+    Regex(OnceLock<Result<Compiled, PatternError>>),
 }
 
 /// Finds literals leftmost-first (the first listed wins at one place): Teddy, the
@@ -139,15 +139,29 @@ fn literal_alternatives(hir: &Hir) -> Option<Vec<Vec<u8>>> {
     }
 }
 
+/// Why a pattern cannot be used; the text is the cause the regex crates give (the last
+/// line of their multi-line messages).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatternError {
+    /// Not a regex: checked when the rules file is read, so a bad pattern is a
+    /// rules-file error.
+    #[error("{0}")]
+    Syntax(String),
+    /// A valid regex that cannot be built within the size limit: found the first
+    /// time a rule searches with it, so it is a finding of that rule.
+    #[error("{0}")]
+    TooBig(String),
+}
+
 impl Pattern {
     /// Validate `source`; the error text is the regex parser's.
-    pub fn new(source: &str) -> Result<Pattern, String> {
+    pub fn new(source: &str) -> Result<Pattern, PatternError> {
         let hir = regex_syntax::ParserBuilder::new()
             .unicode(false)
             .utf8(true)
             .build()
             .parse(source)
-            .map_err(|e| last_line(&e))?;
+            .map_err(|e| PatternError::Syntax(last_line(&e)))?;
         // A pattern with inline flags may turn case-insensitivity off (`(?-i)ABC`): the
         // case-insensitive literal search would then match too much, so it is a regex.
         let case_sensitive_part = source.contains("(?")
@@ -183,7 +197,7 @@ impl Pattern {
     }
 
     /// A pattern that matches `text` literally.
-    pub fn literal(text: &str) -> Result<Pattern, String> {
+    pub fn literal(text: &str) -> Result<Pattern, PatternError> {
         Pattern::new(&regex::escape(text))
     }
 
@@ -192,13 +206,18 @@ impl Pattern {
     }
 
     /// Number of non-overlapping matches in `haystack`, counting at most `limit`.
-    pub fn count(&self, haystack: &str, limit: usize) -> Result<usize, String> {
+    pub fn count(&self, haystack: &str, limit: usize) -> Result<usize, PatternError> {
         self.count_in(haystack, &haystack.to_ascii_lowercase(), limit)
     }
 
     /// Like [`Pattern::count`], with `lowered` = `haystack` with ASCII letters
     /// lower-cased (callers that search one document many times compute it once).
-    pub fn count_in(&self, haystack: &str, lowered: &str, limit: usize) -> Result<usize, String> {
+    pub fn count_in(
+        &self,
+        haystack: &str,
+        lowered: &str,
+        limit: usize,
+    ) -> Result<usize, PatternError> {
         match &self.matcher {
             Matcher::Literals(literals, searcher) => {
                 let searcher = searcher.get_or_init(|| Finder::build(literals));
@@ -248,7 +267,7 @@ impl Pattern {
         }
     }
 
-    pub fn is_match(&self, haystack: &str) -> Result<bool, String> {
+    pub fn is_match(&self, haystack: &str) -> Result<bool, PatternError> {
         self.count(haystack, 1).map(|n| n > 0)
     }
 }
@@ -404,14 +423,14 @@ fn count_bounded(
 /// literal prefilter sees plain lower-case words instead of every case variant.
 /// A pattern with a case-sensitive part (`(?-i)ABC`) cannot be lowered and runs as
 /// written, case-insensitively, on the original text.
-fn compile(source: &str) -> Result<Compiled, String> {
+fn compile(source: &str) -> Result<Compiled, PatternError> {
     let hir = regex_syntax::ParserBuilder::new()
         .unicode(false)
         .utf8(true)
         .case_insensitive(true)
         .build()
         .parse(source)
-        .map_err(|e| last_line(&e))?;
+        .map_err(|e| PatternError::Syntax(last_line(&e)))?;
     let as_written = || {
         RegexBuilder::new(source)
             .case_insensitive(true)
@@ -419,7 +438,10 @@ fn compile(source: &str) -> Result<Compiled, String> {
             .size_limit(REGEX_SIZE_LIMIT)
             .build()
             .map(Compiled::AsWritten)
-            .map_err(|e| last_line(&e))
+            .map_err(|e| match e {
+                regex::Error::Syntax(_) => PatternError::Syntax(last_line(&e)),
+                _ => PatternError::TooBig(last_line(&e)),
+            })
     };
     if needs_upper_case(&hir) {
         return as_written();
@@ -535,6 +557,18 @@ fn count_literals(haystack: &[u8], literals: &[Vec<u8>], limit: usize) -> usize 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bad_pattern_is_refused_up_front_and_a_huge_one_when_it_is_built() {
+        assert!(matches!(
+            Pattern::new("(unclosed"),
+            Err(PatternError::Syntax(_))
+        ));
+        let huge = Pattern::new("[a-z]{1000}{1000}").unwrap();
+        let err = huge.is_match("abc").unwrap_err();
+        assert!(matches!(err, PatternError::TooBig(_)), "{err:?}");
+        assert!(err.to_string().contains("size limit"), "{err}");
+    }
 
     fn is_literal(p: &Pattern) -> bool {
         matches!(p.matcher, Matcher::Literals(..))

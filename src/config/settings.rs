@@ -147,7 +147,7 @@ pub struct SessionsSettings {
 
 impl SessionsSettings {
     /// The compiled session globs (their syntax was checked when the settings loaded).
-    pub fn globs(&self) -> Result<Globs, String> {
+    pub fn globs(&self) -> Result<Globs, GlobError> {
         build_globs(&self.paths)
     }
 }
@@ -518,9 +518,9 @@ impl Settings {
             );
         }
         let mut settings: Settings = yaml::from_value(base).map_err(|e| err(origin, e))?;
-        settings.check().map_err(|message| SettingsError {
+        settings.check().map_err(|e| SettingsError {
             origin: origin.to_owned(),
-            message,
+            message: e.to_string(),
         })?;
         settings.problems = problems;
         Ok(settings)
@@ -578,7 +578,7 @@ impl Settings {
         }
     }
 
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), InvalidSetting> {
         // Syntax only: compiling the glob set is left to the first caller that needs it.
         for pattern in self
             .adr
@@ -589,25 +589,16 @@ impl Settings {
             .chain(&self.sessions.paths)
             .chain(self.rules.per_path_ignores.keys())
         {
-            GlobBuilder::new(pattern)
-                .literal_separator(true)
-                .build()
-                .map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
+            check_glob(pattern)?;
         }
         // Neither may leave its folder: a repository's settings must not point the
         // directory commands (doctor, index, next-number, finalize) or `new` at files
         // outside it; they would read and show them (writes there are refused anyway).
         if !stays_below(&self.new.drafts) {
-            return Err(format!(
-                "new.drafts must be a folder inside the session, got `{}`",
-                self.new.drafts
-            ));
+            return Err(InvalidSetting::Drafts(self.new.drafts.clone()));
         }
         if !stays_below(&self.adr.directory) {
-            return Err(format!(
-                "adr.directory must be a folder inside the repository, got `{}`",
-                self.adr.directory
-            ));
+            return Err(InvalidSetting::Directory(self.adr.directory.clone()));
         }
         if let Some(bad) = self
             .concept
@@ -615,35 +606,21 @@ impl Settings {
             .iter()
             .find(|p| p.trim().is_empty() || p.contains(['/', '\\']))
         {
-            return Err(format!(
-                "concept.discover takes file names in the ADR's folder (no `/`), got `{bad}`"
-            ));
+            return Err(InvalidSetting::ConceptDiscover(bad.clone()));
         }
         // A budget beyond any session's attempts would switch the escalation off.
         if !(1..=MAX_BUDGET).contains(&self.hook.budget) {
-            return Err(format!(
-                "hook.budget must be between 1 and {MAX_BUDGET}, got {}",
-                self.hook.budget
-            ));
+            return Err(InvalidSetting::Budget(self.hook.budget));
         }
         // Claude Code cancels a hook silently at its timeout (Stop: the reviewer's + 60 s).
         if !(100..=60_000).contains(&self.hook.deadline_ms) {
-            return Err(format!(
-                "hook.deadline_ms must be between 100 and 60000, got {}",
-                self.hook.deadline_ms
-            ));
+            return Err(InvalidSetting::DeadlineMs(self.hook.deadline_ms));
         }
         if !(1..=MAX_FILE_SIZE_LIMIT).contains(&self.adr.max_file_size) {
-            return Err(format!(
-                "adr.max_file_size must be between 1 and {MAX_FILE_SIZE_LIMIT} bytes (1 GiB), got {}",
-                self.adr.max_file_size
-            ));
+            return Err(InvalidSetting::MaxFileSize(self.adr.max_file_size));
         }
         if !(1..=9).contains(&self.adr.number_width) {
-            return Err(format!(
-                "adr.number_width must be between 1 and 9, got {}",
-                self.adr.number_width
-            ));
+            return Err(InvalidSetting::NumberWidth(self.adr.number_width));
         }
         Ok(())
     }
@@ -660,7 +637,7 @@ impl Settings {
     }
 
     /// The compiled ADR globs.
-    pub fn adr_matcher(&self) -> Result<AdrMatcher, String> {
+    pub fn adr_matcher(&self) -> Result<AdrMatcher, GlobError> {
         Ok(AdrMatcher {
             include: build_globs(&self.adr.globs)?,
             // Case-insensitive by lower-casing pattern and path; the patterns of
@@ -725,25 +702,71 @@ impl Globs {
 
 /// Compile globs matched against repository-relative paths (`*` and `?` stop at `/`,
 /// `**` spans folders, `{a,b}` alternatives).
-pub fn build_globs(patterns: &[String]) -> Result<Globs, String> {
+pub fn build_globs(patterns: &[String]) -> Result<Globs, GlobError> {
     let mut alternatives = Vec::new();
     for pattern in patterns {
-        GlobBuilder::new(pattern)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
-        expand_braces(pattern.as_bytes(), &mut alternatives)
-            .map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
+        check_glob(pattern)?;
+        expand_braces(pattern.as_bytes(), &mut alternatives).map_err(|TooManyAlternatives| {
+            GlobError::TooManyAlternatives {
+                pattern: pattern.clone(),
+            }
+        })?;
     }
     Ok(Globs { alternatives })
 }
 
+/// The syntax of one glob, as globset reads it.
+fn check_glob(pattern: &str) -> Result<(), GlobError> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map(drop)
+        .map_err(|e| GlobError::Syntax {
+            pattern: pattern.to_owned(),
+            cause: e.to_string(),
+        })
+}
+
+/// A glob of the settings that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GlobError {
+    #[error("bad glob `{pattern}`: {cause}")]
+    Syntax { pattern: String, cause: String },
+    #[error("bad glob `{pattern}`: more than {MAX_GLOB_ALTERNATIVES} alternatives")]
+    TooManyAlternatives { pattern: String },
+}
+
+/// A value of the settings out of its range or its place.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidSetting {
+    #[error(transparent)]
+    Glob(#[from] GlobError),
+    #[error("new.drafts must be a folder inside the session, got `{0}`")]
+    Drafts(String),
+    #[error("adr.directory must be a folder inside the repository, got `{0}`")]
+    Directory(String),
+    #[error("concept.discover takes file names in the ADR's folder (no `/`), got `{0}`")]
+    ConceptDiscover(String),
+    #[error("hook.budget must be between 1 and {MAX_BUDGET}, got {0}")]
+    Budget(u32),
+    #[error("hook.deadline_ms must be between 100 and 60000, got {0}")]
+    DeadlineMs(u64),
+    #[error("adr.max_file_size must be between 1 and {MAX_FILE_SIZE_LIMIT} bytes (1 GiB), got {0}")]
+    MaxFileSize(u64),
+    #[error("adr.number_width must be between 1 and 9, got {0}")]
+    NumberWidth(usize),
+}
+
+/// [`expand_braces`] stopped at [`MAX_GLOB_ALTERNATIVES`].
+#[derive(Debug)]
+struct TooManyAlternatives;
+
 /// Append every alternative of `glob`'s `{a,b}` groups (nested ones too) to `out`.
 /// A `{` inside `[...]` or after `\` is literal, as in globset.
-fn expand_braces(glob: &[u8], out: &mut Vec<Vec<u8>>) -> Result<(), String> {
+fn expand_braces(glob: &[u8], out: &mut Vec<Vec<u8>>) -> Result<(), TooManyAlternatives> {
     let Some((open, close, parts)) = first_group(glob) else {
         if out.len() >= MAX_GLOB_ALTERNATIVES {
-            return Err(format!("more than {MAX_GLOB_ALTERNATIVES} alternatives"));
+            return Err(TooManyAlternatives);
         }
         out.push(glob.to_vec());
         return Ok(());
@@ -953,8 +976,12 @@ mod tests {
             .collect();
         assert_eq!(out, ["ab[{]\\{x", "acd[{]\\{x", "ace[{]\\{x"]);
         let hostile = "{a,b}".repeat(13);
-        let err = build_globs(&[hostile]).unwrap_err();
-        assert!(err.contains("more than 4096 alternatives"), "{err}");
+        let err = build_globs(std::slice::from_ref(&hostile)).unwrap_err();
+        assert_eq!(err, GlobError::TooManyAlternatives { pattern: hostile });
+        assert!(
+            err.to_string().contains("more than 4096 alternatives"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -228,7 +228,7 @@ pub fn run_phase_with(root: &Path, plan: &Path, phase_id: &str, reviewer: Review
         match project_findings(root, &base, &text, read, Some(phase_id)) {
             Ok(more) => findings.extend(more),
             Err(why) => {
-                result.message = why;
+                result.message = why.to_string();
                 return result;
             }
         }
@@ -321,7 +321,7 @@ fn blocked(result: &mut PhaseResult) {
 /// `validate` adds to the plan's own checks, so that it reports what `gate --phase`
 /// would for each phase). None when the plan cannot be read or fails its own checks
 /// (they are `validate`'s already); `Err` when the approval settings cannot be read.
-pub fn plan_project_findings(root: &Path, plan: &Path) -> Result<Vec<Finding>, String> {
+pub fn plan_project_findings(root: &Path, plan: &Path) -> Result<Vec<Finding>, GateError> {
     let Ok(text) = crate::engine::read_limited(plan, MAX_FILE)
         .map_err(|e| e.to_string())
         .and_then(|bytes| String::from_utf8(bytes).map_err(|_| String::new()))
@@ -346,7 +346,7 @@ fn project_findings(
     text: &str,
     plan: &phases::Plan,
     running: Option<&str>,
-) -> Result<Vec<Finding>, String> {
+) -> Result<Vec<Finding>, GateError> {
     let approvals = plan
         .phases
         .iter()
@@ -355,7 +355,7 @@ fn project_findings(
         return Ok(Vec::new());
     }
     let types = approval::settings(root)
-        .map_err(|e| format!("{e:#}"))?
+        .map_err(GateError::load)?
         .type_names()
         .into_iter()
         .map(str::to_owned)
@@ -477,8 +477,57 @@ pub fn run_given(
     }
 }
 
-fn error(kind: &str, message: String) -> GateResult {
-    GateResult::new(kind, Outcome::Error, message, GateDetails::default())
+fn error(kind: &str, message: impl std::fmt::Display) -> GateResult {
+    GateResult::new(
+        kind,
+        Outcome::Error,
+        message.to_string(),
+        GateDetails::default(),
+    )
+}
+
+/// Why a gate could not do its work (its outcome is `error`), or why the result file
+/// of an `approval_passed` gate is not accepted (the gate fails).
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    /// A path of the gate that is absolute or climbs out of the gate's folder.
+    #[error("path `{path}` must be relative to {base} and stay inside it")]
+    Escapes { path: String, base: String },
+    #[error("bad glob `{pattern}`: {cause}")]
+    Glob { pattern: String, cause: String },
+    #[error("{0}")]
+    GlobSet(String),
+    #[error("cannot list {dir}: {cause}")]
+    List { dir: String, cause: std::io::Error },
+    /// The project's ADR globs.
+    #[error(transparent)]
+    Settings(#[from] crate::config::settings::GlobError),
+    /// The configuration, the engine or the approval settings did not load (the
+    /// message has their causes).
+    #[error("{0}")]
+    Load(String),
+    /// The gate's concept cannot be used.
+    #[error(transparent)]
+    Concept(#[from] crate::engine::ConceptError),
+    /// A result file that is not genuine, or stale.
+    #[error("{0}")]
+    Rejected(String),
+}
+
+impl GateError {
+    /// An error of the layers below, with its chain of causes (`{:#}`).
+    fn load(error: impl std::fmt::Display) -> Self {
+        GateError::Load(format!("{error:#}"))
+    }
+
+    /// The gate's outcome for this error: a rejected result fails the gate, anything
+    /// else kept it from judging.
+    fn outcome(&self) -> Outcome {
+        match self {
+            GateError::Rejected(_) => Outcome::Failed,
+            _ => Outcome::Error,
+        }
+    }
 }
 
 fn count(findings: &[Finding], severity: Severity) -> usize {
@@ -495,12 +544,12 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     /// A gate's path made absolute against the base; `Err` for an absolute path or one
     /// that climbs out of the base.
-    fn path(&self, rel: &str) -> Result<PathBuf, String> {
+    fn path(&self, rel: &str) -> Result<PathBuf, GateError> {
         if Path::new(rel).is_absolute() || phases::escapes(rel) {
-            return Err(format!(
-                "path `{rel}` must be relative to {} and stay inside it",
-                self.shown(self.base)
-            ));
+            return Err(GateError::Escapes {
+                path: rel.to_owned(),
+                base: self.shown(self.base),
+            });
         }
         Ok(crate::paths::absolute(&self.base.join(rel)))
     }
@@ -510,21 +559,26 @@ impl Ctx<'_> {
     }
 
     /// The globs of a gate (relative to the base, `/` matched literally).
-    fn globs(&self, patterns: &[String]) -> Result<globset::GlobSet, String> {
+    fn globs(&self, patterns: &[String]) -> Result<globset::GlobSet, GateError> {
         let mut builder = globset::GlobSetBuilder::new();
         for pattern in patterns {
             self.path(pattern)?;
             let glob = globset::GlobBuilder::new(pattern.trim_start_matches("./"))
                 .literal_separator(true)
                 .build()
-                .map_err(|e| format!("bad glob `{pattern}`: {e}"))?;
+                .map_err(|e| GateError::Glob {
+                    pattern: pattern.clone(),
+                    cause: e.to_string(),
+                })?;
             builder.add(glob);
         }
-        builder.build().map_err(|e| e.to_string())
+        builder
+            .build()
+            .map_err(|e| GateError::GlobSet(e.to_string()))
     }
 
     /// Files below the base matching any of the globs, sorted.
-    fn expand(&self, patterns: &[String]) -> Result<Vec<PathBuf>, String> {
+    fn expand(&self, patterns: &[String]) -> Result<Vec<PathBuf>, GateError> {
         let set = self.globs(patterns)?;
         let mut out = Vec::new();
         crate::engine::walk(self.base, &mut |path| {
@@ -534,7 +588,10 @@ impl Ctx<'_> {
                 out.push(path.to_path_buf());
             }
         })
-        .map_err(|e| format!("cannot list {}: {e}", self.shown(self.base)))?;
+        .map_err(|cause| GateError::List {
+            dir: self.shown(self.base),
+            cause,
+        })?;
         out.sort();
         Ok(out)
     }
@@ -545,7 +602,7 @@ impl Ctx<'_> {
     /// globs) inside the project. The record is writable by anything in the
     /// repository, so a planted line can add an ADR to check, never a file
     /// outside the project or one that is not an ADR.
-    fn finalized(&self, engine: &Engine, patterns: &[String]) -> Result<Vec<PathBuf>, String> {
+    fn finalized(&self, engine: &Engine, patterns: &[String]) -> Result<Vec<PathBuf>, GateError> {
         let adrs = engine.settings.adr_matcher()?;
         Ok(self
             .moves(&adrs, patterns)?
@@ -559,7 +616,7 @@ impl Ctx<'_> {
         &self,
         adrs: &crate::config::AdrMatcher,
         patterns: &[String],
-    ) -> Result<Vec<(PathBuf, PathBuf)>, String> {
+    ) -> Result<Vec<(PathBuf, PathBuf)>, GateError> {
         let drafts = crate::adr_dir::moves::drafts(self.root);
         if drafts.is_empty() {
             return Ok(Vec::new());
@@ -591,11 +648,11 @@ impl Ctx<'_> {
 
     /// The drafts matching `patterns` that `finalize` moved, with their ADRs; no
     /// record (or no settings to tell ADRs by) means none.
-    fn moved(&self, patterns: &[String]) -> Result<Vec<(PathBuf, PathBuf)>, String> {
+    fn moved(&self, patterns: &[String]) -> Result<Vec<(PathBuf, PathBuf)>, GateError> {
         if crate::adr_dir::moves::drafts(self.root).is_empty() {
             return Ok(Vec::new());
         }
-        let engine = Engine::load(self.root, None).map_err(|e| format!("{e:#}"))?;
+        let engine = Engine::load(self.root, None).map_err(GateError::load)?;
         let adrs = engine.settings.adr_matcher()?;
         self.moves(&adrs, patterns)
     }
@@ -605,9 +662,9 @@ impl Ctx<'_> {
     /// draft `finalize` moved the ADR it became. A named file that is neither is
     /// returned as it is (the reviewer reports it missing); an empty list means
     /// the glob matches nothing.
-    fn approval_inputs(&self, pattern: &str) -> Result<Vec<PathBuf>, String> {
+    fn approval_inputs(&self, pattern: &str) -> Result<Vec<PathBuf>, GateError> {
         let one = vec![pattern.to_owned()];
-        let moved = || -> Result<Vec<PathBuf>, String> {
+        let moved = || -> Result<Vec<PathBuf>, GateError> {
             Ok(self.moved(&one)?.into_iter().map(|(_, adr)| adr).collect())
         };
         if is_glob(pattern) {
@@ -729,14 +786,17 @@ impl Ctx<'_> {
 
     /// The gate's own concept `named` (relative to the gate's directory, inside the
     /// repository): its path and text, or why it cannot be used.
-    fn read_concept(&self, engine: &Engine, named: &str) -> Result<(PathBuf, String), String> {
+    fn read_concept(&self, engine: &Engine, named: &str) -> Result<(PathBuf, String), GateError> {
         let path = self.path(named)?;
         if !crate::fs::confine::inside(self.root, &path)
             || crate::paths::relative_to(self.root, &path).is_none()
         {
-            return Err("it leaves the repository; a concept must lie inside it".to_owned());
+            return Err(crate::engine::ConceptError::Outside.into());
         }
-        engine.read_concept(&path).map(|text| (path, text))
+        engine
+            .read_concept(&path)
+            .map(|text| (path, text))
+            .map_err(GateError::Concept)
     }
 
     /// The gate's concept (as [`Ctx::read_concept`] read it) compared with the ADR at
@@ -746,7 +806,7 @@ impl Ctx<'_> {
         engine: &Engine,
         file: &Path,
         named: &str,
-        read: &Result<(PathBuf, String), String>,
+        read: &Result<(PathBuf, String), GateError>,
     ) -> Vec<Finding> {
         match read {
             Ok((path, text)) => {
@@ -1017,11 +1077,11 @@ impl Ctx<'_> {
             moves: followed,
         } = match self.genuine(&shown, &bytes, &document, key.as_ref()) {
             Ok(followed) => followed,
-            Err(message) => return GateResult::new(KIND, Outcome::Failed, message, details),
+            Err(why) => return GateResult::new(KIND, why.outcome(), why.to_string(), details),
         };
         let needed = match self.needed_judged(&path, files, phase) {
             Ok(needed) => self.across_moves(needed, &judged, &followed),
-            Err(why) => return GateResult::new(KIND, Outcome::Error, why, details),
+            Err(why) => return GateResult::new(KIND, why.outcome(), why.to_string(), details),
         };
         if let Some(message) = not_covered(&shown, &judged, &needed) {
             return GateResult::new(KIND, Outcome::Failed, message, details);
@@ -1071,7 +1131,7 @@ impl Ctx<'_> {
         bytes: &[u8],
         document: &serde_json::Value,
         key: Option<&SigningKey>,
-    ) -> Result<Followed, String> {
+    ) -> Result<Followed, GateError> {
         match approval::result_file::verify(self.root, bytes, key) {
             Trust::Trusted { document, judged } => Ok(Followed {
                 document,
@@ -1081,7 +1141,9 @@ impl Ctx<'_> {
             Trust::Stale { path: gone, .. } if self.became_adr(&gone).is_some() => {
                 self.finalized_result(shown, document)
             }
-            untrusted => Err(untrusted_message(shown, &untrusted, key)),
+            untrusted => Err(GateError::Rejected(untrusted_message(
+                shown, &untrusted, key,
+            ))),
         }
     }
 
@@ -1141,25 +1203,29 @@ impl Ctx<'_> {
         &self,
         shown: &str,
         document: &serde_json::Value,
-    ) -> Result<Followed, String> {
+    ) -> Result<Followed, GateError> {
         let again = "run `helix-gate approve --out` again";
-        let trusted: approval::ResultDocument = serde_json::from_value(document.clone())
-            .map_err(|e| format!("{shown} is not in helix-gate's form ({e}); {again}"))?;
+        let trusted: approval::ResultDocument =
+            serde_json::from_value(document.clone()).map_err(|e| {
+                GateError::Rejected(format!(
+                    "{shown} is not in helix-gate's form ({e}); {again}"
+                ))
+            })?;
         let judged: Vec<approval::result_file::JudgedFile> = document
             .get("judged")
             .cloned()
             .and_then(|j| serde_json::from_value(j).ok())
             .unwrap_or_default();
-        let engine = Engine::load(self.root, None).map_err(|e| format!("{e:#}"))?;
+        let engine = Engine::load(self.root, None).map_err(GateError::load)?;
         let lookup = approval::ApprovalLookup::load(self.root, &trusted.approval_type);
         let limit = engine.settings.adr.max_file_size;
         let mut moves = Vec::new();
         for file in &judged {
             let stale = |why: &str| {
-                format!(
+                GateError::Rejected(format!(
                     "{shown} is stale: {} was judged, but {why}; {again}",
                     escape_controls(&file.path)
-                )
+                ))
             };
             if !crate::paths::is_plain_relative(&file.path) {
                 return Err(stale("it is not a path inside the repository"));
@@ -1184,13 +1250,13 @@ impl Ctx<'_> {
                 lookup.approval(&lookup.key(&engine, &path, &bytes))
             });
             if carried.is_none_or(|d| d.approval_id != trusted.approval_id) {
-                return Err(format!(
+                return Err(GateError::Rejected(format!(
                     "{shown} is stale: {} was judged and finalized into {}, but {} is not what finalize made of the judged draft (changed since, or finalize carried no approval over); run `helix-gate approve --out {shown} {}` in the repository root",
                     escape_controls(&file.path),
                     escape_controls(&adr),
                     escape_controls(&adr),
                     escape_controls(&adr)
-                ));
+                )));
             }
             moves.push((file.path.clone(), adr));
         }
@@ -1209,7 +1275,7 @@ impl Ctx<'_> {
         result: &Path,
         files: &[String],
         phase: PhaseFiles<'_>,
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<Vec<String>, GateError> {
         let outputs: Vec<String> = phase
             .output
             .iter()
@@ -1437,6 +1503,24 @@ mod tests {
         assert!(accepts(R::NeedsRevision, Verdict::Approved));
         assert!(accepts(R::NeedsRevision, Verdict::NeedsRevision));
         assert!(!accepts(R::NeedsRevision, Verdict::Rejected));
+    }
+
+    #[test]
+    fn a_rejected_result_fails_the_gate_and_anything_else_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx {
+            root: dir.path(),
+            base: dir.path(),
+            reviewer: Reviewer::Withheld,
+        };
+        let err = ctx.path("../elsewhere.md").unwrap_err();
+        assert!(matches!(err, GateError::Escapes { .. }), "{err}");
+        assert_eq!(err.outcome(), Outcome::Error);
+        let Err(err) = ctx.genuine("result.json", b"{}", &serde_json::json!({}), None) else {
+            panic!("a result without a signature was accepted");
+        };
+        assert!(matches!(err, GateError::Rejected(_)), "{err}");
+        assert_eq!(err.outcome(), Outcome::Failed);
     }
 
     #[test]

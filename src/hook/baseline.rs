@@ -135,7 +135,7 @@ fn open(root: &Path, session: &str, moment: Moment) -> SessionConfig {
             let _lock = match store.lock() {
                 Ok(lock) => lock,
                 Err(e) => {
-                    config.note = Some(e);
+                    config.note = Some(e.to_string());
                     return config;
                 }
             };
@@ -203,7 +203,7 @@ fn new_record(
         stats.clone_into(&mut record.config_stat);
     }
     if let Err(e) = store.save(&record) {
-        config.note = Some(e);
+        config.note = Some(e.to_string());
     }
     if lost {
         config.message = Some(
@@ -353,7 +353,7 @@ fn start(
         record.files = files;
     }
     if let Err(e) = store.save(&record) {
-        config.note = Some(e);
+        config.note = Some(e.to_string());
     }
     record
 }

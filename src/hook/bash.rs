@@ -148,7 +148,7 @@ pub(super) fn post_tool_use(
             matcher
         },
     )
-    .map_err(|e| InfraError::new(e, None))?;
+    .map_err(|e| InfraError::new(e.to_string(), None))?;
     let Some(changed) = changed.filter(|c| !c.is_empty()) else {
         return Ok(Ruling::default());
     };

@@ -7,7 +7,7 @@ use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 use std::time::Duration;
 
-use super::store::{FileState, Record, Store};
+use super::store::{FileState, Record, Store, StoreError};
 use crate::config::AdrMatcher;
 
 /// Whether `rel` is a file the baseline covers: an ADR or a phase plan.
@@ -97,7 +97,7 @@ pub(super) fn changed_since_seen(
     config: Option<(&Store, &Record)>,
     candidates: &[String],
     matcher: impl FnOnce() -> Option<AdrMatcher>,
-) -> Result<Option<Vec<String>>, String> {
+) -> Result<Option<Vec<String>>, StoreError> {
     let Some((store, record)) = config else {
         return Ok(None);
     };

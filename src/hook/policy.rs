@@ -25,9 +25,9 @@ pub(super) struct InfraError {
 }
 
 impl InfraError {
-    pub(super) fn new(message: impl Into<String>, settings: Option<&Settings>) -> Self {
+    pub(super) fn new(message: impl std::fmt::Display, settings: Option<&Settings>) -> Self {
         InfraError {
-            message: message.into(),
+            message: message.to_string(),
             fail_closed: settings.is_some_and(|s| s.hook.fail_closed),
         }
     }

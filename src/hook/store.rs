@@ -227,16 +227,18 @@ impl Store {
             .create(&self.dir)
     }
 
-    pub(super) fn lock(&self) -> Result<FileLock, String> {
-        self.ensure()
-            .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
+    pub(super) fn lock(&self) -> Result<FileLock, StoreError> {
+        self.ensure().map_err(|source| StoreError::Create {
+            dir: self.dir.clone(),
+            source,
+        })?;
         FileLock::acquire(
             &self.dir,
             &self.dir.join(format!("{}.lock", self.stem)),
             LOCK_WAIT,
             Release::Keep,
         )
-        .map_err(|e| format!("cannot lock the session record: {e}"))
+        .map_err(StoreError::Lock)
     }
 
     pub(super) fn load(&self) -> Option<Record> {
@@ -249,7 +251,7 @@ impl Store {
         serde_json::from_slice(&bytes).ok()
     }
 
-    pub(super) fn save(&self, record: &Record) -> Result<(), String> {
+    pub(super) fn save(&self, record: &Record) -> Result<(), StoreError> {
         let bytes = serde_json::to_vec(record).unwrap_or_default();
         crate::fs::atomic::write_with(
             &self.dir,
@@ -257,8 +259,22 @@ impl Store {
             &bytes,
             crate::fs::atomic::Options::FAST,
         )
-        .map_err(|e| format!("cannot write the session record: {e}"))
+        .map_err(StoreError::Write)
     }
+}
+
+/// Why the session record could not be locked or written.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum StoreError {
+    #[error("cannot create {}: {source}", dir.display())]
+    Create {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot lock the session record: {0}")]
+    Lock(#[source] crate::fs::lock::LockError),
+    #[error("cannot write the session record: {0}")]
+    Write(#[source] std::io::Error),
 }
 
 /// Remove session records older than `days` (the session files' retention).
@@ -315,5 +331,30 @@ mod tests {
         ] {
             assert_eq!(adr_number(text.as_bytes()), number, "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_store_that_cannot_be_made_says_which_step_failed() {
+        let dir = tempfile::tempdir().unwrap();
+        // A file where the store's folder should be: neither created nor written.
+        let blocked = dir.path().join("sessions");
+        std::fs::write(&blocked, "x").unwrap();
+        let store = Store {
+            dir: blocked.clone(),
+            stem: "s".to_owned(),
+        };
+        let err = store.lock().unwrap_err();
+        assert!(
+            matches!(&err, StoreError::Create { dir, .. } if *dir == blocked),
+            "{err}"
+        );
+        assert!(err.to_string().starts_with("cannot create "), "{err}");
+        let err = store.save(&Record::default()).unwrap_err();
+        assert!(matches!(err, StoreError::Write(_)), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("cannot write the session record: "),
+            "{err}"
+        );
     }
 }

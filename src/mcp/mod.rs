@@ -116,9 +116,9 @@ impl Server {
             "tools/list" => Ok(json!({"tools": tools::list()})),
             "tools/call" => {
                 let call = tools::Call::decode(params)
-                    .map_err(|message| (rpc::INVALID_PARAMS, message))?;
+                    .map_err(|e| (rpc::INVALID_PARAMS, e.to_string()))?;
                 let outcome = tools::call(&self.scope, &call)
-                    .map_err(|message| (rpc::INVALID_PARAMS, message))?;
+                    .map_err(|e| (rpc::INVALID_PARAMS, e.to_string()))?;
                 Ok(outcome.to_result(self.version >= STRUCTURED_SINCE))
             }
             other => Err((

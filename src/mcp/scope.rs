@@ -50,19 +50,17 @@ impl Scope {
 
     /// The place `arg` names inside the repository (absolute, below [`Scope::root`] as
     /// written); `Err` says why it is refused.
-    pub(super) fn place(&self, arg: &str) -> Result<PathBuf, String> {
+    pub(super) fn place(&self, arg: &str) -> Result<PathBuf, Refused> {
         if arg.trim().is_empty() {
-            return Err("the path is empty".to_owned());
+            return Err(Refused::Empty);
         }
         if arg.contains('\0') {
-            return Err("the path contains a NUL character".to_owned());
+            return Err(Refused::Nul);
         }
         let joined = self.base.join(arg);
-        let outside = || {
-            format!(
-                "`{arg}` is outside the repository {}; the MCP server reads only inside it",
-                self.root.display()
-            )
+        let outside = || Refused::Outside {
+            arg: arg.to_owned(),
+            root: self.root.clone(),
         };
         let rel = crate::paths::relative_to(&self.root, &joined)
             .or_else(|| crate::paths::relative_to_real(&self.root, &joined))
@@ -75,13 +73,16 @@ impl Scope {
         match confine::resolve(&self.root, &path) {
             Ok(_) => Ok(path),
             Err(e) => Err(match confine::escape(&e) {
-                Some(Escape::Link { link, target, .. }) => format!(
-                    "`{arg}` leads outside the repository through a symbolic link (`{}` -> `{}`); not read",
-                    link.display(),
-                    target.display()
-                ),
+                Some(Escape::Link { link, target, .. }) => Refused::Link {
+                    arg: arg.to_owned(),
+                    link: link.clone(),
+                    target: target.clone(),
+                },
                 Some(Escape::Outside { .. }) => outside(),
-                None => format!("`{arg}`: {e}"),
+                None => Refused::Unresolved {
+                    arg: arg.to_owned(),
+                    error: e.to_string(),
+                },
             }),
         }
     }
@@ -94,7 +95,7 @@ impl Scope {
         limit: u64,
         folders: bool,
         missing: bool,
-    ) -> Result<(PathBuf, Kind), String> {
+    ) -> Result<(PathBuf, Kind), Refused> {
         let path = self.place(arg)?;
         let shown = crate::paths::display(&self.root, &path);
         // stat, never open: it cannot block whatever is there.
@@ -104,32 +105,77 @@ impl Scope {
                 return Ok((path, Kind::Missing));
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(format!("{shown}: no such file"));
+                return Err(Refused::NoSuchFile { shown });
             }
-            Err(e) => return Err(format!("cannot read {shown}: {e}")),
+            Err(error) => return Err(Refused::Unreadable { shown, error }),
         };
         let kind = meta.file_type();
         if kind.is_dir() {
             return if folders {
                 Ok((path, Kind::Directory))
             } else {
-                Err(format!("{shown} is a folder, not a file"))
+                Err(Refused::Folder { shown })
             };
         }
         if !kind.is_file() {
-            return Err(format!(
-                "{shown} is not a regular file ({}); not read (`helix-gate validate` reports it as file-not-regular)",
-                describe(kind)
-            ));
+            return Err(Refused::NotRegular {
+                shown,
+                kind: describe(kind),
+            });
         }
         if meta.len() > limit {
-            return Err(format!(
-                "{shown} is {} bytes, larger than adr.max_file_size ({limit} bytes); not read (`helix-gate validate` reports it as file-too-large)",
-                meta.len()
-            ));
+            return Err(Refused::TooLarge {
+                shown,
+                size: meta.len(),
+                limit,
+            });
         }
         Ok((path, Kind::File))
     }
+}
+
+/// Why a path argument is refused; the message is the tool's answer.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Refused {
+    #[error("the path is empty")]
+    Empty,
+    #[error("the path contains a NUL character")]
+    Nul,
+    #[error("`{arg}` is outside the repository {}; the MCP server reads only inside it", root.display())]
+    Outside { arg: String, root: PathBuf },
+    #[error(
+        "`{arg}` leads outside the repository through a symbolic link (`{}` -> `{}`); not read",
+        link.display(),
+        target.display()
+    )]
+    Link {
+        arg: String,
+        link: PathBuf,
+        target: PathBuf,
+    },
+    #[error("`{arg}`: {error}")]
+    Unresolved { arg: String, error: String },
+    #[error("{shown}: no such file")]
+    NoSuchFile { shown: String },
+    #[error("cannot read {shown}: {error}")]
+    Unreadable {
+        shown: String,
+        error: std::io::Error,
+    },
+    #[error("{shown} is a folder, not a file")]
+    Folder { shown: String },
+    #[error(
+        "{shown} is not a regular file ({kind}); not read (`helix-gate validate` reports it as file-not-regular)"
+    )]
+    NotRegular { shown: String, kind: &'static str },
+    #[error(
+        "{shown} is {size} bytes, larger than adr.max_file_size ({limit} bytes); not read (`helix-gate validate` reports it as file-too-large)"
+    )]
+    TooLarge {
+        shown: String,
+        size: u64,
+        limit: u64,
+    },
 }
 
 fn describe(kind: std::fs::FileType) -> &'static str {
@@ -187,7 +233,8 @@ mod tests {
         std::fs::write(&outside, "secret").unwrap();
         std::os::unix::fs::symlink(&outside, scope.root().join("adr/002-link.md")).unwrap();
         let err = scope.place("002-link.md").unwrap_err();
-        assert!(err.contains("symbolic link"), "{err}");
+        assert!(matches!(err, Refused::Link { .. }), "{err}");
+        assert!(err.to_string().contains("symbolic link"), "{err}");
     }
 
     #[test]
@@ -201,6 +248,7 @@ mod tests {
             scope
                 .entry("001-a.md", 0, false, false)
                 .unwrap_err()
+                .to_string()
                 .contains("larger")
         );
         assert!(scope.entry(".", 10, false, false).is_err());
@@ -216,12 +264,14 @@ mod tests {
             scope
                 .entry("new.md", 10, false, false)
                 .unwrap_err()
+                .to_string()
                 .contains("no such")
         );
         assert!(
             scope
                 .entry("/dev/null", 10, false, false)
                 .unwrap_err()
+                .to_string()
                 .contains("outside")
         );
     }

@@ -10,14 +10,99 @@
 
 use std::fmt::Write as _;
 
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::scope::{Kind, Scope};
+use super::scope::{Kind, Refused, Scope};
 use crate::adr_dir::new::{self as new_adr, Mode, Outcome, Place};
 use crate::config::Preset;
 use crate::engine::Engine;
 use crate::gate::Reviewer;
 use crate::rules::WorkTree;
+
+// The arguments of each tool. `tools/list` shows their JSON Schema (generated from these
+// types: one line of doc per field is its description) and `tools/call` reads them with
+// serde, after `Call::arguments` has checked them against that schema for its own messages.
+
+// validate_adr
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ValidateArgs {
+    /// The ADR file or folder, relative to the server's working folder or absolute, inside the repository. With `content`: the name the text is checked under (need not exist; default ADR.md).
+    path: Option<String>,
+    /// The ADR's text, checked instead of the file (nothing is written).
+    content: Option<String>,
+}
+
+// explain_rule
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ExplainArgs {
+    /// The rule id, e.g. section-missing or major-needs-migration.
+    id: String,
+}
+
+// list_rules: none
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+
+// new_adr_template
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct NewTemplateArgs {
+    /// The ADR's title (one line).
+    title: String,
+    /// The ADR format, instead of the repository's configured one (as `helix-gate new --preset`).
+    #[schemars(extend("enum" = ["helix", "madr", "nygard"]))]
+    preset: Option<String>,
+    /// Create the file (default false: only return it).
+    #[serde(default)]
+    write: bool,
+}
+
+// run_gate
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct GateArgs {
+    /// The phase plan (e.g. output/phases.yaml), inside the repository.
+    phases: String,
+    /// The id of the phase whose gates to run.
+    phase: String,
+}
+
+/// The JSON Schema of `T` as an MCP `inputSchema`: inline (no `$schema`, no title, no
+/// empty `properties`), an optional argument as its plain type (`["string", "null"]`
+/// becomes `"string"`: a null argument is taken as an absent one).
+fn input_schema<T: JsonSchema>() -> Value {
+    let mut settings = SchemaSettings::draft2020_12();
+    settings.meta_schema = None;
+    let mut schema = settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    let Value::Object(object) = &mut schema else {
+        return schema;
+    };
+    object.remove("title");
+    if let Some(Value::Object(properties)) = object.get_mut("properties") {
+        for property in properties.values_mut() {
+            if let Some(Value::Array(types)) = property.get("type")
+                && let [plain, Value::String(null)] = types.as_slice()
+                && null == "null"
+            {
+                property["type"] = plain.clone();
+            }
+        }
+        if properties.is_empty() {
+            object.remove("properties");
+        }
+    }
+    schema
+}
 
 /// The tools, as `tools/list` returns them.
 pub(super) fn list() -> Value {
@@ -30,41 +115,21 @@ pub(super) fn list() -> Value {
                 checked as an ADR directory), or `content` (the text, e.g. before saving it) with `path` naming where it would \
                 be saved (its folder and file name matter: numbering, concept next to it). An error finding means the ADR is not \
                 done; a warning should be looked at.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "path": {
-                        "type": "string",
-                        "description": "The ADR file or folder, relative to the server's working folder or absolute, inside the repository. With `content`: the name the text is checked under (need not exist; default ADR.md)."
-                    },
-                    "content": {
-                        "type": "string",
-                        "description": "The ADR's text, checked instead of the file (nothing is written)."
-                    }
-                },
-                "additionalProperties": false
-            },
+            "inputSchema": input_schema::<ValidateArgs>(),
             "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
         },
         {
             "name": "explain_rule",
             "title": "Explain a rule",
             "description": "The documentation of one rule by its id (as a finding names it): what it checks, why, and how to satisfy it.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string", "description": "The rule id, e.g. section-missing or major-needs-migration."}
-                },
-                "required": ["id"],
-                "additionalProperties": false
-            },
+            "inputSchema": input_schema::<ExplainArgs>(),
             "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
         },
         {
             "name": "list_rules",
             "title": "List the rules",
             "description": "Every rule helix-gate checks: the built-in ones and the repository's contextual rules, with id, severity and summary.",
-            "inputSchema": {"type": "object", "additionalProperties": false},
+            "inputSchema": input_schema::<NoArgs>(),
             "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
         },
         {
@@ -73,20 +138,7 @@ pub(super) fn list() -> Value {
             "description": "The template of a new ADR with its fields filled in (title, number, date), the file it belongs in and the next \
                 free ADR number, as `helix-gate new` makes it. Nothing is written unless `write` is true; then the file is created \
                 exactly as `helix-gate new` would (never over an existing file). Replace every <...> placeholder before validating.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "title": {"type": "string", "description": "The ADR's title (one line)."},
-                    "preset": {
-                        "type": "string",
-                        "enum": ["helix", "madr", "nygard"],
-                        "description": "The ADR format, instead of the repository's configured one (as `helix-gate new --preset`)."
-                    },
-                    "write": {"type": "boolean", "description": "Create the file (default false: only return it).", "default": false}
-                },
-                "required": ["title"],
-                "additionalProperties": false
-            },
+            "inputSchema": input_schema::<NewTemplateArgs>(),
             "annotations": {"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}
         },
         {
@@ -95,18 +147,88 @@ pub(super) fn list() -> Value {
             "description": "Run the HELIX quality gate(s) of one phase of a phases.yaml, as `helix-gate gate --phases FILE --phase ID` \
                 (the plan is checked first). The independent reviewer is never started here: a gate that needs it reports outcome \
                 `error` and says so.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {
-                    "phases": {"type": "string", "description": "The phase plan (e.g. output/phases.yaml), inside the repository."},
-                    "phase": {"type": "string", "description": "The id of the phase whose gates to run."}
-                },
-                "required": ["phases", "phase"],
-                "additionalProperties": false
-            },
+            "inputSchema": input_schema::<GateArgs>(),
             "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
         }
     ])
+}
+
+/// A `tools/call` the protocol rejects (JSON-RPC `-32602`, invalid params).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum CallError {
+    #[error("invalid params: tools/call needs an object with `name`")]
+    NoObject,
+    #[error("invalid params: `name` must be the tool's name (a string)")]
+    NoName,
+    #[error("invalid params: `arguments` must be an object")]
+    ArgumentsNotObject,
+    #[error(
+        "invalid params: unknown tool `{0}` (tools: validate_adr, explain_rule, list_rules, new_adr_template, run_gate)"
+    )]
+    UnknownTool(String),
+}
+
+/// Why a tool did not do what it was asked: its answer, with `isError: true`.
+#[derive(Debug, thiserror::Error)]
+enum ToolError {
+    #[error("{tool} takes no arguments; `{key}` is not one")]
+    NoArguments { tool: String, key: String },
+    #[error("{tool} has no argument `{key}` (its arguments: {known})")]
+    UnknownArgument {
+        tool: String,
+        key: String,
+        known: String,
+    },
+    #[error("`{key}` must be a string")]
+    NotAString { key: String },
+    #[error("`{key}` must be true or false")]
+    NotABool { key: String },
+    #[error("{tool} needs `{key}`")]
+    Missing { tool: String, key: String },
+    /// Arguments the schema allowed that serde still refused.
+    #[error("{tool}: {message}")]
+    Arguments { tool: String, message: String },
+    #[error("validate_adr needs `path` (a file or folder) or `content` (the ADR's text)")]
+    NothingToValidate,
+    #[error(
+        "the content is {size} bytes, larger than adr.max_file_size ({limit} bytes); not checked"
+    )]
+    ContentTooLarge { size: usize, limit: u64 },
+    #[error("`{0}` is a folder; with `content`, `path` names the file the text would be saved as")]
+    ContentNamesFolder(String),
+    #[error(
+        "no rule with id `{}`{} (list_rules lists every rule)",
+        crate::text::escape_controls(id),
+        did_you_mean(nearest.as_deref())
+    )]
+    NoSuchRule { id: String, nearest: Option<String> },
+    #[error("unknown preset `{0}` (helix, madr or nygard)")]
+    UnknownPreset(String),
+    #[error("{0} already exists; nothing was written (choose another title, or edit that file)")]
+    Exists(String),
+    #[error(
+        "{display} would never be checked: {reason}; nothing was written (choose another title, or change adr.globs / adr.exclude)"
+    )]
+    NeverChecked { display: String, reason: String },
+    #[error(transparent)]
+    Path(#[from] Refused),
+    /// What the engine, the configuration or the file system said (with its causes).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// "; did you mean `x`?" for the nearest rule id, when there is one.
+fn did_you_mean(nearest: Option<&str>) -> String {
+    nearest
+        .map(|near| format!("; did you mean `{}`?", crate::text::escape_controls(near)))
+        .unwrap_or_default()
+}
+
+impl ToolError {
+    /// An error of the layers below, with its chain of causes (`{:#}`).
+    fn failed(error: impl std::fmt::Display) -> Self {
+        ToolError::Failed(format!("{error:#}"))
+    }
 }
 
 /// A decoded `tools/call`.
@@ -117,56 +239,79 @@ pub(super) struct Call {
 
 impl Call {
     /// The call in `params`; `Err` for a request the protocol rejects (-32602).
-    pub(super) fn decode(params: Option<Value>) -> Result<Call, String> {
+    pub(super) fn decode(params: Option<Value>) -> Result<Call, CallError> {
         let Some(Value::Object(mut params)) = params else {
-            return Err("invalid params: tools/call needs an object with `name`".to_owned());
+            return Err(CallError::NoObject);
         };
         let Some(Value::String(name)) = params.remove("name") else {
-            return Err("invalid params: `name` must be the tool's name (a string)".to_owned());
+            return Err(CallError::NoName);
         };
         let args = match params.remove("arguments") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(args)) => args,
-            Some(_) => return Err("invalid params: `arguments` must be an object".to_owned()),
+            Some(_) => return Err(CallError::ArgumentsNotObject),
         };
         Ok(Call { name, args })
     }
 
-    /// Refuse arguments the tool does not take (a misspelt one would be ignored silently).
-    fn only(&self, known: &[&str]) -> Result<(), String> {
-        match self.args.keys().find(|k| !known.contains(&k.as_str())) {
-            None => Ok(()),
-            Some(key) if known.is_empty() => Err(format!(
-                "{} takes no arguments; `{key}` is not one",
-                self.name
-            )),
-            Some(key) => Err(format!(
-                "{} has no argument `{key}` (its arguments: {})",
-                self.name,
-                known.join(", ")
-            )),
+    /// The arguments as `T`, checked against `T`'s schema first: an argument the tool
+    /// does not take (a misspelt one would be ignored silently), one of the wrong type,
+    /// a required one missing. A null argument is an absent one.
+    fn arguments<T: DeserializeOwned + JsonSchema>(&self) -> Result<T, ToolError> {
+        let schema = input_schema::<T>();
+        let empty = Map::new();
+        let properties = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let mut args = Map::new();
+        for (key, value) in &self.args {
+            let Some(property) = properties.get(key) else {
+                return Err(if properties.is_empty() {
+                    ToolError::NoArguments {
+                        tool: self.name.clone(),
+                        key: key.clone(),
+                    }
+                } else {
+                    ToolError::UnknownArgument {
+                        tool: self.name.clone(),
+                        key: key.clone(),
+                        known: properties
+                            .keys()
+                            .map(String::as_str)
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    }
+                });
+            };
+            let key = key.clone();
+            match (property.get("type").and_then(Value::as_str), value) {
+                (_, Value::Null) => continue,
+                (Some("string"), value) if !value.is_string() => {
+                    return Err(ToolError::NotAString { key });
+                }
+                (Some("boolean"), value) if !value.is_boolean() => {
+                    return Err(ToolError::NotABool { key });
+                }
+                _ => args.insert(key, value.clone()),
+            };
         }
-    }
-
-    fn text(&self, key: &str) -> Result<Option<&str>, String> {
-        match self.args.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(text)) => Ok(Some(text)),
-            Some(_) => Err(format!("`{key}` must be a string")),
+        let required = schema.get("required").and_then(Value::as_array);
+        if let Some(key) = required
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .find(|key| !args.contains_key(*key))
+        {
+            return Err(ToolError::Missing {
+                tool: self.name.clone(),
+                key: key.to_owned(),
+            });
         }
-    }
-
-    fn required(&self, key: &str) -> Result<&str, String> {
-        self.text(key)?
-            .ok_or_else(|| format!("{} needs `{key}`", self.name))
-    }
-
-    fn flag(&self, key: &str) -> Result<bool, String> {
-        match self.args.get(key) {
-            None | Some(Value::Null) => Ok(false),
-            Some(Value::Bool(flag)) => Ok(*flag),
-            Some(_) => Err(format!("`{key}` must be true or false")),
-        }
+        serde_json::from_value(Value::Object(args)).map_err(|e| ToolError::Arguments {
+            tool: self.name.clone(),
+            message: e.to_string(),
+        })
     }
 }
 
@@ -210,44 +355,39 @@ impl Answer {
 }
 
 /// Run `call`; `Err` only for a tool that does not exist (a protocol error, -32602).
-pub(super) fn call(scope: &Scope, call: &Call) -> Result<Answer, String> {
+pub(super) fn call(scope: &Scope, call: &Call) -> Result<Answer, CallError> {
     let run = match call.name.as_str() {
         "validate_adr" => validate,
         "explain_rule" => explain,
         "list_rules" => list_rules,
         "new_adr_template" => new_template,
         "run_gate" => gate,
-        other => {
-            return Err(format!(
-                "invalid params: unknown tool `{other}` (tools: validate_adr, explain_rule, list_rules, new_adr_template, run_gate)"
-            ));
-        }
+        other => return Err(CallError::UnknownTool(other.to_owned())),
     };
-    Ok(run(scope, call).unwrap_or_else(Answer::failed))
+    Ok(run(scope, call).unwrap_or_else(|e| Answer::failed(e.to_string())))
 }
 
-fn engine(scope: &Scope) -> Result<Engine, String> {
-    Engine::load(scope.root(), None).map_err(|e| format!("{e:#}"))
+fn engine(scope: &Scope) -> Result<Engine, ToolError> {
+    Engine::load(scope.root(), None).map_err(ToolError::failed)
 }
 
-fn validate(scope: &Scope, call: &Call) -> Result<Answer, String> {
-    call.only(&["path", "content"])?;
+fn validate(scope: &Scope, call: &Call) -> Result<Answer, ToolError> {
+    let args: ValidateArgs = call.arguments()?;
     let engine = engine(scope)?;
     let limit = engine.settings.adr.max_file_size;
-    let path = call.text("path")?;
-    let (reports, read_errors) = match (call.text("content")?, path) {
+    let path = args.path.as_deref();
+    let (reports, read_errors) = match (args.content.as_deref(), path) {
         (Some(content), named) => {
             if content.len() as u64 > limit {
-                return Err(format!(
-                    "the content is {} bytes, larger than adr.max_file_size ({limit} bytes); not checked",
-                    content.len()
-                ));
+                return Err(ToolError::ContentTooLarge {
+                    size: content.len(),
+                    limit,
+                });
             }
             let (path, kind) = scope.entry(named.unwrap_or("ADR.md"), u64::MAX, true, true)?;
             if kind == Kind::Directory {
-                return Err(format!(
-                    "`{}` is a folder; with `content`, `path` names the file the text would be saved as",
-                    named.unwrap_or_default()
+                return Err(ToolError::ContentNamesFolder(
+                    named.unwrap_or_default().to_owned(),
                 ));
             }
             let checked = engine.check_bytes(
@@ -259,17 +399,12 @@ fn validate(scope: &Scope, call: &Call) -> Result<Answer, String> {
         }
         (None, Some(named)) => match scope.entry(named, limit, true, false)? {
             (dir, Kind::Directory) => {
-                let files = engine.directory_adrs(&dir).map_err(|e| format!("{e:#}"))?;
+                let files = engine.directory_adrs(&dir).map_err(ToolError::failed)?;
                 engine.check_files(&files, true)
             }
             (file, _) => engine.check_files(&[file], false),
         },
-        (None, None) => {
-            return Err(
-                "validate_adr needs `path` (a file or folder) or `content` (the ADR's text)"
-                    .to_owned(),
-            );
-        }
+        (None, None) => return Err(ToolError::NothingToValidate),
     };
     let mut text = crate::render::json(&reports);
     if read_errors.is_empty() {
@@ -284,42 +419,37 @@ fn validate(scope: &Scope, call: &Call) -> Result<Answer, String> {
     Ok(Answer::failed(text))
 }
 
-fn explain(scope: &Scope, call: &Call) -> Result<Answer, String> {
-    call.only(&["id"])?;
-    let id = call.required("id")?;
-    match crate::rule_docs::explain(scope.root(), id, None).map_err(|e| format!("{e:#}"))? {
+fn explain(scope: &Scope, call: &Call) -> Result<Answer, ToolError> {
+    let ExplainArgs { id } = call.arguments()?;
+    match crate::rule_docs::explain(scope.root(), &id, None).map_err(ToolError::failed)? {
         Some(text) => Ok(Answer::ok(text, None)),
-        None => Err(format!(
-            "no rule with id `{}`{} (list_rules lists every rule)",
-            crate::text::escape_controls(id),
-            crate::rule_docs::nearest(scope.root(), id, None)
-                .map(|near| format!("; did you mean `{}`?", crate::text::escape_controls(&near)))
-                .unwrap_or_default()
-        )),
+        None => Err(ToolError::NoSuchRule {
+            nearest: crate::rule_docs::nearest(scope.root(), &id, None),
+            id,
+        }),
     }
 }
 
-fn list_rules(scope: &Scope, call: &Call) -> Result<Answer, String> {
-    call.only(&[])?;
-    let list = crate::rule_docs::list(scope.root(), None).map_err(|e| format!("{e:#}"))?;
+fn list_rules(scope: &Scope, call: &Call) -> Result<Answer, ToolError> {
+    let NoArgs {} = call.arguments()?;
+    let list = crate::rule_docs::list(scope.root(), None).map_err(ToolError::failed)?;
     let structured = serde_json::to_value(&list).ok();
     Ok(Answer::ok(list.text(), structured))
 }
 
-fn new_template(scope: &Scope, call: &Call) -> Result<Answer, String> {
-    call.only(&["title", "preset", "write"])?;
-    let title = call.required("title")?;
-    let preset = match call.text("preset")? {
+fn new_template(scope: &Scope, call: &Call) -> Result<Answer, ToolError> {
+    let NewTemplateArgs {
+        title,
+        preset,
+        write,
+    } = call.arguments()?;
+    let preset = match preset {
         None => crate::config::preset::cli_override(),
-        Some(name) => Some(
-            Preset::parse(name)
-                .ok_or_else(|| format!("unknown preset `{name}` (helix, madr or nygard)"))?,
-        ),
+        Some(name) => Some(Preset::parse(&name).ok_or(ToolError::UnknownPreset(name))?),
     };
-    let write = call.flag("write")?;
     let mode = if write { Mode::Write } else { Mode::Preview };
-    let outcome = new_adr::make(scope.root(), scope.base(), title, preset, mode)
-        .map_err(|e| format!("{e:#}"))?;
+    let outcome = new_adr::make(scope.root(), scope.base(), &title, preset, mode)
+        .map_err(ToolError::failed)?;
     let (path, place, template, text) = match outcome {
         Outcome::Created {
             path,
@@ -328,15 +458,9 @@ fn new_template(scope: &Scope, call: &Call) -> Result<Answer, String> {
             text,
             ..
         } => (path, place, template, text),
-        Outcome::Exists { display } => {
-            return Err(format!(
-                "{display} already exists; nothing was written (choose another title, or edit that file)"
-            ));
-        }
+        Outcome::Exists { display } => return Err(ToolError::Exists(display)),
         Outcome::Skipped { display, reason } => {
-            return Err(format!(
-                "{display} would never be checked: {reason}; nothing was written (choose another title, or change adr.globs / adr.exclude)"
-            ));
+            return Err(ToolError::NeverChecked { display, reason });
         }
     };
     let shown = crate::paths::display(scope.root(), &path);
@@ -376,27 +500,25 @@ fn new_template(scope: &Scope, call: &Call) -> Result<Answer, String> {
 }
 
 /// The next free number of the ADR directory (1, padded, when there is none yet).
-fn next_number(scope: &Scope, preset: Option<Preset>) -> Result<String, String> {
-    let settings =
-        crate::config::Settings::load_with(scope.root(), preset).map_err(|e| e.to_string())?;
+fn next_number(scope: &Scope, preset: Option<Preset>) -> Result<String, ToolError> {
+    let settings = crate::config::Settings::load_with(scope.root(), preset)
+        .map_err(|e| ToolError::Failed(e.to_string()))?;
     let width = settings.adr.number_width;
     let dir = crate::paths::absolute(&scope.root().join(&settings.adr.directory));
     if !dir.is_dir() {
         return Ok(crate::adr_dir::catalog::format_number_width(1, width));
     }
-    let engine =
-        Engine::with_settings(scope.root(), settings, None).map_err(|e| format!("{e:#}"))?;
+    let engine = Engine::with_settings(scope.root(), settings, None).map_err(ToolError::failed)?;
     let number = crate::adr_dir::catalog::Catalog::load(&engine, &dir)
         .and_then(|c| c.next_number())
-        .map_err(|e| format!("{e:#}"))?;
+        .map_err(ToolError::failed)?;
     Ok(crate::adr_dir::catalog::format_number_width(number, width))
 }
 
-fn gate(scope: &Scope, call: &Call) -> Result<Answer, String> {
-    call.only(&["phases", "phase"])?;
-    let phase = call.required("phase")?;
-    let (plan, _) = scope.entry(call.required("phases")?, MAX_PLAN, false, false)?;
-    let result = crate::gate::run_phase_with(scope.root(), &plan, phase, Reviewer::Withheld);
+fn gate(scope: &Scope, call: &Call) -> Result<Answer, ToolError> {
+    let GateArgs { phases, phase } = call.arguments()?;
+    let (plan, _) = scope.entry(&phases, MAX_PLAN, false, false)?;
+    let result = crate::gate::run_phase_with(scope.root(), &plan, &phase, Reviewer::Withheld);
     let structured = serde_json::to_value(&result).ok();
     Ok(Answer::ok(
         crate::render::gate::phase_json(&result),
@@ -406,3 +528,112 @@ fn gate(scope: &Scope, call: &Call) -> Result<Answer, String> {
 
 /// The largest phase plan read (the gate's own limit).
 const MAX_PLAN: u64 = 1024 * 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(name: &str, args: Value) -> Call {
+        let mut params = Map::new();
+        params.insert("name".to_owned(), json!(name));
+        params.insert("arguments".to_owned(), args);
+        Call::decode(Some(Value::Object(params))).unwrap()
+    }
+
+    #[test]
+    fn the_input_schema_is_the_argument_type() {
+        assert_eq!(
+            input_schema::<NewTemplateArgs>(),
+            json!({
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string", "description": "The ADR's title (one line)."},
+                    "preset": {
+                        "type": "string",
+                        "enum": ["helix", "madr", "nygard"],
+                        "description": "The ADR format, instead of the repository's configured one (as `helix-gate new --preset`)."
+                    },
+                    "write": {"type": "boolean", "description": "Create the file (default false: only return it).", "default": false}
+                },
+                "required": ["title"],
+                "additionalProperties": false
+            })
+        );
+        assert_eq!(
+            input_schema::<NoArgs>(),
+            json!({"type": "object", "additionalProperties": false})
+        );
+    }
+
+    #[test]
+    fn arguments_are_checked_against_the_schema() {
+        let err = |name: &str, args: Value| -> String {
+            match name {
+                "list_rules" => call(name, args).arguments::<NoArgs>().err(),
+                _ => call(name, args).arguments::<NewTemplateArgs>().err(),
+            }
+            .unwrap()
+            .to_string()
+        };
+        assert_eq!(
+            err("list_rules", json!({"x": 1})),
+            "list_rules takes no arguments; `x` is not one"
+        );
+        assert_eq!(
+            err("new_adr_template", json!({"titel": "x"})),
+            "new_adr_template has no argument `titel` (its arguments: title, preset, write)"
+        );
+        assert_eq!(
+            err("new_adr_template", json!({"title": 1})),
+            "`title` must be a string"
+        );
+        assert_eq!(
+            err("new_adr_template", json!({"title": "x", "write": "yes"})),
+            "`write` must be true or false"
+        );
+        assert_eq!(
+            err("new_adr_template", json!({"title": null})),
+            "new_adr_template needs `title`"
+        );
+        // null is absent: the default applies.
+        let args: NewTemplateArgs = call(
+            "new_adr_template",
+            json!({"title": "x", "write": null, "preset": null}),
+        )
+        .arguments()
+        .unwrap();
+        assert!(!args.write && args.preset.is_none() && args.title == "x");
+    }
+
+    #[test]
+    fn an_unknown_rule_names_the_nearest_one() {
+        let err = |nearest: Option<&str>| {
+            ToolError::NoSuchRule {
+                id: "section-mising".to_owned(),
+                nearest: nearest.map(str::to_owned),
+            }
+            .to_string()
+        };
+        assert_eq!(
+            err(Some("section-missing")),
+            "no rule with id `section-mising`; did you mean `section-missing`? (list_rules lists every rule)"
+        );
+        assert_eq!(
+            err(None),
+            "no rule with id `section-mising` (list_rules lists every rule)"
+        );
+    }
+
+    #[test]
+    fn a_malformed_call_is_a_protocol_error() {
+        assert!(matches!(
+            Call::decode(Some(json!({"name": 7}))),
+            Err(CallError::NoName)
+        ));
+        assert!(matches!(
+            Call::decode(Some(json!({"name": "x", "arguments": []}))),
+            Err(CallError::ArgumentsNotObject)
+        ));
+        assert!(matches!(Call::decode(None), Err(CallError::NoObject)));
+    }
+}

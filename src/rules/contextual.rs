@@ -5,7 +5,7 @@
 
 use super::Context;
 use crate::adr::Adr;
-use crate::config::pattern::Pattern;
+use crate::config::pattern::{Pattern, PatternError};
 use crate::config::rules_file::{Condition, ContextualRule, Location};
 use crate::diagnostic::Finding;
 use crate::yaml::{self, Mapping, Value};
@@ -91,7 +91,7 @@ fn finding(rule: &ContextualRule, detail: &str, line: usize, default_hint: Strin
 
 /// A pattern that passed the syntax check but could not be compiled (size limit):
 /// reported as an error of the rule, never skipped silently.
-fn pattern_failure(rule: &ContextualRule, pattern: &Pattern, error: &str) -> Finding {
+fn pattern_failure(rule: &ContextualRule, pattern: &Pattern, error: &PatternError) -> Finding {
     Finding::new(
         rule.id.clone(),
         crate::diagnostic::Severity::Error,
@@ -127,7 +127,7 @@ fn count(
     range: std::ops::Range<usize>,
     pattern: &Pattern,
     limit: usize,
-) -> Result<usize, String> {
+) -> Result<usize, PatternError> {
     pattern.count_in(&adr.text[range.clone()], &adr.lowercase()[range], limit)
 }
 

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::config::settings::{Globs, RulesSettings, build_globs};
+use crate::config::settings::{GlobError, Globs, RulesSettings, build_globs};
 use crate::diagnostic::Finding;
 
 /// Rule ids chosen on the command line for one run.
@@ -48,6 +48,16 @@ pub struct UnknownRule {
     pub suggestion: Option<String>,
 }
 
+/// Why the configuration's or the command line's choice of rules cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SelectionError {
+    #[error(transparent)]
+    UnknownRule(#[from] UnknownRule),
+    /// A glob of `rules.per_path_ignores`.
+    #[error(transparent)]
+    Glob(#[from] GlobError),
+}
+
 /// The compiled choice of rules applied to every finding of a check.
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
@@ -58,7 +68,10 @@ pub struct Selection {
 
 impl Selection {
     /// The configuration's choice; every id must be one of `known`.
-    pub fn from_settings(settings: &RulesSettings, known: &[&str]) -> Result<Selection, String> {
+    pub fn from_settings(
+        settings: &RulesSettings,
+        known: &[&str],
+    ) -> Result<Selection, SelectionError> {
         let origin = crate::config::settings::SETTINGS_PATH;
         let ignore = checked(&settings.ignore, &format!("{origin}: rules.ignore"), known)?;
         let mut per_path = Vec::new();
@@ -78,7 +91,7 @@ impl Selection {
     }
 
     /// Apply the command line's `choice` over the configuration's.
-    pub fn choose(&mut self, choice: &RuleChoice, known: &[&str]) -> Result<(), String> {
+    pub fn choose(&mut self, choice: &RuleChoice, known: &[&str]) -> Result<(), SelectionError> {
         let ignore = checked(&choice.ignore, "--ignore", known)?;
         if !choice.select.is_empty() {
             // As in ruff: a rule selected by name on the command line is shown even when
@@ -117,7 +130,7 @@ impl Selection {
 }
 
 /// `ids` as a set, each checked against `known`.
-fn checked(ids: &[String], origin: &str, known: &[&str]) -> Result<BTreeSet<String>, String> {
+fn checked(ids: &[String], origin: &str, known: &[&str]) -> Result<BTreeSet<String>, UnknownRule> {
     ids.iter()
         .map(|id| {
             let id = id.trim();
@@ -128,8 +141,7 @@ fn checked(ids: &[String], origin: &str, known: &[&str]) -> Result<BTreeSet<Stri
                     id: crate::text::escape_controls(id).into_owned(),
                     origin: origin.to_owned(),
                     suggestion: crate::text::nearest(id, known.iter().copied()).map(str::to_owned),
-                }
-                .to_string())
+                })
             }
         })
         .collect()
@@ -194,6 +206,11 @@ mod tests {
     #[test]
     fn an_unknown_id_is_an_error_with_the_nearest_id() {
         let err = Selection::from_settings(&settings(&["section-mising"], &[]), KNOWN).unwrap_err();
+        assert!(
+            matches!(&err, SelectionError::UnknownRule(unknown) if unknown.id == "section-mising"),
+            "{err}"
+        );
+        let err = err.to_string();
         assert!(err.contains("unknown rule `section-mising`"), "{err}");
         assert!(err.contains("rules.ignore"), "{err}");
         assert!(err.contains("did you mean `section-missing`?"), "{err}");
@@ -205,7 +222,8 @@ mod tests {
                 },
                 KNOWN,
             )
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("--ignore") && !err.contains("did you mean"),
             "{err}"

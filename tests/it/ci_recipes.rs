@@ -12,7 +12,7 @@ use crate::support::cli::{good_adr, isolated, manifest_dir, path_with_bin, scrat
 
 fn yaml(rel: &str) -> Value {
     let text = std::fs::read_to_string(manifest_dir().join(rel)).unwrap();
-    serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    yaml_serde::from_str(&text).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
 fn action() -> Value {

@@ -45,7 +45,7 @@ fn shipped_config_files_point_at_their_schema_and_are_valid() {
             text.lines().next().unwrap(),
             format!("# yaml-language-server: $schema=../schemas/{name}.schema.json")
         );
-        let config: Value = serde_yaml::from_str(&text).unwrap();
+        let config: Value = yaml_serde::from_str(&text).unwrap();
         let schema = generated(name);
         let errors = validate(&schema, &schema, &config, "");
         assert!(errors.is_empty(), "config/{name}.yaml: {errors:#?}");
@@ -55,28 +55,28 @@ fn shipped_config_files_point_at_their_schema_and_are_valid() {
 #[test]
 fn schemas_reject_unknown_keys_and_wrong_types() {
     let schema = generated("helix-gate");
-    let ok: Value = serde_yaml::from_str("hook:\n  budget: 5\n").unwrap();
+    let ok: Value = yaml_serde::from_str("hook:\n  budget: 5\n").unwrap();
     assert!(
         validate(&schema, &schema, &ok, "").is_empty(),
         "a partial file is fine"
     );
-    let typo: Value = serde_yaml::from_str("hook:\n  budgte: 5\n").unwrap();
+    let typo: Value = yaml_serde::from_str("hook:\n  budgte: 5\n").unwrap();
     assert_eq!(
         validate(&schema, &schema, &typo, ""),
         ["/hook: unknown key budgte"]
     );
-    let wrong: Value = serde_yaml::from_str("adr:\n  globs: adr/*.md\n").unwrap();
+    let wrong: Value = yaml_serde::from_str("adr:\n  globs: adr/*.md\n").unwrap();
     assert_eq!(
         validate(&schema, &schema, &wrong, ""),
         ["/adr/globs: expected array"]
     );
 
     let schema = generated("approvals");
-    let bad: Value = serde_yaml::from_str("on_rejection:\n  action: shrug\n").unwrap();
+    let bad: Value = yaml_serde::from_str("on_rejection:\n  action: shrug\n").unwrap();
     assert_eq!(validate(&schema, &schema, &bad, "").len(), 1);
 
     let schema = generated("adr-completeness-rules");
-    let rule: Value = serde_yaml::from_str(
+    let rule: Value = yaml_serde::from_str(
         "contextual_rules:\n  - id: x\n    when: {a: b}\n    require: {sections: [{name: S}]}\n    message: m\n    colour: red\n",
     )
     .unwrap();
