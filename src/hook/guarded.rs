@@ -20,9 +20,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::agent::Agent;
 use super::ruling::Ruling;
 use super::tool_use::{Asked, ask_person};
+use crate::agent::Agent;
 use crate::env;
 use crate::install::{claude, codex, copilot, gemini};
 use crate::paths;

@@ -24,8 +24,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::agent::Agent;
-use super::event::HookEvent;
+use crate::agent::Agent;
+use crate::agent::event::HookEvent;
 use crate::env;
 
 /// Where the hook was registered, as its command line says

@@ -21,7 +21,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::agent::Agent;
+use crate::agent::Agent;
 use crate::approval::{self, Approval, ApprovalSettings, ApproveOptions};
 use crate::install::claude as installed;
 

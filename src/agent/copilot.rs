@@ -38,9 +38,10 @@ use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::Agent;
-use crate::hook::event::{self, BrokenField, DecodeError, EventKind, HookEvent, Transcript};
-use crate::hook::output::HookOutput;
+use super::backend::Backend;
+use super::event::{self, BrokenField, DecodeError, EventKind, HookEvent, Transcript};
+use super::name::Agent;
+use super::output::HookOutput;
 
 /// How much of the transcript's end is read for the last answer.
 const TRANSCRIPT_TAIL: u64 = 1 << 20;
@@ -258,6 +259,44 @@ pub(super) fn encode(output: &HookOutput, kind: Option<EventKind>) -> String {
     }
     answer.system_message = (!for_person.is_empty()).then(|| for_person.join("\n"));
     serde_json::to_string(&answer).unwrap_or_else(|_| "{}".to_owned())
+}
+
+/// Copilot CLI's backend.
+pub(super) struct Copilot;
+
+impl Backend for Copilot {
+    fn name(&self) -> &'static str {
+        "Copilot CLI"
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<HookEvent, DecodeError> {
+        decode(bytes)
+    }
+
+    fn encode(&self, output: &HookOutput, kind: Option<EventKind>) -> String {
+        encode(output, kind)
+    }
+
+    /// Claude Code's names, `SubagentStop` aside (Copilot has none registered).
+    fn event_name(&self, kind: EventKind) -> Option<&'static str> {
+        kind.name().filter(|_| kind != EventKind::SubagentStop)
+    }
+
+    /// Copilot CLI 1.0.102 turns `ask` into a deny when nobody watches
+    /// (autopilot, `-p`): refused, with the reason that says what the person
+    /// can do.
+    fn asks_person(&self) -> bool {
+        false
+    }
+
+    /// `COPILOT_PROJECT_DIR` (Copilot sets `CLAUDE_PROJECT_DIR` too).
+    fn project_dir_var(&self) -> Option<&'static str> {
+        Some(crate::env::COPILOT_PROJECT_DIR)
+    }
+
+    fn answer_in_transcript(&self, transcript: &Transcript) -> Result<String, &'static str> {
+        final_answer(transcript)
+    }
 }
 
 #[cfg(test)]
