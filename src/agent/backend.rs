@@ -2,10 +2,13 @@
 //! (`super::claude`, `super::codex`, ...), picked by
 //! [`Agent::backend`](super::Agent::backend).
 
+use std::path::{Path, PathBuf};
+
 use super::event::{DecodeError, EventKind, HookEvent, Transcript};
 use super::output::HookOutput;
 
-/// One agent: its wire (decode, encode, event names) and what it can do.
+/// One agent: its wire (decode, encode, event names), its registration (the
+/// tool matchers of its entries, its hooks files) and what it can do.
 pub trait Backend: Sync {
     /// The agent's name for people (messages, `doctor`).
     fn name(&self) -> &'static str;
@@ -34,4 +37,37 @@ pub trait Backend: Sync {
     fn answer_in_transcript(&self, _transcript: &Transcript) -> Result<String, &'static str> {
         Err("a transcript this agent does not write")
     }
+
+    /// The tools the agent's entry of `kind` fires for (`None`: every
+    /// occurrence of the event). With [`event_name`](Backend::event_name) it
+    /// puts the one table of entries (`super::hooks_file::HOOK_ENTRIES`) into
+    /// the agent's words.
+    fn matcher(&self, kind: EventKind) -> Option<&'static str>;
+
+    /// The agent's folder of user configuration (`~/.claude`, `$CODEX_HOME`,
+    /// ...).
+    fn home(&self) -> anyhow::Result<PathBuf>;
+
+    /// Whether the hooks files the agent loads for a session in `project_dir`
+    /// (inside the repository at `root`) register helix-gate's hook for this
+    /// agent: an entry whose command really runs it. The marker text alone,
+    /// or an entry that carries it with another command, is not a
+    /// registration: a repository could ship one to silence the user-scope hook.
+    fn registered_in_project(&self, root: &Path, project_dir: &Path) -> bool;
+
+    /// helix-gate's Stop hooks' timeouts the agent would apply, as (file,
+    /// seconds): the hook keeps its deadline below the shortest.
+    fn installed_stop_timeouts(&self, root: &Path) -> Vec<(PathBuf, u64)>;
+
+    /// The environment variable that moves the agent's folder of user
+    /// configuration, if there is one (`CODEX_HOME`).
+    fn home_var(&self) -> Option<&'static str>;
+
+    /// Where the agent's registrations lie, relative to a project (or home)
+    /// folder: a file whose path ends so is one, also in a session folder.
+    fn registration_paths(&self) -> &'static [&'static str];
+
+    /// The agent's hooks file at user scope (where `install --scope user`
+    /// writes).
+    fn user_hooks_file(&self, root: &Path) -> anyhow::Result<PathBuf>;
 }

@@ -14,11 +14,12 @@
 //! names it, the backends use the event, and this file picks the backend.
 
 mod backend;
-mod claude;
-mod codex;
-mod copilot;
+pub mod claude;
+pub mod codex;
+pub mod copilot;
 pub mod event;
-mod gemini;
+pub mod gemini;
+pub mod hooks_file;
 mod name;
 pub mod output;
 pub mod patch;

@@ -5,11 +5,12 @@ use std::fmt::Write as _;
 
 use super::terminal::{current_root, print, print_stderr};
 use super::{ExitStatus, InstallTarget, Scope};
-use crate::install::claude;
-use crate::install::codex;
-use crate::install::codex_config::{CodexConfig, TRUSTED, project_key};
-use crate::install::copilot;
-use crate::install::gemini;
+use crate::agent::claude::hooks as claude;
+use crate::agent::codex::config::{CodexConfig, TRUSTED, project_key};
+use crate::agent::codex::hooks as codex;
+use crate::agent::copilot::hooks as copilot;
+use crate::agent::gemini::hooks as gemini;
+use crate::agent::hooks_file;
 use crate::install::git::{self, HOOK, Installed, LOCAL, Uninstalled};
 use crate::install::record;
 
@@ -70,11 +71,11 @@ fn session_folder(root: &std::path::Path) -> Option<String> {
     crate::install::registrations::first_session_folder(root, &settings.sessions.paths)
 }
 
-fn scope(scope: Scope) -> claude::Scope {
+fn scope(scope: Scope) -> hooks_file::Scope {
     match scope {
-        Scope::Project => claude::Scope::Project,
-        Scope::Local => claude::Scope::Local,
-        Scope::User => claude::Scope::User,
+        Scope::Project => hooks_file::Scope::Project,
+        Scope::Local => hooks_file::Scope::Local,
+        Scope::User => hooks_file::Scope::User,
     }
 }
 
@@ -90,7 +91,7 @@ pub(super) fn install(target: InstallTarget, s: Scope, trust: Trust) -> anyhow::
             let root = current_root();
             // The Stop hook runs the reviewers: its timeout follows config/approvals.yaml.
             let longest = crate::approval::settings(&root)?.longest_enabled_timeout();
-            let stop_timeout = claude::stop_timeout_s(longest);
+            let stop_timeout = hooks_file::stop_timeout_s(longest);
             let path = claude::install(&root, scope(s), stop_timeout)?;
             let why = longest.map_or_else(
                 || "no approval type is enabled".to_owned(),
@@ -98,7 +99,7 @@ pub(super) fn install(target: InstallTarget, s: Scope, trust: Trust) -> anyhow::
                     format!(
                         "the longest enabled approval timeout, {} s, plus {} s",
                         t.as_secs(),
-                        claude::STOP_TIMEOUT_MARGIN_S
+                        hooks_file::STOP_TIMEOUT_MARGIN_S
                     )
                 },
             );
@@ -153,7 +154,7 @@ pub(super) fn install(target: InstallTarget, s: Scope, trust: Trust) -> anyhow::
 fn install_codex(scope: codex::Scope, trust: Trust) -> anyhow::Result<()> {
     let root = current_root();
     let longest = crate::approval::settings(&root)?.longest_enabled_timeout();
-    let stop_timeout = claude::stop_timeout_s(longest);
+    let stop_timeout = hooks_file::stop_timeout_s(longest);
     let installed = codex::install(&root, scope, stop_timeout)?;
     record::registered(&installed.path);
     let events: Vec<&str> = installed.reviews.iter().map(|r| r.event.as_str()).collect();
@@ -233,7 +234,7 @@ fn install_codex(scope: codex::Scope, trust: Trust) -> anyhow::Result<()> {
 fn install_gemini(scope: gemini::Scope) -> anyhow::Result<()> {
     let root = current_root();
     let longest = crate::approval::settings(&root)?.longest_enabled_timeout();
-    let stop_timeout = claude::stop_timeout_s(longest);
+    let stop_timeout = hooks_file::stop_timeout_s(longest);
     let (path, events) = gemini::install(&root, scope, stop_timeout)?;
     record::registered(&path);
     let mut text = format!(
@@ -270,7 +271,7 @@ fn install_gemini(scope: gemini::Scope) -> anyhow::Result<()> {
 fn install_copilot(scope: copilot::Scope) -> anyhow::Result<()> {
     let root = current_root();
     let longest = crate::approval::settings(&root)?.longest_enabled_timeout();
-    let stop_timeout = claude::stop_timeout_s(longest);
+    let stop_timeout = hooks_file::stop_timeout_s(longest);
     let (path, events) = copilot::install(&root, scope, stop_timeout)?;
     record::registered(&path);
     let mut text = format!(
@@ -294,7 +295,7 @@ fn install_copilot(scope: copilot::Scope) -> anyhow::Result<()> {
 /// The line `install claude --scope user` adds: `hook.prompt_context` is the
 /// built-in default there, whatever this repository's config says.
 fn user_scope_prompt_context(root: &std::path::Path) -> anyhow::Result<String> {
-    let registered = claude::prompt_context(root, claude::Scope::User)?;
+    let registered = hooks_file::prompt_context(root, hooks_file::Scope::User)?;
     let here = crate::config::Settings::load(root)
         .map(|settings| settings.hook.prompt_context)
         .ok();

@@ -16,11 +16,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::claude::{self, Scope, USER_SCOPE_FLAG};
-use super::codex;
-use super::codex_config::{CodexConfig, TRUSTED};
-use super::copilot;
-use super::gemini;
+use crate::agent::claude::hooks as claude;
+use crate::agent::codex::config::{CodexConfig, TRUSTED};
+use crate::agent::codex::hooks as codex;
+use crate::agent::copilot::hooks as copilot;
+use crate::agent::gemini::hooks as gemini;
+use crate::agent::hooks_file::{self, Scope, USER_SCOPE_FLAG};
 
 /// How far below a glob's literal prefix session folders are looked for, and how
 /// many folders are visited at most: `doctor` must stay quick in a large tree.
@@ -213,7 +214,7 @@ fn read_entry(path: &Path) -> Entry {
             .flatten()
             .filter_map(|g| g.get("hooks").and_then(Value::as_array))
             .flatten()
-            .filter(|h| claude::is_ours(h))
+            .filter(|h| hooks_file::is_ours(h))
             .collect::<Vec<_>>();
         if ours.is_empty() {
             continue;
@@ -281,7 +282,7 @@ pub fn codex_report(root: &Path, opted_in: bool) -> Vec<Line> {
             continue;
         };
         if scope == codex::Scope::Project {
-            let key = super::codex_config::project_key(root);
+            let key = crate::agent::codex::config::project_key(root);
             lines.push(match config.project_trust(root).as_deref() {
                 Some(TRUSTED) => Line::ok(format!(
                     "{name}: the project is trusted in {} ([projects.\"{key}\"])",
@@ -627,7 +628,7 @@ mod tests {
     fn ours(command: &str) -> String {
         format!(
             r#"{{"model": "x", "hooks": {{"Stop": [{{"hooks": [{{"type": "command", "command": "{command}", "statusMessage": "{}"}}]}}]}}}}"#,
-            claude::STATUS_MARKER
+            hooks_file::STATUS_MARKER
         )
     }
 

@@ -8,7 +8,7 @@
 //! shell commands arrive as `tool_name: "Bash"` with `tool_input.command`
 //! (Codex maps its `exec_command` onto that name), and every file edit as
 //! `tool_name: "apply_patch"` with the raw patch in `tool_input.command` and no
-//! `file_path`: its paths are read from the patch here ([`super::super::patch`]).
+//! `file_path`: its paths are read from the patch here ([`crate::agent::patch`]).
 //! There is no `PostToolUseFailure` (a failing command fires `PostToolUse`)
 //! and no project-directory variable.
 //!
@@ -21,11 +21,10 @@
 //! an event cannot carry is moved into `systemMessage` (shown to the person),
 //! never dropped.
 
-use super::backend::Backend;
-use super::event::{self, DecodeError, EventKind, HookEvent};
-use super::name::Agent;
-use super::output::{HookOutput, HookSpecific};
-use super::patch;
+use crate::agent::event::{self, DecodeError, EventKind, HookEvent};
+use crate::agent::name::Agent;
+use crate::agent::output::{HookOutput, HookSpecific};
+use crate::agent::patch;
 
 /// Codex's one file-editing tool.
 pub(crate) const APPLY_PATCH: &str = "apply_patch";
@@ -162,46 +161,17 @@ pub(super) fn encode(output: &HookOutput, kind: Option<EventKind>) -> String {
     out.to_json_line()
 }
 
-/// Codex CLI's backend.
-pub(super) struct Codex;
-
-impl Backend for Codex {
-    fn name(&self) -> &'static str {
-        "Codex CLI"
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<HookEvent, DecodeError> {
-        decode(bytes)
-    }
-
-    fn encode(&self, output: &HookOutput, kind: Option<EventKind>) -> String {
-        encode(output, kind)
-    }
-
-    /// Claude Code's names; Codex has no `PostToolUseFailure`.
-    fn event_name(&self, kind: EventKind) -> Option<&'static str> {
-        kind.name()
-            .filter(|_| kind != EventKind::PostToolUseFailure)
-    }
-
-    /// Codex 0.169.0 rejects `permissionDecision: ask` as unsupported and then
-    /// runs the tool: the call is refused instead.
-    fn asks_person(&self) -> bool {
-        false
-    }
-
-    /// None: Codex's project is the event's `cwd` (and a `CLAUDE_PROJECT_DIR`
-    /// inherited from a Claude Code session that started Codex must not
-    /// redirect it).
-    fn project_dir_var(&self) -> Option<&'static str> {
-        None
-    }
+/// Codex's name of the event of `kind`: Claude Code's, and Codex has no
+/// `PostToolUseFailure` (a failing command fires `PostToolUse`).
+pub(super) fn event_name(kind: EventKind) -> Option<&'static str> {
+    kind.name()
+        .filter(|_| kind != EventKind::PostToolUseFailure)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::patch::Change;
     use super::*;
+    use crate::agent::patch::Change;
 
     /// Payloads recorded from Codex CLI 0.169.0 (`codex exec` against a fake
     /// Responses API, hooks from `.codex/hooks.json`).
@@ -260,34 +230,42 @@ mod tests {
         let (name, text) = match kind {
             EventKind::PreToolUse => (
                 "pre-tool-use",
-                include_str!("../../tests/fixtures/codex/pre-tool-use.command.output.schema.json"),
+                include_str!(
+                    "../../../tests/fixtures/codex/pre-tool-use.command.output.schema.json"
+                ),
             ),
             EventKind::PostToolUse | EventKind::PostToolUseFailure => (
                 "post-tool-use",
-                include_str!("../../tests/fixtures/codex/post-tool-use.command.output.schema.json"),
+                include_str!(
+                    "../../../tests/fixtures/codex/post-tool-use.command.output.schema.json"
+                ),
             ),
             EventKind::Stop => (
                 "stop",
-                include_str!("../../tests/fixtures/codex/stop.command.output.schema.json"),
+                include_str!("../../../tests/fixtures/codex/stop.command.output.schema.json"),
             ),
             EventKind::SubagentStop => (
                 "subagent-stop",
-                include_str!("../../tests/fixtures/codex/subagent-stop.command.output.schema.json"),
+                include_str!(
+                    "../../../tests/fixtures/codex/subagent-stop.command.output.schema.json"
+                ),
             ),
             EventKind::SessionStart => (
                 "session-start",
-                include_str!("../../tests/fixtures/codex/session-start.command.output.schema.json"),
+                include_str!(
+                    "../../../tests/fixtures/codex/session-start.command.output.schema.json"
+                ),
             ),
             EventKind::UserPromptSubmit => (
                 "user-prompt-submit",
                 include_str!(
-                    "../../tests/fixtures/codex/user-prompt-submit.command.output.schema.json"
+                    "../../../tests/fixtures/codex/user-prompt-submit.command.output.schema.json"
                 ),
             ),
             // The narrowest of Codex's schemas: an event helix-gate does not answer.
             EventKind::Other => (
                 "interrupt",
-                include_str!("../../tests/fixtures/codex/interrupt.command.output.schema.json"),
+                include_str!("../../../tests/fixtures/codex/interrupt.command.output.schema.json"),
             ),
         };
         (name, serde_json::from_str(text).unwrap())

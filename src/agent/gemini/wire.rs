@@ -32,10 +32,9 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::backend::Backend;
-use super::event::{self, BrokenField, DecodeError, EventKind, HookEvent};
-use super::name::Agent;
-use super::output::HookOutput;
+use crate::agent::event::{self, BrokenField, DecodeError, EventKind, HookEvent};
+use crate::agent::name::Agent;
+use crate::agent::output::HookOutput;
 
 /// Gemini's event names, and the one kind each is decided as.
 const EVENTS: [(&str, EventKind); 5] = [
@@ -187,43 +186,13 @@ pub(super) fn encode(output: &HookOutput, kind: Option<EventKind>) -> String {
     serde_json::to_string(&answer).unwrap_or_else(|_| "{}".to_owned())
 }
 
-/// Gemini CLI's backend.
-pub(super) struct Gemini;
-
-impl Backend for Gemini {
-    fn name(&self) -> &'static str {
-        "Gemini CLI"
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<HookEvent, DecodeError> {
-        decode(bytes)
-    }
-
-    fn encode(&self, output: &HookOutput, kind: Option<EventKind>) -> String {
-        encode(output, kind)
-    }
-
-    /// Gemini's own names; its `AfterTool` fires after a failed tool too, so
-    /// there is no `PostToolUseFailure` of its own.
-    fn event_name(&self, kind: EventKind) -> Option<&'static str> {
-        EVENTS
-            .iter()
-            .find(|(_, k)| *k == kind)
-            .map(|(name, _)| *name)
-    }
-
-    /// Gemini CLI 0.61.0 has `decision: "ask"` (it forces its confirmation
-    /// prompt), but a headless `gemini -p` has nobody to answer it: refused,
-    /// the same way in every mode.
-    fn asks_person(&self) -> bool {
-        false
-    }
-
-    /// `GEMINI_PROJECT_DIR` (Gemini sets `CLAUDE_PROJECT_DIR` too, which is not
-    /// read for it).
-    fn project_dir_var(&self) -> Option<&'static str> {
-        Some(crate::env::GEMINI_PROJECT_DIR)
-    }
+/// Gemini's name of the event helix-gate decides as `kind` (`None`: Gemini
+/// has no such event; its `AfterTool` fires after a failed tool too).
+pub(super) fn event_name(kind: EventKind) -> Option<&'static str> {
+    EVENTS
+        .iter()
+        .find(|(_, k)| *k == kind)
+        .map(|(name, _)| *name)
 }
 
 #[cfg(test)]
