@@ -5,13 +5,48 @@
 use std::path::{Path, PathBuf};
 
 use super::event::{DecodeError, EventKind, HookEvent, Transcript};
+use super::hooks_file::Scope;
 use super::output::HookOutput;
+
+/// What `install NAME` is asked to do.
+#[derive(Debug, Clone)]
+pub struct InstallRequest<'a> {
+    /// The repository.
+    pub root: &'a Path,
+    pub scope: Scope,
+    /// The Stop hook's timeout (seconds), why that long (`None`: no reason
+    /// to give beyond its source), and where the reviews' timeouts come from.
+    pub stop_timeout_s: u64,
+    pub stop_why: Option<String>,
+    pub stop_source: &'static str,
+    /// The first existing session folder of the repository, if any.
+    pub session_folder: Option<String>,
+    /// `--trust-hooks`, `--trust-project` (only where [`Backend::trust_gates`]).
+    pub trust_hooks: bool,
+    pub trust_project: bool,
+}
+
+/// What `install` or `uninstall` did, for the person: the file, the summary
+/// for stdout and the notes for stderr (without the `helix-gate: ` prefix's
+/// line end: each note is one line).
+#[derive(Debug, Clone)]
+pub struct Done {
+    pub path: PathBuf,
+    pub text: String,
+    pub notes: Vec<String>,
+    /// Whether the file goes into (or out of) `doctor`'s record of
+    /// registrations.
+    pub record: bool,
+}
 
 /// One agent: its wire (decode, encode, event names), its registration (the
 /// tool matchers of its entries, its hooks files) and what it can do.
 pub trait Backend: Sync {
     /// The agent's name for people (messages, `doctor`).
     fn name(&self) -> &'static str;
+
+    /// The agent as the command line's help describes it (`--agent`).
+    fn description(&self) -> &'static str;
 
     /// Decode one event from the raw bytes on stdin into the one event.
     fn decode(&self, bytes: &[u8]) -> Result<HookEvent, DecodeError>;
@@ -70,4 +105,17 @@ pub trait Backend: Sync {
     /// The agent's hooks file at user scope (where `install --scope user`
     /// writes).
     fn user_hooks_file(&self, root: &Path) -> anyhow::Result<PathBuf>;
+
+    /// Whether `install` takes `--trust-hooks` and `--trust-project` (the
+    /// gates of Codex's `config.toml`).
+    fn trust_gates(&self) -> bool {
+        false
+    }
+
+    /// Register helix-gate's hook (`install NAME`) and say what the agent
+    /// still needs before it runs it.
+    fn install(&self, request: &InstallRequest<'_>) -> anyhow::Result<Done>;
+
+    /// Remove helix-gate's hook entries of `scope` (`uninstall NAME`).
+    fn uninstall(&self, root: &Path, scope: Scope) -> anyhow::Result<Done>;
 }

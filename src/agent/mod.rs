@@ -24,7 +24,7 @@ mod name;
 pub mod output;
 pub mod patch;
 
-pub use backend::Backend;
+pub use backend::{Backend, Done, InstallRequest};
 pub use name::Agent;
 
 use event::{BrokenField, DecodeError, EventKind, HookEvent};

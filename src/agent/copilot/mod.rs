@@ -8,8 +8,9 @@ mod wire;
 
 use std::path::{Path, PathBuf};
 
-use super::backend::Backend;
+use super::backend::{Backend, Done, InstallRequest};
 use super::event::{DecodeError, EventKind, HookEvent, Transcript};
+use super::hooks_file::Scope;
 use super::output::HookOutput;
 
 /// Copilot CLI's backend.
@@ -18,6 +19,10 @@ pub(super) struct Copilot;
 impl Backend for Copilot {
     fn name(&self) -> &'static str {
         "Copilot CLI"
+    }
+
+    fn description(&self) -> &'static str {
+        "GitHub Copilot CLI"
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<HookEvent, DecodeError> {
@@ -77,5 +82,53 @@ impl Backend for Copilot {
 
     fn user_hooks_file(&self, root: &Path) -> anyhow::Result<PathBuf> {
         hooks::hooks_path(root, hooks::Scope::User)
+    }
+
+    fn install(&self, request: &InstallRequest<'_>) -> anyhow::Result<Done> {
+        let scope = own_scope(request.scope)?;
+        let stop_timeout = request.stop_timeout_s;
+        let (path, events) = hooks::install(request.root, scope, stop_timeout)?;
+        let mut text = format!(
+            "helix-gate hook registered for Copilot CLI in {} ({}; every tool, Copilot has no matcher for them)\nStop timeout: {stop_timeout} s ({})\n",
+            path.display(),
+            events.join(", "),
+            request.stop_source
+        );
+        let mut notes = Vec::new();
+        if scope == hooks::Scope::Project {
+            text.push_str("Before Copilot runs it: Copilot loads a repository's .github/hooks/ once the folder is trusted (its prompt at startup); `copilot -p` loads them only in a trusted folder or with GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true.\n");
+        } else {
+            notes.push("helix-gate: note: registered for every Copilot CLI session on this machine; it checks only repositories that have config/helix-gate.yaml (an empty file is enough) and does nothing elsewhere\n".to_owned());
+        }
+        Ok(Done {
+            path,
+            text,
+            notes,
+            record: true,
+        })
+    }
+
+    fn uninstall(&self, root: &Path, scope: Scope) -> anyhow::Result<Done> {
+        let (path, removed) = hooks::uninstall(root, own_scope(scope)?)?;
+        Ok(Done {
+            text: format!(
+                "removed {removed} helix-gate hook(s) from {}\n",
+                path.display()
+            ),
+            path,
+            notes: Vec::new(),
+            record: true,
+        })
+    }
+}
+
+/// Copilot's scope of `scope`: it has no local hooks file.
+fn own_scope(scope: Scope) -> anyhow::Result<hooks::Scope> {
+    match scope {
+        Scope::Project => Ok(hooks::Scope::Project),
+        Scope::User => Ok(hooks::Scope::User),
+        Scope::Local => anyhow::bail!(
+            "Copilot CLI has no local hooks file: use --scope project (.github/hooks/) or --scope user (~/.copilot/hooks/)"
+        ),
     }
 }

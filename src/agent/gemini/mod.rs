@@ -8,8 +8,11 @@ mod wire;
 
 use std::path::{Path, PathBuf};
 
-use super::backend::Backend;
+use super::backend::{Backend, Done, InstallRequest};
+use std::fmt::Write as _;
+
 use super::event::{DecodeError, EventKind, HookEvent};
+use super::hooks_file::Scope;
 use super::output::HookOutput;
 
 /// Gemini CLI's backend.
@@ -18,6 +21,10 @@ pub(super) struct Gemini;
 impl Backend for Gemini {
     fn name(&self) -> &'static str {
         "Gemini CLI"
+    }
+
+    fn description(&self) -> &'static str {
+        "Google's Gemini CLI"
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<HookEvent, DecodeError> {
@@ -73,5 +80,63 @@ impl Backend for Gemini {
 
     fn user_hooks_file(&self, root: &Path) -> anyhow::Result<PathBuf> {
         hooks::settings_path(root, hooks::Scope::User)
+    }
+
+    fn install(&self, request: &InstallRequest<'_>) -> anyhow::Result<Done> {
+        let root = request.root;
+        let scope = own_scope(request.scope)?;
+        let stop_timeout = request.stop_timeout_s;
+        let (path, events) = hooks::install(root, scope, stop_timeout)?;
+        let mut text = format!(
+            "helix-gate hook registered for Gemini CLI in {} ({}; BeforeTool and AfterTool on {})\nAfterAgent timeout: {} ms ({})\n",
+            path.display(),
+            events.join(", "),
+            hooks::TOOL_MATCHER,
+            stop_timeout * 1000,
+            request.stop_source
+        );
+        let note = if scope == hooks::Scope::Project {
+            if hooks::folder_trusted(root) != Some(true) {
+                let _ = writeln!(
+                    text,
+                    "Before Gemini runs it:\n- trust this folder: Gemini ignores .gemini/settings.json (hooks included) in a folder it does not trust. Accept the prompt when `gemini` starts here, or add `\"{}\": \"TRUST_FOLDER\"` to {}, or run it with GEMINI_CLI_TRUST_WORKSPACE=true. (`gemini --skip-trust` runs but ignores this file.)",
+                    root.display(),
+                    hooks::trusted_folders_path()?.display()
+                );
+            }
+            "helix-gate: warning: Gemini CLI sessions started in a subdirectory of this repository (e.g. projects/sessions/<id>/) load only that folder's .gemini/settings.json and the user's, so the hook will not run in them. To reach them: `helix-gate install gemini --scope user` (every session; repositories opt in with config/helix-gate.yaml). See `helix-gate doctor`.\n"
+        } else {
+            "helix-gate: note: registered for every Gemini CLI session on this machine; it checks only repositories that have config/helix-gate.yaml (an empty file is enough) and does nothing elsewhere\n"
+        };
+        Ok(Done {
+            path,
+            text,
+            notes: vec![note.to_owned()],
+            record: true,
+        })
+    }
+
+    fn uninstall(&self, root: &Path, scope: Scope) -> anyhow::Result<Done> {
+        let (path, removed) = hooks::uninstall(root, own_scope(scope)?)?;
+        Ok(Done {
+            text: format!(
+                "removed {removed} helix-gate hook(s) from {}\n",
+                path.display()
+            ),
+            path,
+            notes: Vec::new(),
+            record: true,
+        })
+    }
+}
+
+/// Gemini's scope of `scope`: it has no local settings file.
+fn own_scope(scope: Scope) -> anyhow::Result<hooks::Scope> {
+    match scope {
+        Scope::Project => Ok(hooks::Scope::Project),
+        Scope::User => Ok(hooks::Scope::User),
+        Scope::Local => anyhow::bail!(
+            "Gemini CLI has no local settings file: use --scope project (.gemini/settings.json) or --scope user (~/.gemini/settings.json)"
+        ),
     }
 }
