@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::doctor::Line;
 use super::event::{DecodeError, EventKind, HookEvent, Transcript};
 use super::hooks_file::Scope;
 use super::output::HookOutput;
@@ -118,4 +119,10 @@ pub trait Backend: Sync {
 
     /// Remove helix-gate's hook entries of `scope` (`uninstall NAME`).
     fn uninstall(&self, root: &Path, scope: Scope) -> anyhow::Result<Done>;
+
+    /// The agent's part of `doctor`: where helix-gate's hook is registered for
+    /// it and whether it will run there. `session_paths`: the repository's
+    /// session folders (globs); `opted_in`: the repository has helix-gate's
+    /// settings file.
+    fn doctor(&self, root: &Path, session_paths: &[String], opted_in: bool) -> Vec<Line>;
 }

@@ -17,12 +17,14 @@ mod backend;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
+pub mod doctor;
 pub mod event;
 pub mod gemini;
 pub mod hooks_file;
 mod name;
 pub mod output;
 pub mod patch;
+pub mod record;
 
 pub use backend::{Backend, Done, InstallRequest};
 pub use name::Agent;

@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 use super::terminal::{current_root, print, print_stderr};
 use super::{ExitStatus, InstallTarget, Scope};
 use crate::agent::hooks_file;
+use crate::agent::record;
 use crate::agent::{Agent, InstallRequest};
 use crate::install::git::{self, HOOK, Installed, LOCAL, Uninstalled};
-use crate::install::record;
 
 /// What `install codex` may record for the person in Codex's config.toml, only
 /// when asked (`--trust-hooks`, `--trust-project`).
@@ -34,7 +34,7 @@ fn approvals_source(root: &std::path::Path) -> &'static str {
 /// The first existing session folder (`sessions.paths`), if any.
 fn session_folder(root: &std::path::Path) -> Option<String> {
     let settings = crate::config::Settings::load(root).ok()?;
-    crate::install::registrations::first_session_folder(root, &settings.sessions.paths)
+    crate::agent::doctor::first_session_folder(root, &settings.sessions.paths)
 }
 
 fn scope(scope: Scope) -> hooks_file::Scope {
@@ -159,34 +159,29 @@ pub(super) fn uninstall(target: InstallTarget, s: Scope) -> anyhow::Result<ExitS
 /// The part of `doctor` about reaching sessions: where the hook is registered and
 /// whether sessions started in the configured session folders load it.
 pub(super) fn print_registrations(root: &std::path::Path) -> anyhow::Result<()> {
+    use crate::agent::doctor::Level;
     use crate::install::in_effect;
-    use crate::install::registrations::{self, Level};
     let settings = crate::config::Settings::load(root)?;
     let opted_in = root.join(crate::config::settings::SETTINGS_PATH).is_file();
     let mut text = String::new();
-    for (title, lines) in [
+    let mut sections = vec![
         (
-            "Configuration in effect",
+            "Configuration in effect".to_owned(),
             in_effect::settings_lines(root, &settings),
         ),
-        ("git pre-commit hook", vec![in_effect::git_hook_line(root)]),
         (
-            "Claude Code hook registrations",
-            registrations::report(root, &settings.sessions.paths, opted_in),
+            "git pre-commit hook".to_owned(),
+            vec![in_effect::git_hook_line(root)],
         ),
+    ];
+    sections.extend(Agent::ALL.into_iter().map(|agent| {
+        let backend = agent.backend();
         (
-            "Codex CLI hook registrations",
-            registrations::codex_report(root, opted_in),
-        ),
-        (
-            "Gemini CLI hook registrations",
-            registrations::gemini_report(root, opted_in),
-        ),
-        (
-            "Copilot CLI hook registrations",
-            registrations::copilot_report(root, opted_in),
-        ),
-    ] {
+            format!("{} hook registrations", backend.name()),
+            backend.doctor(root, &settings.sessions.paths, opted_in),
+        )
+    }));
+    for (title, lines) in sections {
         let _ = writeln!(text, "\n{title}:");
         for line in lines {
             let label = match line.level {

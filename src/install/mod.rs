@@ -4,5 +4,3 @@
 
 pub mod git;
 pub mod in_effect;
-pub mod record;
-pub mod registrations;

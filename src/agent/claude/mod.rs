@@ -4,11 +4,13 @@
 //! `.claude/settings.local.json`, `~/.claude/settings.json`, and the plugin's
 //! `hooks/hooks.json`).
 
+pub mod doctor;
 pub mod hooks;
 
 use std::path::{Path, PathBuf};
 
 use super::backend::{Backend, Done, InstallRequest};
+use super::doctor::Line;
 use super::event::{self, DecodeError, EventKind, HookEvent};
 use super::hooks_file::Scope;
 use super::output::HookOutput;
@@ -120,6 +122,10 @@ impl Backend for Claude {
             notes: Vec::new(),
             record: false,
         })
+    }
+
+    fn doctor(&self, root: &Path, session_paths: &[String], opted_in: bool) -> Vec<Line> {
+        doctor::report(root, session_paths, opted_in)
     }
 }
 

@@ -5,12 +5,14 @@
 //! the two gates of Codex's `config.toml` (project trust, hook reviews).
 
 pub mod config;
+pub mod doctor;
 pub mod hooks;
 mod wire;
 
 use std::path::{Path, PathBuf};
 
 use super::backend::{Backend, Done, InstallRequest};
+use super::doctor::Line;
 use std::fmt::Write as _;
 
 use super::event::{DecodeError, EventKind, HookEvent};
@@ -117,6 +119,10 @@ impl Backend for Codex {
             notes: Vec::new(),
             record: true,
         })
+    }
+
+    fn doctor(&self, root: &Path, _session_paths: &[String], opted_in: bool) -> Vec<Line> {
+        doctor::report(root, opted_in)
     }
 }
 

@@ -3,12 +3,14 @@
 //! read from its transcript at Stop; answers in the fields Copilot reads), the
 //! registration [`hooks`] (helix-gate's own `.github/hooks/helix-gate.json`).
 
+pub mod doctor;
 pub mod hooks;
 mod wire;
 
 use std::path::{Path, PathBuf};
 
 use super::backend::{Backend, Done, InstallRequest};
+use super::doctor::Line;
 use super::event::{DecodeError, EventKind, HookEvent, Transcript};
 use super::hooks_file::Scope;
 use super::output::HookOutput;
@@ -119,6 +121,10 @@ impl Backend for Copilot {
             notes: Vec::new(),
             record: true,
         })
+    }
+
+    fn doctor(&self, root: &Path, _session_paths: &[String], opted_in: bool) -> Vec<Line> {
+        doctor::report(root, opted_in)
     }
 }
 

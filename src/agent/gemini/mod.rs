@@ -3,12 +3,14 @@
 //! answers in `DefaultHookOutput`'s fields), the registration [`hooks`]
 //! (`.gemini/settings.json`, timeouts in milliseconds; folder trust).
 
+pub mod doctor;
 pub mod hooks;
 mod wire;
 
 use std::path::{Path, PathBuf};
 
 use super::backend::{Backend, Done, InstallRequest};
+use super::doctor::Line;
 use std::fmt::Write as _;
 
 use super::event::{DecodeError, EventKind, HookEvent};
@@ -127,6 +129,10 @@ impl Backend for Gemini {
             notes: Vec::new(),
             record: true,
         })
+    }
+
+    fn doctor(&self, root: &Path, _session_paths: &[String], opted_in: bool) -> Vec<Line> {
+        doctor::report(root, opted_in)
     }
 }
 
