@@ -1,7 +1,13 @@
-//! The agents helix-gate speaks to, one room each: `src/agent/NAME.rs` holds
-//! one agent's [`Backend`] (its wire: decoder, encoder and event names; what
-//! it can do: ask a person, the variable naming its project folder), picked
-//! by the one `match` in [`Agent::backend`].
+//! The agents helix-gate speaks to, one room each: `src/agent/NAME/` holds
+//! one agent's [`Backend`] (its wire: decoder, encoder and event names, in
+//! `wire.rs`; its registration: hooks files, install and uninstall, in
+//! `hooks.rs`, and its part of `doctor` in `doctor.rs`; what it can do: ask a
+//! person, the variable naming its project folder, its home folder), picked
+//! by the one `match` in [`Agent::backend`]. What every agent shares is
+//! written once: the one event ([`event`]), the one answer ([`output`]), the
+//! one table of hook entries over the event kind and the shape of a hooks file
+//! ([`hooks_file`]), the lines of `doctor` ([`doctor`]), the record of what
+//! `install` wrote ([`record`]).
 //!
 //! Everything between the decoder and the encoder (the checks, the budget, the
 //! Stop gate, the reviewer, escalation, configuration protection, the failure
@@ -10,8 +16,18 @@
 //! ([`output::HookOutput`]) are here, below the hook, so that an agent's room
 //! needs nothing from above it.
 //!
-//! The files import downwards only: [`name`] (the enum) is a leaf, the event
+//! The files import downwards only: `name` (the enum) is a leaf, the event
 //! names it, the backends use the event, and this file picks the backend.
+//!
+//! Adding an agent: the room `src/agent/NAME/` (a `Backend`, with the tests of
+//! its decoder, encoder and hooks file beside them), a variant of [`Agent`]
+//! (the compiler asks for its command-line name in `name.rs` and its backend
+//! here); outside `src/`, `tests/it/NAME.rs` with its harness and a fake of its
+//! model API in `tests/support/`, and `scripts/install-NAME.sh`. The variables
+//! it gives its hooks go into `crate::env`, the one list of every variable
+//! helix-gate reads. The CLI (`--agent`, `install`, `doctor`) and the hook
+//! (where it finds its registration and its Stop timeout, which files it
+//! guards) ask the backend; only the CLI's help texts name the agents.
 
 mod backend;
 pub mod claude;

@@ -60,7 +60,7 @@ fn allowed_area(root: &Path, scope: Scope) -> anyhow::Result<Area> {
 
 /// Whether the Claude Code settings `settings` register helix-gate's Claude
 /// Code hook for any event: a command hook entry (`hooks.<event>[].hooks[]`)
-/// whose `command` is [`parse_hook_command`] without `--agent` or with
+/// whose `command` is [`parse_hook_command`](crate::agent::hooks_file::parse_hook_command) without `--agent` or with
 /// `--agent claude`. A marker text or a look-alike entry is not enough.
 pub fn registers_hook(settings: &Value) -> bool {
     registers_hook_for(settings, |agent| matches!(agent, None | Some("claude")))
@@ -112,7 +112,7 @@ pub fn install_into(
 }
 
 /// Register the hook in the settings file of `scope`, Stop with a timeout of
-/// `stop_timeout_s` ([`stop_timeout_s`]); returns that file.
+/// `stop_timeout_s` ([`stop_timeout_s`](crate::agent::hooks_file::stop_timeout_s)); returns that file.
 /// At user scope the command carries [`USER_SCOPE_FLAG`](crate::agent::hooks_file::USER_SCOPE_FLAG): registered for every
 /// session on the machine, the hook answers only in repositories with helix-gate's
 /// settings file.

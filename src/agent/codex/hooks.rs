@@ -4,7 +4,7 @@
 //!
 //! The file has Claude Code's layout (`{"hooks": {"<Event>": [{"matcher",
 //! "hooks": [{"type": "command", ...}]}]}}`, `timeout` in seconds), so the
-//! merge is [`hooks_file::merge_into`]'s: only helix-gate's entries (marked with
+//! merge is `hooks_file::merge_into`'s: only helix-gate's entries (marked with
 //! [`hooks_file::STATUS_MARKER`]) are replaced, everything else is kept, a malformed file
 //! is refused untouched, and installing twice changes nothing.
 //!

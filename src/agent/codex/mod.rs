@@ -1,5 +1,5 @@
 //! Codex CLI (`OpenAI`'s `@openai/codex`, pinned 0.169.0): its room. The wire
-//! is [`wire`] (the shared envelope, and `apply_patch`'s paths read from the
+//! is `wire` (the shared envelope, and `apply_patch`'s paths read from the
 //! patch; answers kept to Codex's closed output schemas), the registration
 //! [`hooks`] (`.codex/hooks.json`, `$CODEX_HOME/hooks.json`), and [`config`]
 //! the two gates of Codex's `config.toml` (project trust, hook reviews).

@@ -1,5 +1,5 @@
 //! GitHub Copilot CLI (`@github/copilot`, pinned 1.0.102): its room. The wire
-//! is [`wire`] (the shared envelope with `tool_input.path`, the final answer
+//! is `wire` (the shared envelope with `tool_input.path`, the final answer
 //! read from its transcript at Stop; answers in the fields Copilot reads), the
 //! registration [`hooks`] (helix-gate's own `.github/hooks/helix-gate.json`).
 

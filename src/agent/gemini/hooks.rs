@@ -6,7 +6,7 @@
 //! has Claude Code's layout (`{"<Event>": [{"matcher", "hooks": [{"type":
 //! "command", "command", "timeout"}]}]}`) with Gemini's event names and
 //! `timeout` in **milliseconds** (default 60 000). So the merge is
-//! [`hooks_file::merge_into`]'s: only helix-gate's entries (known by their command)
+//! `hooks_file::merge_into`'s: only helix-gate's entries (known by their command)
 //! are replaced, every other key and hook is kept, a file that is not a JSON
 //! object (Gemini also accepts comments: such a file is refused too) is refused
 //! untouched, and installing twice changes nothing.

@@ -1,5 +1,5 @@
 //! Gemini CLI (Google's `@google/gemini-cli`, pinned 0.61.0): its room. The
-//! wire is [`wire`] (its own event and tool names mapped onto the one event;
+//! wire is `wire` (its own event and tool names mapped onto the one event;
 //! answers in `DefaultHookOutput`'s fields), the registration [`hooks`]
 //! (`.gemini/settings.json`, timeouts in milliseconds; folder trust).
 
