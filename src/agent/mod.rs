@@ -113,3 +113,40 @@ pub fn final_answer(event: &HookEvent, needed: bool) -> (String, Option<BrokenFi
         _ => (String::new(), broken()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every event an agent registers (the one table in its names) comes back
+    /// from its decoder as the kind it was registered for, and every agent's
+    /// name on the command line finds it again.
+    #[test]
+    fn every_agent_decodes_the_events_it_registers() {
+        for agent in Agent::ALL {
+            assert_eq!(Agent::from_name(agent.cli_name()), Some(agent));
+            let backend = agent.backend();
+            assert!(!backend.registration_paths().is_empty(), "{agent:?}");
+            let entries = hooks_file::entries(
+                |kind| backend.event_name(kind),
+                |kind| backend.matcher(kind),
+                true,
+                90,
+            );
+            assert!(
+                entries.iter().any(|e| e.kind == EventKind::Stop),
+                "{agent:?} registers no Stop"
+            );
+            for entry in entries {
+                let payload = serde_json::json!({"hook_event_name": entry.event}).to_string();
+                let event = agent.decode(payload.as_bytes()).unwrap();
+                assert_eq!(
+                    (event.kind, event.agent),
+                    (entry.kind, agent),
+                    "{agent:?} {}",
+                    entry.event
+                );
+            }
+        }
+    }
+}
