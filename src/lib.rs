@@ -6,6 +6,7 @@
 
 pub mod adr;
 pub mod adr_dir;
+pub mod agent;
 pub mod approval;
 pub mod cli;
 pub mod clock;

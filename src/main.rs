@@ -128,11 +128,11 @@ fn run(args: Vec<OsString>) -> u8 {
 }
 
 /// The flags of `helix-gate hook` in the forms the installers write (`--agent
-/// claude|codex|gemini|copilot`, `--scope user|project`, an event label), read without clap;
+/// NAME`, any agent's name, `--scope user|project`, an event label), read without clap;
 /// `None` for anything else (clap parses it, and answers `--help`).
-fn hook_flags(args: &[String]) -> Option<(bool, helix_gate::cli::AgentArg)> {
+fn hook_flags(args: &[String]) -> Option<(bool, helix_gate::agent::Agent)> {
     let mut user_scope = false;
-    let mut agent = helix_gate::cli::AgentArg::Claude;
+    let mut agent = helix_gate::agent::Agent::Claude;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         let (flag, value) = match arg.split_once('=') {
@@ -152,7 +152,7 @@ fn hook_flags(args: &[String]) -> Option<(bool, helix_gate::cli::AgentArg)> {
                         _ => return None,
                     };
                 } else {
-                    agent = helix_gate::cli::AgentArg::from_name(value)?;
+                    agent = helix_gate::agent::Agent::from_name(value)?;
                 }
             }
             label if !label.starts_with('-') => {}
@@ -165,25 +165,25 @@ fn hook_flags(args: &[String]) -> Option<(bool, helix_gate::cli::AgentArg)> {
 #[cfg(test)]
 mod tests {
     use super::hook_flags;
-    use helix_gate::cli::AgentArg;
+    use helix_gate::agent::Agent;
 
-    fn flags(args: &[&str]) -> Option<(bool, AgentArg)> {
+    fn flags(args: &[&str]) -> Option<(bool, Agent)> {
         hook_flags(&args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>())
     }
 
     #[test]
     fn the_forms_the_installers_write_are_read_without_clap() {
-        assert_eq!(flags(&[]), Some((false, AgentArg::Claude)));
-        assert_eq!(flags(&["--scope", "user"]), Some((true, AgentArg::Claude)));
-        assert_eq!(flags(&["--scope=project"]), Some((false, AgentArg::Claude)));
+        assert_eq!(flags(&[]), Some((false, Agent::Claude)));
+        assert_eq!(flags(&["--scope", "user"]), Some((true, Agent::Claude)));
+        assert_eq!(flags(&["--scope=project"]), Some((false, Agent::Claude)));
         assert_eq!(
             flags(&["--agent", "codex", "--scope=user"]),
-            Some((true, AgentArg::Codex))
+            Some((true, Agent::Codex))
         );
         // An event label (the installers add one for readability) is ignored.
         assert_eq!(
             flags(&["--agent=gemini", "PostToolUse"]),
-            Some((false, AgentArg::Gemini))
+            Some((false, Agent::Gemini))
         );
     }
 

@@ -17,7 +17,7 @@ const FLOORS: &[(u32, &[&str])] = &[
     (9, &["hook", "precommit", "gate", "report", "rule_docs"]),
     (8, &["approval"]),
     (7, &["adr_dir", "install"]),
-    (6, &["engine", "render"]),
+    (6, &["agent", "engine", "render"]),
     (5, &["rules"]),
     (4, &["config"]),
     (3, &["adr"]),

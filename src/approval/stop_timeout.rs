@@ -8,8 +8,9 @@
 
 use std::path::Path;
 
+use crate::agent::claude::hooks as installed;
+use crate::agent::hooks_file;
 use crate::diagnostic::{FileReport, Finding, Severity};
-use crate::install::claude as installed;
 
 use super::settings;
 
@@ -28,7 +29,7 @@ enum Registered {
 /// when they cannot be read (the configuration error is reported elsewhere).
 pub fn needed_s(root: &Path) -> Option<u64> {
     let settings = settings::load(root).ok()?;
-    Some(installed::stop_timeout_s(
+    Some(hooks_file::stop_timeout_s(
         settings.longest_enabled_timeout(),
     ))
 }
@@ -51,7 +52,7 @@ pub fn doctor_reports_with(root: &Path, plugin_root: Option<&Path>) -> Vec<FileR
     let settings_files = installed::installed_stop_timeouts(root)
         .into_iter()
         .map(|(file, seconds)| (file, seconds, Registered::Claude));
-    let codex_files = crate::install::codex::installed_stop_timeouts(root)
+    let codex_files = crate::agent::codex::hooks::installed_stop_timeouts(root)
         .into_iter()
         .map(|(file, seconds)| (file, seconds, Registered::Codex));
     let plugin_files = plugin_root
@@ -65,7 +66,7 @@ pub fn doctor_reports_with(root: &Path, plugin_root: Option<&Path>) -> Vec<FileR
         .filter(|(_, seconds, _)| *seconds < needed)
         .map(|(file, seconds, registered)| {
             let path = crate::paths::display(root, &file);
-            let margin = installed::STOP_TIMEOUT_MARGIN_S;
+            let margin = hooks_file::STOP_TIMEOUT_MARGIN_S;
             let install = if registered == Registered::Codex {
                 "codex"
             } else {
@@ -116,7 +117,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(needed_s(root), Some(960));
-        let marker = installed::STATUS_MARKER;
+        let marker = hooks_file::STATUS_MARKER;
         std::fs::create_dir_all(root.join(".claude")).unwrap();
         std::fs::write(
             root.join(".claude/settings.json"),

@@ -4,19 +4,20 @@
 
 use std::io::Write as _;
 
-use super::{AgentArg, ExitStatus};
+use super::ExitStatus;
+use crate::agent::Agent;
 
 /// Run `agent`'s hook and print its answer. Always exit 0: the agent reads the
 /// decision from stdout, and a non-zero exit would only mean "proceed".
 /// `user_scope`: registered for every session on the machine (`--scope user`).
-pub fn run(user_scope: bool, agent: AgentArg) -> ExitStatus {
+pub fn run(user_scope: bool, agent: Agent) -> ExitStatus {
     let answer = crate::hook::run_registered(
         if user_scope {
             crate::hook::project::Registration::User
         } else {
             crate::hook::project::Registration::Repository
         },
-        agent.into(),
+        agent,
     );
     {
         let mut stderr = std::io::stderr().lock();

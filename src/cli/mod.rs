@@ -24,6 +24,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::agent::Agent;
+
 pub use hook::run as run_hook;
 
 /// How a command ended.
@@ -149,8 +151,8 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Scope::Project)]
         scope: Scope,
         /// The agent whose hook protocol the event comes in and the answer goes out in.
-        #[arg(long, value_enum, default_value_t = AgentArg::Claude)]
-        agent: AgentArg,
+        #[arg(long, value_enum, default_value_t = Agent::Claude)]
+        agent: Agent,
     },
     /// git pre-commit hook: validate the ADRs staged for this commit.
     PreCommit {
@@ -356,49 +358,46 @@ pub enum Command {
     },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+/// What `install` and `uninstall` register: an agent's hook, or git's
+/// pre-commit hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InstallTarget {
-    Claude,
-    Codex,
-    Gemini,
-    Copilot,
+    Agent(Agent),
     Git,
 }
 
-/// The values of `hook --agent` (see `crate::hook::Agent`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum AgentArg {
-    /// Claude Code.
-    Claude,
-    /// `OpenAI`'s Codex CLI.
-    Codex,
-    /// Google's Gemini CLI.
-    Gemini,
-    /// GitHub Copilot CLI.
-    Copilot,
-}
+/// Every agent, then `git`.
+const INSTALL_TARGETS: [InstallTarget; Agent::ALL.len() + 1] = {
+    let mut targets = [InstallTarget::Git; Agent::ALL.len() + 1];
+    let mut i = 0;
+    while i < Agent::ALL.len() {
+        targets[i] = InstallTarget::Agent(Agent::ALL[i]);
+        i += 1;
+    }
+    targets
+};
 
-impl AgentArg {
-    /// The value `name` names (`claude`, `codex`), for the hook's fast path in `main`.
-    pub fn from_name(name: &str) -> Option<AgentArg> {
-        match name {
-            "claude" => Some(AgentArg::Claude),
-            "codex" => Some(AgentArg::Codex),
-            "gemini" => Some(AgentArg::Gemini),
-            "copilot" => Some(AgentArg::Copilot),
-            _ => None,
-        }
+impl ValueEnum for InstallTarget {
+    fn value_variants<'a>() -> &'a [Self] {
+        &INSTALL_TARGETS
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(match self {
+            InstallTarget::Agent(agent) => agent.cli_name(),
+            InstallTarget::Git => "git",
+        }))
     }
 }
 
-impl From<AgentArg> for crate::hook::Agent {
-    fn from(arg: AgentArg) -> Self {
-        match arg {
-            AgentArg::Claude => crate::hook::Agent::Claude,
-            AgentArg::Codex => crate::hook::Agent::Codex,
-            AgentArg::Gemini => crate::hook::Agent::Gemini,
-            AgentArg::Copilot => crate::hook::Agent::Copilot,
-        }
+/// The values of `hook --agent`: every agent, by its command-line name.
+impl ValueEnum for Agent {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Agent::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.cli_name()).help(self.backend().description()))
     }
 }
 

@@ -20,12 +20,12 @@
 use std::path::Path;
 
 use super::deadline::Deadline;
-use super::event::HookEvent;
-use super::output::HookOutput;
-use super::patch::Patch;
 use super::policy::{InfraError, load_settings, needed};
 use super::ruling::{Ruling, merge, skipped};
 use super::tool_use;
+use crate::agent::event::HookEvent;
+use crate::agent::output::HookOutput;
+use crate::agent::patch::Patch;
 use crate::paths;
 
 /// The touched paths, or the failure policy's error when the patch is unreadable.

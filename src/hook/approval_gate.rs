@@ -7,11 +7,11 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::deadline::Deadline;
-use super::event::HookEvent;
-use super::output::{EscalationKind, HookOutput, escalation_line};
 use super::policy::InfraError;
 use super::ruling::{Ruling, session_id};
 use super::{reviews, state};
+use crate::agent::event::HookEvent;
+use crate::agent::output::{EscalationKind, HookOutput, escalation_line};
 use crate::approval::{self, Approval, NextStep, OnRejection};
 use crate::decision_log::{Decision, Verdict};
 

@@ -19,12 +19,12 @@
 use std::path::{Path, PathBuf};
 
 use super::deadline::Deadline;
-use super::event::HookEvent;
 use super::policy::{InfraError, load_engine, load_settings, need_session};
 use super::ruling::{Ruling, count, session_id};
 use super::shell;
 use super::tool_use::{self, DATA_DIR_WHY, ask_config, charged_answer, count_write, refuse_data};
 use super::{baseline, changes, guarded};
+use crate::agent::event::HookEvent;
 use crate::config::protected;
 use crate::diagnostic::Severity;
 use crate::fs::data_dir;
@@ -108,7 +108,7 @@ pub(super) fn pre_tool_use(event: &HookEvent, root: &Path) -> Ruling {
 /// command is no such patch, or refuses nothing.
 fn patch_command(event: &HookEvent, root: &Path, dir: &Path, command: &str) -> Option<Ruling> {
     let (cd, script) = shell::apply_patch_script(command)?;
-    let patch = super::patch::parse(&script).ok()?;
+    let patch = crate::agent::patch::parse(&script).ok()?;
     let dir = cd.map_or_else(|| dir.to_path_buf(), |cd| paths::absolute(&dir.join(cd)));
     let refusals = patch
         .iter()

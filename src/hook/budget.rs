@@ -11,9 +11,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::output::{EscalationKind, HookOutput, escalation_line};
 use super::state::{SessionState, Target};
 use super::{STEP_TARGET, step_marker};
+use crate::agent::output::{EscalationKind, HookOutput, escalation_line};
 use crate::config::Settings;
 use crate::decision_log::{Decision, Verdict};
 

@@ -5,11 +5,11 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::deadline::Deadline;
-use super::event::{EventKind, HookEvent};
-use super::output::HookOutput;
 use super::policy::{InfraError, load_settings};
 use super::ruling::Ruling;
 use super::{baseline, project, state, step_marker};
+use crate::agent::event::{EventKind, HookEvent};
+use crate::agent::output::HookOutput;
 use crate::config::Settings;
 use crate::diagnostic::Severity;
 

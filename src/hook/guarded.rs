@@ -20,33 +20,32 @@
 
 use std::path::{Path, PathBuf};
 
-use super::agent::Agent;
 use super::ruling::{Asked, Ruling, ask_person};
+use crate::agent::Agent;
 use crate::env;
-use crate::install::{claude, codex, copilot, gemini};
 use crate::paths;
 
 /// Where the agents' registrations lie in a project (or home) folder; a file
-/// whose path ends so is one, also in a session folder.
-const REGISTRATIONS: [&str; 6] = [
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    codex::PROJECT_HOOKS,
-    gemini::PROJECT_SETTINGS,
-    copilot::PROJECT_HOOKS,
-    ".copilot/hooks/helix-gate.json",
-];
+/// whose path ends so is one, also in a session folder (each agent's
+/// [`crate::agent::Backend::registration_paths`]).
+fn registration_paths() -> impl Iterator<Item = &'static str> {
+    Agent::ALL
+        .into_iter()
+        .flat_map(|agent| agent.backend().registration_paths().iter().copied())
+}
 
 /// The environment variables a shell word may start with that name a folder of
 /// the guarded places.
-const FOLDER_VARS: [&str; 6] = [
-    env::HOME,
-    env::XDG_STATE_HOME,
-    env::HELIX_GATE_STATE_DIR,
-    env::CODEX_HOME,
-    env::COPILOT_HOME,
-    env::GEMINI_CLI_HOME,
-];
+/// (and each agent's [`crate::agent::Backend::home_var`]).
+const FOLDER_VARS: [&str; 3] = [env::HOME, env::XDG_STATE_HOME, env::HELIX_GATE_STATE_DIR];
+
+/// Whether `$name` names a folder of the guarded places.
+fn folder_var(name: &str) -> bool {
+    FOLDER_VARS.contains(&name)
+        || Agent::ALL
+            .into_iter()
+            .any(|agent| agent.backend().home_var() == Some(name))
+}
 
 /// One guarded thing a call would change, and the words of the answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,16 +155,11 @@ fn state_dirs() -> Vec<PathBuf> {
 
 /// The registration files where `install` writes them: the project's and the user's.
 fn registration_files(root: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = REGISTRATIONS.iter().map(|rel| root.join(rel)).collect();
+    let mut files: Vec<PathBuf> = registration_paths().map(|rel| root.join(rel)).collect();
     files.extend(
-        [
-            claude::settings_path(root, claude::Scope::User).ok(),
-            codex::hooks_path(root, codex::Scope::User).ok(),
-            gemini::settings_path(root, gemini::Scope::User).ok(),
-            copilot::hooks_path(root, copilot::Scope::User).ok(),
-        ]
-        .into_iter()
-        .flatten(),
+        Agent::ALL
+            .into_iter()
+            .filter_map(|agent| agent.backend().user_hooks_file(root).ok()),
     );
     files
 }
@@ -196,9 +190,7 @@ fn shown(root: &Path, path: &Path) -> String {
 /// Whether `path` could be a registration by its name alone (no file opened).
 fn named_like_registration(root: &Path, path: &Path) -> bool {
     let text = path.to_string_lossy();
-    REGISTRATIONS
-        .iter()
-        .any(|rel| text.ends_with(&format!("/{rel}")))
+    registration_paths().any(|rel| text.ends_with(&format!("/{rel}")))
         || (matches!(
             path.file_name().and_then(|n| n.to_str()),
             Some("settings.json" | "hooks.json" | "helix-gate.json")
@@ -240,7 +232,7 @@ fn expand(dir: &Path, word: &str) -> Option<(PathBuf, bool)> {
                     .unwrap_or(after.len()),
             ),
         };
-        if !FOLDER_VARS.contains(&name) {
+        if !folder_var(name) {
             return None;
         }
         (PathBuf::from(env::var(name)?), rest.trim_start_matches('/'))

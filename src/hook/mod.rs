@@ -4,7 +4,7 @@
 //!
 //! This file keeps only what every event shares: reading stdin, the deadline,
 //! dispatch by [`EventKind`] and the decision log. The agent's wire format is
-//! [`agent`]'s business: its decoder makes the one [`HookEvent`], its encoder
+//! [`crate::agent`]'s business: its decoder makes the one [`HookEvent`], its encoder
 //! writes the one [`HookOutput`]. Each event's decision is
 //! in its own file: the tool-use checks ([`tool_use`], and [`apply_patch`] for
 //! Codex's patches), the Stop gate
@@ -15,7 +15,6 @@
 //! The hook never reads through a symlink that leads out of the project, and
 //! refuses the session's writes into helix-gate's own files.
 
-pub mod agent;
 mod apply_patch;
 mod approval_gate;
 pub mod baseline;
@@ -24,11 +23,8 @@ pub mod budget;
 mod changes;
 mod context;
 pub mod deadline;
-pub mod event;
 mod finalized;
 mod guarded;
-pub mod output;
-pub mod patch;
 mod policy;
 pub mod project;
 mod retry;
@@ -36,6 +32,7 @@ pub mod reviews;
 mod ruling;
 mod shell;
 pub mod state;
+mod stdin;
 pub mod step_marker;
 mod stop;
 mod store;
@@ -45,9 +42,10 @@ use std::path::Path;
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
+pub use crate::agent::Agent;
+use crate::agent::{event, output};
 use crate::decision_log::{self, Decision};
 use crate::env;
-pub use agent::Agent;
 use deadline::Deadline;
 use event::{EventKind, HookEvent};
 use output::HookOutput;
@@ -103,7 +101,7 @@ pub fn run_registered(registration: project::Registration, agent: Agent) -> Answ
     }
     let deadline = Arc::new(Deadline::new(Instant::now()));
     let stdin_until = deadline.started() + event::STDIN_TIMEOUT;
-    let event = match event::read_stdin(stdin_until).and_then(|bytes| agent.decode(&bytes)) {
+    let event = match stdin::read_stdin(stdin_until).and_then(|bytes| agent.decode(&bytes)) {
         Ok(event) => Arc::new(event),
         Err(_) if silent_without_event(registration, agent) => return Answer::default(),
         Err(err) => {

@@ -9,9 +9,9 @@ use std::path::Path;
 
 use super::baseline;
 use super::deadline::Deadline;
-use super::event::{EventKind, HookEvent};
-use super::output::{EscalationKind, HookOutput, escalation_line};
 use super::ruling::Ruling;
+use crate::agent::event::{EventKind, HookEvent};
+use crate::agent::output::{EscalationKind, HookOutput, escalation_line};
 use crate::config::Settings;
 use crate::decision_log::{Decision, Verdict};
 use crate::engine::Engine;

@@ -24,8 +24,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::agent::Agent;
-use super::event::HookEvent;
+use crate::agent::Agent;
+use crate::agent::event::HookEvent;
 use crate::env;
 
 /// Where the hook was registered, as its command line says
@@ -134,51 +134,11 @@ pub fn registered_here(agent: Agent, root: &Path, project_dir: &Path) -> bool {
     registration() == Registration::User || registered_in_project(agent, root, project_dir)
 }
 
-/// Whether the project's own settings register `agent`'s helix-gate hook: an
-/// entry for any event whose command really runs it
-/// ([`crate::install::claude::registers_hook`]). The marker text alone, or an
-/// entry that carries it with another command, is not a registration: a
-/// repository could ship one to silence the user-scope hook.
-///
-/// Claude Code loads the session folder's `.claude/settings.json` and
-/// `.claude/settings.local.json`; Codex loads `.codex/hooks.json` from the
-/// working directory up to the repository root.
+/// Whether the project's own hooks files register `agent`'s helix-gate hook
+/// (its backend knows which files the agent loads:
+/// [`crate::agent::Backend::registered_in_project`]).
 fn registered_in_project(agent: Agent, root: &Path, project_dir: &Path) -> bool {
-    let registers = |path: &Path, agent: Agent| {
-        crate::fs::read::optional_text(path, crate::fs::read::CONFIG_LIMIT)
-            .ok()
-            .flatten()
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-            .is_some_and(|settings| match agent {
-                Agent::Claude => crate::install::claude::registers_hook(&settings),
-                Agent::Codex => crate::install::codex::registers_hook(&settings),
-                Agent::Gemini => crate::install::gemini::registers_hook(&settings),
-                Agent::Copilot => crate::install::copilot::registers_hook(&settings),
-            })
-    };
-    match agent {
-        Agent::Claude => [".claude/settings.json", ".claude/settings.local.json"]
-            .iter()
-            .any(|rel| registers(&project_dir.join(rel), agent)),
-        // Gemini CLI loads `.gemini/settings.json` only from the folder it was started in.
-        Agent::Gemini => registers(
-            &project_dir.join(crate::install::gemini::PROJECT_SETTINGS),
-            agent,
-        ),
-        // Copilot CLI loads every `.github/hooks/*.json` of the repository.
-        Agent::Copilot => std::fs::read_dir(root.join(crate::install::copilot::PROJECT_HOOKS_DIR))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|entry| entry.path())
-            .filter(|path| path.extension().is_some_and(|e| e == "json"))
-            .any(|path| registers(&path, agent)),
-        Agent::Codex => project_dir
-            .ancestors()
-            .take_while(|dir| dir.starts_with(root))
-            .chain(std::iter::once(root))
-            .any(|dir| registers(&dir.join(crate::install::codex::PROJECT_HOOKS), agent)),
-    }
+    agent.backend().registered_in_project(root, project_dir)
 }
 
 #[cfg(test)]
@@ -297,7 +257,7 @@ mod tests {
             session.join(".claude/settings.json"),
             format!(
                 r#"{{"hooks": {{"Stop": [{{"hooks": [{{"type": "command", "command": "helix-gate hook", "statusMessage": "{}"}}]}}]}}}}"#,
-                crate::install::claude::STATUS_MARKER
+                crate::agent::hooks_file::STATUS_MARKER
             ),
         )
         .unwrap();
@@ -361,7 +321,7 @@ mod tests {
         serde_json::json!({"hooks": {"Stop": [{"hooks": [{
             "type": "command",
             "command": command,
-            "statusMessage": crate::install::claude::STATUS_MARKER,
+            "statusMessage": crate::agent::hooks_file::STATUS_MARKER,
         }]}]}})
         .to_string()
     }
@@ -384,14 +344,14 @@ mod tests {
             // The marker as plain text, not as an entry.
             format!(
                 r#"{{"note": "{}", "hooks": {{}}}}"#,
-                crate::install::claude::STATUS_MARKER
+                crate::agent::hooks_file::STATUS_MARKER
             ),
             // A command hook's fields in the wrong place.
             r#"{"hooks": {"Stop": [{"type": "command", "command": "helix-gate hook"}]}}"#
                 .to_owned(),
             r#"{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "command": "helix-gate hook"}]}]}}"#
                 .to_owned(),
-            format!("not json {}", crate::install::claude::STATUS_MARKER),
+            format!("not json {}", crate::agent::hooks_file::STATUS_MARKER),
         ];
         for fake in &fakes {
             std::fs::write(&settings, fake).unwrap();

@@ -13,11 +13,11 @@
 use std::path::Path;
 
 use super::deadline::Deadline;
-use super::event::{EventKind, HookEvent};
-use super::output::retry_line;
 use super::policy::load_settings;
 use super::ruling::Ruling;
 use super::{project, step_marker};
+use crate::agent::event::{EventKind, HookEvent};
+use crate::agent::output::retry_line;
 use crate::decision_log::{Decision, Verdict};
 
 /// Add one retry line per retried target to a blocking `ruling`, when

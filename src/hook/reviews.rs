@@ -21,9 +21,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::agent::Agent;
+use crate::agent::Agent;
+use crate::agent::hooks_file as installed;
 use crate::approval::{self, Approval, ApprovalSettings, ApproveOptions};
-use crate::install::claude as installed;
 
 /// Kept free before Claude Code's timeout: the answer and the decision log.
 const RESERVE: Duration = Duration::from_secs(5);
@@ -46,17 +46,7 @@ impl StopWindow {
     /// The timeout of `agent`'s installed Stop hook (Claude Code's settings and
     /// plugin, or Codex's hooks files), else the derived one.
     pub fn find(root: &Path, settings: &ApprovalSettings, agent: Agent) -> StopWindow {
-        let mut found = match agent {
-            Agent::Claude => installed::installed_stop_timeouts(root),
-            Agent::Codex => crate::install::codex::installed_stop_timeouts(root),
-            Agent::Gemini => crate::install::gemini::installed_stop_timeouts(root),
-            Agent::Copilot => crate::install::copilot::installed_stop_timeouts(root),
-        };
-        if let Some(plugin) = crate::env::var(crate::env::CLAUDE_PLUGIN_ROOT)
-            && agent == Agent::Claude
-        {
-            found.extend(installed::plugin_stop_timeouts(Path::new(&plugin)));
-        }
+        let found = agent.backend().installed_stop_timeouts(root);
         let found = found.into_iter().min_by_key(|(_, seconds)| *seconds);
         match found {
             Some((file, seconds)) => StopWindow {

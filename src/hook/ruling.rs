@@ -4,9 +4,9 @@
 use crate::decision_log::{Decision, Verdict};
 use crate::diagnostic::{FileReport, Severity};
 
-use super::agent::Agent;
-use super::event::{EventKind, HookEvent};
-use super::output::HookOutput;
+use crate::agent::Agent;
+use crate::agent::event::{EventKind, HookEvent};
+use crate::agent::output::HookOutput;
 
 /// What one event led to: the answer and the log records.
 #[derive(Default)]

@@ -8,12 +8,12 @@ use std::path::Path;
 use super::approval_gate::approval_gate;
 use super::budget::{self, Failing};
 use super::deadline::Deadline;
-use super::event::{BrokenField, HookEvent};
 use super::finalized;
-use super::output::{EscalationKind, HookOutput, escalation_line};
 use super::policy::{InfraError, load_engine, load_settings, need_session};
 use super::ruling::{Ruling, count, rule_ids, session_id};
 use super::{STEP_TARGET, baseline, changes, project, state, step_marker};
+use crate::agent::event::{BrokenField, HookEvent};
+use crate::agent::output::{EscalationKind, HookOutput, escalation_line};
 use crate::config::{AdrMatcher, Settings};
 use crate::decision_log::{Decision, Verdict};
 use crate::diagnostic::Severity;
@@ -72,7 +72,7 @@ pub(super) fn stop(
     // From here on `enabled` means: required of this session (step_marker.paths).
     settings.step_marker.enabled = step_marker::required_in(&settings.step_marker, root, &session);
     need_session(event, &settings)?;
-    let (last, broken_last) = super::agent::final_answer(event, settings.step_marker.enabled);
+    let (last, broken_last) = crate::agent::final_answer(event, settings.step_marker.enabled);
     let checks = deterministic_gate(event, root, &settings, &last, broken_last.as_ref(), notes)?;
     let mut decisions = Vec::new();
     // Outside the session lock: the dashboard's status file follows the marker.

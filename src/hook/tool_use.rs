@@ -4,14 +4,14 @@
 
 use std::path::{Path, PathBuf};
 
-use super::agent::Agent;
 use super::budget;
 use super::deadline::Deadline;
-use super::event::HookEvent;
-use super::output::{EscalationKind, HookOutput, escalation_line};
 use super::policy::{InfraError, load_engine, load_settings, need_session, needed};
 use super::ruling::{Asked, Ruling, ask_person, count, rule_ids, session_id, skipped};
 use super::{project, state, step_marker};
+use crate::agent::Agent;
+use crate::agent::event::HookEvent;
+use crate::agent::output::{EscalationKind, HookOutput, escalation_line};
 use crate::decision_log::{Decision, Verdict};
 use crate::diagnostic::{FileReport, Severity};
 use crate::engine::{Engine, Prepared, ReadError};

@@ -5,12 +5,12 @@
 use std::path::Path;
 
 use super::git;
-use super::registrations::Line;
+use crate::agent::doctor::Line;
 use crate::config::protected::APPROVALS_PATH;
 use crate::config::settings::SETTINGS_PATH;
 use crate::config::{Preset, RULES_PATH, Settings};
 
-/// The configuration lines (facts, [`super::registrations::Level::Info`]).
+/// The configuration lines (facts, [`crate::agent::doctor::Level::Info`]).
 pub fn settings_lines(root: &Path, settings: &Settings) -> Vec<Line> {
     let own = root.join(SETTINGS_PATH).is_file();
     let from = if crate::config::preset::cli_override().is_some() {

@@ -1,11 +1,6 @@
-//! `helix-gate install|uninstall claude|codex|gemini|copilot|git`.
+//! `helix-gate install|uninstall claude|codex|gemini|copilot|git`: the git
+//! hook, `doctor`'s report of the registrations, and the record of what was
+//! registered. An agent's own files are its room's (`crate::agent`).
 
-pub mod claude;
-pub mod codex;
-pub mod codex_config;
-pub mod copilot;
-pub mod gemini;
 pub mod git;
 pub mod in_effect;
-pub mod record;
-pub mod registrations;

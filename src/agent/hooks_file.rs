@@ -1,7 +1,10 @@
-//! Register the hook in Claude Code settings, merging with whatever is there.
+//! The shared shape of a hooks file, written once for every agent: reading
+//! and writing it (merging with whatever is there), knowing helix-gate's
+//! entries in it, the one table of hook entries ([`HOOK_ENTRIES`]) over the
+//! typed event kind, and the Stop timeout that follows the reviews.
 //!
-//! Every other key and hook is preserved (key order too); a settings file that
-//! is not valid JSON is refused, never overwritten.
+//! Every other key and hook is preserved (key order too); a file that is not
+//! valid JSON is refused, never overwritten.
 //!
 //! Our entries are recognised exactly, never by a substring: an entry is ours when
 //! its `statusMessage` is [`STATUS_MARKER`] (a field Claude Code 2.1.329 knows for
@@ -15,14 +18,16 @@
 //! stays a link and is written through, when the file it points to is in the
 //! allowed place: inside the project for project and local settings (a cloned
 //! repository must not make `install` write elsewhere), inside the home directory
-//! for user settings (`~/.claude`, a dotfiles checkout). A link elsewhere is
-//! refused, with the reason.
+//! (or the agent's) for user settings. A link elsewhere is refused, with the reason.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use serde_json::{Map, Value, json};
+
+use super::event::EventKind;
+use super::name::Agent;
 
 /// Stop must outlive the longest reviewer run (the largest enabled approval
 /// timeout, default 300 s) plus the deterministic checks before it, the
@@ -41,30 +46,9 @@ pub fn stop_timeout_s(longest_review: Option<Duration>) -> u64 {
     })
 }
 
-/// Our Stop hooks' `timeout`s in the project, local and user settings files,
-/// as (file, seconds). Files that cannot be read and entries without a
-/// timeout are left out: this is for the hook's deadline and for `doctor`,
-/// never a reason to fail.
-pub fn installed_stop_timeouts(root: &Path) -> Vec<(PathBuf, u64)> {
-    let mut found = Vec::new();
-    for scope in [Scope::Project, Scope::Local, Scope::User] {
-        if let Ok(path) = settings_path(root, scope) {
-            found.extend(stop_timeouts_in(&path, is_ours));
-        }
-    }
-    found
-}
-
-/// The Stop hooks' `timeout`s in a plugin's `hooks/hooks.json` (every Stop
-/// entry there: the plugin folder is helix-gate's own when the hook runs as
-/// its plugin hook), as (file, seconds).
-pub fn plugin_stop_timeouts(plugin_root: &Path) -> Vec<(PathBuf, u64)> {
-    stop_timeouts_in(&plugin_root.join("hooks/hooks.json"), |_| true)
-}
-
 /// The `timeout`s of the Stop hook entries in the settings file `path` that
 /// `pick` accepts.
-fn stop_timeouts_in(path: &Path, pick: fn(&Value) -> bool) -> Vec<(PathBuf, u64)> {
+pub(crate) fn stop_timeouts_in(path: &Path, pick: fn(&Value) -> bool) -> Vec<(PathBuf, u64)> {
     let Ok(settings) = read_settings(path) else {
         return Vec::new();
     };
@@ -84,9 +68,8 @@ fn stop_timeouts_in(path: &Path, pick: fn(&Value) -> bool) -> Vec<(PathBuf, u64)
     found
 }
 
-/// The settings file for a scope.
-/// Which Claude Code settings file: project (.claude/settings.json), local
-/// (.claude/settings.local.json) or user (~/.claude/settings.json).
+/// Which hooks file: the project's, the local one (Claude Code's
+/// .claude/settings.local.json; no other agent has one) or the user's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     Project,
@@ -94,15 +77,7 @@ pub enum Scope {
     User,
 }
 
-pub fn settings_path(root: &Path, scope: Scope) -> anyhow::Result<PathBuf> {
-    Ok(match scope {
-        Scope::Project => root.join(".claude/settings.json"),
-        Scope::Local => root.join(".claude/settings.local.json"),
-        Scope::User => home()?.join(".claude/settings.json"),
-    })
-}
-
-pub(super) fn home() -> anyhow::Result<PathBuf> {
+pub(crate) fn home() -> anyhow::Result<PathBuf> {
     let home = crate::env::var(crate::env::HOME)
         .context("HOME is not set; cannot find ~/.claude/settings.json")?;
     Ok(PathBuf::from(home))
@@ -110,26 +85,11 @@ pub(super) fn home() -> anyhow::Result<PathBuf> {
 
 /// An agent's folder of user configuration: the environment variable `var` when
 /// set (`CODEX_HOME`, `COPILOT_HOME`), else `folder` in the home directory.
-pub(super) fn agent_home(var: &str, folder: &str) -> anyhow::Result<PathBuf> {
+pub(crate) fn agent_home(var: &str, folder: &str) -> anyhow::Result<PathBuf> {
     match crate::env::var(var) {
         Some(dir) => Ok(crate::paths::absolute(Path::new(&dir))),
         None => Ok(home()?.join(folder)),
     }
-}
-
-/// The folder the settings file of `scope`, and the file a symbolic link there
-/// points to, must stay in: the project, or the home directory for user settings.
-fn allowed_area(root: &Path, scope: Scope) -> anyhow::Result<Area> {
-    Ok(match scope {
-        Scope::Project | Scope::Local => Area {
-            dir: root.to_path_buf(),
-            name: "the project",
-        },
-        Scope::User => Area {
-            dir: home()?,
-            name: "your home directory",
-        },
-    })
 }
 
 /// Where a settings file may be written, and how to name that place.
@@ -142,7 +102,7 @@ pub struct Area {
 impl Area {
     /// `result` of a write of `path` inside the area, with a refusal that says
     /// what was not done and why.
-    pub(super) fn check<T>(&self, path: &Path, result: std::io::Result<T>) -> anyhow::Result<T> {
+    pub(crate) fn check<T>(&self, path: &Path, result: std::io::Result<T>) -> anyhow::Result<T> {
         let shown = |p: &Path| crate::paths::display(&self.dir, &self.dir.join(p));
         result.map_err(|e| match crate::fs::confine::escape(&e) {
             Some(crate::fs::confine::Escape::Link { link, target, .. }) => anyhow::anyhow!(
@@ -204,8 +164,7 @@ pub struct HookCommand<'a> {
     pub scope: Option<&'a str>,
 }
 
-/// The agents and scopes a hook command may name (`helix-gate hook --help`).
-const AGENTS: [&str; 4] = ["claude", "codex", "gemini", "copilot"];
+/// The scopes a hook command may name (`helix-gate hook --help`).
 const SCOPES: [&str; 3] = ["project", "local", "user"];
 
 /// `command` taken apart when it runs helix-gate's hook in the forms
@@ -229,7 +188,7 @@ pub fn parse_hook_command(command: &str) -> Option<HookCommand<'_>> {
             .unwrap_or((command, None))
     }
     let (command, scope) = strip(command, " --scope ", &SCOPES);
-    let (command, agent) = strip(command, " --agent ", &AGENTS);
+    let (command, agent) = strip(command, " --agent ", &Agent::ALL.map(Agent::cli_name));
     let parsed = HookCommand { agent, scope };
     if command == "helix-gate hook" {
         return Some(parsed);
@@ -250,6 +209,16 @@ pub fn parse_hook_command(command: &str) -> Option<HookCommand<'_>> {
 /// Whether `command` runs helix-gate's hook ([`parse_hook_command`]), for any agent.
 pub fn is_hook_command(command: &str) -> bool {
     parse_hook_command(command).is_some()
+}
+
+/// Whether the JSON file at `path` is a hooks file that `registers` accepts
+/// (a file that cannot be read or parsed registers nothing).
+pub fn file_registers(path: &Path, registers: fn(&Value) -> bool) -> bool {
+    crate::fs::read::optional_text(path, crate::fs::read::CONFIG_LIMIT)
+        .ok()
+        .flatten()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .is_some_and(|settings| registers(&settings))
 }
 
 /// Whether a hooks file in the Claude Code layout (`hooks.<event>[].hooks[]`,
@@ -275,15 +244,7 @@ pub fn registers_hook_for(settings: &Value, agent: impl Fn(Option<&str>) -> bool
         })
 }
 
-/// Whether the Claude Code settings `settings` register helix-gate's Claude
-/// Code hook for any event: a command hook entry (`hooks.<event>[].hooks[]`)
-/// whose `command` is [`parse_hook_command`] without `--agent` or with
-/// `--agent claude`. A marker text or a look-alike entry is not enough.
-pub fn registers_hook(settings: &Value) -> bool {
-    registers_hook_for(settings, |agent| matches!(agent, None | Some("claude")))
-}
-
-pub(super) fn read_settings(path: &Path) -> anyhow::Result<Map<String, Value>> {
+pub(crate) fn read_settings(path: &Path) -> anyhow::Result<Map<String, Value>> {
     let text = match crate::fs::read::optional_text(path, crate::fs::read::CONFIG_LIMIT) {
         Ok(Some(text)) => text,
         Ok(None) => return Ok(Map::new()),
@@ -305,7 +266,7 @@ pub(super) fn read_settings(path: &Path) -> anyhow::Result<Map<String, Value>> {
     }
 }
 
-pub(super) fn write_settings(
+pub(crate) fn write_settings(
     area: &Area,
     path: &Path,
     settings: &Map<String, Value>,
@@ -323,7 +284,7 @@ pub(super) fn write_settings(
 }
 
 /// Remove our entries from a `hooks` object; returns how many were removed.
-pub(super) fn remove_ours(hooks: &mut Map<String, Value>) -> usize {
+pub(crate) fn remove_ours(hooks: &mut Map<String, Value>) -> usize {
     let mut removed = 0;
     for groups in hooks.values_mut() {
         let Some(groups) = groups.as_array_mut() else {
@@ -346,113 +307,120 @@ pub(super) fn remove_ours(hooks: &mut Map<String, Value>) -> usize {
     removed
 }
 
-/// One event helix-gate registers: the one list `install claude` writes and
-/// the plugin's `hooks/hooks.json` carries (a test holds them equal).
+/// One event helix-gate registers, for every agent: the one table each
+/// agent's installer writes, in that agent's event names and tool matchers
+/// (`Backend::event_name`, `Backend::matcher`; an agent without the event
+/// leaves it out). The plugin's `hooks/hooks.json` carries Claude Code's
+/// form of it (a test holds them equal).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HookEntry {
-    pub event: &'static str,
-    /// The tools the entry fires for (`None`: every occurrence of the event).
-    pub matcher: Option<&'static str>,
+    pub kind: EventKind,
     /// Seconds; `None` for Stop, whose timeout follows the reviews.
     pub timeout_s: Option<u64>,
     /// Only with `hook.prompt_context` (the summary before every prompt).
     pub prompt_context_only: bool,
 }
 
-/// The tools whose use helix-gate looks at: the write tools for the checks on
-/// save, Bash because a shell command can write, move or delete an ADR or
-/// helix-gate's own files just as well.
-pub const TOOL_MATCHER: &str = "Write|Edit|MultiEdit|Bash";
-
 /// Every hook helix-gate registers, in order.
 pub const HOOK_ENTRIES: [HookEntry; 6] = [
-    // Denies writes into helix-gate's own files before they happen.
     HookEntry {
-        event: "PreToolUse",
-        matcher: Some(TOOL_MATCHER),
+        kind: EventKind::PreToolUse,
         timeout_s: Some(10),
         prompt_context_only: false,
     },
     HookEntry {
-        event: "PostToolUse",
-        matcher: Some(TOOL_MATCHER),
+        kind: EventKind::PostToolUse,
         timeout_s: Some(30),
         prompt_context_only: false,
     },
     // A shell command that fails may have written files all the same.
     HookEntry {
-        event: "PostToolUseFailure",
-        matcher: Some("Bash"),
+        kind: EventKind::PostToolUseFailure,
         timeout_s: Some(30),
         prompt_context_only: false,
     },
     HookEntry {
-        event: "Stop",
-        matcher: None,
+        kind: EventKind::Stop,
         timeout_s: None,
         prompt_context_only: false,
     },
     HookEntry {
-        event: "SessionStart",
-        matcher: None,
+        kind: EventKind::SessionStart,
         timeout_s: Some(10),
         prompt_context_only: false,
     },
     HookEntry {
-        event: "UserPromptSubmit",
-        matcher: None,
+        kind: EventKind::UserPromptSubmit,
         timeout_s: Some(10),
         prompt_context_only: true,
     },
 ];
 
-/// Our hook entries, by event.
-pub fn our_hooks(
-    command: &str,
-    prompt_context: bool,
-    stop_timeout_s: u64,
-) -> Vec<(&'static str, Value)> {
-    hook_groups(&HOOK_ENTRIES, command, prompt_context, stop_timeout_s)
+/// One entry as an agent registers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    pub kind: EventKind,
+    /// The agent's name of the event.
+    pub event: &'static str,
+    /// The tools the entry fires for (`None`: every occurrence of the event).
+    pub matcher: Option<&'static str>,
+    /// Seconds.
+    pub timeout_s: u64,
 }
 
-/// The hook groups (event, group) for `entries`, each with one command hook
-/// running `command` and marked with [`STATUS_MARKER`].
-pub(crate) fn hook_groups(
-    entries: &[HookEntry],
-    command: &str,
+/// [`HOOK_ENTRIES`] in an agent's names (`event_name`) and matchers
+/// (`matcher`), without the events it lacks, `UserPromptSubmit` only with
+/// `prompt_context`, and Stop's timeout `stop_timeout_s`.
+pub fn entries(
+    event_name: impl Fn(EventKind) -> Option<&'static str>,
+    matcher: impl Fn(EventKind) -> Option<&'static str>,
     prompt_context: bool,
     stop_timeout_s: u64,
-) -> Vec<(&'static str, Value)> {
+) -> Vec<Entry> {
+    HOOK_ENTRIES
+        .iter()
+        .filter(|e| prompt_context || !e.prompt_context_only)
+        .filter_map(|e| {
+            Some(Entry {
+                kind: e.kind,
+                event: event_name(e.kind)?,
+                matcher: matcher(e.kind),
+                timeout_s: e.timeout_s.unwrap_or(stop_timeout_s),
+            })
+        })
+        .collect()
+}
+
+/// The hook groups (event, group) of the Claude Code layout for `entries`,
+/// each with one command hook running `command` and marked with
+/// [`STATUS_MARKER`].
+pub fn hook_groups(entries: &[Entry], command: &str) -> Vec<(&'static str, Value)> {
     let hook = |timeout: u64| json!({"type": "command", "command": command, "timeout": timeout, "statusMessage": STATUS_MARKER});
     entries
         .iter()
-        .filter(|e| prompt_context || !e.prompt_context_only)
         .map(|e| {
-            let timeout = e.timeout_s.unwrap_or(stop_timeout_s);
             let group = match e.matcher {
-                Some(matcher) => json!({"matcher": matcher, "hooks": [hook(timeout)]}),
-                None => json!({"hooks": [hook(timeout)]}),
+                Some(matcher) => json!({"matcher": matcher, "hooks": [hook(e.timeout_s)]}),
+                None => json!({"hooks": [hook(e.timeout_s)]}),
             };
             (e.event, group)
         })
         .collect()
 }
 
-/// Merge our hooks into the settings at `path`, which must stay inside `area`
-/// (idempotent).
-pub fn install_into(
-    area: &Area,
-    path: &Path,
-    command: &str,
-    prompt_context: bool,
-    stop_timeout_s: u64,
-) -> anyhow::Result<()> {
-    merge_into(
-        area,
-        path,
-        our_hooks(command, prompt_context, stop_timeout_s),
-    )
-    .map(drop)
+/// The command an agent's hooks file runs: [`hook_command`] with `--agent
+/// NAME` (none for Claude Code, the default) and [`USER_SCOPE_FLAG`] at user
+/// scope.
+pub fn agent_hook_command(agent: Agent, user_scope: bool) -> String {
+    let mut command = hook_command();
+    if agent != Agent::Claude {
+        command.push_str(" --agent ");
+        command.push_str(agent.cli_name());
+    }
+    if user_scope {
+        command.push_str(USER_SCOPE_FLAG);
+    }
+    command
 }
 
 /// Replace our entries in the hooks file at `path` (inside `area`; the Claude
@@ -523,29 +491,7 @@ pub fn uninstall_from(area: &Area, path: &Path) -> anyhow::Result<usize> {
 /// repositories that opted in (see `hook::project`).
 pub const USER_SCOPE_FLAG: &str = " --scope user";
 
-/// Register the hook in the settings file of `scope`, Stop with a timeout of
-/// `stop_timeout_s` ([`stop_timeout_s`]); returns that file.
-/// At user scope the command carries [`USER_SCOPE_FLAG`]: registered for every
-/// session on the machine, the hook answers only in repositories with helix-gate's
-/// settings file.
-pub fn install(root: &Path, scope: Scope, stop_timeout_s: u64) -> anyhow::Result<PathBuf> {
-    let prompt_context = prompt_context(root, scope)?;
-    let path = settings_path(root, scope)?;
-    let mut command = hook_command();
-    if scope == Scope::User {
-        command.push_str(USER_SCOPE_FLAG);
-    }
-    install_into(
-        &allowed_area(root, scope)?,
-        &path,
-        &command,
-        prompt_context,
-        stop_timeout_s,
-    )?;
-    Ok(path)
-}
-
-/// Whether [`install`] registers `UserPromptSubmit` (`hook.prompt_context`):
+/// Whether an agent's `install` registers `UserPromptSubmit` (`hook.prompt_context`):
 /// at project and local scope as the repository's config/helix-gate.yaml says;
 /// at user scope as the built-in defaults say, because that registration
 /// serves every session on the machine, not only the repository it was run in.
@@ -557,108 +503,9 @@ pub fn prompt_context(root: &Path, scope: Scope) -> anyhow::Result<bool> {
     })
 }
 
-/// Remove helix-gate's hooks from the settings file of `scope`: that file and how many.
-pub fn uninstall(root: &Path, scope: Scope) -> anyhow::Result<(PathBuf, usize)> {
-    let path = settings_path(root, scope)?;
-    let removed = uninstall_from(&allowed_area(root, scope)?, &path)?;
-    Ok((path, removed))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_plugin_registers_the_same_events_as_install() {
-        let plugin: Value = serde_json::from_str(include_str!("../../hooks/hooks.json")).unwrap();
-        let plugin = plugin["hooks"].as_object().unwrap();
-        let wanted: Vec<&HookEntry> = HOOK_ENTRIES
-            .iter()
-            .filter(|e| !e.prompt_context_only)
-            .collect();
-        assert_eq!(
-            plugin.keys().map(String::as_str).collect::<Vec<_>>(),
-            wanted.iter().map(|e| e.event).collect::<Vec<_>>()
-        );
-        for entry in wanted {
-            let group = &plugin[entry.event][0];
-            assert_eq!(group["matcher"].as_str(), entry.matcher, "{}", entry.event);
-            let timeout = group["hooks"][0]["timeout"].as_u64();
-            match entry.timeout_s {
-                Some(t) => assert_eq!(timeout, Some(t), "{}", entry.event),
-                None => assert!(timeout.is_some()),
-            }
-        }
-    }
-
-    #[test]
-    fn merge_preserves_foreign_keys_and_hooks_and_is_idempotent() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(".claude/settings.json");
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let original = r#"{"model": "opus", "permissions": {"allow": ["Bash(ls)"]}, "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./lint.sh"}]}]}}"#;
-        std::fs::write(&path, original).unwrap();
-        install_into(&area(dir.path()), &path, "helix-gate hook", false, 360).unwrap();
-        install_into(&area(dir.path()), &path, "helix-gate hook", false, 360).unwrap();
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
-        assert_eq!(keys, ["model", "permissions", "hooks"]);
-        let post = v["hooks"]["PostToolUse"].as_array().unwrap();
-        assert_eq!(post.len(), 2, "{post:?}");
-        assert_eq!(v["hooks"]["PreToolUse"][0]["matcher"], TOOL_MATCHER);
-        assert_eq!(post[1]["matcher"], TOOL_MATCHER);
-        assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["timeout"], 360);
-        assert!(v["hooks"].get("UserPromptSubmit").is_none());
-        assert_eq!(uninstall_from(&area(dir.path()), &path).unwrap(), 5);
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        assert_eq!(v, serde_json::from_str::<Value>(original).unwrap());
-    }
-
-    #[test]
-    fn stop_timeout_follows_the_longest_review_and_is_found_again() {
-        assert_eq!(stop_timeout_s(Some(Duration::from_secs(900))), 960);
-        assert_eq!(stop_timeout_s(None), NO_REVIEW_STOP_TIMEOUT_S);
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(".claude/settings.local.json");
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(
-            &path,
-            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./mine.sh", "timeout": 5}]}]}}"#,
-        )
-        .unwrap();
-        install_into(&area(dir.path()), &path, "helix-gate hook", false, 960).unwrap();
-        let found: Vec<_> = installed_stop_timeouts(dir.path())
-            .into_iter()
-            .filter(|(p, _)| p.starts_with(dir.path()))
-            .collect();
-        assert_eq!(found, [(path, 960)], "only our entry counts");
-        // The plugin form: this repository's own hooks/hooks.json.
-        let plugin = Path::new(env!("CARGO_MANIFEST_DIR"));
-        assert_eq!(
-            plugin_stop_timeouts(plugin),
-            [(plugin.join("hooks/hooks.json"), 360)]
-        );
-    }
-
-    #[test]
-    fn invalid_settings_are_refused_and_untouched() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("settings.json");
-        std::fs::write(&path, "{ not json").unwrap();
-        let err =
-            install_into(&area(dir.path()), &path, "helix-gate hook", false, 300).unwrap_err();
-        assert!(err.to_string().contains("not valid JSON"), "{err}");
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
-        std::fs::write(&path, "[1]").unwrap();
-        assert!(install_into(&area(dir.path()), &path, "helix-gate hook", false, 300).is_err());
-    }
-
-    fn area(dir: &Path) -> Area {
-        Area {
-            dir: dir.to_path_buf(),
-            name: "the project",
-        }
-    }
 
     #[test]
     fn recognises_our_entries_only() {

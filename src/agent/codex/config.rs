@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, anyhow, bail};
 use toml_edit::{DocumentMut, Item, Table, value};
 
-use super::claude::Area;
-use super::codex::{self, HookReview};
+use super::hooks::{self as codex, HookReview};
+use crate::agent::hooks_file::Area;
 
 /// The value of `trust_level` that makes Codex load a project's `.codex/`.
 pub const TRUSTED: &str = "trusted";

@@ -6,7 +6,7 @@
 //! has Claude Code's layout (`{"<Event>": [{"matcher", "hooks": [{"type":
 //! "command", "command", "timeout"}]}]}`) with Gemini's event names and
 //! `timeout` in **milliseconds** (default 60 000). So the merge is
-//! [`claude::merge_into`]'s: only helix-gate's entries (known by their command)
+//! `hooks_file::merge_into`'s: only helix-gate's entries (known by their command)
 //! are replaced, every other key and hook is kept, a file that is not a JSON
 //! object (Gemini also accepts comments: such a file is refused too) is refused
 //! untouched, and installing twice changes nothing.
@@ -21,7 +21,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::claude::{self, Area, HookEntry};
+use crate::agent::event::EventKind;
+use crate::agent::hooks_file::{self, Area};
+use crate::agent::name::Agent;
 
 /// The project settings file, relative to the folder Gemini is started in.
 pub const PROJECT_SETTINGS: &str = ".gemini/settings.json";
@@ -40,51 +42,23 @@ pub enum Scope {
 /// (a regular expression, as Gemini matches tool names).
 pub const TOOL_MATCHER: &str = "write_file|replace|run_shell_command";
 
+/// The tools a Gemini entry of `kind` fires for: [`TOOL_MATCHER`] around a
+/// tool call. Gemini fires `AfterTool` also after a failed tool: there is no
+/// `PostToolUseFailure`. (Timeouts are seconds in the table, written in
+/// milliseconds.)
+pub(super) fn matcher(kind: EventKind) -> Option<&'static str> {
+    matches!(kind, EventKind::PreToolUse | EventKind::PostToolUse).then_some(TOOL_MATCHER)
+}
+
 /// The `name` of helix-gate's hook entries (Gemini shows it in `/hooks`).
 pub const HOOK_NAME: &str = "helix-gate";
-
-/// Every hook `install gemini` registers, in Gemini's event names (timeouts in
-/// seconds here, written in milliseconds). Gemini fires `AfterTool` also after
-/// a failed tool: there is no `PostToolUseFailure`.
-pub const HOOK_ENTRIES: [HookEntry; 5] = [
-    HookEntry {
-        event: "BeforeTool",
-        matcher: Some(TOOL_MATCHER),
-        timeout_s: Some(10),
-        prompt_context_only: false,
-    },
-    HookEntry {
-        event: "AfterTool",
-        matcher: Some(TOOL_MATCHER),
-        timeout_s: Some(30),
-        prompt_context_only: false,
-    },
-    HookEntry {
-        event: "AfterAgent",
-        matcher: None,
-        timeout_s: None,
-        prompt_context_only: false,
-    },
-    HookEntry {
-        event: "SessionStart",
-        matcher: None,
-        timeout_s: Some(10),
-        prompt_context_only: false,
-    },
-    HookEntry {
-        event: "BeforeAgent",
-        matcher: None,
-        timeout_s: Some(10),
-        prompt_context_only: true,
-    },
-];
 
 /// Gemini's home folder: `$GEMINI_CLI_HOME`, else `HOME`.
 pub fn gemini_home() -> anyhow::Result<PathBuf> {
     if let Some(dir) = crate::env::var(crate::env::GEMINI_CLI_HOME) {
         return Ok(crate::paths::absolute(Path::new(&dir)));
     }
-    claude::home()
+    hooks_file::home()
 }
 
 /// The settings file of `scope`.
@@ -116,33 +90,32 @@ fn allowed_area(root: &Path, scope: Scope) -> anyhow::Result<Area> {
 /// The command Gemini runs: the Claude Code command with `--agent gemini` (and
 /// `--scope user` at user scope).
 pub fn hook_command(scope: Scope) -> String {
-    let mut command = claude::hook_command();
-    command.push_str(" --agent gemini");
-    if scope == Scope::User {
-        command.push_str(claude::USER_SCOPE_FLAG);
-    }
-    command
+    hooks_file::agent_hook_command(Agent::Gemini, scope == Scope::User)
 }
 
 /// Whether a Gemini settings file registers helix-gate's Gemini hook.
 pub fn registers_hook(settings: &Value) -> bool {
-    claude::registers_hook_for(settings, |agent| agent == Some("gemini"))
+    hooks_file::registers_hook_for(settings, |agent| agent == Some("gemini"))
 }
 
 /// The hook groups for Gemini: `timeout` in milliseconds, a `name`, and
-/// [`claude::STATUS_MARKER`] as `description` (Gemini has no `statusMessage`),
+/// [`hooks_file::STATUS_MARKER`] as `description` (Gemini has no `statusMessage`),
 /// which marks the entry as ours.
 fn hook_groups(
     command: &str,
     prompt_context: bool,
     stop_timeout_s: u64,
 ) -> Vec<(&'static str, Value)> {
-    HOOK_ENTRIES
-        .iter()
-        .filter(|e| prompt_context || !e.prompt_context_only)
-        .map(|e| {
-            let ms = e.timeout_s.unwrap_or(stop_timeout_s).saturating_mul(1000);
-            let hook = json!({"name": HOOK_NAME, "type": "command", "command": command, "timeout": ms, "description": claude::STATUS_MARKER});
+    hooks_file::entries(
+        super::wire::event_name,
+        matcher,
+        prompt_context,
+        stop_timeout_s,
+    )
+    .iter()
+    .map(|e| {
+            let ms = e.timeout_s.saturating_mul(1000);
+            let hook = json!({"name": HOOK_NAME, "type": "command", "command": command, "timeout": ms, "description": hooks_file::STATUS_MARKER});
             let group = match e.matcher {
                 Some(matcher) => json!({"matcher": matcher, "hooks": [hook]}),
                 None => json!({"hooks": [hook]}),
@@ -160,23 +133,23 @@ pub fn install(
     stop_timeout_s: u64,
 ) -> anyhow::Result<(PathBuf, Vec<&'static str>)> {
     let path = settings_path(root, scope)?;
-    let prompt_context = claude::prompt_context(
+    let prompt_context = hooks_file::prompt_context(
         root,
         match scope {
-            Scope::Project => claude::Scope::Project,
-            Scope::User => claude::Scope::User,
+            Scope::Project => hooks_file::Scope::Project,
+            Scope::User => hooks_file::Scope::User,
         },
     )?;
     let groups = hook_groups(&hook_command(scope), prompt_context, stop_timeout_s);
     let events = groups.iter().map(|(event, _)| *event).collect();
-    claude::merge_into(&allowed_area(root, scope)?, &path, groups)?;
+    hooks_file::merge_into(&allowed_area(root, scope)?, &path, groups)?;
     Ok((path, events))
 }
 
 /// Remove helix-gate's entries from the settings file of `scope`.
 pub fn uninstall(root: &Path, scope: Scope) -> anyhow::Result<(PathBuf, usize)> {
     let path = settings_path(root, scope)?;
-    let removed = claude::uninstall_from(&allowed_area(root, scope)?, &path)?;
+    let removed = hooks_file::uninstall_from(&allowed_area(root, scope)?, &path)?;
     Ok((path, removed))
 }
 
@@ -187,7 +160,7 @@ pub fn registered_events(path: &Path) -> Result<Option<(Vec<String>, bool)>, Str
     if !path.exists() {
         return Ok(None);
     }
-    let settings = claude::read_settings(path).map_err(|e| format!("{e:#}"))?;
+    let settings = hooks_file::read_settings(path).map_err(|e| format!("{e:#}"))?;
     let Some(events) = settings.get("hooks").and_then(Value::as_object) else {
         return Ok(None);
     };
@@ -200,14 +173,14 @@ pub fn registered_events(path: &Path) -> Result<Option<(Vec<String>, bool)>, Str
             .flatten()
             .filter_map(|g| g.get("hooks").and_then(Value::as_array))
             .flatten()
-            .filter(|h| claude::is_ours(h))
+            .filter(|h| hooks_file::is_ours(h))
             .collect();
         if !ours.is_empty() {
             found.push(event.clone());
             user_scope |= ours.iter().any(|h| {
                 h.get("command")
                     .and_then(Value::as_str)
-                    .is_some_and(|c| c.ends_with(claude::USER_SCOPE_FLAG))
+                    .is_some_and(|c| c.ends_with(hooks_file::USER_SCOPE_FLAG))
             });
         }
     }
@@ -222,7 +195,7 @@ pub fn installed_stop_timeouts(root: &Path) -> Vec<(PathBuf, u64)> {
         let Ok(path) = settings_path(root, scope) else {
             continue;
         };
-        let Ok(file) = claude::read_settings(&path) else {
+        let Ok(file) = hooks_file::read_settings(&path) else {
             continue;
         };
         let stops = file
@@ -231,7 +204,11 @@ pub fn installed_stop_timeouts(root: &Path) -> Vec<(PathBuf, u64)> {
             .and_then(Value::as_array);
         for group in stops.into_iter().flatten() {
             let hooks = group.get("hooks").and_then(Value::as_array);
-            for hook in hooks.into_iter().flatten().filter(|h| claude::is_ours(h)) {
+            for hook in hooks
+                .into_iter()
+                .flatten()
+                .filter(|h| hooks_file::is_ours(h))
+            {
                 if let Some(ms) = hook.get("timeout").and_then(Value::as_u64) {
                     found.push((path.clone(), ms / 1000));
                 }
@@ -272,6 +249,12 @@ pub fn folder_trusted(dir: &Path) -> Option<bool> {
         })
         .max_by_key(|(depth, _)| *depth)
         .map(|(_, trusted)| trusted)
+}
+
+/// Whether the `.gemini/settings.json` of the folder Gemini was started in
+/// (the only one it loads) registers the hook.
+pub(super) fn registered_in_project(project_dir: &Path) -> bool {
+    hooks_file::file_registers(&project_dir.join(PROJECT_SETTINGS), registers_hook)
 }
 
 #[cfg(test)]
@@ -327,7 +310,7 @@ mod tests {
             "helix-gate hook --agent gemini --scope user"
         )));
         assert!(!registers_hook(&entry("helix-gate hook --agent codex")));
-        assert!(!claude::registers_hook(&entry(
+        assert!(!crate::agent::claude::hooks::registers_hook(&entry(
             "helix-gate hook --agent gemini"
         )));
         assert_eq!(installed_stop_timeouts(root)[0].1, 90);

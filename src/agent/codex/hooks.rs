@@ -4,8 +4,8 @@
 //!
 //! The file has Claude Code's layout (`{"hooks": {"<Event>": [{"matcher",
 //! "hooks": [{"type": "command", ...}]}]}}`, `timeout` in seconds), so the
-//! merge is [`claude::merge_into`]'s: only helix-gate's entries (marked with
-//! [`claude::STATUS_MARKER`]) are replaced, everything else is kept, a malformed file
+//! merge is `hooks_file::merge_into`'s: only helix-gate's entries (marked with
+//! [`hooks_file::STATUS_MARKER`]) are replaced, everything else is kept, a malformed file
 //! is refused untouched, and installing twice changes nothing.
 //!
 //! Codex runs such a hook only after two gates, both silent when closed
@@ -20,14 +20,16 @@
 //!
 //! Neither is done for the person unless asked: `--trust-hooks` records the
 //! reviews of helix-gate's own entries, `--trust-project` the project's trust
-//! ([`super::codex_config`]). Otherwise `install` says what is missing.
+//! ([`super::config`]). Otherwise `install` says what is missing.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 use sha2::{Digest as _, Sha256};
 
-use super::claude::{self, Area, HookEntry};
+use crate::agent::event::EventKind;
+use crate::agent::hooks_file::{self, Area};
+use crate::agent::name::Agent;
 
 /// The project hooks file, relative to the repository root.
 pub const PROJECT_HOOKS: &str = ".codex/hooks.json";
@@ -47,44 +49,16 @@ pub enum Scope {
 /// commands (which Codex reports as `Bash`).
 pub const TOOL_MATCHER: &str = "apply_patch|Bash";
 
-/// Every hook `install codex` registers, in order. Codex has no
-/// `PostToolUseFailure`: a failing command fires `PostToolUse`.
-pub const HOOK_ENTRIES: [HookEntry; 5] = [
-    HookEntry {
-        event: "PreToolUse",
-        matcher: Some(TOOL_MATCHER),
-        timeout_s: Some(10),
-        prompt_context_only: false,
-    },
-    HookEntry {
-        event: "PostToolUse",
-        matcher: Some(TOOL_MATCHER),
-        timeout_s: Some(30),
-        prompt_context_only: false,
-    },
-    HookEntry {
-        event: "Stop",
-        matcher: None,
-        timeout_s: None,
-        prompt_context_only: false,
-    },
-    HookEntry {
-        event: "SessionStart",
-        matcher: None,
-        timeout_s: Some(10),
-        prompt_context_only: false,
-    },
-    HookEntry {
-        event: "UserPromptSubmit",
-        matcher: None,
-        timeout_s: Some(10),
-        prompt_context_only: true,
-    },
-];
+/// The tools a Codex entry of `kind` fires for: [`TOOL_MATCHER`] around a
+/// tool call. Codex has no `PostToolUseFailure`: a failing command fires
+/// `PostToolUse`.
+pub(super) fn matcher(kind: EventKind) -> Option<&'static str> {
+    matches!(kind, EventKind::PreToolUse | EventKind::PostToolUse).then_some(TOOL_MATCHER)
+}
 
 /// Codex's folder of user configuration: `$CODEX_HOME`, else `~/.codex`.
 pub fn codex_home() -> anyhow::Result<PathBuf> {
-    claude::agent_home(crate::env::CODEX_HOME, ".codex")
+    hooks_file::agent_home(crate::env::CODEX_HOME, ".codex")
 }
 
 /// The user `config.toml` (project trust, hook reviews).
@@ -123,18 +97,13 @@ pub fn user_area() -> anyhow::Result<Area> {
 /// The command Codex runs: the Claude Code command with `--agent codex` (and
 /// `--scope user` at user scope).
 pub fn hook_command(scope: Scope) -> String {
-    let mut command = claude::hook_command();
-    command.push_str(" --agent codex");
-    if scope == Scope::User {
-        command.push_str(claude::USER_SCOPE_FLAG);
-    }
-    command
+    hooks_file::agent_hook_command(Agent::Codex, scope == Scope::User)
 }
 
 /// Whether a Codex hooks file registers helix-gate's Codex hook for any event:
 /// a command hook whose command is helix-gate's with `--agent codex`.
 pub fn registers_hook(hooks_file: &Value) -> bool {
-    claude::registers_hook_for(hooks_file, |agent| agent == Some("codex"))
+    hooks_file::registers_hook_for(hooks_file, |agent| agent == Some("codex"))
 }
 
 /// One of helix-gate's entries in a hooks file, with what Codex's review of it
@@ -158,21 +127,24 @@ pub struct Installed {
 }
 
 /// Register the hook in the hooks file of `scope`, Stop with a timeout of
-/// `stop_timeout_s` ([`claude::stop_timeout_s`]).
+/// `stop_timeout_s` ([`hooks_file::stop_timeout_s`]).
 pub fn install(root: &Path, scope: Scope, stop_timeout_s: u64) -> anyhow::Result<Installed> {
     let path = hooks_path(root, scope)?;
-    let prompt_context = claude::prompt_context(
+    let prompt_context = hooks_file::prompt_context(
         root,
         match scope {
-            Scope::Project => claude::Scope::Project,
-            Scope::User => claude::Scope::User,
+            Scope::Project => hooks_file::Scope::Project,
+            Scope::User => hooks_file::Scope::User,
         },
     )?;
-    let entries = claude::hook_groups(
-        &HOOK_ENTRIES,
+    let entries = hooks_file::hook_groups(
+        &hooks_file::entries(
+            super::wire::event_name,
+            matcher,
+            prompt_context,
+            stop_timeout_s,
+        ),
         &hook_command(scope),
-        prompt_context,
-        stop_timeout_s,
     );
     let area = allowed_area(root, scope)?;
     if scope == Scope::User {
@@ -180,7 +152,7 @@ pub fn install(root: &Path, scope: Scope, stop_timeout_s: u64) -> anyhow::Result
         std::fs::create_dir_all(&area.dir)
             .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", area.dir.display()))?;
     }
-    let written = claude::merge_into(&area, &path, entries)?;
+    let written = hooks_file::merge_into(&area, &path, entries)?;
     Ok(Installed {
         reviews: reviews(&key_path(&path), &written),
         path,
@@ -192,14 +164,14 @@ pub fn install(root: &Path, scope: Scope, stop_timeout_s: u64) -> anyhow::Result
 pub fn uninstall(root: &Path, scope: Scope) -> anyhow::Result<(PathBuf, usize, Vec<HookReview>)> {
     let path = hooks_path(root, scope)?;
     let before = installed_reviews(&path);
-    let removed = claude::uninstall_from(&allowed_area(root, scope)?, &path)?;
+    let removed = hooks_file::uninstall_from(&allowed_area(root, scope)?, &path)?;
     Ok((path, removed, if removed > 0 { before } else { Vec::new() }))
 }
 
 /// helix-gate's entries in the hooks file at `path` now, with their review keys
 /// and hashes (none when the file is missing or unreadable).
 pub fn installed_reviews(path: &Path) -> Vec<HookReview> {
-    claude::read_settings(path)
+    hooks_file::read_settings(path)
         .map(|file| reviews(&key_path(path), &file))
         .unwrap_or_default()
 }
@@ -235,7 +207,7 @@ fn reviews(path: &Path, file: &Map<String, Value>) -> Vec<HookReview> {
                 .flatten()
                 .enumerate()
             {
-                if !claude::is_ours(hook) {
+                if !hooks_file::is_ours(hook) {
                     continue;
                 }
                 found.push(HookReview {
@@ -326,7 +298,7 @@ pub fn installed_stop_timeouts(root: &Path) -> Vec<(PathBuf, u64)> {
         let Ok(path) = hooks_path(root, scope) else {
             continue;
         };
-        let Ok(file) = claude::read_settings(&path) else {
+        let Ok(file) = hooks_file::read_settings(&path) else {
             continue;
         };
         let stops = file
@@ -335,7 +307,11 @@ pub fn installed_stop_timeouts(root: &Path) -> Vec<(PathBuf, u64)> {
             .and_then(Value::as_array);
         for group in stops.into_iter().flatten() {
             let hooks = group.get("hooks").and_then(Value::as_array);
-            for hook in hooks.into_iter().flatten().filter(|h| claude::is_ours(h)) {
+            for hook in hooks
+                .into_iter()
+                .flatten()
+                .filter(|h| hooks_file::is_ours(h))
+            {
                 if let Some(timeout) = hook.get("timeout").and_then(Value::as_u64) {
                     found.push((path.clone(), timeout));
                 }
@@ -343,6 +319,16 @@ pub fn installed_stop_timeouts(root: &Path) -> Vec<(PathBuf, u64)> {
         }
     }
     found
+}
+
+/// Whether a `.codex/hooks.json` from the working directory up to the
+/// repository root (Codex loads each) registers the hook.
+pub(super) fn registered_in_project(root: &Path, project_dir: &Path) -> bool {
+    project_dir
+        .ancestors()
+        .take_while(|dir| dir.starts_with(root))
+        .chain(std::iter::once(root))
+        .any(|dir| hooks_file::file_registers(&dir.join(PROJECT_HOOKS), registers_hook))
 }
 
 #[cfg(test)]
@@ -450,10 +436,10 @@ mod tests {
         assert!(!registers_hook(&file(
             "helix-gate hook --agent codex; true"
         )));
-        assert!(!claude::registers_hook(&file(
+        assert!(!crate::agent::claude::hooks::registers_hook(&file(
             "helix-gate hook --agent codex"
         )));
-        assert!(claude::registers_hook(&file(
+        assert!(crate::agent::claude::hooks::registers_hook(&file(
             "helix-gate hook --agent claude"
         )));
     }

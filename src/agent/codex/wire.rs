@@ -8,7 +8,7 @@
 //! shell commands arrive as `tool_name: "Bash"` with `tool_input.command`
 //! (Codex maps its `exec_command` onto that name), and every file edit as
 //! `tool_name: "apply_patch"` with the raw patch in `tool_input.command` and no
-//! `file_path`: its paths are read from the patch here ([`super::super::patch`]).
+//! `file_path`: its paths are read from the patch here ([`crate::agent::patch`]).
 //! There is no `PostToolUseFailure` (a failing command fires `PostToolUse`)
 //! and no project-directory variable.
 //!
@@ -21,10 +21,10 @@
 //! an event cannot carry is moved into `systemMessage` (shown to the person),
 //! never dropped.
 
-use super::Agent;
-use crate::hook::event::{self, DecodeError, EventKind, HookEvent};
-use crate::hook::output::{HookOutput, HookSpecific};
-use crate::hook::patch;
+use crate::agent::event::{self, DecodeError, EventKind, HookEvent};
+use crate::agent::name::Agent;
+use crate::agent::output::{HookOutput, HookSpecific};
+use crate::agent::patch;
 
 /// Codex's one file-editing tool.
 pub(crate) const APPLY_PATCH: &str = "apply_patch";
@@ -161,10 +161,17 @@ pub(super) fn encode(output: &HookOutput, kind: Option<EventKind>) -> String {
     out.to_json_line()
 }
 
+/// Codex's name of the event of `kind`: Claude Code's, and Codex has no
+/// `PostToolUseFailure` (a failing command fires `PostToolUse`).
+pub(super) fn event_name(kind: EventKind) -> Option<&'static str> {
+    kind.name()
+        .filter(|_| kind != EventKind::PostToolUseFailure)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hook::patch::Change;
+    use crate::agent::patch::Change;
 
     /// Payloads recorded from Codex CLI 0.169.0 (`codex exec` against a fake
     /// Responses API, hooks from `.codex/hooks.json`).

@@ -14,7 +14,7 @@
 //!   `events.jsonl`, where the last `assistant.message` before this `Stop`'s
 //!   own `hook.start` line (same `timestamp`) is the answer. The decoder only
 //!   notes where; the Stop gate reads it when the STEP check needs it
-//!   ([`super::final_answer`]). Copilot writes that file behind the hook, so
+//!   ([`crate::agent::final_answer`]). Copilot writes that file behind the hook, so
 //!   its tail is read until the line is there (at most 3 s); a transcript
 //!   without it is a broken field, so the STEP check applies the failure
 //!   policy instead of guessing. The path is opened like every file
@@ -38,9 +38,9 @@ use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::Agent;
-use crate::hook::event::{self, BrokenField, DecodeError, EventKind, HookEvent, Transcript};
-use crate::hook::output::HookOutput;
+use crate::agent::event::{self, BrokenField, DecodeError, EventKind, HookEvent, Transcript};
+use crate::agent::name::Agent;
+use crate::agent::output::HookOutput;
 
 /// How much of the transcript's end is read for the last answer.
 const TRANSCRIPT_TAIL: u64 = 1 << 20;
@@ -102,7 +102,7 @@ pub(super) fn decode(bytes: &[u8]) -> Result<HookEvent, DecodeError> {
 }
 
 /// The final answer of the turn whose `Stop` the transcript names (read at
-/// Stop, and only when the STEP check needs it: [`super::final_answer`]), or
+/// Stop, and only when the STEP check needs it: [`crate::agent::final_answer`]), or
 /// what the transcript's path was instead.
 pub(super) fn final_answer(transcript: &Transcript) -> Result<String, &'static str> {
     last_answer(Path::new(&transcript.path), &transcript.timestamp)
@@ -260,6 +260,12 @@ pub(super) fn encode(output: &HookOutput, kind: Option<EventKind>) -> String {
     serde_json::to_string(&answer).unwrap_or_else(|_| "{}".to_owned())
 }
 
+/// Copilot's name of the event of `kind`: the Pascal-case names helix-gate
+/// registers, Claude Code's (no `SubagentStop`).
+pub(super) fn event_name(kind: EventKind) -> Option<&'static str> {
+    kind.name().filter(|_| kind != EventKind::SubagentStop)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,21 +321,21 @@ mod tests {
         assert_eq!(stop_event.kind, EventKind::Stop);
         // Not read unless the STEP check needs it.
         assert_eq!(
-            super::super::final_answer(&stop_event, false),
+            crate::agent::final_answer(&stop_event, false),
             (String::new(), None)
         );
         assert_eq!(
-            super::super::final_answer(&stop_event, true),
+            crate::agent::final_answer(&stop_event, true),
             ("Done.\n<!-- STEP: done -->".to_owned(), None)
         );
         // No transcript: the answer is unknown, and said so.
         let missing = decode(stop(&dir.path().join("nope.jsonl")).as_bytes()).unwrap();
-        assert!(super::super::final_answer(&missing, true).1.is_some());
+        assert!(crate::agent::final_answer(&missing, true).1.is_some());
         // A transcript not yet written up to this Stop: an older answer is not taken.
         let (older, _) = TRANSCRIPT.split_once(r#"{"type":"hook.start""#).unwrap();
         std::fs::write(&transcript, older).unwrap();
         let started = std::time::Instant::now();
-        let (late, broken) = super::super::final_answer(&stop_event, true);
+        let (late, broken) = crate::agent::final_answer(&stop_event, true);
         assert!(late.is_empty() && broken.is_some());
         assert!(started.elapsed() >= TRANSCRIPT_WAIT);
     }

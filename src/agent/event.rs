@@ -1,5 +1,6 @@
-//! Decoding one hook event from stdin, in Claude Code's envelope (which Codex
-//! CLI shares: its decoder starts here, `super::agent`).
+//! The one typed hook event every agent's decoder makes ([`HookEvent`],
+//! [`EventKind`]), and the decoding of Claude Code's envelope (which Codex and
+//! Copilot CLI share: their decoders start here).
 //!
 //! Tolerant by design: Claude Code adds fields between versions, so unknown keys
 //! are ignored, every field is optional, and each field is decoded on its own. A
@@ -10,12 +11,11 @@
 //! stripped, but trailing garbage, two objects, NUL bytes, non-JSON or a JSON
 //! value that is not an object are errors.
 
-use std::os::fd::AsFd as _;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::agent::Agent;
+use super::name::Agent;
 use super::patch::Patch;
 
 /// Largest accepted payload (a Write of a 5 MB ADR carries the content twice).
@@ -44,18 +44,38 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// Every kind helix-gate answers, in the order hooks are registered.
+    pub const ANSWERED: [EventKind; 7] = [
+        EventKind::PreToolUse,
+        EventKind::PostToolUse,
+        EventKind::PostToolUseFailure,
+        EventKind::Stop,
+        EventKind::SubagentStop,
+        EventKind::SessionStart,
+        EventKind::UserPromptSubmit,
+    ];
+
+    /// The kind's name in Claude Code's envelope (`None` for `Other`), which
+    /// Codex and Copilot CLI share.
+    pub fn name(self) -> Option<&'static str> {
+        Some(match self {
+            EventKind::PreToolUse => "PreToolUse",
+            EventKind::PostToolUse => "PostToolUse",
+            EventKind::PostToolUseFailure => "PostToolUseFailure",
+            EventKind::Stop => "Stop",
+            EventKind::SubagentStop => "SubagentStop",
+            EventKind::SessionStart => "SessionStart",
+            EventKind::UserPromptSubmit => "UserPromptSubmit",
+            EventKind::Other => return None,
+        })
+    }
+
     /// The kind named `name` (`Other` for every event helix-gate does not answer).
     pub fn parse(name: &str) -> EventKind {
-        match name {
-            "PreToolUse" => EventKind::PreToolUse,
-            "PostToolUse" => EventKind::PostToolUse,
-            "PostToolUseFailure" => EventKind::PostToolUseFailure,
-            "Stop" => EventKind::Stop,
-            "SubagentStop" => EventKind::SubagentStop,
-            "SessionStart" => EventKind::SessionStart,
-            "UserPromptSubmit" => EventKind::UserPromptSubmit,
-            _ => EventKind::Other,
-        }
+        EventKind::ANSWERED
+            .into_iter()
+            .find(|kind| kind.name() == Some(name))
+            .unwrap_or(EventKind::Other)
     }
 
     /// Whether this event follows a tool that ran (`PostToolUse`, `PostToolUseFailure`).
@@ -65,7 +85,7 @@ impl EventKind {
 }
 
 /// The fields helix-gate reads from any hook event, whichever agent sent it
-/// ([`Agent::decode`](super::agent::Agent::decode)).
+/// ([`Agent::decode`](super::Agent::decode)).
 #[derive(Debug, Clone, Default)]
 pub struct HookEvent {
     /// The agent whose protocol the event came in (and the answer goes out) in.
@@ -93,7 +113,7 @@ pub struct HookEvent {
     pub last_assistant_message: Option<String>,
     /// Where the agent records the final answer when its Stop does not carry
     /// it (Copilot CLI's transcript), and the Stop's timestamp there; read only
-    /// when the STEP check needs the answer ([`super::agent::final_answer`]).
+    /// when the STEP check needs the answer ([`super::final_answer`]).
     pub transcript: Option<Transcript>,
     pub background_tasks: Option<Vec<Value>>,
     pub agent_type: Option<String>,
@@ -171,53 +191,6 @@ pub enum DecodeError {
     NoEventName,
     #[error("hook event's hook_event_name is {0}, expected a string")]
     EventNameType(&'static str),
-}
-
-/// How much room each read of stdin has at least (half of it) and grows by.
-const READ_CHUNK: usize = 16 * 1024;
-
-/// Read stdin to its end, bounded in size and in total time (until `deadline`):
-/// a stdin that never closes, or trickles, cannot hang the hook. `poll(2)` waits
-/// for each chunk with what is left of the deadline, on this thread: the hook
-/// runs on every matching tool call, and a reader thread would cost every one.
-pub fn read_stdin(deadline: Instant) -> Result<Vec<u8>, DecodeError> {
-    use rustix::event::{PollFd, PollFlags, Timespec, poll};
-    let stdin = std::io::stdin();
-    let fd = stdin.as_fd();
-    // Read straight into the buffer's spare room: a zeroed scratch chunk would
-    // cost every call the page faults of touching it (16 of a no-op's ~90).
-    let mut buffer = Vec::with_capacity(READ_CHUNK);
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let timeout = Timespec::try_from(left).map_err(|e| DecodeError::Io(e.to_string()))?;
-        let mut fds = [PollFd::new(&fd, PollFlags::IN)];
-        match poll(&mut fds, Some(&timeout)) {
-            Ok(0) => {
-                // Still open: accept what arrived if it is a complete event.
-                return if decode(&buffer).is_ok() {
-                    Ok(buffer)
-                } else {
-                    Err(DecodeError::Timeout)
-                };
-            }
-            Ok(_) => {}
-            Err(rustix::io::Errno::INTR) => continue,
-            Err(e) => return Err(DecodeError::Io(e.to_string())),
-        }
-        if buffer.capacity() - buffer.len() < READ_CHUNK / 2 {
-            buffer.reserve(READ_CHUNK);
-        }
-        match rustix::io::read(fd, rustix::buffer::spare_capacity(&mut buffer)) {
-            Ok(0) => return Ok(buffer),
-            Ok(_) => {
-                if buffer.len() > MAX_STDIN_BYTES {
-                    return Err(DecodeError::TooLarge);
-                }
-            }
-            Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => {}
-            Err(e) => return Err(DecodeError::Io(e.to_string())),
-        }
-    }
 }
 
 /// The JSON type of `value`, for messages.

@@ -12,7 +12,7 @@
 //! file that is not a JSON object, or whose `version` is not 1, is refused
 //! untouched, installing twice changes nothing; uninstall removes the file
 //! once nothing else is left in it. Entries are known as ours by their
-//! `comment` ([`claude::STATUS_MARKER`]) or their command.
+//! `comment` ([`hooks_file::STATUS_MARKER`]) or their command.
 //!
 //! Copilot 1.0.102 loads a repository's hooks in `copilot -p` only when the
 //! folder is trusted or `GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true`;
@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, bail};
 use serde_json::{Map, Value, json};
 
-use super::claude::{self, Area, HookEntry};
+use crate::agent::hooks_file::{self, Area};
+use crate::agent::name::Agent;
 
 /// The project hooks file, relative to the repository root.
 pub const PROJECT_HOOKS: &str = ".github/hooks/helix-gate.json";
@@ -38,50 +39,9 @@ pub enum Scope {
     User,
 }
 
-/// Every hook `install copilot` registers (no matcher: Copilot runs tool hooks
-/// for every tool; the hook settles the others at once).
-pub const HOOK_ENTRIES: [HookEntry; 6] = [
-    HookEntry {
-        event: "PreToolUse",
-        matcher: None,
-        timeout_s: Some(10),
-        prompt_context_only: false,
-    },
-    HookEntry {
-        event: "PostToolUse",
-        matcher: None,
-        timeout_s: Some(30),
-        prompt_context_only: false,
-    },
-    HookEntry {
-        event: "PostToolUseFailure",
-        matcher: None,
-        timeout_s: Some(30),
-        prompt_context_only: false,
-    },
-    HookEntry {
-        event: "Stop",
-        matcher: None,
-        timeout_s: None,
-        prompt_context_only: false,
-    },
-    HookEntry {
-        event: "SessionStart",
-        matcher: None,
-        timeout_s: Some(10),
-        prompt_context_only: false,
-    },
-    HookEntry {
-        event: "UserPromptSubmit",
-        matcher: None,
-        timeout_s: Some(10),
-        prompt_context_only: true,
-    },
-];
-
 /// Copilot's folder of user configuration: `$COPILOT_HOME`, else `~/.copilot`.
 pub fn copilot_home() -> anyhow::Result<PathBuf> {
-    claude::agent_home(crate::env::COPILOT_HOME, ".copilot")
+    hooks_file::agent_home(crate::env::COPILOT_HOME, ".copilot")
 }
 
 /// The hooks file of `scope`.
@@ -107,21 +67,16 @@ fn allowed_area(root: &Path, scope: Scope) -> anyhow::Result<Area> {
 
 /// The command Copilot runs: the Claude Code command with `--agent copilot`.
 pub fn hook_command(scope: Scope) -> String {
-    let mut command = claude::hook_command();
-    command.push_str(" --agent copilot");
-    if scope == Scope::User {
-        command.push_str(claude::USER_SCOPE_FLAG);
-    }
-    command
+    hooks_file::agent_hook_command(Agent::Copilot, scope == Scope::User)
 }
 
 /// Whether an entry of a Copilot hooks file is one of ours.
 fn is_ours(entry: &Value) -> bool {
-    entry.get("comment").and_then(Value::as_str) == Some(claude::STATUS_MARKER)
+    entry.get("comment").and_then(Value::as_str) == Some(hooks_file::STATUS_MARKER)
         || entry
             .get("bash")
             .and_then(Value::as_str)
-            .is_some_and(claude::is_hook_command)
+            .is_some_and(hooks_file::is_hook_command)
 }
 
 /// Whether a Copilot hooks file registers helix-gate's Copilot hook: an entry
@@ -132,7 +87,7 @@ pub fn registers_hook(file: &Value) -> bool {
             && entry
                 .get("bash")
                 .and_then(Value::as_str)
-                .and_then(claude::parse_hook_command)
+                .and_then(hooks_file::parse_hook_command)
                 .is_some_and(|c| c.agent == Some("copilot"))
     })
 }
@@ -154,7 +109,7 @@ fn entries(file: &Value) -> impl Iterator<Item = (&String, &Value)> {
 /// The file at `path` with `ours` (event, entry) in place of helix-gate's
 /// entries; refused when it is not Copilot's format.
 fn merged(path: &Path, ours: Vec<(&'static str, Value)>) -> anyhow::Result<Map<String, Value>> {
-    let mut file = claude::read_settings(path)?;
+    let mut file = hooks_file::read_settings(path)?;
     match file.get("version") {
         None => {
             file.insert("version".into(), Value::from(1));
@@ -213,28 +168,34 @@ pub fn install(
             .with_context(|| format!("cannot create {}", area.dir.display()))?;
     }
     area.check(&path, crate::fs::confine::resolve(&area.dir, &path))?;
-    let prompt_context = claude::prompt_context(
+    let prompt_context = hooks_file::prompt_context(
         root,
         match scope {
-            Scope::Project => claude::Scope::Project,
-            Scope::User => claude::Scope::User,
+            Scope::Project => hooks_file::Scope::Project,
+            Scope::User => hooks_file::Scope::User,
         },
     )?;
     let command = hook_command(scope);
-    let ours: Vec<(&'static str, Value)> = HOOK_ENTRIES
-        .iter()
-        .filter(|e| prompt_context || !e.prompt_context_only)
-        .map(|e| {
-            let timeout = e.timeout_s.unwrap_or(stop_timeout_s);
+    // No matcher: Copilot runs tool hooks for every tool; the hook settles
+    // the others at once.
+    let ours: Vec<(&'static str, Value)> = hooks_file::entries(
+        super::wire::event_name,
+        |_| None,
+        prompt_context,
+        stop_timeout_s,
+    )
+    .iter()
+    .map(|e| {
+            let timeout = e.timeout_s;
             (
                 e.event,
-                json!({"type": "command", "bash": command, "timeoutSec": timeout, "comment": claude::STATUS_MARKER}),
+                json!({"type": "command", "bash": command, "timeoutSec": timeout, "comment": hooks_file::STATUS_MARKER}),
             )
         })
         .collect();
     let events = ours.iter().map(|(event, _)| *event).collect();
     let file = merged(&path, ours)?;
-    claude::write_settings(&area, &path, &file)?;
+    hooks_file::write_settings(&area, &path, &file)?;
     Ok((path, events))
 }
 
@@ -247,7 +208,7 @@ pub fn uninstall(root: &Path, scope: Scope) -> anyhow::Result<(PathBuf, usize)> 
     }
     let area = allowed_area(root, scope)?;
     area.check(&path, crate::fs::confine::resolve(&area.dir, &path))?;
-    let before = claude::read_settings(&path)?;
+    let before = hooks_file::read_settings(&path)?;
     let removed = entries(&Value::Object(before.clone()))
         .filter(|(_, entry)| is_ours(entry))
         .count();
@@ -263,7 +224,7 @@ pub fn uninstall(root: &Path, scope: Scope) -> anyhow::Result<(PathBuf, usize)> 
     if empty {
         area.check(&path, std::fs::remove_file(&path))?;
     } else {
-        claude::write_settings(&area, &path, &file)?;
+        hooks_file::write_settings(&area, &path, &file)?;
     }
     Ok((path, removed))
 }
@@ -274,7 +235,7 @@ pub fn registered_events(path: &Path) -> Result<Option<(Vec<String>, bool)>, Str
     if !path.exists() {
         return Ok(None);
     }
-    let file = Value::Object(claude::read_settings(path).map_err(|e| format!("{e:#}"))?);
+    let file = Value::Object(hooks_file::read_settings(path).map_err(|e| format!("{e:#}"))?);
     let mut events: Vec<String> = Vec::new();
     let mut user_scope = false;
     for (event, entry) in entries(&file).filter(|(_, entry)| is_ours(entry)) {
@@ -284,7 +245,7 @@ pub fn registered_events(path: &Path) -> Result<Option<(Vec<String>, bool)>, Str
         user_scope |= entry
             .get("bash")
             .and_then(Value::as_str)
-            .is_some_and(|c| c.ends_with(claude::USER_SCOPE_FLAG));
+            .is_some_and(|c| c.ends_with(hooks_file::USER_SCOPE_FLAG));
     }
     Ok((!events.is_empty()).then_some((events, user_scope)))
 }
@@ -297,7 +258,7 @@ pub fn installed_stop_timeouts(root: &Path) -> Vec<(PathBuf, u64)> {
         let Ok(path) = hooks_path(root, scope) else {
             continue;
         };
-        let Ok(file) = claude::read_settings(&path) else {
+        let Ok(file) = hooks_file::read_settings(&path) else {
             continue;
         };
         let file = Value::Object(file);
@@ -311,6 +272,18 @@ pub fn installed_stop_timeouts(root: &Path) -> Vec<(PathBuf, u64)> {
         }
     }
     found
+}
+
+/// Whether any `.github/hooks/*.json` of the repository (Copilot loads
+/// every one) registers the hook.
+pub(super) fn registered_in_project(root: &Path) -> bool {
+    std::fs::read_dir(root.join(PROJECT_HOOKS_DIR))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .any(|path| hooks_file::file_registers(&path, registers_hook))
 }
 
 #[cfg(test)]

@@ -32,9 +32,9 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::Agent;
-use crate::hook::event::{self, BrokenField, DecodeError, EventKind, HookEvent};
-use crate::hook::output::HookOutput;
+use crate::agent::event::{self, BrokenField, DecodeError, EventKind, HookEvent};
+use crate::agent::name::Agent;
+use crate::agent::output::HookOutput;
 
 /// Gemini's event names, and the one kind each is decided as.
 const EVENTS: [(&str, EventKind); 5] = [
@@ -184,6 +184,15 @@ pub(super) fn encode(output: &HookOutput, kind: Option<EventKind>) -> String {
         system_message: (!for_person.is_empty()).then(|| for_person.join("\n")),
     };
     serde_json::to_string(&answer).unwrap_or_else(|_| "{}".to_owned())
+}
+
+/// Gemini's name of the event helix-gate decides as `kind` (`None`: Gemini
+/// has no such event; its `AfterTool` fires after a failed tool too).
+pub(super) fn event_name(kind: EventKind) -> Option<&'static str> {
+    EVENTS
+        .iter()
+        .find(|(_, k)| *k == kind)
+        .map(|(name, _)| *name)
 }
 
 #[cfg(test)]
