@@ -530,48 +530,29 @@ impl Settings {
     /// repository's last good configuration) instead of the built-in one.
     pub fn fall_back_to(&mut self, good: &Settings, from: &'static str) {
         for problem in &mut self.problems {
-            let used = match problem.key {
-                "hook.budget" => {
-                    self.hook.budget = good.hook.budget;
-                    good.hook.budget.to_string()
-                }
-                "hook.fail_closed" => {
-                    self.hook.fail_closed = good.hook.fail_closed;
-                    good.hook.fail_closed.to_string()
-                }
-                "hook.session_start_context" => {
-                    self.hook.session_start_context = good.hook.session_start_context;
-                    good.hook.session_start_context.to_string()
-                }
-                "hook.prompt_context" => {
-                    self.hook.prompt_context = good.hook.prompt_context;
-                    good.hook.prompt_context.to_string()
-                }
-                "hook.state_retention_days" => {
-                    self.hook.state_retention_days = good.hook.state_retention_days;
-                    good.hook.state_retention_days.to_string()
-                }
-                "hook.deadline_ms" => {
-                    self.hook.deadline_ms = good.hook.deadline_ms;
-                    good.hook.deadline_ms.to_string()
-                }
-                "adr.max_file_size" => {
-                    self.adr.max_file_size = good.adr.max_file_size;
-                    good.adr.max_file_size.to_string()
-                }
-                "adr.number_width" => {
-                    self.adr.number_width = good.adr.number_width;
-                    good.adr.number_width.to_string()
-                }
-                "adr.index" => {
-                    self.adr.index = good.adr.index;
-                    good.adr.index.to_string()
-                }
-                "step_marker.enabled" => {
-                    self.step_marker.enabled = good.step_marker.enabled;
-                    good.step_marker.enabled.to_string()
-                }
-                _ => continue,
+            // Each key a problem can name: copy the good value's field and show it.
+            macro_rules! fall_back {
+                ($($key:literal => $section:ident . $field:ident),+ $(,)?) => {
+                    match problem.key {
+                        $($key => {
+                            self.$section.$field = good.$section.$field;
+                            good.$section.$field.to_string()
+                        })+
+                        _ => continue,
+                    }
+                };
+            }
+            let used = fall_back! {
+                "hook.budget" => hook.budget,
+                "hook.fail_closed" => hook.fail_closed,
+                "hook.session_start_context" => hook.session_start_context,
+                "hook.prompt_context" => hook.prompt_context,
+                "hook.state_retention_days" => hook.state_retention_days,
+                "hook.deadline_ms" => hook.deadline_ms,
+                "adr.max_file_size" => adr.max_file_size,
+                "adr.number_width" => adr.number_width,
+                "adr.index" => adr.index,
+                "step_marker.enabled" => step_marker.enabled,
             };
             problem.used = used;
             problem.from = from;
