@@ -26,21 +26,37 @@ pub const RETRY_PREFIX: &str = "helix-gate retry:";
 /// `target` is the file (repository-relative), `step-marker`, or `-`; `rules` the
 /// rule ids joined by `,`, or `-`. Line breaks in any part become spaces.
 pub fn retry_line(target: &str, attempt: u32, of: u32, rules: &[String]) -> String {
-    let one_line = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    format!(
+        "{RETRY_PREFIX} {} attempt {attempt}/{of}: {}",
+        line_target(target),
+        line_rules(rules)
+    )
+}
+
+/// `text` on one line: every run of white space (line breaks too) one space.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The rule ids of a retry or escalation line: sorted, once each, joined by `,`; `-` for none.
+fn line_rules(rules: &[String]) -> String {
     let mut ids: Vec<&str> = rules.iter().map(String::as_str).collect();
     ids.sort_unstable();
     ids.dedup();
-    let rules = if ids.is_empty() {
+    if ids.is_empty() {
         "-".to_owned()
     } else {
         one_line(&ids.join(","))
-    };
-    let target = if target.is_empty() {
+    }
+}
+
+/// The target of a retry or escalation line: the file on one line, `-` for none.
+fn line_target(target: &str) -> String {
+    if target.is_empty() {
         "-".to_owned()
     } else {
         one_line(target)
-    };
-    format!("{RETRY_PREFIX} {target} attempt {attempt}/{of}: {rules}")
+    }
 }
 
 /// What escalated; the second word of an escalation line.
@@ -81,21 +97,11 @@ pub fn escalation_line(
     attempts: &str,
     next: &str,
 ) -> String {
-    let one_line = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut ids: Vec<&str> = rules.iter().map(String::as_str).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    let rules = if ids.is_empty() {
-        "-".to_owned()
-    } else {
-        ids.join(",")
-    };
-    let target = if target.is_empty() { "-" } else { target };
     format!(
         "{ESCALATION_PREFIX} {} {}: {} after {}; {}",
         kind.as_str(),
-        one_line(target),
-        one_line(&rules),
+        line_target(target),
+        line_rules(rules),
         one_line(attempts),
         one_line(next)
     )
