@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::deadline::Deadline;
+use super::ctx::Context;
 use super::policy::InfraError;
 use super::ruling::{Ruling, session_id};
 use super::{reviews, state};
@@ -30,7 +30,7 @@ struct Review {
 pub(super) fn approval_gate(
     event: &HookEvent,
     root: &Path,
-    deadline: &Deadline,
+    ctx: &Context,
     files: &[String],
     fail_closed: bool,
     decisions: &mut Vec<Decision>,
@@ -52,8 +52,9 @@ pub(super) fn approval_gate(
     // One deadline for the whole Stop: Claude Code's timeout for this hook
     // minus a reserve; every reviewer must end before it.
     let window = reviews::StopWindow::find(root, &settings, event.agent);
-    deadline.for_reviews(window.limit());
-    let until = deadline
+    ctx.deadline.for_reviews(window.limit());
+    let until = ctx
+        .deadline
         .expires()
         .checked_sub(reviews::ANSWER_SLACK)
         .unwrap_or_else(Instant::now);

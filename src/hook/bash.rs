@@ -18,8 +18,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::deadline::Deadline;
-use super::policy::{InfraError, load_engine, load_settings, need_session};
+use super::ctx::Context;
+use super::policy::{InfraError, load_engine, need_session};
 use super::ruling::{Ruling, count, session_id};
 use super::shell;
 use super::tool_use::{self, DATA_DIR_WHY, ask_config, charged_answer, count_write, refuse_data};
@@ -123,7 +123,7 @@ fn patch_command(event: &HookEvent, root: &Path, dir: &Path, command: &str) -> O
 pub(super) fn post_tool_use(
     event: &HookEvent,
     root: &Path,
-    deadline: &Deadline,
+    ctx: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
     let config = baseline::current(root);
@@ -142,7 +142,7 @@ pub(super) fn post_tool_use(
         config.store.as_ref().zip(config.record.as_ref()),
         &candidates,
         || {
-            let settings = load_settings(root, deadline).ok()?;
+            let settings = ctx.settings().ok()?;
             let matcher = settings.adr_matcher().ok();
             loaded = Some(settings);
             matcher
@@ -154,7 +154,7 @@ pub(super) fn post_tool_use(
     };
     let settings = match loaded {
         Some(settings) => settings,
-        None => load_settings(root, deadline)?,
+        None => ctx.settings()?,
     };
     need_session(event, &settings)?;
     let budget = settings.hook.budget;

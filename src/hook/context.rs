@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::deadline::Deadline;
-use super::policy::{InfraError, load_settings};
+use super::ctx::Context;
+use super::policy::InfraError;
 use super::ruling::Ruling;
 use super::{baseline, project, state, step_marker};
 use crate::agent::event::{EventKind, HookEvent};
@@ -33,10 +33,10 @@ fn concept_source(settings: &Settings) -> String {
 pub(super) fn session_context(
     event: &HookEvent,
     root: &Path,
-    deadline: &Deadline,
+    ctx: &Context,
     enabled: impl Fn(&Settings) -> bool,
 ) -> Result<Ruling, InfraError> {
-    let mut settings = load_settings(root, deadline)?;
+    let mut settings = ctx.settings()?;
     settings.step_marker.enabled = step_marker::required_in(
         &settings.step_marker,
         root,

@@ -22,6 +22,7 @@ mod bash;
 pub mod budget;
 mod changes;
 mod context;
+mod ctx;
 pub mod deadline;
 mod finalized;
 mod guarded;
@@ -46,6 +47,7 @@ pub use crate::agent::Agent;
 use crate::agent::{event, output};
 use crate::decision_log::{self, Decision};
 use crate::env;
+use ctx::Context;
 use deadline::Deadline;
 use event::{EventKind, HookEvent};
 use output::HookOutput;
@@ -99,10 +101,10 @@ pub fn run_registered(registration: project::Registration, agent: Agent) -> Answ
     if env::is_set(env::HELIX_GATE_CHILD) {
         return Answer::default();
     }
-    let deadline = Arc::new(Deadline::new(Instant::now()));
+    let deadline = Deadline::new(Instant::now());
     let stdin_until = deadline.started() + event::STDIN_TIMEOUT;
     let event = match stdin::read_stdin(stdin_until).and_then(|bytes| agent.decode(&bytes)) {
-        Ok(event) => Arc::new(event),
+        Ok(event) => event,
         Err(_) if silent_without_event(registration, agent) => return Answer::default(),
         Err(err) => {
             // Without an event we cannot tell which decision would apply: fail open, loudly.
@@ -137,7 +139,9 @@ pub fn run_registered(registration: project::Registration, agent: Agent) -> Answ
     }
     // The common no-op, settled on this thread from the paths alone: no deciding
     // thread, no deadline watch, no configuration (a thread costs a no-op ~15 %).
-    let early = early(&event, &root, &deadline);
+    // The event's context: only what is known already; the rest on first use.
+    let ctx = Arc::new(Context::new(event, root, deadline));
+    let early = early(&ctx);
     if matches!(early, Early::Quiet) {
         return Answer {
             stdout: None,
@@ -146,25 +150,20 @@ pub fn run_registered(registration: project::Registration, agent: Agent) -> Answ
     }
     let (tx, rx) = mpsc::channel();
     let spawned = {
-        let (event, root, deadline, tx) = (
-            Arc::clone(&event),
-            root.clone(),
-            Arc::clone(&deadline),
-            tx.clone(),
-        );
+        let (ctx, tx) = (Arc::clone(&ctx), tx.clone());
         std::thread::Builder::new()
             .name("helix-gate-hook".to_owned())
-            .spawn(move || decide(&event, &root, &deadline, early, &tx))
+            .spawn(move || decide(&ctx, early, &tx))
     };
     if spawned.is_err() {
         // No thread to spare: decide on this one, without a watch (the
         // screening again: it went with the closure).
-        decide(&event, &root, &deadline, Early::Undecided, &tx);
+        decide(&ctx, Early::Undecided, &tx);
     }
     drop(tx);
-    let output = if let Watched::Ruled(output, worker_notes) = watch(&rx, &deadline) {
+    let output = if let Watched::Ruled(output, worker_notes) = watch(&rx, &ctx.deadline) {
         notes.extend(worker_notes);
-        let until = deadline.expires().max(Instant::now()) + LOG_GRACE;
+        let until = ctx.deadline.expires().max(Instant::now()) + LOG_GRACE;
         match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
             Ok(Report::Logged(log_notes)) => notes.extend(log_notes),
             Ok(Report::Ruled { .. }) | Err(mpsc::RecvTimeoutError::Disconnected) => {}
@@ -175,22 +174,18 @@ pub fn run_registered(registration: project::Registration, agent: Agent) -> Answ
         output
     } else {
         // Late, or (never seen: the panic is caught) the deciding thread ended without an answer.
-        too_late(&event, &root, &deadline, &mut notes)
+        too_late(&ctx, &mut notes)
     };
     Answer {
-        stdout: output.map(|output| agent.encode(&output, Some(event.kind))),
+        stdout: output.map(|output| agent.encode(&output, Some(ctx.event.kind))),
         notes,
     }
 }
 
 /// The deadline passed without a decision: the failure policy's answer, labelled,
 /// and its log line (written within [`LOG_GRACE`] or not at all).
-fn too_late(
-    event: &Arc<HookEvent>,
-    root: &Path,
-    deadline: &Deadline,
-    notes: &mut Vec<String>,
-) -> Option<HookOutput> {
+fn too_late(ctx: &Arc<Context>, notes: &mut Vec<String>) -> Option<HookOutput> {
+    let deadline = &ctx.deadline;
     let what = if deadline.reviewing() {
         "at Stop with reviews: the Stop hook's installed timeout minus a reserve"
     } else {
@@ -203,12 +198,17 @@ fn too_late(
         ),
         fail_closed: deadline.fail_closed(),
     };
-    let ruling = infrastructure(event, &err, notes);
+    let ruling = infrastructure(&ctx.event, &err, notes);
     let (log_tx, log_rx) = mpsc::channel();
-    let (event, root, started) = (Arc::clone(event), root.to_path_buf(), deadline.started());
+    let (ctx, started) = (Arc::clone(ctx), deadline.started());
     let decisions = ruling.decisions;
     std::thread::spawn(move || {
-        let _ = log_tx.send(log_decisions(&root, &event, decisions, started.elapsed()));
+        let _ = log_tx.send(log_decisions(
+            &ctx.root,
+            &ctx.event,
+            decisions,
+            started.elapsed(),
+        ));
     });
     match log_rx.recv_timeout(LOG_GRACE) {
         Ok(log_notes) => notes.extend(log_notes),
@@ -240,13 +240,8 @@ fn watch(rx: &mpsc::Receiver<Report>, deadline: &Deadline) -> Watched {
 }
 
 /// Decide on the event (on the deciding thread), report the answer, then log.
-fn decide(
-    event: &HookEvent,
-    root: &Path,
-    deadline: &Deadline,
-    early: Early,
-    tx: &mpsc::Sender<Report>,
-) {
+fn decide(ctx: &Context, early: Early, tx: &mpsc::Sender<Report>) {
+    let (event, root, deadline) = (&ctx.event, ctx.root.as_path(), &ctx.deadline);
     let mut notes = Vec::new();
     baseline::set_event(
         ruling::session_id(event),
@@ -263,11 +258,11 @@ fn decide(
         },
     );
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        handle(event, root, deadline, early, &mut notes)
+        handle(ctx, early, &mut notes)
     }));
     let ruling = match result {
         Ok(Ok(mut ruling)) => {
-            retry::add_lines(event, root, deadline, &mut ruling);
+            retry::add_lines(event, root, ctx, &mut ruling);
             ruling
         }
         Ok(Err(err)) => infrastructure(event, &err, &mut notes),
@@ -352,7 +347,8 @@ enum Early {
     Undecided,
 }
 
-fn early(event: &HookEvent, root: &Path, deadline: &Deadline) -> Early {
+fn early(ctx: &Context) -> Early {
+    let (event, root) = (&ctx.event, ctx.root.as_path());
     let (EventKind::PreToolUse | EventKind::PostToolUse | EventKind::PostToolUseFailure) =
         event.kind
     else {
@@ -386,47 +382,42 @@ fn early(event: &HookEvent, root: &Path, deadline: &Deadline) -> Early {
         }
     };
     if event.kind == EventKind::PreToolUse {
-        return tool_use::pre_tool_use(event, root, deadline).map_or(Early::Undecided, ruled);
+        return tool_use::pre_tool_use(event, root, ctx).map_or(Early::Undecided, ruled);
     }
-    match tool_use::screen(event, root, deadline) {
+    match tool_use::screen(event, root, ctx) {
         Ok(tool_use::Screened::Settled(ruling)) => ruled(ruling),
         Ok(tool_use::Screened::Check { written, rel }) => Early::Check(written, rel),
         Err(_) => Early::Undecided,
     }
 }
 
-fn handle(
-    event: &HookEvent,
-    root: &Path,
-    deadline: &Deadline,
-    early: Early,
-    notes: &mut Vec<String>,
-) -> Result<Ruling, InfraError> {
+fn handle(ctx: &Context, early: Early, notes: &mut Vec<String>) -> Result<Ruling, InfraError> {
+    let (event, root) = (&ctx.event, ctx.root.as_path());
     match early {
         Early::Quiet => return Ok(Ruling::default()),
         Early::Ruled(ruling) => return Ok(ruling),
         Early::Check(written, rel) => {
-            return tool_use::post_check(event, root, &written, rel, deadline, notes);
+            return tool_use::post_check(event, root, &written, rel, ctx, notes);
         }
         Early::Undecided => {}
     }
     match event.kind {
         kind @ (EventKind::PreToolUse | EventKind::PostToolUse | EventKind::PostToolUseFailure) => {
             if let Some(broken) = event.broken("tool_name") {
-                return Err(needed(root, deadline, broken));
+                return Err(needed(ctx, broken));
             }
             if let Some(patch) = &event.patch {
                 return if kind == EventKind::PreToolUse {
-                    apply_patch::pre_tool_use(event, patch, root, deadline)
+                    apply_patch::pre_tool_use(event, patch, root, ctx)
                 } else {
-                    apply_patch::post_tool_use(event, patch, root, deadline, notes)
+                    apply_patch::post_tool_use(event, patch, root, ctx, notes)
                 };
             }
             if event.tool_name.as_deref() == Some("Bash") {
                 return if kind == EventKind::PreToolUse {
                     Ok(bash::pre_tool_use(event, root))
                 } else {
-                    bash::post_tool_use(event, root, deadline, notes)
+                    bash::post_tool_use(event, root, ctx, notes)
                 };
             }
             if !event
@@ -437,17 +428,17 @@ fn handle(
                 return Ok(Ruling::default());
             }
             if kind == EventKind::PreToolUse {
-                tool_use::pre_tool_use(event, root, deadline)
+                tool_use::pre_tool_use(event, root, ctx)
             } else {
-                tool_use::post_tool_use(event, root, deadline, notes)
+                tool_use::post_tool_use(event, root, ctx, notes)
             }
         }
-        EventKind::Stop => stop::stop(event, root, deadline, notes),
+        EventKind::Stop => stop::stop(event, root, ctx, notes),
         EventKind::SessionStart => {
-            context::session_context(event, root, deadline, |s| s.hook.session_start_context)
+            context::session_context(event, root, ctx, |s| s.hook.session_start_context)
         }
         EventKind::UserPromptSubmit => {
-            context::session_context(event, root, deadline, |s| s.hook.prompt_context)
+            context::session_context(event, root, ctx, |s| s.hook.prompt_context)
         }
         // SubagentStop (agent_type "" is /compact) is never blocked; the main Stop gate
         // checks the session's ADRs. Every other event concerns nothing here.

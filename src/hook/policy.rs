@@ -8,6 +8,7 @@
 use std::path::Path;
 
 use super::baseline;
+use super::ctx::Context;
 use super::deadline::Deadline;
 use super::ruling::Ruling;
 use crate::agent::event::{EventKind, HookEvent};
@@ -17,7 +18,7 @@ use crate::decision_log::{Decision, Verdict};
 use crate::engine::Engine;
 
 /// An internal failure: reported as such, never as a finding.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct InfraError {
     pub(super) message: String,
     /// Whether the settings asked to fail closed (unknown when settings failed).
@@ -85,6 +86,8 @@ pub(super) fn infrastructure(
 /// falls back to the repository's last good configuration (the last one a
 /// session started with that loaded without a fallback), else to the built-in
 /// value, and the person is told at the session's start and at each Stop.
+///
+/// Called once per event, by [`Context::settings`], which keeps what it returns.
 pub(super) fn load_settings(root: &Path, deadline: &Deadline) -> Result<Settings, InfraError> {
     let config = baseline::current(root);
     let mut settings = Settings::load(&config.config_root).map_err(|e| InfraError {
@@ -108,12 +111,8 @@ pub(super) fn load_settings(root: &Path, deadline: &Deadline) -> Result<Settings
 /// A field the decision needs is broken or missing: an infrastructure error
 /// under the repository's failure policy (read for it, when it can be), never a
 /// silent pass. A future payload change must not switch the gate off unseen.
-pub(super) fn needed(
-    root: &Path,
-    deadline: &Deadline,
-    problem: impl std::fmt::Display,
-) -> InfraError {
-    let settings = load_settings(root, deadline).ok();
+pub(super) fn needed(ctx: &Context, problem: impl std::fmt::Display) -> InfraError {
+    let settings = ctx.settings().ok();
     InfraError::new(
         format!("{problem}; helix-gate needs it to decide"),
         settings.as_ref(),

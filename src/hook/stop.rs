@@ -7,9 +7,9 @@ use std::path::Path;
 
 use super::approval_gate::approval_gate;
 use super::budget::{self, Failing};
-use super::deadline::Deadline;
+use super::ctx::Context;
 use super::finalized;
-use super::policy::{InfraError, load_engine, load_settings, need_session};
+use super::policy::{InfraError, load_engine, need_session};
 use super::ruling::{Ruling, count, rule_ids, session_id};
 use super::{STEP_TARGET, baseline, changes, project, state, step_marker};
 use crate::agent::event::{BrokenField, HookEvent};
@@ -50,7 +50,7 @@ pub(super) struct StopChecks {
 pub(super) fn stop(
     event: &HookEvent,
     root: &Path,
-    deadline: &Deadline,
+    ctx: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
     if event
@@ -67,7 +67,7 @@ pub(super) fn stop(
             }],
         });
     }
-    let mut settings = load_settings(root, deadline)?;
+    let mut settings = ctx.settings()?;
     let session = project::session_folders(event);
     // From here on `enabled` means: required of this session (step_marker.paths).
     settings.step_marker.enabled = step_marker::required_in(&settings.step_marker, root, &session);
@@ -121,7 +121,7 @@ pub(super) fn stop(
         match approval_gate(
             event,
             root,
-            deadline,
+            ctx,
             &reviewable,
             settings.hook.fail_closed,
             &mut decisions,

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use super::budget;
-use super::deadline::Deadline;
-use super::policy::{InfraError, load_engine, load_settings, need_session, needed};
+use super::ctx::Context;
+use super::policy::{InfraError, load_engine, need_session, needed};
 use super::ruling::{Asked, Ruling, ask_person, count, rule_ids, session_id, skipped};
 use super::{project, state, step_marker};
 use crate::agent::Agent;
@@ -22,21 +22,16 @@ use crate::render::feedback;
 /// The file a Write/Edit names, absolute. Claude Code always sends one for these
 /// tools, so a missing or broken path means the payload changed and the gate
 /// would not see the write: an infrastructure error, not a pass.
-pub(super) fn named_file(
-    event: &HookEvent,
-    root: &Path,
-    deadline: &Deadline,
-) -> Result<PathBuf, InfraError> {
+pub(super) fn named_file(event: &HookEvent, ctx: &Context) -> Result<PathBuf, InfraError> {
     if let Some(broken) = event
         .broken("tool_input")
         .or_else(|| event.broken("tool_input.file_path"))
     {
-        return Err(needed(root, deadline, broken));
+        return Err(needed(ctx, broken));
     }
     let Some(path) = event.file_path() else {
         return Err(needed(
-            root,
-            deadline,
+            ctx,
             format!(
                 "the {} event of {} has no tool_input.file_path",
                 event.hook_event_name,
@@ -44,23 +39,18 @@ pub(super) fn named_file(
             ),
         ));
     };
-    resolve(event, root, deadline, path)
+    resolve(event, ctx, path)
 }
 
 /// `path` as a tool wrote it, absolute: a relative path is relative to the
 /// session's working directory (the event's `cwd`).
-pub(super) fn resolve(
-    event: &HookEvent,
-    root: &Path,
-    deadline: &Deadline,
-    path: &str,
-) -> Result<PathBuf, InfraError> {
+pub(super) fn resolve(event: &HookEvent, ctx: &Context, path: &str) -> Result<PathBuf, InfraError> {
     let path = Path::new(path);
     if path.is_absolute() {
         return Ok(path.to_path_buf());
     }
     if let Some(broken) = event.broken("cwd") {
-        return Err(needed(root, deadline, broken));
+        return Err(needed(ctx, broken));
     }
     Ok(Path::new(event.cwd.as_deref().unwrap_or(".")).join(path))
 }
@@ -124,9 +114,9 @@ pub(super) const DATA_DIR_WHY: &str = "helix-gate's own records (session state, 
 pub(super) fn pre_tool_use(
     event: &HookEvent,
     root: &Path,
-    deadline: &Deadline,
+    ctx: &Context,
 ) -> Result<Ruling, InfraError> {
-    let path = named_file(event, root, deadline)?;
+    let path = named_file(event, ctx)?;
     Ok(pre_write(root, &path, event.agent))
 }
 
@@ -213,9 +203,9 @@ pub(super) enum Screened {
 pub(super) fn screen(
     event: &HookEvent,
     root: &Path,
-    deadline: &Deadline,
+    ctx: &Context,
 ) -> Result<Screened, InfraError> {
-    Ok(screen_path(root, named_file(event, root, deadline)?))
+    Ok(screen_path(root, named_file(event, ctx)?))
 }
 
 /// [`screen`] of a written `path` (absolute).
@@ -258,11 +248,11 @@ fn screen_path(root: &Path, path: PathBuf) -> Screened {
 pub(super) fn post_tool_use(
     event: &HookEvent,
     root: &Path,
-    deadline: &Deadline,
+    ctx: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
-    let path = named_file(event, root, deadline)?;
-    post_write(event, root, &path, deadline, notes)
+    let path = named_file(event, ctx)?;
+    post_write(event, root, &path, ctx, notes)
 }
 
 /// `PostToolUse` of a write of `path` (absolute): the written ADR (or phase
@@ -271,12 +261,12 @@ pub(super) fn post_write(
     event: &HookEvent,
     root: &Path,
     path: &Path,
-    deadline: &Deadline,
+    ctx: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
     match screen_path(root, path.to_path_buf()) {
         Screened::Settled(ruling) => Ok(ruling),
-        Screened::Check { written, rel } => post_check(event, root, &written, rel, deadline, notes),
+        Screened::Check { written, rel } => post_check(event, root, &written, rel, ctx, notes),
     }
 }
 
@@ -287,13 +277,13 @@ pub(super) fn post_check(
     root: &Path,
     written: &Written,
     rel: String,
-    deadline: &Deadline,
+    ctx: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
     if is_plan(&rel) {
-        return plan_post_tool_use(event, root, written, None, rel, deadline, notes);
+        return plan_post_tool_use(event, root, written, None, rel, ctx, notes);
     }
-    let settings = load_settings(root, deadline)?;
+    let settings = ctx.settings()?;
     let matcher = settings
         .adr_matcher()
         .map_err(|e| InfraError::new(e, Some(&settings)))?;
@@ -312,7 +302,7 @@ pub(super) fn post_check(
                     written,
                     Some(&real_path),
                     real_rel,
-                    deadline,
+                    ctx,
                     notes,
                 );
             }
@@ -471,10 +461,10 @@ fn plan_post_tool_use(
     written: &Written,
     real_path: Option<&Path>,
     rel: String,
-    deadline: &Deadline,
+    ctx: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
-    let settings = load_settings(root, deadline)?;
+    let settings = ctx.settings()?;
     need_session(event, &settings)?;
     if !written.inside() {
         notes.push(format!("{rel} points outside the project; not read"));
