@@ -23,7 +23,7 @@ use super::policy::{InfraError, load_engine, need_session};
 use super::ruling::{Ruling, count, session_id};
 use super::shell;
 use super::tool_use::{self, DATA_DIR_WHY, ask_config, charged_answer, count_write, refuse_data};
-use super::{baseline, changes, guarded};
+use super::{changes, guarded};
 use crate::agent::event::HookEvent;
 use crate::config::protected;
 use crate::diagnostic::Severity;
@@ -126,7 +126,7 @@ pub(super) fn post_tool_use(
     ctx: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
-    let config = baseline::current(root);
+    let config = ctx.config();
     let dir = command_dir(event, root);
     let candidates: Vec<String> = event
         .command
@@ -158,7 +158,7 @@ pub(super) fn post_tool_use(
     };
     need_session(event, &settings)?;
     let budget = settings.hook.budget;
-    let engine = load_engine(root, settings)?;
+    let engine = load_engine(ctx, settings)?;
     let mut rulings = Vec::new();
     for rel in changed {
         let path = root.join(&rel);

@@ -7,7 +7,7 @@ use std::path::Path;
 use super::ctx::Context;
 use super::policy::InfraError;
 use super::ruling::Ruling;
-use super::{baseline, project, state, step_marker};
+use super::{project, state, step_marker};
 use crate::agent::event::{EventKind, HookEvent};
 use crate::agent::output::HookOutput;
 use crate::config::Settings;
@@ -49,7 +49,7 @@ pub(super) fn session_context(
     if !enabled(&settings) {
         return Ok(Ruling::default());
     }
-    let rules = crate::config::load_rules_for(&baseline::config_root(root), None, settings.preset)
+    let rules = crate::config::load_rules_for(&ctx.config_root(), None, settings.preset)
         .map_err(|e| InfraError::new(format!("{e:#}"), Some(&settings)))?;
     // The preset's rules file decides what the summary names (rules::document::brief).
     // madr and nygard set no minimum length; "at least 0 characters" would be noise.

@@ -3,7 +3,10 @@
 //! stdout and notes for stderr. Nothing here prints; `cli::hook` writes the answer.
 //!
 //! This file keeps only what every event shares: reading stdin, the deadline,
-//! dispatch by [`EventKind`] and the decision log. The agent's wire format is
+//! dispatch by [`EventKind`] and the decision log. Every handler gets the one
+//! value built per event, [`ctx::Context`] (agent, registration, event, root,
+//! deadline; the session's configuration and the settings on first use): the
+//! hook keeps no process globals. The agent's wire format is
 //! [`crate::agent`]'s business: its decoder makes the one [`HookEvent`], its encoder
 //! writes the one [`HookOutput`]. Each event's decision is
 //! in its own file: the tool-use checks ([`tool_use`], and [`apply_patch`] for
@@ -95,7 +98,6 @@ pub fn run() -> Answer {
 /// [`run`] for `agent`'s hook registered as `registration`: registered for
 /// every session on the machine, it answers only in repositories that opted in.
 pub fn run_registered(registration: project::Registration, agent: Agent) -> Answer {
-    project::set_registration(registration);
     // Inside a reviewer started by helix-gate the hook does nothing, so a
     // review can never trigger another review.
     if env::is_set(env::HELIX_GATE_CHILD) {
@@ -140,7 +142,7 @@ pub fn run_registered(registration: project::Registration, agent: Agent) -> Answ
     // The common no-op, settled on this thread from the paths alone: no deciding
     // thread, no deadline watch, no configuration (a thread costs a no-op ~15 %).
     // The event's context: only what is known already; the rest on first use.
-    let ctx = Arc::new(Context::new(event, root, deadline));
+    let ctx = Arc::new(Context::new(agent, registration, event, root, deadline));
     let early = early(&ctx);
     if matches!(early, Early::Quiet) {
         return Answer {
@@ -243,20 +245,6 @@ fn watch(rx: &mpsc::Receiver<Report>, deadline: &Deadline) -> Watched {
 fn decide(ctx: &Context, early: Early, tx: &mpsc::Sender<Report>) {
     let (event, root, deadline) = (&ctx.event, ctx.root.as_path(), &ctx.deadline);
     let mut notes = Vec::new();
-    baseline::set_event(
-        ruling::session_id(event),
-        match event.kind {
-            EventKind::SessionStart => baseline::Moment::First,
-            EventKind::Stop => baseline::Moment::Stop {
-                registered: project::registered_here(
-                    event.agent,
-                    root,
-                    &project::project_dir(event.agent, Some(event)),
-                ),
-            },
-            _ => baseline::Moment::Other,
-        },
-    );
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         handle(ctx, early, &mut notes)
     }));
@@ -276,10 +264,10 @@ fn decide(ctx: &Context, early: Early, tx: &mpsc::Sender<Report>) {
         ),
     };
     let mut ruling = ruling;
-    if let Some(config) = baseline::peek() {
+    if let Some(config) = ctx.config_if_opened() {
         notes.extend(config.note.clone());
     }
-    if let Some(message) = baseline::take_message() {
+    if let Some(message) = ctx.take_message() {
         ruling.output = Some(match ruling.output.take() {
             Some(output) => output.add_message(message),
             None => HookOutput::message(message),

@@ -5,11 +5,8 @@
 //! infrastructure error; `hook.fail_closed: true` makes it block instead, with a
 //! reason that says it is an infrastructure error.
 
-use std::path::Path;
-
 use super::baseline;
 use super::ctx::Context;
-use super::deadline::Deadline;
 use super::ruling::Ruling;
 use crate::agent::event::{EventKind, HookEvent};
 use crate::agent::output::{EscalationKind, HookOutput, escalation_line};
@@ -88,8 +85,8 @@ pub(super) fn infrastructure(
 /// value, and the person is told at the session's start and at each Stop.
 ///
 /// Called once per event, by [`Context::settings`], which keeps what it returns.
-pub(super) fn load_settings(root: &Path, deadline: &Deadline) -> Result<Settings, InfraError> {
-    let config = baseline::current(root);
+pub(super) fn load_settings(ctx: &Context) -> Result<Settings, InfraError> {
+    let config = ctx.config();
     let mut settings = Settings::load(&config.config_root).map_err(|e| InfraError {
         message: e.to_string(),
         fail_closed: baseline::last_good_fail_closed(config),
@@ -99,12 +96,12 @@ pub(super) fn load_settings(root: &Path, deadline: &Deadline) -> Result<Settings
             settings.fall_back_to(&good, "last good");
         }
         let lines: Vec<String> = settings.problems.iter().map(ToString::to_string).collect();
-        baseline::tell_at_start_and_stop(&format!(
+        ctx.tell_at_start_and_stop(&format!(
             "helix-gate: settings value(s) fell back, the gate stays on: {}",
             lines.join("; ")
         ));
     }
-    deadline.apply(&settings);
+    ctx.deadline.apply(&settings);
     Ok(settings)
 }
 
@@ -130,9 +127,9 @@ pub(super) fn need_session(event: &HookEvent, settings: &Settings) -> Result<(),
     }
 }
 
-pub(super) fn load_engine(root: &Path, settings: Settings) -> Result<Engine, InfraError> {
+pub(super) fn load_engine(ctx: &Context, settings: Settings) -> Result<Engine, InfraError> {
     let fail_closed = settings.hook.fail_closed;
-    Engine::with_config(root, &baseline::config_root(root), settings).map_err(|e| InfraError {
+    Engine::with_config(&ctx.root, &ctx.config_root(), settings).map_err(|e| InfraError {
         message: format!("{e:#}"),
         fail_closed,
     })

@@ -327,14 +327,14 @@ pub(super) fn post_check(
     // Checked (and named in the answer) as the ADR it is, also when written
     // through a link.
     let path = root.join(&rel);
-    let (engine, read) = load_engine_reading(root, settings, &path);
+    let (engine, read) = load_engine_reading(ctx, settings, &path);
     let engine = engine?;
     engine.set_matcher(matcher);
     let mut report = match read.map(|prepared| engine.check_read(&path, prepared)) {
         Ok(checked) => {
             let mut report = checked.report;
             report.findings.extend(duplicate_id(
-                root,
+                ctx,
                 &rel,
                 checked.adr.as_ref(),
                 engine.matcher(),
@@ -426,15 +426,15 @@ fn record_answer_write(
 /// take about as long (the seed ADR: 2.0 M and 2.9 M instructions). Without a
 /// thread to spare, one after the other.
 fn load_engine_reading(
-    root: &Path,
+    ctx: &Context,
     settings: crate::config::settings::Settings,
     path: &Path,
 ) -> (Result<Engine, InfraError>, Result<Prepared, ReadError>) {
     let max_file_size = settings.adr.max_file_size;
-    let read = || Prepared::read(root, path, max_file_size);
+    let read = || Prepared::read(&ctx.root, path, max_file_size);
     std::thread::scope(|scope| {
         let reading = std::thread::Builder::new().spawn_scoped(scope, read);
-        let engine = load_engine(root, settings);
+        let engine = load_engine(ctx, settings);
         let read = match reading {
             // A panic while reading is the hook's own: it reaches the catch of `decide`.
             Ok(handle) => handle
@@ -471,7 +471,7 @@ fn plan_post_tool_use(
         return Ok(skipped(rel, "symlink leads outside the project"));
     }
     let budget = settings.hook.budget;
-    let engine = load_engine(root, settings)?;
+    let engine = load_engine(ctx, settings)?;
     let report = match engine.check_file(real_path.unwrap_or(&written.path)) {
         Ok(checked) => checked.report,
         Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => {
@@ -491,7 +491,7 @@ fn plan_post_tool_use(
 /// apply across files, here against the session's record of the repository,
 /// so the model hears it where it works).
 fn duplicate_id(
-    root: &Path,
+    ctx: &Context,
     rel: &str,
     adr: Option<&crate::adr::Adr>,
     matcher: &crate::config::AdrMatcher,
@@ -501,8 +501,8 @@ fn duplicate_id(
         .adr_id
         .valid()
         .and_then(|id| crate::adr::number_in_id(id))?;
-    let record = super::baseline::peek().and_then(|c| c.record.as_ref());
-    let others = super::changes::same_number(root, record, rel, number, matcher);
+    let record = ctx.config_if_opened().and_then(|c| c.record.as_ref());
+    let others = super::changes::same_number(&ctx.root, record, rel, number, matcher);
     if others.is_empty() {
         return None;
     }
