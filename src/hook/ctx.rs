@@ -12,6 +12,7 @@ use super::baseline::{self, Moment, SessionConfig};
 use super::deadline::Deadline;
 use super::policy::{InfraError, load_settings};
 use super::project::{self, Registration};
+use super::tool::Tool;
 use crate::agent::Agent;
 use crate::agent::event::{EventKind, HookEvent};
 use crate::config::Settings;
@@ -24,6 +25,8 @@ pub(super) struct Context {
     /// The repository the event belongs to ([`project::repository_root`]).
     pub(super) root: PathBuf,
     pub(super) deadline: Deadline,
+    /// The event's tool, decoded once.
+    pub(super) tool: Tool,
     /// The session's configuration, on first use.
     config: OnceLock<SessionConfig>,
     /// The message for the user this event adds (the configuration changed,
@@ -44,6 +47,7 @@ impl Context {
         Context {
             agent,
             registration,
+            tool: Tool::of(&event),
             event,
             root,
             deadline,

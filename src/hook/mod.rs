@@ -40,6 +40,7 @@ mod stdin;
 pub mod step_marker;
 mod stop;
 mod store;
+mod tool;
 mod tool_use;
 
 use std::path::Path;
@@ -56,9 +57,8 @@ use event::{EventKind, HookEvent};
 use output::HookOutput;
 use policy::{InfraError, infrastructure, needed};
 use ruling::Ruling;
+use tool::Tool;
 
-/// Tools whose `PostToolUse` concerns a written file.
-const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 /// Budget key of the STEP marker; also the rule id in decisions.
 const STEP_TARGET: &str = crate::rules::gate::STEP_MARKER.id;
 /// How long writing the decision log may take once the answer is ready or the
@@ -143,7 +143,7 @@ pub fn run_registered(registration: project::Registration, agent: Agent) -> Answ
     // thread, no deadline watch, no configuration (a thread costs a no-op ~15 %).
     // The event's context: only what is known already; the rest on first use.
     let ctx = Arc::new(Context::new(agent, registration, event, root, deadline));
-    let early = early(&ctx);
+    let early = route(&ctx);
     if matches!(early, Early::Quiet) {
         return Answer {
             stdout: None,
@@ -160,7 +160,7 @@ pub fn run_registered(registration: project::Registration, agent: Agent) -> Answ
     if spawned.is_err() {
         // No thread to spare: decide on this one, without a watch (the
         // screening again: it went with the closure).
-        decide(&ctx, Early::Undecided, &tx);
+        decide(&ctx, route(&ctx), &tx);
     }
     drop(tx);
     let output = if let Watched::Ruled(output, worker_notes) = watch(&rx, &ctx.deadline) {
@@ -318,10 +318,10 @@ fn silent_without_event(registration: project::Registration, agent: Agent) -> bo
     project::stays_silent(registration, agent, &project::repository_root(&dir), &dir)
 }
 
-/// What a tool event's tool and the path it names settle before the deciding
-/// thread starts (never opening a file: only a handful of `lstat`s on the written
-/// path, which the tool has just written). Handed to the thread, so a write is
-/// screened once.
+/// What an event's kind and its tool settle before the deciding thread starts
+/// (never opening a file: only a handful of `lstat`s on the written path, which
+/// the tool has just written), and what is left for that thread. Handed to the
+/// thread, so a write is screened once.
 enum Early {
     /// Nothing to answer and nothing to log: a tool the hook does not check, or
     /// a write of a file that cannot be an ADR.
@@ -329,39 +329,32 @@ enum Early {
     /// The answer already known: a `PreToolUse` refusal or question, a write into
     /// `.helix-gate/`.
     Ruled(Ruling),
-    /// A written file to check (see [`tool_use::screen`]).
-    Check(tool_use::Written, String),
-    /// Everything else, a broken field included: the deciding thread decides.
-    Undecided,
+    /// The deciding thread's work: everything else, a broken field included.
+    Later(Handler),
 }
 
-fn early(ctx: &Context) -> Early {
-    let (event, root) = (&ctx.event, ctx.root.as_path());
-    let (EventKind::PreToolUse | EventKind::PostToolUse | EventKind::PostToolUseFailure) =
-        event.kind
-    else {
-        return if matches!(event.kind, EventKind::SubagentStop | EventKind::Other) {
-            Early::Quiet
-        } else {
-            Early::Undecided
-        };
+/// A decision left to the deciding thread.
+type Handler = Box<dyn FnOnce(&Context, &mut Vec<String>) -> Result<Ruling, InfraError> + Send>;
+
+fn later(
+    handler: impl FnOnce(&Context, &mut Vec<String>) -> Result<Ruling, InfraError> + Send + 'static,
+) -> Early {
+    Early::Later(Box::new(handler))
+}
+
+/// The one dispatch: the event's kind and its typed tool decide which handler
+/// answers, and whether this thread can settle it at once.
+fn route(ctx: &Context) -> Early {
+    use EventKind::{
+        Other, PostToolUse, PostToolUseFailure, PreToolUse, SessionStart, Stop, SubagentStop,
+        UserPromptSubmit,
     };
-    // A Codex patch names its files in its text: the deciding thread reads them.
-    if event.patch.is_some()
-        || ["tool_name", "tool_input", "tool_input.file_path", "cwd"]
-            .iter()
-            .any(|field| event.broken(field).is_some())
-    {
-        return Early::Undecided;
-    }
-    match event.tool_name.as_deref() {
-        Some(tool) if WRITE_TOOLS.contains(&tool) => {}
-        Some("Bash") => return Early::Undecided,
-        _ => return Early::Quiet,
-    }
-    if event.file_path().is_none() {
-        return Early::Undecided;
-    }
+    let (event, root) = (&ctx.event, ctx.root.as_path());
+    // A field of the tool's input that cannot be read: the deciding thread
+    // decides (it applies the failure policy where the field is needed).
+    let broken = ["tool_input", "tool_input.file_path", "cwd"]
+        .iter()
+        .any(|field| event.broken(field).is_some());
     let ruled = |ruling: Ruling| {
         if ruling.is_quiet() {
             Early::Quiet
@@ -369,67 +362,64 @@ fn early(ctx: &Context) -> Early {
             Early::Ruled(ruling)
         }
     };
-    if event.kind == EventKind::PreToolUse {
-        return tool_use::pre_tool_use(event, root, ctx).map_or(Early::Undecided, ruled);
-    }
-    match tool_use::screen(event, root, ctx) {
-        Ok(tool_use::Screened::Settled(ruling)) => ruled(ruling),
-        Ok(tool_use::Screened::Check { written, rel }) => Early::Check(written, rel),
-        Err(_) => Early::Undecided,
+    match (event.kind, &ctx.tool) {
+        (Stop, _) => later(|ctx, notes| stop::stop(&ctx.event, &ctx.root, ctx, notes)),
+        (SessionStart, _) => later(|ctx, _| {
+            context::session_context(&ctx.event, &ctx.root, ctx, |s| s.hook.session_start_context)
+        }),
+        (UserPromptSubmit, _) => later(|ctx, _| {
+            context::session_context(&ctx.event, &ctx.root, ctx, |s| s.hook.prompt_context)
+        }),
+        // SubagentStop (agent_type "" is /compact) is never blocked; the main Stop gate
+        // checks the session's ADRs. Every other event concerns nothing here.
+        (SubagentStop | Other, _) | (PreToolUse | PostToolUse | PostToolUseFailure, Tool::None) => {
+            Early::Quiet
+        }
+        (_, Tool::Unreadable(problem)) => {
+            let problem = problem.clone();
+            later(move |ctx, _| Err(needed(ctx, problem)))
+        }
+        // A Codex patch names its files in its text: the deciding thread reads them.
+        (PreToolUse, Tool::Patch) => later(|ctx, _| match &ctx.event.patch {
+            Some(patch) => apply_patch::pre_tool_use(&ctx.event, patch, &ctx.root, ctx),
+            None => Ok(Ruling::default()),
+        }),
+        (_, Tool::Patch) => later(|ctx, notes| match &ctx.event.patch {
+            Some(patch) => apply_patch::post_tool_use(&ctx.event, patch, &ctx.root, ctx, notes),
+            None => Ok(Ruling::default()),
+        }),
+        (PreToolUse, Tool::Shell) => later(|ctx, _| Ok(bash::pre_tool_use(&ctx.event, &ctx.root))),
+        (_, Tool::Shell) => {
+            later(|ctx, notes| bash::post_tool_use(&ctx.event, &ctx.root, ctx, notes))
+        }
+        (_, Tool::Other) if broken => later(|_, _| Ok(Ruling::default())),
+        (_, Tool::Other) => Early::Quiet,
+        (_, Tool::Write(Err(problem))) => {
+            let problem = problem.clone();
+            later(move |ctx, _| Err(needed(ctx, problem)))
+        }
+        (PreToolUse, Tool::Write(Ok(path))) if broken => {
+            let path = path.clone();
+            later(move |ctx, _| Ok(tool_use::pre_write(&ctx.root, &path, ctx.agent)))
+        }
+        (PreToolUse, Tool::Write(Ok(path))) => ruled(tool_use::pre_write(root, path, ctx.agent)),
+        (_, Tool::Write(Ok(path))) if broken => {
+            let path = path.clone();
+            later(move |ctx, notes| tool_use::post_write(&ctx.event, &ctx.root, &path, ctx, notes))
+        }
+        (_, Tool::Write(Ok(path))) => match tool_use::screen(root, path.clone()) {
+            tool_use::Screened::Settled(ruling) => ruled(ruling),
+            tool_use::Screened::Check { written, rel } => later(move |ctx, notes| {
+                tool_use::post_check(&ctx.event, &ctx.root, &written, rel, ctx, notes)
+            }),
+        },
     }
 }
 
 fn handle(ctx: &Context, early: Early, notes: &mut Vec<String>) -> Result<Ruling, InfraError> {
-    let (event, root) = (&ctx.event, ctx.root.as_path());
     match early {
-        Early::Quiet => return Ok(Ruling::default()),
-        Early::Ruled(ruling) => return Ok(ruling),
-        Early::Check(written, rel) => {
-            return tool_use::post_check(event, root, &written, rel, ctx, notes);
-        }
-        Early::Undecided => {}
-    }
-    match event.kind {
-        kind @ (EventKind::PreToolUse | EventKind::PostToolUse | EventKind::PostToolUseFailure) => {
-            if let Some(broken) = event.broken("tool_name") {
-                return Err(needed(ctx, broken));
-            }
-            if let Some(patch) = &event.patch {
-                return if kind == EventKind::PreToolUse {
-                    apply_patch::pre_tool_use(event, patch, root, ctx)
-                } else {
-                    apply_patch::post_tool_use(event, patch, root, ctx, notes)
-                };
-            }
-            if event.tool_name.as_deref() == Some("Bash") {
-                return if kind == EventKind::PreToolUse {
-                    Ok(bash::pre_tool_use(event, root))
-                } else {
-                    bash::post_tool_use(event, root, ctx, notes)
-                };
-            }
-            if !event
-                .tool_name
-                .as_deref()
-                .is_some_and(|t| WRITE_TOOLS.contains(&t))
-            {
-                return Ok(Ruling::default());
-            }
-            if kind == EventKind::PreToolUse {
-                tool_use::pre_tool_use(event, root, ctx)
-            } else {
-                tool_use::post_tool_use(event, root, ctx, notes)
-            }
-        }
-        EventKind::Stop => stop::stop(event, root, ctx, notes),
-        EventKind::SessionStart => {
-            context::session_context(event, root, ctx, |s| s.hook.session_start_context)
-        }
-        EventKind::UserPromptSubmit => {
-            context::session_context(event, root, ctx, |s| s.hook.prompt_context)
-        }
-        // SubagentStop (agent_type "" is /compact) is never blocked; the main Stop gate
-        // checks the session's ADRs. Every other event concerns nothing here.
-        EventKind::SubagentStop | EventKind::Other => Ok(Ruling::default()),
+        Early::Quiet => Ok(Ruling::default()),
+        Early::Ruled(ruling) => Ok(ruling),
+        Early::Later(handler) => handler(ctx, notes),
     }
 }

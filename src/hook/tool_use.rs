@@ -19,40 +19,10 @@ use crate::fs::data_dir;
 use crate::paths;
 use crate::render::feedback;
 
-/// The file a Write/Edit names, absolute. Claude Code always sends one for these
-/// tools, so a missing or broken path means the payload changed and the gate
-/// would not see the write: an infrastructure error, not a pass.
-pub(super) fn named_file(event: &HookEvent, ctx: &Context) -> Result<PathBuf, InfraError> {
-    if let Some(broken) = event
-        .broken("tool_input")
-        .or_else(|| event.broken("tool_input.file_path"))
-    {
-        return Err(needed(ctx, broken));
-    }
-    let Some(path) = event.file_path() else {
-        return Err(needed(
-            ctx,
-            format!(
-                "the {} event of {} has no tool_input.file_path",
-                event.hook_event_name,
-                event.tool_name.as_deref().unwrap_or("a write tool")
-            ),
-        ));
-    };
-    resolve(event, ctx, path)
-}
-
-/// `path` as a tool wrote it, absolute: a relative path is relative to the
-/// session's working directory (the event's `cwd`).
+/// `path` as a tool wrote it, absolute ([`super::tool::absolute`]); a broken
+/// `cwd` under a relative path is the failure policy's error.
 pub(super) fn resolve(event: &HookEvent, ctx: &Context, path: &str) -> Result<PathBuf, InfraError> {
-    let path = Path::new(path);
-    if path.is_absolute() {
-        return Ok(path.to_path_buf());
-    }
-    if let Some(broken) = event.broken("cwd") {
-        return Err(needed(ctx, broken));
-    }
-    Ok(Path::new(event.cwd.as_deref().unwrap_or(".")).join(path))
+    super::tool::absolute(event, path).map_err(|problem| needed(ctx, problem))
 }
 
 /// The file a write names, its links followed once for every question the hook
@@ -108,17 +78,6 @@ pub(super) fn shown(root: &Path, path: &Path) -> String {
 
 /// What `.helix-gate/` holds, for the answers that refuse writes into it.
 pub(super) const DATA_DIR_WHY: &str = "helix-gate's own records (session state, decision log, approval history and cache). The session may not change them: the gate's records come from helix-gate alone";
-
-/// `PreToolUse` on Write/Edit/MultiEdit: deny a write into `.helix-gate/`;
-/// anything else proceeds without a word (and without a log line).
-pub(super) fn pre_tool_use(
-    event: &HookEvent,
-    root: &Path,
-    ctx: &Context,
-) -> Result<Ruling, InfraError> {
-    let path = named_file(event, ctx)?;
-    Ok(pre_write(root, &path, event.agent))
-}
 
 /// `PreToolUse` of a write of `path` (absolute): refused inside `.helix-gate/`,
 /// put to the person for helix-gate's configuration and what [`super::guarded`]
@@ -197,19 +156,11 @@ pub(super) enum Screened {
     Check { written: Written, rel: String },
 }
 
-/// The part of a `PostToolUse` decision that needs no configuration: only
-/// `lstat`s and `readlink`s, no file opened. The hook runs it before it starts
-/// its deciding thread, so that the common no-op costs no thread.
-pub(super) fn screen(
-    event: &HookEvent,
-    root: &Path,
-    ctx: &Context,
-) -> Result<Screened, InfraError> {
-    Ok(screen_path(root, named_file(event, ctx)?))
-}
-
-/// [`screen`] of a written `path` (absolute).
-fn screen_path(root: &Path, path: PathBuf) -> Screened {
+/// The part of a `PostToolUse` decision that needs no configuration, for a
+/// written `path` (absolute): only `lstat`s and `readlink`s, no file opened.
+/// The hook runs it before it starts its deciding thread, so that the common
+/// no-op costs no thread.
+pub(super) fn screen(root: &Path, path: PathBuf) -> Screened {
     let written = Written::resolve(root, path);
     let path = &written.path;
     if written.in_data_dir() {
@@ -243,18 +194,6 @@ fn screen_path(root: &Path, path: PathBuf) -> Screened {
     Screened::Check { written, rel }
 }
 
-/// `PostToolUse` on Write/Edit/MultiEdit: validate the written ADR, count the
-/// attempt under the session lock (one acquisition), answer.
-pub(super) fn post_tool_use(
-    event: &HookEvent,
-    root: &Path,
-    ctx: &Context,
-    notes: &mut Vec<String>,
-) -> Result<Ruling, InfraError> {
-    let path = named_file(event, ctx)?;
-    post_write(event, root, &path, ctx, notes)
-}
-
 /// `PostToolUse` of a write of `path` (absolute): the written ADR (or phase
 /// plan) checked and its attempt counted, as for a Write of that file.
 pub(super) fn post_write(
@@ -264,7 +203,7 @@ pub(super) fn post_write(
     ctx: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
-    match screen_path(root, path.to_path_buf()) {
+    match screen(root, path.to_path_buf()) {
         Screened::Settled(ruling) => Ok(ruling),
         Screened::Check { written, rel } => post_check(event, root, &written, rel, ctx, notes),
     }
