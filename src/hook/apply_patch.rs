@@ -38,13 +38,12 @@ fn touched<'a>(patch: &'a Result<Patch, String>, ctx: &Context) -> Result<&'a Pa
 pub(super) fn pre_tool_use(
     event: &HookEvent,
     patch: &Result<Patch, String>,
-    root: &Path,
     ctx: &Context,
 ) -> Result<Ruling, InfraError> {
     let mut refusals = Vec::new();
     for touched in touched(patch, ctx)? {
         let file = tool_use::resolve(event, ctx, &touched.path)?;
-        let ruling = tool_use::pre_write(root, &file, event.agent);
+        let ruling = tool_use::pre_write(ctx, &file);
         if ruling.output.is_some() {
             refusals.push(ruling);
         }

@@ -381,14 +381,14 @@ fn route(ctx: &Context) -> Early {
         }
         // A Codex patch names its files in its text: the deciding thread reads them.
         (PreToolUse, Tool::Patch) => later(|ctx, _| match &ctx.event.patch {
-            Some(patch) => apply_patch::pre_tool_use(&ctx.event, patch, &ctx.root, ctx),
+            Some(patch) => apply_patch::pre_tool_use(&ctx.event, patch, ctx),
             None => Ok(Ruling::default()),
         }),
         (_, Tool::Patch) => later(|ctx, notes| match &ctx.event.patch {
             Some(patch) => apply_patch::post_tool_use(&ctx.event, patch, &ctx.root, ctx, notes),
             None => Ok(Ruling::default()),
         }),
-        (PreToolUse, Tool::Shell) => later(|ctx, _| Ok(bash::pre_tool_use(&ctx.event, &ctx.root))),
+        (PreToolUse, Tool::Shell) => later(|ctx, _| Ok(bash::pre_tool_use(ctx))),
         (_, Tool::Shell) => {
             later(|ctx, notes| bash::post_tool_use(&ctx.event, &ctx.root, ctx, notes))
         }
@@ -400,9 +400,9 @@ fn route(ctx: &Context) -> Early {
         }
         (PreToolUse, Tool::Write(Ok(path))) if broken => {
             let path = path.clone();
-            later(move |ctx, _| Ok(tool_use::pre_write(&ctx.root, &path, ctx.agent)))
+            later(move |ctx, _| Ok(tool_use::pre_write(ctx, &path)))
         }
-        (PreToolUse, Tool::Write(Ok(path))) => ruled(tool_use::pre_write(root, path, ctx.agent)),
+        (PreToolUse, Tool::Write(Ok(path))) => ruled(tool_use::pre_write(ctx, path)),
         (_, Tool::Write(Ok(path))) if broken => {
             let path = path.clone();
             later(move |ctx, notes| tool_use::post_write(&ctx.event, &ctx.root, &path, ctx, notes))

@@ -9,7 +9,6 @@ use super::ctx::Context;
 use super::policy::{InfraError, load_engine, need_session, needed};
 use super::ruling::{Asked, Ruling, ask_person, count, rule_ids, session_id, skipped};
 use super::{project, state, step_marker};
-use crate::agent::Agent;
 use crate::agent::event::HookEvent;
 use crate::agent::output::{EscalationKind, HookOutput, escalation_line};
 use crate::decision_log::{Decision, Verdict};
@@ -82,7 +81,8 @@ pub(super) const DATA_DIR_WHY: &str = "helix-gate's own records (session state, 
 /// `PreToolUse` of a write of `path` (absolute): refused inside `.helix-gate/`,
 /// put to the person for helix-gate's configuration and what [`super::guarded`]
 /// guards, silence otherwise.
-pub(super) fn pre_write(root: &Path, path: &Path, agent: Agent) -> Ruling {
+pub(super) fn pre_write(ctx: &Context, path: &Path) -> Ruling {
+    let root = ctx.root.as_path();
     let written = Written::resolve(root, path.to_path_buf());
     if !written.in_data_dir() {
         let config = [paths::relative_to_real(root, path), written.real_relative()]
@@ -90,10 +90,10 @@ pub(super) fn pre_write(root: &Path, path: &Path, agent: Agent) -> Ruling {
             .flatten()
             .find(|rel| crate::config::protected::is_config_in(root, rel));
         if let Some(rel) = config {
-            return ask_config(&rel, agent);
+            return ask_config(&rel, ctx);
         }
         return super::guarded::written_file(root, path)
-            .map_or_else(Ruling::default, |guard| guard.ask(agent));
+            .map_or_else(Ruling::default, |guard| guard.ask(ctx));
     }
     let target = shown(root, path);
     let why = format!(
@@ -124,7 +124,7 @@ pub(super) fn refuse_data(target: String, why: &str, what: &str) -> Ruling {
 /// ask the person from a hook (Codex) refuses it, and the reason tells the
 /// person how to make the change themselves. Either way the session keeps the
 /// configuration it started with.
-pub(super) fn ask_config(rel: &str, agent: Agent) -> Ruling {
+pub(super) fn ask_config(rel: &str, ctx: &Context) -> Ruling {
     let what = format!(
         "helix-gate: {rel} is part of helix-gate's configuration, which decides what this session's gate checks; the session's model may not change it on its own."
     );
@@ -140,7 +140,7 @@ pub(super) fn ask_config(rel: &str, agent: Agent) -> Ruling {
             ),
             log: "write of helix-gate's configuration",
         },
-        agent,
+        ctx.agent,
     )
 }
 
