@@ -19,8 +19,8 @@
 
 use std::path::Path;
 
-use super::deadline::Deadline;
-use super::policy::{InfraError, load_settings, needed};
+use super::ctx::Context;
+use super::policy::{InfraError, needed};
 use super::ruling::{Ruling, merge, skipped};
 use super::tool_use;
 use crate::agent::event::HookEvent;
@@ -29,14 +29,8 @@ use crate::agent::patch::Patch;
 use crate::paths;
 
 /// The touched paths, or the failure policy's error when the patch is unreadable.
-fn touched<'a>(
-    patch: &'a Result<Patch, String>,
-    root: &Path,
-    deadline: &Deadline,
-) -> Result<&'a Patch, InfraError> {
-    patch
-        .as_ref()
-        .map_err(|problem| needed(root, deadline, problem))
+fn touched<'a>(patch: &'a Result<Patch, String>, ctx: &Context) -> Result<&'a Patch, InfraError> {
+    patch.as_ref().map_err(|problem| needed(ctx, problem))
 }
 
 /// `PreToolUse` on `apply_patch`: refuse the call when any path it touches is
@@ -44,13 +38,12 @@ fn touched<'a>(
 pub(super) fn pre_tool_use(
     event: &HookEvent,
     patch: &Result<Patch, String>,
-    root: &Path,
-    deadline: &Deadline,
+    ctx: &Context,
 ) -> Result<Ruling, InfraError> {
     let mut refusals = Vec::new();
-    for touched in touched(patch, root, deadline)? {
-        let file = tool_use::resolve(event, root, deadline, &touched.path)?;
-        let ruling = tool_use::pre_write(root, &file, event.agent);
+    for touched in touched(patch, ctx)? {
+        let file = tool_use::resolve(event, ctx, &touched.path)?;
+        let ruling = tool_use::pre_write(ctx, &file);
         if ruling.output.is_some() {
             refusals.push(ruling);
         }
@@ -99,26 +92,26 @@ pub(super) fn post_tool_use(
     event: &HookEvent,
     patch: &Result<Patch, String>,
     root: &Path,
-    deadline: &Deadline,
+    ctx: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
     let mut rulings = Vec::new();
     let mut gone = Vec::new();
     let mut seen = Vec::new();
-    for touched in touched(patch, root, deadline)? {
-        let file = tool_use::resolve(event, root, deadline, &touched.path)?;
+    for touched in touched(patch, ctx)? {
+        let file = tool_use::resolve(event, ctx, &touched.path)?;
         // A file named twice in one patch is one save: checked and counted once.
         if seen.contains(&file) {
             continue;
         }
         seen.push(file.clone());
         if touched.change.writes_content() {
-            rulings.push(tool_use::post_write(event, root, &file, deadline, notes)?);
+            rulings.push(tool_use::post_write(event, root, &file, ctx, notes)?);
         } else if let Some(rel) = paths::relative_to_real(root, &file) {
             gone.push(rel);
         }
     }
-    rulings.extend(deleted_adrs(root, &gone, deadline)?);
+    rulings.extend(deleted_adrs(root, &gone, ctx)?);
     Ok(merge(rulings, event))
 }
 
@@ -126,17 +119,13 @@ pub(super) fn post_tool_use(
 /// nothing is left to check. Other deleted files are not logged. The settings
 /// are read only when a deleted path could be an ADR (see `tool_use`'s no-op
 /// path).
-fn deleted_adrs(
-    root: &Path,
-    gone: &[String],
-    deadline: &Deadline,
-) -> Result<Vec<Ruling>, InfraError> {
+fn deleted_adrs(root: &Path, gone: &[String], ctx: &Context) -> Result<Vec<Ruling>, InfraError> {
     let own_settings = root.join(crate::config::settings::SETTINGS_PATH).exists();
     let maybe_adr = |rel: &String| own_settings || rel.to_ascii_lowercase().ends_with(".md");
     if !gone.iter().any(maybe_adr) {
         return Ok(Vec::new());
     }
-    let settings = load_settings(root, deadline)?;
+    let settings = ctx.settings()?;
     let matcher = settings
         .adr_matcher()
         .map_err(|e| InfraError::new(e, Some(&settings)))?;

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::deadline::Deadline;
+use super::ctx::Context;
 use super::policy::InfraError;
 use super::ruling::{Ruling, session_id};
 use super::{reviews, state};
@@ -30,7 +30,7 @@ struct Review {
 pub(super) fn approval_gate(
     event: &HookEvent,
     root: &Path,
-    deadline: &Deadline,
+    ctx: &Context,
     files: &[String],
     fail_closed: bool,
     decisions: &mut Vec<Decision>,
@@ -41,26 +41,27 @@ pub(super) fn approval_gate(
     };
     // The session's configuration: a change of config/approvals.yaml or
     // approvals/** during the session does not reach its reviews.
-    let config_root = super::baseline::config_root(root);
+    let config_root = ctx.config_root();
     let settings = approval::settings(&config_root).map_err(|e| infra(format!("{e:#}")))?;
     let Some(kind) = settings.get(APPROVAL_TYPE).filter(|t| t.enabled) else {
         return Ok(None);
     };
-    if let Some(ruling) = reviewer_not_run(root, &config_root, &settings, files, decisions) {
+    if let Some(ruling) = reviewer_not_run(ctx, &config_root, &settings, files, decisions) {
         return Ok(Some(ruling));
     }
     // One deadline for the whole Stop: Claude Code's timeout for this hook
     // minus a reserve; every reviewer must end before it.
     let window = reviews::StopWindow::find(root, &settings, event.agent);
-    deadline.for_reviews(window.limit());
-    let until = deadline
+    ctx.deadline.for_reviews(window.limit());
+    let until = ctx
+        .deadline
         .expires()
         .checked_sub(reviews::ANSWER_SLACK)
         .unwrap_or_else(Instant::now);
     // The reviews run without the session lock; a broken review does not stop
     // the others, and the verdicts that did arrive are counted and acted on.
     let (reviews, broken) = run_reviews(
-        root,
+        ctx,
         files,
         settings.max_parallel,
         until,
@@ -118,7 +119,7 @@ pub(super) fn approval_gate(
 /// changed during the session. Every file is logged as skipped, and the person
 /// is told why; `None` when the reviewer may run.
 fn reviewer_not_run(
-    root: &Path,
+    ctx: &Context,
     config_root: &Path,
     settings: &approval::ApprovalSettings,
     files: &[String],
@@ -136,9 +137,9 @@ fn reviewer_not_run(
     };
     // Registered for every session on the machine (user scope), the hook runs
     // a reviewer command the repository names only after the person consented.
-    if super::project::registration() == super::project::Registration::User
+    if ctx.user_scope()
         && let Some(problem) =
-            approval::consent_problem_in(root, config_root, settings, APPROVAL_TYPE)
+            approval::consent_problem_in(&ctx.root, config_root, settings, APPROVAL_TYPE)
     {
         skip(
             "no review: the repository's reviewer command needs the person's consent".to_owned(),
@@ -152,7 +153,7 @@ fn reviewer_not_run(
     // A reviewer program the repository names that changed during the session
     // (the model may have written it) is not run: its verdict would be the
     // session's own. The ADRs stay unreviewed, and the person is told.
-    let changed = crate::config::protected::changed_programs(root, config_root);
+    let changed = crate::config::protected::changed_programs(&ctx.root, config_root);
     if changed.is_empty() {
         return None;
     }
@@ -165,7 +166,7 @@ fn reviewer_not_run(
         output: Some(HookOutput::message(format!(
             "helix-gate: the reviewer program {shown} changed during this session and was not run, so {} stay unreviewed. This session keeps the configuration it started with: restore the program (`git checkout -- {shown}`), or run `helix-gate trust` in {} to accept the new one.",
             crate::text::escape_controls(&files.join(", ")),
-            crate::text::escape_controls(&root.display().to_string()),
+            crate::text::escape_controls(&ctx.root.display().to_string()),
         ))),
         decisions: std::mem::take(decisions),
     })
@@ -176,7 +177,7 @@ fn reviewer_not_run(
 /// (a setup problem, or a reviewer that broke: timeout, crash, no verdict, the
 /// Stop deadline), never the model's fault.
 fn run_reviews(
-    root: &Path,
+    ctx: &Context,
     files: &[String],
     max_parallel: usize,
     until: Instant,
@@ -184,8 +185,15 @@ fn run_reviews(
     config_root: &Path,
     infra: &impl Fn(String) -> InfraError,
 ) -> (Vec<Review>, Option<InfraError>) {
-    let results =
-        reviews::run_parallel(root, files, APPROVAL_TYPE, max_parallel, until, config_root);
+    let results = reviews::run_parallel(
+        &ctx.root,
+        files,
+        APPROVAL_TYPE,
+        max_parallel,
+        until,
+        config_root,
+        ctx.user_scope(),
+    );
     let mut done = Vec::new();
     let mut problems = Vec::new();
     for (rel, result) in files.iter().zip(results) {
@@ -196,7 +204,7 @@ fn run_reviews(
             Ok(result) => match &result.failure {
                 Some(failure @ approval::RunnerError::Deadline { .. }) => problems.push(format!(
                     "the reviewer for {shown} could not finish within the Stop hook's deadline ({}) and was stopped ({failure}); no verdict, so it is not approved",
-                    window.describe(root)
+                    window.describe(&ctx.root)
                 )),
                 Some(failure) => problems.push(format!(
                     "the reviewer for {shown} failed ({}): {failure}",

@@ -25,7 +25,6 @@
 //! user is told.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock, PoisonError};
 
 use super::changes;
 use super::store::{Origin, Record, Store};
@@ -48,8 +47,6 @@ pub struct SessionConfig {
     pub record: Option<Record>,
 }
 
-/// The one event this process answers: its configuration is worked out once.
-static CURRENT: OnceLock<SessionConfig> = OnceLock::new();
 /// Where in its session the event this process answers stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Moment {
@@ -63,54 +60,9 @@ pub enum Moment {
     Other,
 }
 
-/// The session of that event and where in it the event stands.
-static EVENT: OnceLock<(String, Moment)> = OnceLock::new();
-
-/// Name the session of the event this process answers (before any decision).
-pub fn set_event(session: &str, moment: Moment) {
-    let _ = EVENT.set((session.to_owned(), moment));
-}
-/// The user message of [`CURRENT`], taken by the dispatcher.
-static MESSAGE: Mutex<Option<String>> = Mutex::new(None);
-
-/// The configuration of this event's session (worked out on first use: the
-/// no-op path never gets here).
-pub fn current(root: &Path) -> &'static SessionConfig {
-    CURRENT.get_or_init(|| {
-        let (session, moment) = EVENT
-            .get()
-            .cloned()
-            .unwrap_or_else(|| ("unknown-session".to_owned(), Moment::Other));
-        let config = open(root, &session, moment);
-        if let Some(message) = &config.message {
-            *MESSAGE.lock().unwrap_or_else(PoisonError::into_inner) = Some(message.clone());
-        }
-        config
-    })
-}
-
-/// This event's configuration, if it was worked out.
-pub fn peek() -> Option<&'static SessionConfig> {
-    CURRENT.get()
-}
-
-/// The user message of this event's configuration, once.
-pub fn take_message() -> Option<String> {
-    MESSAGE
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .take()
-}
-
-/// The configuration root of this event, if it was worked out.
-pub fn config_root(root: &Path) -> PathBuf {
-    CURRENT
-        .get()
-        .map_or_else(|| root.to_path_buf(), |c| c.config_root.clone())
-}
-
-/// Open (or make) the session's record and decide which configuration it runs with.
-fn open(root: &Path, session: &str, moment: Moment) -> SessionConfig {
+/// Open (or make) the session's record and decide which configuration it runs
+/// with (once per event: the event's context keeps it, `super::ctx`).
+pub(super) fn open(root: &Path, session: &str, moment: Moment) -> SessionConfig {
     let mut config = SessionConfig {
         config_root: root.to_path_buf(),
         message: None,
@@ -271,26 +223,6 @@ pub fn last_good_settings(config: &SessionConfig) -> Option<Settings> {
     Settings::load(&store.last_good_dir())
         .ok()
         .filter(|s| s.problems.is_empty())
-}
-
-/// Add `message` to this event's user message when the event is the session's
-/// start or a Stop (once per event, however often the settings are loaded).
-pub fn tell_at_start_and_stop(message: &str) {
-    if !EVENT
-        .get()
-        .is_some_and(|(_, moment)| matches!(moment, Moment::First | Moment::Stop { .. }))
-    {
-        return;
-    }
-    let mut slot = MESSAGE.lock().unwrap_or_else(PoisonError::into_inner);
-    match slot.as_mut() {
-        Some(text) if text.contains(message) => {}
-        Some(text) => {
-            text.push('\n');
-            text.push_str(message);
-        }
-        None => *slot = Some(message.to_owned()),
-    }
 }
 
 /// Whether the configuration at `dir` loads (settings and rules).

@@ -18,12 +18,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::deadline::Deadline;
-use super::policy::{InfraError, load_engine, load_settings, need_session};
+use super::ctx::Context;
+use super::policy::{InfraError, load_engine, need_session};
 use super::ruling::{Ruling, count, session_id};
 use super::shell;
 use super::tool_use::{self, DATA_DIR_WHY, ask_config, charged_answer, count_write, refuse_data};
-use super::{baseline, changes, guarded};
+use super::{changes, guarded};
 use crate::agent::event::HookEvent;
 use crate::config::protected;
 use crate::diagnostic::Severity;
@@ -53,12 +53,13 @@ fn in_repository(root: &Path, dir: &Path, word: &str) -> Option<String> {
 /// [`super::guarded`] guards (an agent's registration, git's pre-commit hook,
 /// helix-gate's per-user state), and about a command that skips the
 /// pre-commit hook; silence otherwise.
-pub(super) fn pre_tool_use(event: &HookEvent, root: &Path) -> Ruling {
+pub(super) fn pre_tool_use(ctx: &Context) -> Ruling {
+    let (event, root) = (&ctx.event, ctx.root.as_path());
     let Some(command) = event.command.as_deref() else {
         return Ruling::default();
     };
     let dir = command_dir(event, root);
-    if let Some(ruling) = patch_command(event, root, &dir, command) {
+    if let Some(ruling) = patch_command(ctx, &dir, command) {
         return ruling;
     }
     let mut config = None;
@@ -96,23 +97,23 @@ pub(super) fn pre_tool_use(event: &HookEvent, root: &Path) -> Ruling {
         }
     }
     if let Some(rel) = config {
-        return ask_config(&rel, event.agent);
+        return ask_config(&rel, ctx);
     }
     guard
         .or_else(|| shell::skips_hooks(command).map(guarded::Guard::pre_commit_command))
-        .map_or_else(Ruling::default, |guard| guard.ask(event.agent))
+        .map_or_else(Ruling::default, |guard| guard.ask(ctx))
 }
 
 /// Codex's `apply_patch` run as a shell command (`apply_patch <<'EOF'`): each
 /// path of the patch decided as by the `apply_patch` tool. `None` when the
 /// command is no such patch, or refuses nothing.
-fn patch_command(event: &HookEvent, root: &Path, dir: &Path, command: &str) -> Option<Ruling> {
+fn patch_command(ctx: &Context, dir: &Path, command: &str) -> Option<Ruling> {
     let (cd, script) = shell::apply_patch_script(command)?;
     let patch = crate::agent::patch::parse(&script).ok()?;
     let dir = cd.map_or_else(|| dir.to_path_buf(), |cd| paths::absolute(&dir.join(cd)));
     let refusals = patch
         .iter()
-        .map(|touched| tool_use::pre_write(root, &dir.join(&touched.path), event.agent))
+        .map(|touched| tool_use::pre_write(ctx, &dir.join(&touched.path)))
         .filter(|ruling| ruling.output.is_some())
         .collect();
     let ruling = super::apply_patch::refuse_all(refusals);
@@ -123,10 +124,10 @@ fn patch_command(event: &HookEvent, root: &Path, dir: &Path, command: &str) -> O
 pub(super) fn post_tool_use(
     event: &HookEvent,
     root: &Path,
-    deadline: &Deadline,
+    ctx: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
-    let config = baseline::current(root);
+    let config = ctx.config();
     let dir = command_dir(event, root);
     let candidates: Vec<String> = event
         .command
@@ -142,7 +143,7 @@ pub(super) fn post_tool_use(
         config.store.as_ref().zip(config.record.as_ref()),
         &candidates,
         || {
-            let settings = load_settings(root, deadline).ok()?;
+            let settings = ctx.settings().ok()?;
             let matcher = settings.adr_matcher().ok();
             loaded = Some(settings);
             matcher
@@ -154,11 +155,11 @@ pub(super) fn post_tool_use(
     };
     let settings = match loaded {
         Some(settings) => settings,
-        None => load_settings(root, deadline)?,
+        None => ctx.settings()?,
     };
     need_session(event, &settings)?;
     let budget = settings.hook.budget;
-    let engine = load_engine(root, settings)?;
+    let engine = load_engine(ctx, settings)?;
     let mut rulings = Vec::new();
     for rel in changed {
         let path = root.join(&rel);

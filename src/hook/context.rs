@@ -4,10 +4,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::deadline::Deadline;
-use super::policy::{InfraError, load_settings};
+use super::ctx::Context;
+use super::policy::InfraError;
 use super::ruling::Ruling;
-use super::{baseline, project, state, step_marker};
+use super::{project, state, step_marker};
 use crate::agent::event::{EventKind, HookEvent};
 use crate::agent::output::HookOutput;
 use crate::config::Settings;
@@ -33,10 +33,10 @@ fn concept_source(settings: &Settings) -> String {
 pub(super) fn session_context(
     event: &HookEvent,
     root: &Path,
-    deadline: &Deadline,
+    ctx: &Context,
     enabled: impl Fn(&Settings) -> bool,
 ) -> Result<Ruling, InfraError> {
-    let mut settings = load_settings(root, deadline)?;
+    let mut settings = ctx.settings()?;
     settings.step_marker.enabled = step_marker::required_in(
         &settings.step_marker,
         root,
@@ -49,7 +49,7 @@ pub(super) fn session_context(
     if !enabled(&settings) {
         return Ok(Ruling::default());
     }
-    let rules = crate::config::load_rules_for(&baseline::config_root(root), None, settings.preset)
+    let rules = crate::config::load_rules_for(&ctx.config_root(), None, settings.preset)
         .map_err(|e| InfraError::new(format!("{e:#}"), Some(&settings)))?;
     // The preset's rules file decides what the summary names (rules::document::brief).
     // madr and nygard set no minimum length; "at least 0 characters" would be noise.

@@ -20,6 +20,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::ctx::Context;
 use super::ruling::{Asked, Ruling, ask_person};
 use crate::agent::Agent;
 use crate::env;
@@ -107,7 +108,7 @@ impl Guard {
     }
 
     /// The answer: the person is asked, or (an agent that cannot ask) refused.
-    pub(super) fn ask(&self, agent: Agent) -> Ruling {
+    pub(super) fn ask(&self, ctx: &Context) -> Ruling {
         ask_person(
             &Asked {
                 target: &self.target,
@@ -116,7 +117,7 @@ impl Guard {
                 after: None,
                 log: self.log,
             },
-            agent,
+            ctx.agent,
         )
     }
 }

@@ -3,7 +3,10 @@
 //! stdout and notes for stderr. Nothing here prints; `cli::hook` writes the answer.
 //!
 //! This file keeps only what every event shares: reading stdin, the deadline,
-//! dispatch by [`EventKind`] and the decision log. The agent's wire format is
+//! dispatch by [`EventKind`] and the decision log. Every handler gets the one
+//! value built per event, [`ctx::Context`] (agent, registration, event, root,
+//! deadline; the session's configuration and the settings on first use): the
+//! hook keeps no process globals. The agent's wire format is
 //! [`crate::agent`]'s business: its decoder makes the one [`HookEvent`], its encoder
 //! writes the one [`HookOutput`]. Each event's decision is
 //! in its own file: the tool-use checks ([`tool_use`], and [`apply_patch`] for
@@ -22,6 +25,7 @@ mod bash;
 pub mod budget;
 mod changes;
 mod context;
+mod ctx;
 pub mod deadline;
 mod finalized;
 mod guarded;
@@ -36,6 +40,7 @@ mod stdin;
 pub mod step_marker;
 mod stop;
 mod store;
+mod tool;
 mod tool_use;
 
 use std::path::Path;
@@ -46,14 +51,14 @@ pub use crate::agent::Agent;
 use crate::agent::{event, output};
 use crate::decision_log::{self, Decision};
 use crate::env;
+use ctx::Context;
 use deadline::Deadline;
 use event::{EventKind, HookEvent};
 use output::HookOutput;
 use policy::{InfraError, infrastructure, needed};
 use ruling::Ruling;
+use tool::Tool;
 
-/// Tools whose `PostToolUse` concerns a written file.
-const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 /// Budget key of the STEP marker; also the rule id in decisions.
 const STEP_TARGET: &str = crate::rules::gate::STEP_MARKER.id;
 /// How long writing the decision log may take once the answer is ready or the
@@ -93,16 +98,15 @@ pub fn run() -> Answer {
 /// [`run`] for `agent`'s hook registered as `registration`: registered for
 /// every session on the machine, it answers only in repositories that opted in.
 pub fn run_registered(registration: project::Registration, agent: Agent) -> Answer {
-    project::set_registration(registration);
     // Inside a reviewer started by helix-gate the hook does nothing, so a
     // review can never trigger another review.
     if env::is_set(env::HELIX_GATE_CHILD) {
         return Answer::default();
     }
-    let deadline = Arc::new(Deadline::new(Instant::now()));
+    let deadline = Deadline::new(Instant::now());
     let stdin_until = deadline.started() + event::STDIN_TIMEOUT;
     let event = match stdin::read_stdin(stdin_until).and_then(|bytes| agent.decode(&bytes)) {
-        Ok(event) => Arc::new(event),
+        Ok(event) => event,
         Err(_) if silent_without_event(registration, agent) => return Answer::default(),
         Err(err) => {
             // Without an event we cannot tell which decision would apply: fail open, loudly.
@@ -137,7 +141,9 @@ pub fn run_registered(registration: project::Registration, agent: Agent) -> Answ
     }
     // The common no-op, settled on this thread from the paths alone: no deciding
     // thread, no deadline watch, no configuration (a thread costs a no-op ~15 %).
-    let early = early(&event, &root, &deadline);
+    // The event's context: only what is known already; the rest on first use.
+    let ctx = Arc::new(Context::new(agent, registration, event, root, deadline));
+    let early = route(&ctx);
     if matches!(early, Early::Quiet) {
         return Answer {
             stdout: None,
@@ -146,25 +152,20 @@ pub fn run_registered(registration: project::Registration, agent: Agent) -> Answ
     }
     let (tx, rx) = mpsc::channel();
     let spawned = {
-        let (event, root, deadline, tx) = (
-            Arc::clone(&event),
-            root.clone(),
-            Arc::clone(&deadline),
-            tx.clone(),
-        );
+        let (ctx, tx) = (Arc::clone(&ctx), tx.clone());
         std::thread::Builder::new()
             .name("helix-gate-hook".to_owned())
-            .spawn(move || decide(&event, &root, &deadline, early, &tx))
+            .spawn(move || decide(&ctx, early, &tx))
     };
     if spawned.is_err() {
         // No thread to spare: decide on this one, without a watch (the
         // screening again: it went with the closure).
-        decide(&event, &root, &deadline, Early::Undecided, &tx);
+        decide(&ctx, route(&ctx), &tx);
     }
     drop(tx);
-    let output = if let Watched::Ruled(output, worker_notes) = watch(&rx, &deadline) {
+    let output = if let Watched::Ruled(output, worker_notes) = watch(&rx, &ctx.deadline) {
         notes.extend(worker_notes);
-        let until = deadline.expires().max(Instant::now()) + LOG_GRACE;
+        let until = ctx.deadline.expires().max(Instant::now()) + LOG_GRACE;
         match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
             Ok(Report::Logged(log_notes)) => notes.extend(log_notes),
             Ok(Report::Ruled { .. }) | Err(mpsc::RecvTimeoutError::Disconnected) => {}
@@ -175,22 +176,18 @@ pub fn run_registered(registration: project::Registration, agent: Agent) -> Answ
         output
     } else {
         // Late, or (never seen: the panic is caught) the deciding thread ended without an answer.
-        too_late(&event, &root, &deadline, &mut notes)
+        too_late(&ctx, &mut notes)
     };
     Answer {
-        stdout: output.map(|output| agent.encode(&output, Some(event.kind))),
+        stdout: output.map(|output| agent.encode(&output, Some(ctx.event.kind))),
         notes,
     }
 }
 
 /// The deadline passed without a decision: the failure policy's answer, labelled,
 /// and its log line (written within [`LOG_GRACE`] or not at all).
-fn too_late(
-    event: &Arc<HookEvent>,
-    root: &Path,
-    deadline: &Deadline,
-    notes: &mut Vec<String>,
-) -> Option<HookOutput> {
+fn too_late(ctx: &Arc<Context>, notes: &mut Vec<String>) -> Option<HookOutput> {
+    let deadline = &ctx.deadline;
     let what = if deadline.reviewing() {
         "at Stop with reviews: the Stop hook's installed timeout minus a reserve"
     } else {
@@ -203,12 +200,17 @@ fn too_late(
         ),
         fail_closed: deadline.fail_closed(),
     };
-    let ruling = infrastructure(event, &err, notes);
+    let ruling = infrastructure(&ctx.event, &err, notes);
     let (log_tx, log_rx) = mpsc::channel();
-    let (event, root, started) = (Arc::clone(event), root.to_path_buf(), deadline.started());
+    let (ctx, started) = (Arc::clone(ctx), deadline.started());
     let decisions = ruling.decisions;
     std::thread::spawn(move || {
-        let _ = log_tx.send(log_decisions(&root, &event, decisions, started.elapsed()));
+        let _ = log_tx.send(log_decisions(
+            &ctx.root,
+            &ctx.event,
+            decisions,
+            started.elapsed(),
+        ));
     });
     match log_rx.recv_timeout(LOG_GRACE) {
         Ok(log_notes) => notes.extend(log_notes),
@@ -240,34 +242,15 @@ fn watch(rx: &mpsc::Receiver<Report>, deadline: &Deadline) -> Watched {
 }
 
 /// Decide on the event (on the deciding thread), report the answer, then log.
-fn decide(
-    event: &HookEvent,
-    root: &Path,
-    deadline: &Deadline,
-    early: Early,
-    tx: &mpsc::Sender<Report>,
-) {
+fn decide(ctx: &Context, early: Early, tx: &mpsc::Sender<Report>) {
+    let (event, root, deadline) = (&ctx.event, ctx.root.as_path(), &ctx.deadline);
     let mut notes = Vec::new();
-    baseline::set_event(
-        ruling::session_id(event),
-        match event.kind {
-            EventKind::SessionStart => baseline::Moment::First,
-            EventKind::Stop => baseline::Moment::Stop {
-                registered: project::registered_here(
-                    event.agent,
-                    root,
-                    &project::project_dir(event.agent, Some(event)),
-                ),
-            },
-            _ => baseline::Moment::Other,
-        },
-    );
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        handle(event, root, deadline, early, &mut notes)
+        handle(ctx, early, &mut notes)
     }));
     let ruling = match result {
         Ok(Ok(mut ruling)) => {
-            retry::add_lines(event, root, deadline, &mut ruling);
+            retry::add_lines(event, root, ctx, &mut ruling);
             ruling
         }
         Ok(Err(err)) => infrastructure(event, &err, &mut notes),
@@ -281,10 +264,10 @@ fn decide(
         ),
     };
     let mut ruling = ruling;
-    if let Some(config) = baseline::peek() {
+    if let Some(config) = ctx.config_if_opened() {
         notes.extend(config.note.clone());
     }
-    if let Some(message) = baseline::take_message() {
+    if let Some(message) = ctx.take_message() {
         ruling.output = Some(match ruling.output.take() {
             Some(output) => output.add_message(message),
             None => HookOutput::message(message),
@@ -335,10 +318,10 @@ fn silent_without_event(registration: project::Registration, agent: Agent) -> bo
     project::stays_silent(registration, agent, &project::repository_root(&dir), &dir)
 }
 
-/// What a tool event's tool and the path it names settle before the deciding
-/// thread starts (never opening a file: only a handful of `lstat`s on the written
-/// path, which the tool has just written). Handed to the thread, so a write is
-/// screened once.
+/// What an event's kind and its tool settle before the deciding thread starts
+/// (never opening a file: only a handful of `lstat`s on the written path, which
+/// the tool has just written), and what is left for that thread. Handed to the
+/// thread, so a write is screened once.
 enum Early {
     /// Nothing to answer and nothing to log: a tool the hook does not check, or
     /// a write of a file that cannot be an ADR.
@@ -346,38 +329,32 @@ enum Early {
     /// The answer already known: a `PreToolUse` refusal or question, a write into
     /// `.helix-gate/`.
     Ruled(Ruling),
-    /// A written file to check (see [`tool_use::screen`]).
-    Check(tool_use::Written, String),
-    /// Everything else, a broken field included: the deciding thread decides.
-    Undecided,
+    /// The deciding thread's work: everything else, a broken field included.
+    Later(Handler),
 }
 
-fn early(event: &HookEvent, root: &Path, deadline: &Deadline) -> Early {
-    let (EventKind::PreToolUse | EventKind::PostToolUse | EventKind::PostToolUseFailure) =
-        event.kind
-    else {
-        return if matches!(event.kind, EventKind::SubagentStop | EventKind::Other) {
-            Early::Quiet
-        } else {
-            Early::Undecided
-        };
+/// A decision left to the deciding thread.
+type Handler = Box<dyn FnOnce(&Context, &mut Vec<String>) -> Result<Ruling, InfraError> + Send>;
+
+fn later(
+    handler: impl FnOnce(&Context, &mut Vec<String>) -> Result<Ruling, InfraError> + Send + 'static,
+) -> Early {
+    Early::Later(Box::new(handler))
+}
+
+/// The one dispatch: the event's kind and its typed tool decide which handler
+/// answers, and whether this thread can settle it at once.
+fn route(ctx: &Context) -> Early {
+    use EventKind::{
+        Other, PostToolUse, PostToolUseFailure, PreToolUse, SessionStart, Stop, SubagentStop,
+        UserPromptSubmit,
     };
-    // A Codex patch names its files in its text: the deciding thread reads them.
-    if event.patch.is_some()
-        || ["tool_name", "tool_input", "tool_input.file_path", "cwd"]
-            .iter()
-            .any(|field| event.broken(field).is_some())
-    {
-        return Early::Undecided;
-    }
-    match event.tool_name.as_deref() {
-        Some(tool) if WRITE_TOOLS.contains(&tool) => {}
-        Some("Bash") => return Early::Undecided,
-        _ => return Early::Quiet,
-    }
-    if event.file_path().is_none() {
-        return Early::Undecided;
-    }
+    let (event, root) = (&ctx.event, ctx.root.as_path());
+    // A field of the tool's input that cannot be read: the deciding thread
+    // decides (it applies the failure policy where the field is needed).
+    let broken = ["tool_input", "tool_input.file_path", "cwd"]
+        .iter()
+        .any(|field| event.broken(field).is_some());
     let ruled = |ruling: Ruling| {
         if ruling.is_quiet() {
             Early::Quiet
@@ -385,72 +362,64 @@ fn early(event: &HookEvent, root: &Path, deadline: &Deadline) -> Early {
             Early::Ruled(ruling)
         }
     };
-    if event.kind == EventKind::PreToolUse {
-        return tool_use::pre_tool_use(event, root, deadline).map_or(Early::Undecided, ruled);
-    }
-    match tool_use::screen(event, root, deadline) {
-        Ok(tool_use::Screened::Settled(ruling)) => ruled(ruling),
-        Ok(tool_use::Screened::Check { written, rel }) => Early::Check(written, rel),
-        Err(_) => Early::Undecided,
+    match (event.kind, &ctx.tool) {
+        (Stop, _) => later(|ctx, notes| stop::stop(&ctx.event, &ctx.root, ctx, notes)),
+        (SessionStart, _) => later(|ctx, _| {
+            context::session_context(&ctx.event, &ctx.root, ctx, |s| s.hook.session_start_context)
+        }),
+        (UserPromptSubmit, _) => later(|ctx, _| {
+            context::session_context(&ctx.event, &ctx.root, ctx, |s| s.hook.prompt_context)
+        }),
+        // SubagentStop (agent_type "" is /compact) is never blocked; the main Stop gate
+        // checks the session's ADRs. Every other event concerns nothing here.
+        (SubagentStop | Other, _) | (PreToolUse | PostToolUse | PostToolUseFailure, Tool::None) => {
+            Early::Quiet
+        }
+        (_, Tool::Unreadable(problem)) => {
+            let problem = problem.clone();
+            later(move |ctx, _| Err(needed(ctx, problem)))
+        }
+        // A Codex patch names its files in its text: the deciding thread reads them.
+        (PreToolUse, Tool::Patch) => later(|ctx, _| match &ctx.event.patch {
+            Some(patch) => apply_patch::pre_tool_use(&ctx.event, patch, ctx),
+            None => Ok(Ruling::default()),
+        }),
+        (_, Tool::Patch) => later(|ctx, notes| match &ctx.event.patch {
+            Some(patch) => apply_patch::post_tool_use(&ctx.event, patch, &ctx.root, ctx, notes),
+            None => Ok(Ruling::default()),
+        }),
+        (PreToolUse, Tool::Shell) => later(|ctx, _| Ok(bash::pre_tool_use(ctx))),
+        (_, Tool::Shell) => {
+            later(|ctx, notes| bash::post_tool_use(&ctx.event, &ctx.root, ctx, notes))
+        }
+        (_, Tool::Other) if broken => later(|_, _| Ok(Ruling::default())),
+        (_, Tool::Other) => Early::Quiet,
+        (_, Tool::Write(Err(problem))) => {
+            let problem = problem.clone();
+            later(move |ctx, _| Err(needed(ctx, problem)))
+        }
+        (PreToolUse, Tool::Write(Ok(path))) if broken => {
+            let path = path.clone();
+            later(move |ctx, _| Ok(tool_use::pre_write(ctx, &path)))
+        }
+        (PreToolUse, Tool::Write(Ok(path))) => ruled(tool_use::pre_write(ctx, path)),
+        (_, Tool::Write(Ok(path))) if broken => {
+            let path = path.clone();
+            later(move |ctx, notes| tool_use::post_write(&ctx.event, &ctx.root, &path, ctx, notes))
+        }
+        (_, Tool::Write(Ok(path))) => match tool_use::screen(root, path.clone()) {
+            tool_use::Screened::Settled(ruling) => ruled(ruling),
+            tool_use::Screened::Check { written, rel } => later(move |ctx, notes| {
+                tool_use::post_check(&ctx.event, &ctx.root, &written, rel, ctx, notes)
+            }),
+        },
     }
 }
 
-fn handle(
-    event: &HookEvent,
-    root: &Path,
-    deadline: &Deadline,
-    early: Early,
-    notes: &mut Vec<String>,
-) -> Result<Ruling, InfraError> {
+fn handle(ctx: &Context, early: Early, notes: &mut Vec<String>) -> Result<Ruling, InfraError> {
     match early {
-        Early::Quiet => return Ok(Ruling::default()),
-        Early::Ruled(ruling) => return Ok(ruling),
-        Early::Check(written, rel) => {
-            return tool_use::post_check(event, root, &written, rel, deadline, notes);
-        }
-        Early::Undecided => {}
-    }
-    match event.kind {
-        kind @ (EventKind::PreToolUse | EventKind::PostToolUse | EventKind::PostToolUseFailure) => {
-            if let Some(broken) = event.broken("tool_name") {
-                return Err(needed(root, deadline, broken));
-            }
-            if let Some(patch) = &event.patch {
-                return if kind == EventKind::PreToolUse {
-                    apply_patch::pre_tool_use(event, patch, root, deadline)
-                } else {
-                    apply_patch::post_tool_use(event, patch, root, deadline, notes)
-                };
-            }
-            if event.tool_name.as_deref() == Some("Bash") {
-                return if kind == EventKind::PreToolUse {
-                    Ok(bash::pre_tool_use(event, root))
-                } else {
-                    bash::post_tool_use(event, root, deadline, notes)
-                };
-            }
-            if !event
-                .tool_name
-                .as_deref()
-                .is_some_and(|t| WRITE_TOOLS.contains(&t))
-            {
-                return Ok(Ruling::default());
-            }
-            if kind == EventKind::PreToolUse {
-                tool_use::pre_tool_use(event, root, deadline)
-            } else {
-                tool_use::post_tool_use(event, root, deadline, notes)
-            }
-        }
-        EventKind::Stop => stop::stop(event, root, deadline, notes),
-        EventKind::SessionStart => {
-            context::session_context(event, root, deadline, |s| s.hook.session_start_context)
-        }
-        EventKind::UserPromptSubmit => {
-            context::session_context(event, root, deadline, |s| s.hook.prompt_context)
-        }
-        // SubagentStop (agent_type "" is /compact) is never blocked; the main Stop gate
-        // checks the session's ADRs. Every other event concerns nothing here.
-        EventKind::SubagentStop | EventKind::Other => Ok(Ruling::default()),
+        Early::Quiet => Ok(Ruling::default()),
+        Early::Ruled(ruling) => Ok(ruling),
+        Early::Later(handler) => handler(ctx, notes),
     }
 }

@@ -5,10 +5,8 @@
 //! infrastructure error; `hook.fail_closed: true` makes it block instead, with a
 //! reason that says it is an infrastructure error.
 
-use std::path::Path;
-
 use super::baseline;
-use super::deadline::Deadline;
+use super::ctx::Context;
 use super::ruling::Ruling;
 use crate::agent::event::{EventKind, HookEvent};
 use crate::agent::output::{EscalationKind, HookOutput, escalation_line};
@@ -17,7 +15,7 @@ use crate::decision_log::{Decision, Verdict};
 use crate::engine::Engine;
 
 /// An internal failure: reported as such, never as a finding.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct InfraError {
     pub(super) message: String,
     /// Whether the settings asked to fail closed (unknown when settings failed).
@@ -85,8 +83,10 @@ pub(super) fn infrastructure(
 /// falls back to the repository's last good configuration (the last one a
 /// session started with that loaded without a fallback), else to the built-in
 /// value, and the person is told at the session's start and at each Stop.
-pub(super) fn load_settings(root: &Path, deadline: &Deadline) -> Result<Settings, InfraError> {
-    let config = baseline::current(root);
+///
+/// Called once per event, by [`Context::settings`], which keeps what it returns.
+pub(super) fn load_settings(ctx: &Context) -> Result<Settings, InfraError> {
+    let config = ctx.config();
     let mut settings = Settings::load(&config.config_root).map_err(|e| InfraError {
         message: e.to_string(),
         fail_closed: baseline::last_good_fail_closed(config),
@@ -96,24 +96,20 @@ pub(super) fn load_settings(root: &Path, deadline: &Deadline) -> Result<Settings
             settings.fall_back_to(&good, "last good");
         }
         let lines: Vec<String> = settings.problems.iter().map(ToString::to_string).collect();
-        baseline::tell_at_start_and_stop(&format!(
+        ctx.tell_at_start_and_stop(&format!(
             "helix-gate: settings value(s) fell back, the gate stays on: {}",
             lines.join("; ")
         ));
     }
-    deadline.apply(&settings);
+    ctx.deadline.apply(&settings);
     Ok(settings)
 }
 
 /// A field the decision needs is broken or missing: an infrastructure error
 /// under the repository's failure policy (read for it, when it can be), never a
 /// silent pass. A future payload change must not switch the gate off unseen.
-pub(super) fn needed(
-    root: &Path,
-    deadline: &Deadline,
-    problem: impl std::fmt::Display,
-) -> InfraError {
-    let settings = load_settings(root, deadline).ok();
+pub(super) fn needed(ctx: &Context, problem: impl std::fmt::Display) -> InfraError {
+    let settings = ctx.settings().ok();
     InfraError::new(
         format!("{problem}; helix-gate needs it to decide"),
         settings.as_ref(),
@@ -131,9 +127,9 @@ pub(super) fn need_session(event: &HookEvent, settings: &Settings) -> Result<(),
     }
 }
 
-pub(super) fn load_engine(root: &Path, settings: Settings) -> Result<Engine, InfraError> {
+pub(super) fn load_engine(ctx: &Context, settings: Settings) -> Result<Engine, InfraError> {
     let fail_closed = settings.hook.fail_closed;
-    Engine::with_config(root, &baseline::config_root(root), settings).map_err(|e| InfraError {
+    Engine::with_config(&ctx.root, &ctx.config_root(), settings).map_err(|e| InfraError {
         message: format!("{e:#}"),
         fail_closed,
     })

@@ -41,19 +41,6 @@ pub enum Registration {
     User,
 }
 
-/// How this process's hook was registered (one event per process).
-static REGISTRATION: std::sync::OnceLock<Registration> = std::sync::OnceLock::new();
-
-/// Record how the hook answering this event was registered.
-pub fn set_registration(registration: Registration) {
-    let _ = REGISTRATION.set(registration);
-}
-
-/// How the hook answering this event was registered (`Repository` unless set).
-pub fn registration() -> Registration {
-    REGISTRATION.get().copied().unwrap_or_default()
-}
-
 /// The folder the agent made the session's project: the agent's project
 /// variable (Claude Code's `CLAUDE_PROJECT_DIR`, constant for the session; Codex
 /// sets none), else the event's `cwd`, else the process's working directory
@@ -126,12 +113,17 @@ pub fn stays_silent(
         && (!opted_in(root) || registered_in_project(agent, root, project_dir))
 }
 
-/// Whether the hook answering this event is registered where the session runs:
-/// at user scope, or in the project's own settings for `agent`
-/// ([`registered_in_project`]). A hook run by hand or from a `--settings` file
-/// is not.
-pub fn registered_here(agent: Agent, root: &Path, project_dir: &Path) -> bool {
-    registration() == Registration::User || registered_in_project(agent, root, project_dir)
+/// Whether the hook answering this event (registered as `registration`) is
+/// registered where the session runs: at user scope, or in the project's own
+/// settings for `agent` ([`registered_in_project`]). A hook run by hand or
+/// from a `--settings` file is not.
+pub fn registered_here(
+    registration: Registration,
+    agent: Agent,
+    root: &Path,
+    project_dir: &Path,
+) -> bool {
+    registration == Registration::User || registered_in_project(agent, root, project_dir)
 }
 
 /// Whether the project's own hooks files register `agent`'s helix-gate hook

@@ -12,8 +12,8 @@
 
 use std::path::Path;
 
-use super::deadline::Deadline;
-use super::policy::load_settings;
+use super::ctx::Context;
+
 use super::ruling::Ruling;
 use super::{project, step_marker};
 use crate::agent::event::{EventKind, HookEvent};
@@ -22,7 +22,7 @@ use crate::decision_log::{Decision, Verdict};
 
 /// Add one retry line per retried target to a blocking `ruling`, when
 /// `hook.retry_lines` asks for them (unset: where the STEP marker is required).
-pub(super) fn add_lines(event: &HookEvent, root: &Path, deadline: &Deadline, ruling: &mut Ruling) {
+pub(super) fn add_lines(event: &HookEvent, root: &Path, ctx: &Context, ruling: &mut Ruling) {
     if !matches!(
         event.kind,
         EventKind::PostToolUse | EventKind::PostToolUseFailure | EventKind::Stop
@@ -34,7 +34,7 @@ pub(super) fn add_lines(event: &HookEvent, root: &Path, deadline: &Deadline, rul
     if lines.is_empty() {
         return;
     }
-    let Ok(settings) = load_settings(root, deadline) else {
+    let Ok(settings) = ctx.settings() else {
         return;
     };
     let wanted = settings.hook.retry_lines.unwrap_or_else(|| {

@@ -96,6 +96,7 @@ pub fn run_parallel(
     max_parallel: usize,
     until: Instant,
     config_root: &Path,
+    require_consent: bool,
 ) -> Vec<Result<Approval, String>> {
     let options = ApproveOptions {
         no_cache: false,
@@ -104,7 +105,7 @@ pub fn run_parallel(
         config_root: Some(config_root.to_path_buf()),
         // Registered for every session on the machine, the hook runs no
         // program a repository names without the person's consent.
-        require_consent: super::project::registration() == super::project::Registration::User,
+        require_consent,
     };
     let review = |i: usize| {
         approval::approve(root, &[root.join(&files[i])], kind, &options)

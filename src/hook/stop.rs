@@ -7,11 +7,11 @@ use std::path::Path;
 
 use super::approval_gate::approval_gate;
 use super::budget::{self, Failing};
-use super::deadline::Deadline;
+use super::ctx::Context;
 use super::finalized;
-use super::policy::{InfraError, load_engine, load_settings, need_session};
+use super::policy::{InfraError, load_engine, need_session};
 use super::ruling::{Ruling, count, rule_ids, session_id};
-use super::{STEP_TARGET, baseline, changes, project, state, step_marker};
+use super::{STEP_TARGET, changes, project, state, step_marker};
 use crate::agent::event::{BrokenField, HookEvent};
 use crate::agent::output::{EscalationKind, HookOutput, escalation_line};
 use crate::config::{AdrMatcher, Settings};
@@ -50,7 +50,7 @@ pub(super) struct StopChecks {
 pub(super) fn stop(
     event: &HookEvent,
     root: &Path,
-    deadline: &Deadline,
+    ctx: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
     if event
@@ -67,13 +67,13 @@ pub(super) fn stop(
             }],
         });
     }
-    let mut settings = load_settings(root, deadline)?;
+    let mut settings = ctx.settings()?;
     let session = project::session_folders(event);
     // From here on `enabled` means: required of this session (step_marker.paths).
     settings.step_marker.enabled = step_marker::required_in(&settings.step_marker, root, &session);
     need_session(event, &settings)?;
     let (last, broken_last) = crate::agent::final_answer(event, settings.step_marker.enabled);
-    let checks = deterministic_gate(event, root, &settings, &last, broken_last.as_ref(), notes)?;
+    let checks = deterministic_gate(event, ctx, &settings, &last, broken_last.as_ref(), notes)?;
     let mut decisions = Vec::new();
     // Outside the session lock: the dashboard's status file follows the marker.
     if let Some(step) = &checks.step {
@@ -121,7 +121,7 @@ pub(super) fn stop(
         match approval_gate(
             event,
             root,
-            deadline,
+            ctx,
             &reviewable,
             settings.hook.fail_closed,
             &mut decisions,
@@ -254,12 +254,13 @@ fn not_reviewed(
 /// work happens while the lock is held.
 pub(super) fn deterministic_gate(
     event: &HookEvent,
-    root: &Path,
+    ctx: &Context,
     settings: &Settings,
     last: &str,
     broken_last: Option<&BrokenField>,
     notes: &mut Vec<String>,
 ) -> Result<StopChecks, InfraError> {
+    let root = ctx.root.as_path();
     let state_error = |e: state::StateError| InfraError::new(e.to_string(), Some(settings));
     let mut session = state::lock(root, session_id(event)).map_err(state_error)?;
     notes.extend(session.note.take());
@@ -271,7 +272,7 @@ pub(super) fn deterministic_gate(
     let mut touched = session.state.touched.clone();
     // However they changed (a Bash heredoc, `sed -i`, `cp`, a linked folder):
     // every ADR and phase plan whose content differs from the session's start.
-    for rel in changed_files(root, &adrs, notes) {
+    for rel in changed_files(ctx, &adrs, notes) {
         if !touched.contains(&rel) {
             touched.push(rel);
         }
@@ -287,7 +288,7 @@ pub(super) fn deterministic_gate(
         })
         .cloned()
         .collect();
-    let (mut failing, mut passing) = check_touched(root, settings, &touched, notes)?;
+    let (mut failing, mut passing) = check_touched(ctx, settings, &touched, notes)?;
     let marker = &settings.step_marker;
     let mut step = None;
     // The answer file written this turn is the answer: its marker counts (and is
@@ -352,7 +353,7 @@ pub(super) fn deterministic_gate(
 /// `PostToolUse` checked it) is not read: it fails with a label, and nothing of
 /// what it points to is quoted.
 pub(super) fn check_touched(
-    root: &Path,
+    ctx: &Context,
     settings: &Settings,
     touched: &[String],
     notes: &mut Vec<String>,
@@ -362,7 +363,8 @@ pub(super) fn check_touched(
     if touched.is_empty() {
         return Ok((failing, passing));
     }
-    let engine = load_engine(root, settings.clone())?;
+    let root = ctx.root.as_path();
+    let engine = load_engine(ctx, settings.clone())?;
     for rel in touched {
         let path = root.join(rel);
         if !crate::fs::confine::inside(root, &path) {
@@ -398,8 +400,8 @@ pub(super) fn check_touched(
 /// The ADRs and phase plans whose content differs from the session's baseline
 /// (and, when the baseline had to be taken again late, every one that differs
 /// from `HEAD`).
-fn changed_files(root: &Path, adrs: &AdrMatcher, notes: &mut Vec<String>) -> Vec<String> {
-    let config = baseline::current(root);
+fn changed_files(ctx: &Context, adrs: &AdrMatcher, notes: &mut Vec<String>) -> Vec<String> {
+    let (root, config) = (ctx.root.as_path(), ctx.config());
     let Some(record) = &config.record else {
         return Vec::new();
     };

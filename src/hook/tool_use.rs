@@ -5,11 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use super::budget;
-use super::deadline::Deadline;
-use super::policy::{InfraError, load_engine, load_settings, need_session, needed};
+use super::ctx::Context;
+use super::policy::{InfraError, load_engine, need_session, needed};
 use super::ruling::{Asked, Ruling, ask_person, count, rule_ids, session_id, skipped};
 use super::{project, state, step_marker};
-use crate::agent::Agent;
 use crate::agent::event::HookEvent;
 use crate::agent::output::{EscalationKind, HookOutput, escalation_line};
 use crate::decision_log::{Decision, Verdict};
@@ -19,50 +18,10 @@ use crate::fs::data_dir;
 use crate::paths;
 use crate::render::feedback;
 
-/// The file a Write/Edit names, absolute. Claude Code always sends one for these
-/// tools, so a missing or broken path means the payload changed and the gate
-/// would not see the write: an infrastructure error, not a pass.
-pub(super) fn named_file(
-    event: &HookEvent,
-    root: &Path,
-    deadline: &Deadline,
-) -> Result<PathBuf, InfraError> {
-    if let Some(broken) = event
-        .broken("tool_input")
-        .or_else(|| event.broken("tool_input.file_path"))
-    {
-        return Err(needed(root, deadline, broken));
-    }
-    let Some(path) = event.file_path() else {
-        return Err(needed(
-            root,
-            deadline,
-            format!(
-                "the {} event of {} has no tool_input.file_path",
-                event.hook_event_name,
-                event.tool_name.as_deref().unwrap_or("a write tool")
-            ),
-        ));
-    };
-    resolve(event, root, deadline, path)
-}
-
-/// `path` as a tool wrote it, absolute: a relative path is relative to the
-/// session's working directory (the event's `cwd`).
-pub(super) fn resolve(
-    event: &HookEvent,
-    root: &Path,
-    deadline: &Deadline,
-    path: &str,
-) -> Result<PathBuf, InfraError> {
-    let path = Path::new(path);
-    if path.is_absolute() {
-        return Ok(path.to_path_buf());
-    }
-    if let Some(broken) = event.broken("cwd") {
-        return Err(needed(root, deadline, broken));
-    }
-    Ok(Path::new(event.cwd.as_deref().unwrap_or(".")).join(path))
+/// `path` as a tool wrote it, absolute ([`super::tool::absolute`]); a broken
+/// `cwd` under a relative path is the failure policy's error.
+pub(super) fn resolve(event: &HookEvent, ctx: &Context, path: &str) -> Result<PathBuf, InfraError> {
+    super::tool::absolute(event, path).map_err(|problem| needed(ctx, problem))
 }
 
 /// The file a write names, its links followed once for every question the hook
@@ -119,21 +78,11 @@ pub(super) fn shown(root: &Path, path: &Path) -> String {
 /// What `.helix-gate/` holds, for the answers that refuse writes into it.
 pub(super) const DATA_DIR_WHY: &str = "helix-gate's own records (session state, decision log, approval history and cache). The session may not change them: the gate's records come from helix-gate alone";
 
-/// `PreToolUse` on Write/Edit/MultiEdit: deny a write into `.helix-gate/`;
-/// anything else proceeds without a word (and without a log line).
-pub(super) fn pre_tool_use(
-    event: &HookEvent,
-    root: &Path,
-    deadline: &Deadline,
-) -> Result<Ruling, InfraError> {
-    let path = named_file(event, root, deadline)?;
-    Ok(pre_write(root, &path, event.agent))
-}
-
 /// `PreToolUse` of a write of `path` (absolute): refused inside `.helix-gate/`,
 /// put to the person for helix-gate's configuration and what [`super::guarded`]
 /// guards, silence otherwise.
-pub(super) fn pre_write(root: &Path, path: &Path, agent: Agent) -> Ruling {
+pub(super) fn pre_write(ctx: &Context, path: &Path) -> Ruling {
+    let root = ctx.root.as_path();
     let written = Written::resolve(root, path.to_path_buf());
     if !written.in_data_dir() {
         let config = [paths::relative_to_real(root, path), written.real_relative()]
@@ -141,10 +90,10 @@ pub(super) fn pre_write(root: &Path, path: &Path, agent: Agent) -> Ruling {
             .flatten()
             .find(|rel| crate::config::protected::is_config_in(root, rel));
         if let Some(rel) = config {
-            return ask_config(&rel, agent);
+            return ask_config(&rel, ctx);
         }
         return super::guarded::written_file(root, path)
-            .map_or_else(Ruling::default, |guard| guard.ask(agent));
+            .map_or_else(Ruling::default, |guard| guard.ask(ctx));
     }
     let target = shown(root, path);
     let why = format!(
@@ -175,7 +124,7 @@ pub(super) fn refuse_data(target: String, why: &str, what: &str) -> Ruling {
 /// ask the person from a hook (Codex) refuses it, and the reason tells the
 /// person how to make the change themselves. Either way the session keeps the
 /// configuration it started with.
-pub(super) fn ask_config(rel: &str, agent: Agent) -> Ruling {
+pub(super) fn ask_config(rel: &str, ctx: &Context) -> Ruling {
     let what = format!(
         "helix-gate: {rel} is part of helix-gate's configuration, which decides what this session's gate checks; the session's model may not change it on its own."
     );
@@ -191,7 +140,7 @@ pub(super) fn ask_config(rel: &str, agent: Agent) -> Ruling {
             ),
             log: "write of helix-gate's configuration",
         },
-        agent,
+        ctx.agent,
     )
 }
 
@@ -207,19 +156,11 @@ pub(super) enum Screened {
     Check { written: Written, rel: String },
 }
 
-/// The part of a `PostToolUse` decision that needs no configuration: only
-/// `lstat`s and `readlink`s, no file opened. The hook runs it before it starts
-/// its deciding thread, so that the common no-op costs no thread.
-pub(super) fn screen(
-    event: &HookEvent,
-    root: &Path,
-    deadline: &Deadline,
-) -> Result<Screened, InfraError> {
-    Ok(screen_path(root, named_file(event, root, deadline)?))
-}
-
-/// [`screen`] of a written `path` (absolute).
-fn screen_path(root: &Path, path: PathBuf) -> Screened {
+/// The part of a `PostToolUse` decision that needs no configuration, for a
+/// written `path` (absolute): only `lstat`s and `readlink`s, no file opened.
+/// The hook runs it before it starts its deciding thread, so that the common
+/// no-op costs no thread.
+pub(super) fn screen(root: &Path, path: PathBuf) -> Screened {
     let written = Written::resolve(root, path);
     let path = &written.path;
     if written.in_data_dir() {
@@ -253,30 +194,18 @@ fn screen_path(root: &Path, path: PathBuf) -> Screened {
     Screened::Check { written, rel }
 }
 
-/// `PostToolUse` on Write/Edit/MultiEdit: validate the written ADR, count the
-/// attempt under the session lock (one acquisition), answer.
-pub(super) fn post_tool_use(
-    event: &HookEvent,
-    root: &Path,
-    deadline: &Deadline,
-    notes: &mut Vec<String>,
-) -> Result<Ruling, InfraError> {
-    let path = named_file(event, root, deadline)?;
-    post_write(event, root, &path, deadline, notes)
-}
-
 /// `PostToolUse` of a write of `path` (absolute): the written ADR (or phase
 /// plan) checked and its attempt counted, as for a Write of that file.
 pub(super) fn post_write(
     event: &HookEvent,
     root: &Path,
     path: &Path,
-    deadline: &Deadline,
+    ctx: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
-    match screen_path(root, path.to_path_buf()) {
+    match screen(root, path.to_path_buf()) {
         Screened::Settled(ruling) => Ok(ruling),
-        Screened::Check { written, rel } => post_check(event, root, &written, rel, deadline, notes),
+        Screened::Check { written, rel } => post_check(event, root, &written, rel, ctx, notes),
     }
 }
 
@@ -287,13 +216,13 @@ pub(super) fn post_check(
     root: &Path,
     written: &Written,
     rel: String,
-    deadline: &Deadline,
+    ctx: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
     if is_plan(&rel) {
-        return plan_post_tool_use(event, root, written, None, rel, deadline, notes);
+        return plan_post_tool_use(event, root, written, None, rel, ctx, notes);
     }
-    let settings = load_settings(root, deadline)?;
+    let settings = ctx.settings()?;
     let matcher = settings
         .adr_matcher()
         .map_err(|e| InfraError::new(e, Some(&settings)))?;
@@ -312,7 +241,7 @@ pub(super) fn post_check(
                     written,
                     Some(&real_path),
                     real_rel,
-                    deadline,
+                    ctx,
                     notes,
                 );
             }
@@ -337,14 +266,14 @@ pub(super) fn post_check(
     // Checked (and named in the answer) as the ADR it is, also when written
     // through a link.
     let path = root.join(&rel);
-    let (engine, read) = load_engine_reading(root, settings, &path);
+    let (engine, read) = load_engine_reading(ctx, settings, &path);
     let engine = engine?;
     engine.set_matcher(matcher);
     let mut report = match read.map(|prepared| engine.check_read(&path, prepared)) {
         Ok(checked) => {
             let mut report = checked.report;
             report.findings.extend(duplicate_id(
-                root,
+                ctx,
                 &rel,
                 checked.adr.as_ref(),
                 engine.matcher(),
@@ -436,15 +365,15 @@ fn record_answer_write(
 /// take about as long (the seed ADR: 2.0 M and 2.9 M instructions). Without a
 /// thread to spare, one after the other.
 fn load_engine_reading(
-    root: &Path,
+    ctx: &Context,
     settings: crate::config::settings::Settings,
     path: &Path,
 ) -> (Result<Engine, InfraError>, Result<Prepared, ReadError>) {
     let max_file_size = settings.adr.max_file_size;
-    let read = || Prepared::read(root, path, max_file_size);
+    let read = || Prepared::read(&ctx.root, path, max_file_size);
     std::thread::scope(|scope| {
         let reading = std::thread::Builder::new().spawn_scoped(scope, read);
-        let engine = load_engine(root, settings);
+        let engine = load_engine(ctx, settings);
         let read = match reading {
             // A panic while reading is the hook's own: it reaches the catch of `decide`.
             Ok(handle) => handle
@@ -471,17 +400,17 @@ fn plan_post_tool_use(
     written: &Written,
     real_path: Option<&Path>,
     rel: String,
-    deadline: &Deadline,
+    ctx: &Context,
     notes: &mut Vec<String>,
 ) -> Result<Ruling, InfraError> {
-    let settings = load_settings(root, deadline)?;
+    let settings = ctx.settings()?;
     need_session(event, &settings)?;
     if !written.inside() {
         notes.push(format!("{rel} points outside the project; not read"));
         return Ok(skipped(rel, "symlink leads outside the project"));
     }
     let budget = settings.hook.budget;
-    let engine = load_engine(root, settings)?;
+    let engine = load_engine(ctx, settings)?;
     let report = match engine.check_file(real_path.unwrap_or(&written.path)) {
         Ok(checked) => checked.report,
         Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => {
@@ -501,7 +430,7 @@ fn plan_post_tool_use(
 /// apply across files, here against the session's record of the repository,
 /// so the model hears it where it works).
 fn duplicate_id(
-    root: &Path,
+    ctx: &Context,
     rel: &str,
     adr: Option<&crate::adr::Adr>,
     matcher: &crate::config::AdrMatcher,
@@ -511,8 +440,8 @@ fn duplicate_id(
         .adr_id
         .valid()
         .and_then(|id| crate::adr::number_in_id(id))?;
-    let record = super::baseline::peek().and_then(|c| c.record.as_ref());
-    let others = super::changes::same_number(root, record, rel, number, matcher);
+    let record = ctx.config_if_opened().and_then(|c| c.record.as_ref());
+    let others = super::changes::same_number(&ctx.root, record, rel, number, matcher);
     if others.is_empty() {
         return None;
     }
