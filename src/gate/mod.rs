@@ -43,10 +43,13 @@ use std::path::{Path, PathBuf};
 use crate::approval::result_file::Trust;
 use crate::approval::signing::SigningKey;
 use crate::approval::{self, ApproveOptions, Stage, Verdict};
+use crate::config::plan::{
+    GATE_TYPES, Gate, GateProblem, Phase, Plan, RequiredResult, Semantic, escapes,
+};
 use crate::diagnostic::{Finding, Severity, Source};
 use crate::engine::Engine;
 use crate::render::gate::{Blocker, GateDetails, GateResult, Outcome, PhaseResult};
-use crate::rules::phases::{self, GATE_FILE_MISSING, Gate, GateProblem, RequiredResult, Semantic};
+use crate::rules::phases::{self, GATE_FILE_MISSING};
 use crate::text::escape_controls;
 use crate::yaml::Value;
 
@@ -95,7 +98,7 @@ const MAX_DEPTH: usize = 32;
 struct Dependencies<'a> {
     root: &'a Path,
     base: &'a Path,
-    plan: &'a phases::Plan,
+    plan: &'a Plan,
     /// Phase id -> why it fails (None: it passes), for phases judged already.
     judged: std::collections::HashMap<String, Option<String>>,
     /// The phases being judged now (the path from the phase run).
@@ -103,7 +106,7 @@ struct Dependencies<'a> {
 }
 
 impl<'a> Dependencies<'a> {
-    fn new(root: &'a Path, base: &'a Path, plan: &'a phases::Plan) -> Self {
+    fn new(root: &'a Path, base: &'a Path, plan: &'a Plan) -> Self {
         Dependencies {
             root,
             base,
@@ -114,7 +117,7 @@ impl<'a> Dependencies<'a> {
     }
 
     /// The dependencies of `phase` that fail, each with why.
-    fn blockers(&mut self, phase: &phases::Phase) -> Vec<Blocker> {
+    fn blockers(&mut self, phase: &Phase) -> Vec<Blocker> {
         self.open.insert(phase.id.clone());
         let mut out: Vec<Blocker> = Vec::new();
         for dep in &phase.depends_on {
@@ -162,7 +165,7 @@ impl<'a> Dependencies<'a> {
     }
 
     /// Why the gates of `phase` fail when run now (without starting the reviewer).
-    fn gates_fail(&self, phase: &phases::Phase) -> Option<String> {
+    fn gates_fail(&self, phase: &Phase) -> Option<String> {
         let files = PhaseFiles {
             input: &phase.input,
             output: &phase.output,
@@ -344,7 +347,7 @@ fn project_findings(
     root: &Path,
     base: &Path,
     text: &str,
-    plan: &phases::Plan,
+    plan: &Plan,
     running: Option<&str>,
 ) -> Result<Vec<Finding>, GateError> {
     let approvals = plan
@@ -440,7 +443,7 @@ pub fn run_gate_with(
             other,
             format!(
                 "unknown gate type `{other}` (known: {})",
-                phases::GATE_TYPES.join(", ")
+                GATE_TYPES.join(", ")
             ),
         ),
     }
@@ -545,7 +548,7 @@ impl Ctx<'_> {
     /// A gate's path made absolute against the base; `Err` for an absolute path or one
     /// that climbs out of the base.
     fn path(&self, rel: &str) -> Result<PathBuf, GateError> {
-        if Path::new(rel).is_absolute() || phases::escapes(rel) {
+        if Path::new(rel).is_absolute() || escapes(rel) {
             return Err(GateError::Escapes {
                 path: rel.to_owned(),
                 base: self.shown(self.base),
