@@ -23,7 +23,7 @@ use crate::env;
 /// `helix-gate approve --type` and the type the Stop gate and pre-commit ask for.
 pub const ADR_TYPE: &str = "adr";
 
-/// Options of one [`approve`] call.
+/// Options of one [`approve`](super::approve) call.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ApproveOptions {
     /// Start a reviewer even when an approved verdict is cached.
@@ -43,12 +43,12 @@ pub struct ApproveOptions {
     /// Refuse ([`ApprovalError::NotTrusted`]) to start a reviewer command the
     /// repository chose (anything but the built-in `claude`) unless the person
     /// trusted the repository's configuration as it is now (`helix-gate trust`,
-    /// [`consent_problem`]). The user-scope hook sets it: there the repository
+    /// [`consent_problem`](super::consent_problem)). The user-scope hook sets it: there the repository
     /// did not ask for helix-gate, it merely ships `config/helix-gate.yaml`.
     pub require_consent: bool,
 }
 
-/// Why [`approve`] could not produce a verdict at all (usage or setup
+/// Why [`approve`](super::approve) could not produce a verdict at all (usage or setup
 /// problems: exit 2). Failures of the reviewer itself are not errors: they are
 /// `rejected` verdicts with an infrastructure finding ([`Approval::failure`]).
 #[derive(Debug, thiserror::Error)]
@@ -159,7 +159,7 @@ pub struct ResultDocument {
     pub person_override: Option<PersonOverride>,
 }
 
-/// The outcome of [`approve`].
+/// The outcome of [`approve`](super::approve).
 #[derive(Debug, Clone)]
 pub struct Approval {
     /// Everything that is written to `approval-result.json`. For a cache hit:
