@@ -130,7 +130,7 @@ impl Prepared {
     pub fn from_bytes(path: &Path, bytes: Vec<u8>, max_file_size: u64) -> Prepared {
         Prepared(match rules::input::decode(bytes, max_file_size) {
             Err(finding) => Parsed::Refused(finding),
-            Ok(text) if rules::phases::is_plan(path) => Parsed::Plan(text),
+            Ok(text) if config::plan::is_plan(path) => Parsed::Plan(text),
             Ok(text) => {
                 let adr = Adr::parse(&text);
                 // Every rule reads the lower-cased text: done here, off the rules' path.

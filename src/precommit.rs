@@ -131,7 +131,7 @@ pub fn check_files(
         let path = start.join(file);
         let is_adr = crate::paths::relative_to(&root, &path)
             .is_some_and(|rel| engine.matcher().is_adr(&rel));
-        if is_adr || crate::rules::phases::is_plan(&path) {
+        if is_adr || crate::config::plan::is_plan(&path) {
             chosen.push(path);
         } else {
             skipped += 1;
@@ -265,7 +265,7 @@ fn check_staged_plans(
     for entry in staged.changed() {
         let path = root.join(&entry.path);
         if !matches!(entry.kind, EntryKind::Regular | EntryKind::Executable)
-            || !crate::rules::phases::is_plan(&path)
+            || !crate::config::plan::is_plan(&path)
             || engine.matcher().is_adr(&entry.path)
         {
             continue;

@@ -33,8 +33,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
-use super::ResultDocument;
 use super::instructions::{Instructions, VERDICT_SCHEMA};
+use super::outcome::ResultDocument;
 use super::signing::SigningKey;
 use crate::diagnostic::{Severity, Source};
 use crate::fs::data_dir::{self, CACHE_DIR};
@@ -200,8 +200,9 @@ pub fn lookup(
 /// as rejected or `needs_revision` always holds.
 pub fn still_holds(document: &ResultDocument, required_confidence: f64) -> bool {
     // A person's decision has no confidence to re-check: it holds for its content.
-    if document.stage == super::Stage::Override {
-        return document.result == super::Verdict::Approved && document.person_override.is_some();
+    if document.stage == super::history::Stage::Override {
+        return document.result == super::verdict::Verdict::Approved
+            && document.person_override.is_some();
     }
     let errors = document
         .findings
@@ -219,7 +220,7 @@ pub fn still_holds(document: &ResultDocument, required_confidence: f64) -> bool 
 pub fn cacheable(document: &ResultDocument) -> bool {
     matches!(
         document.stage,
-        super::Stage::Reviewer | super::Stage::Override
+        super::history::Stage::Reviewer | super::history::Stage::Override
     ) && document.infrastructure_failure.is_none()
 }
 
@@ -572,11 +573,11 @@ mod tests {
         store(root, "t", &timeout, &signing(1)).unwrap();
         assert!(!entry_path(root, "t").exists());
         let mut deterministic = verdict_document(Verdict::Rejected, None, 1.0);
-        deterministic.stage = super::super::Stage::Deterministic;
+        deterministic.stage = super::super::history::Stage::Deterministic;
         store(root, "d", &deterministic, &signing(1)).unwrap();
         assert!(!entry_path(root, "d").exists());
         let mut hit = verdict_document(Verdict::Approved, None, 0.9);
-        hit.stage = super::super::Stage::Cache;
+        hit.stage = super::super::history::Stage::Cache;
         assert!(!cacheable(&hit));
     }
 

@@ -14,7 +14,7 @@ use crate::config::protected::Snapshot;
 use crate::config::trust::{self, TrustState};
 use crate::text::escape_controls;
 
-use super::ApprovalSettings;
+use super::settings::ApprovalSettings;
 
 /// The reviewer command of the embedded `config/approvals.yaml`; a test keeps
 /// them equal. Only this command runs without consent.

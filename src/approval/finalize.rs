@@ -15,7 +15,9 @@
 
 use std::path::Path;
 
-use super::{ADR_TYPE, ApprovalLookup, cache, history};
+use super::lookup::ApprovalLookup;
+use super::outcome::ADR_TYPE;
+use super::{cache, history};
 use crate::adr_dir::Workspace;
 use crate::adr_dir::finalize::{self, Finalization, Plan};
 use crate::engine::Engine;

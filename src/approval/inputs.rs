@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{ADR_TYPE, ApprovalError, cache, run_dir};
+use super::outcome::{ADR_TYPE, ApprovalError};
+use super::{cache, run_dir};
 use crate::diagnostic::{Finding, Severity, Source};
 use crate::engine::Engine;
 

@@ -21,12 +21,13 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-use serde::{Deserialize, Serialize};
-
 use super::history::{self, LatestVerdict, Record, Stage};
+use super::lookup::{self, ApprovalLookup};
+pub use super::outcome::PersonOverride;
+use super::outcome::{AgentContext, ApprovalError, ResultDocument};
 use super::result_file::JudgedFile;
 use super::verdict::Verdict;
-use super::{AgentContext, ApprovalError, ApprovalLookup, ResultDocument, cache};
+use super::{cache, inputs, pipeline, run_dir, signing};
 use crate::fs::read::{self, Links};
 use crate::{clock, env};
 
@@ -58,17 +59,6 @@ pub enum JudgementError {
     Judgement(String),
     #[error(transparent)]
     Approval(#[from] ApprovalError),
-}
-
-/// A person's override as a result document carries it (`override`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PersonOverride {
-    /// Why the person approved.
-    pub reason: String,
-    /// The reviewer's approval the person overrode.
-    pub overridden_approval_id: String,
-    /// That approval's verdict (`rejected` or `needs_revision`).
-    pub overridden_result: Verdict,
 }
 
 /// What was recorded.
@@ -119,7 +109,7 @@ pub fn record(
     }
     let path = crate::paths::absolute(file);
     let display = crate::paths::display(root, &path);
-    super::check_paths(root, std::slice::from_ref(&path))?;
+    pipeline::check_paths(root, std::slice::from_ref(&path))?;
     let bytes =
         read::regular(&path, FILE_LIMIT, Links::Follow).map_err(|source| ApprovalError::Read {
             path: display.clone(),
@@ -131,7 +121,7 @@ pub fn record(
     let engine = crate::engine::Engine::load(root, None);
     let concept = engine
         .as_ref()
-        .map(|engine| super::inputs::concept_hex(engine, kind, &path, &bytes))
+        .map(|engine| inputs::concept_hex(engine, kind, &path, &bytes))
         .unwrap_or_default();
     let Some(latest) = history::latest_verdict(&history::read(root), kind, &content, &concept)
     else {
@@ -147,20 +137,21 @@ pub fn record(
     let now = SystemTime::now();
     // An override is granted (stored) before it is recorded: a history line
     // never claims an approval that the cache does not hold.
-    let granted = if judgement == Verdict::Approved && latest.result != Verdict::Approved {
-        let document = override_document(root, kind, &display, &latest, reason, now)?;
-        let lookup = ApprovalLookup::load_with(root, kind, super::signing::load_or_create()?)
-            .ok_or_else(|| JudgementError::NoType {
-                kind: kind.to_owned(),
-            })?;
-        let key = lookup.key(&engine?, &path, &bytes);
-        lookup
-            .store(&key, &document)
-            .map_err(|e| anyhow::anyhow!("cannot store the override of {display}: {e}"))?;
-        Some((document, JudgedFile::new(&display, &bytes)))
-    } else {
-        None
-    };
+    let granted =
+        if judgement == Verdict::Approved && latest.result != Verdict::Approved {
+            let document = override_document(root, kind, &display, &latest, reason, now)?;
+            let lookup = ApprovalLookup::load_with(root, kind, signing::load_or_create()?)
+                .ok_or_else(|| JudgementError::NoType {
+                    kind: kind.to_owned(),
+                })?;
+            let key = lookup.key(&engine?, &path, &bytes);
+            lookup
+                .store(&key, &document)
+                .map_err(|e| anyhow::anyhow!("cannot store the override of {display}: {e}"))?;
+            Some((document, JudgedFile::new(&display, &bytes)))
+        } else {
+            None
+        };
     history::append(
         root,
         &Record::Judgement {
@@ -195,11 +186,11 @@ fn override_document(
     reason: &str,
     now: SystemTime,
 ) -> anyhow::Result<ResultDocument> {
-    let required_confidence = super::settings(root)?
+    let required_confidence = lookup::settings(root)?
         .get(kind)
         .map_or(1.0, |t| t.required_confidence);
     Ok(ResultDocument {
-        approval_id: super::run_dir::new_id(now),
+        approval_id: run_dir::new_id(now),
         approval_type: kind.to_owned(),
         timestamp: clock::rfc3339(now),
         files: vec![display.to_owned()],

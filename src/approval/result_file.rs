@@ -340,7 +340,7 @@ mod tests {
     fn approval(root: &Path) -> Approval {
         std::fs::create_dir_all(root.join("adr")).unwrap();
         std::fs::write(root.join("adr/001-a.md"), "judged").unwrap();
-        let mut approval = crate::approval::tests::approval(vec![], vec![]);
+        let mut approval = crate::approval::outcome::tests::approval(vec![], vec![]);
         approval.document.result = Verdict::Approved;
         approval.document.confidence = 0.9;
         approval.judged = vec![JudgedFile::new("adr/001-a.md", b"judged")];

@@ -315,7 +315,7 @@ mod tests {
 
     #[test]
     fn exit_status_mapping() {
-        let mut a = crate::approval::tests::approval(vec![], vec![]);
+        let mut a = crate::approval::outcome::tests::approval(vec![], vec![]);
         assert_eq!(exit_status(&a), ExitStatus::Failure);
         a.document.result = Verdict::Approved;
         assert_eq!(exit_status(&a), ExitStatus::Success);

@@ -62,7 +62,7 @@ pub(super) fn validate(
     }
     let (mut reports, read_errors) = engine.check_files(&files, across);
     // A phase plan's checks that need the project, as `gate --phase` runs them.
-    for file in files.iter().filter(|f| rules::phases::is_plan(f)) {
+    for file in files.iter().filter(|f| crate::config::plan::is_plan(f)) {
         let shown = crate::paths::display(&engine.root, file);
         if let Some(report) = reports
             .iter_mut()

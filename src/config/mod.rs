@@ -1,7 +1,9 @@
-//! Configuration: the rules file and the settings file, both embedded as defaults.
+//! Configuration: the rules file and the settings file, both embedded as defaults, and a
+//! HELIX project's phase plan ([`plan`]).
 
 pub mod detect;
 pub mod pattern;
+pub mod plan;
 pub mod preset;
 pub mod protected;
 pub mod rules_file;

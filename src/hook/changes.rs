@@ -12,7 +12,7 @@ use crate::config::AdrMatcher;
 
 /// Whether `rel` is a file the baseline covers: an ADR or a phase plan.
 pub(super) fn covered(matcher: &AdrMatcher, rel: &str) -> bool {
-    matcher.is_adr(rel) || crate::rules::phases::is_session_plan(rel)
+    matcher.is_adr(rel) || crate::config::plan::is_session_plan(rel)
 }
 
 /// Every covered file below `root`, with its content.

@@ -389,7 +389,7 @@ fn load_engine_reading(
 /// charged under its own key, never one of the session's touched ADRs: the
 /// Stop's reviewer is for ADRs).
 pub(super) fn is_plan(rel: &str) -> bool {
-    crate::rules::phases::is_session_plan(rel)
+    crate::config::plan::is_session_plan(rel)
 }
 
 /// Check the saved plan `written` (`rel` in the project; read at `real_path`

@@ -81,7 +81,7 @@ pub fn describe(report: &FileReport) -> String {
     }
     let mut passed: Vec<&str> = GROUPS.iter().map(|c| c.label()).collect();
     passed.push(CONTEXTUAL);
-    if rules::phases::is_plan(std::path::Path::new(&report.path)) {
+    if crate::config::plan::is_plan(std::path::Path::new(&report.path)) {
         // A phase plan gets none of the ADR checks: only its own can have passed.
         passed = vec![rules::Category::Phases.label()];
     }
