@@ -9,13 +9,14 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
 
 use super::claude::RunnerError;
 use super::history::{FileRun, Stage};
 use super::instructions::InstructionsError;
 use super::settings::{ConfigError, OnRejection};
 use super::verdict::Verdict;
-use super::{result_file, wire};
+use super::wire;
 use crate::diagnostic::{Finding, Severity};
 use crate::env;
 
@@ -169,7 +170,7 @@ pub struct Approval {
     pub files: Vec<FileRun>,
     /// Every file as it was judged: its shown path and the SHA-256 of the exact
     /// bytes the checks and the reviewer saw (for `approve --out`).
-    pub judged: Vec<result_file::JudgedFile>,
+    pub judged: Vec<JudgedFile>,
     /// Why the reviewer produced no verdict (then `verdict` is `rejected`).
     pub failure: Option<RunnerError>,
     /// Spent by this call (0 for deterministic rejections and cache hits).
@@ -362,6 +363,25 @@ fn render_template(template: &str, values: &[(&str, String)]) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// One file as it was judged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JudgedFile {
+    /// Relative to the repository root.
+    pub path: String,
+    /// SHA-256 (hex) of its bytes as judged.
+    pub sha256: String,
+}
+
+impl JudgedFile {
+    /// The file at `display` with these judged `bytes`.
+    pub fn new(display: &str, bytes: &[u8]) -> Self {
+        JudgedFile {
+            path: display.to_owned(),
+            sha256: crate::text::hex(&Sha256::digest(bytes)),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use super::keys::Vouch;
 use super::signing::{LEN, SigningKey, TeamKey};
-use super::{Approval, ResultDocument, cache};
+use super::{Approval, ResultDocument};
 
 /// `schema` of a signed result file.
 pub const SCHEMA: &str = "helix-gate/approval-result";
@@ -40,24 +40,7 @@ const MAC_VERSION: &str = "helix-gate approval result v1";
 /// The largest judged file that is hashed again (larger ones were never judged).
 const MAX_JUDGED: u64 = 64 * 1024 * 1024;
 
-/// One file as it was judged.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct JudgedFile {
-    /// Relative to the repository root.
-    pub path: String,
-    /// SHA-256 (hex) of its bytes as judged.
-    pub sha256: String,
-}
-
-impl JudgedFile {
-    /// The file at `display` with these judged `bytes`.
-    pub fn new(display: &str, bytes: &[u8]) -> Self {
-        JudgedFile {
-            path: display.to_owned(),
-            sha256: crate::text::hex(&cache::content_digest(bytes)),
-        }
-    }
-}
+pub use super::outcome::JudgedFile;
 
 #[derive(Debug, Serialize, Deserialize)]
 struct Signature {

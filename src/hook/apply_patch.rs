@@ -15,12 +15,12 @@
 //!   baseline, counts a deleted ADR as passing.
 //!
 //! A patch helix-gate cannot read while Codex could is a field the decision
-//! needs: it follows the failure policy (`policy::needed`), never a silent pass.
+//! needs: it follows the failure policy (`Context::needed`), never a silent pass.
 
 use std::path::Path;
 
 use super::ctx::Context;
-use super::policy::{InfraError, needed};
+use super::policy::InfraError;
 use super::ruling::{Ruling, merge, skipped};
 use super::tool_use;
 use crate::agent::event::HookEvent;
@@ -30,7 +30,7 @@ use crate::paths;
 
 /// The touched paths, or the failure policy's error when the patch is unreadable.
 fn touched<'a>(patch: &'a Result<Patch, String>, ctx: &Context) -> Result<&'a Patch, InfraError> {
-    patch.as_ref().map_err(|problem| needed(ctx, problem))
+    patch.as_ref().map_err(|problem| ctx.needed(problem))
 }
 
 /// `PreToolUse` on `apply_patch`: refuse the call when any path it touches is

@@ -19,7 +19,7 @@
 use std::path::{Path, PathBuf};
 
 use super::ctx::Context;
-use super::policy::{InfraError, load_engine, need_session};
+use super::policy::{InfraError, need_session};
 use super::ruling::{Ruling, count, session_id};
 use super::shell;
 use super::tool_use::{self, DATA_DIR_WHY, ask_config, charged_answer, count_write, refuse_data};
@@ -159,7 +159,7 @@ pub(super) fn post_tool_use(
     };
     need_session(event, &settings)?;
     let budget = settings.hook.budget;
-    let engine = load_engine(ctx, settings)?;
+    let engine = ctx.load_engine(settings)?;
     let mut rulings = Vec::new();
     for rel in changed {
         let path = root.join(&rel);

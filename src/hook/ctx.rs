@@ -10,12 +10,13 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use super::baseline::{self, Moment, SessionConfig};
 use super::deadline::Deadline;
-use super::policy::{InfraError, load_settings};
+use super::policy::InfraError;
 use super::project::{self, Registration};
 use super::tool::Tool;
 use crate::agent::Agent;
 use crate::agent::event::{EventKind, HookEvent};
 use crate::config::Settings;
+use crate::engine::Engine;
 
 /// One event and what the hook knows about it.
 pub(super) struct Context {
@@ -110,6 +111,26 @@ impl Context {
         }
     }
 
+    /// A field the decision needs is broken or missing: an infrastructure error
+    /// under the repository's failure policy (read for it, when it can be), never a
+    /// silent pass. A future payload change must not switch the gate off unseen.
+    pub(super) fn needed(&self, problem: impl std::fmt::Display) -> InfraError {
+        let settings = self.settings().ok();
+        InfraError::new(
+            format!("{problem}; helix-gate needs it to decide"),
+            settings.as_ref(),
+        )
+    }
+
+    /// The rules engine over `settings`, its load failure under their failure policy.
+    pub(super) fn load_engine(&self, settings: Settings) -> Result<Engine, InfraError> {
+        let fail_closed = settings.hook.fail_closed;
+        Engine::with_config(&self.root, &self.config_root(), settings).map_err(|e| InfraError {
+            message: format!("{e:#}"),
+            fail_closed,
+        })
+    }
+
     /// The settings of this event ([`load_settings`]), parsed on the first call
     /// and handed out again (a copy each: some handlers adjust theirs) after.
     pub(super) fn settings(&self) -> Result<Settings, InfraError> {
@@ -140,6 +161,37 @@ impl Context {
             .unwrap_or_else(PoisonError::into_inner)
             .take()
     }
+}
+
+/// The settings; they also set the deadline and the failure policy it applies.
+/// They come from the session's copy of the configuration ([`baseline`]): a
+/// change during the session does not reach them. When they cannot be loaded,
+/// the last configuration that could decides whether to fail closed.
+///
+/// A value mistake (out of range, wrong type) does not fail the load: that key
+/// falls back to the repository's last good configuration (the last one a
+/// session started with that loaded without a fallback), else to the built-in
+/// value, and the person is told at the session's start and at each Stop.
+///
+/// Called once per event, by [`Context::settings`], which keeps what it returns.
+fn load_settings(ctx: &Context) -> Result<Settings, InfraError> {
+    let config = ctx.config();
+    let mut settings = Settings::load(&config.config_root).map_err(|e| InfraError {
+        message: e.to_string(),
+        fail_closed: baseline::last_good_fail_closed(config),
+    })?;
+    if !settings.problems.is_empty() {
+        if let Some(good) = baseline::last_good_settings(config) {
+            settings.fall_back_to(&good, "last good");
+        }
+        let lines: Vec<String> = settings.problems.iter().map(ToString::to_string).collect();
+        ctx.tell_at_start_and_stop(&format!(
+            "helix-gate: settings value(s) fell back, the gate stays on: {}",
+            lines.join("; ")
+        ));
+    }
+    ctx.deadline.apply(&settings);
+    Ok(settings)
 }
 
 #[cfg(test)]

@@ -55,7 +55,7 @@ use ctx::Context;
 use deadline::Deadline;
 use event::{EventKind, HookEvent};
 use output::HookOutput;
-use policy::{InfraError, infrastructure, needed};
+use policy::{InfraError, infrastructure};
 use ruling::Ruling;
 use tool::Tool;
 
@@ -377,7 +377,7 @@ fn route(ctx: &Context) -> Early {
         }
         (_, Tool::Unreadable(problem)) => {
             let problem = problem.clone();
-            later(move |ctx, _| Err(needed(ctx, problem)))
+            later(move |ctx, _| Err(ctx.needed(problem)))
         }
         // A Codex patch names its files in its text: the deciding thread reads them.
         (PreToolUse, Tool::Patch) => later(|ctx, _| match &ctx.event.patch {
@@ -396,7 +396,7 @@ fn route(ctx: &Context) -> Early {
         (_, Tool::Other) => Early::Quiet,
         (_, Tool::Write(Err(problem))) => {
             let problem = problem.clone();
-            later(move |ctx, _| Err(needed(ctx, problem)))
+            later(move |ctx, _| Err(ctx.needed(problem)))
         }
         (PreToolUse, Tool::Write(Ok(path))) if broken => {
             let path = path.clone();

@@ -5,14 +5,11 @@
 //! infrastructure error; `hook.fail_closed: true` makes it block instead, with a
 //! reason that says it is an infrastructure error.
 
-use super::baseline;
-use super::ctx::Context;
 use super::ruling::Ruling;
 use crate::agent::event::{EventKind, HookEvent};
 use crate::agent::output::{EscalationKind, HookOutput, escalation_line};
 use crate::config::Settings;
 use crate::decision_log::{Decision, Verdict};
-use crate::engine::Engine;
 
 /// An internal failure: reported as such, never as a finding.
 #[derive(Debug, Clone)]
@@ -74,48 +71,6 @@ pub(super) fn infrastructure(
     }
 }
 
-/// The settings; they also set the deadline and the failure policy it applies.
-/// They come from the session's copy of the configuration ([`baseline`]): a
-/// change during the session does not reach them. When they cannot be loaded,
-/// the last configuration that could decides whether to fail closed.
-///
-/// A value mistake (out of range, wrong type) does not fail the load: that key
-/// falls back to the repository's last good configuration (the last one a
-/// session started with that loaded without a fallback), else to the built-in
-/// value, and the person is told at the session's start and at each Stop.
-///
-/// Called once per event, by [`Context::settings`], which keeps what it returns.
-pub(super) fn load_settings(ctx: &Context) -> Result<Settings, InfraError> {
-    let config = ctx.config();
-    let mut settings = Settings::load(&config.config_root).map_err(|e| InfraError {
-        message: e.to_string(),
-        fail_closed: baseline::last_good_fail_closed(config),
-    })?;
-    if !settings.problems.is_empty() {
-        if let Some(good) = baseline::last_good_settings(config) {
-            settings.fall_back_to(&good, "last good");
-        }
-        let lines: Vec<String> = settings.problems.iter().map(ToString::to_string).collect();
-        ctx.tell_at_start_and_stop(&format!(
-            "helix-gate: settings value(s) fell back, the gate stays on: {}",
-            lines.join("; ")
-        ));
-    }
-    ctx.deadline.apply(&settings);
-    Ok(settings)
-}
-
-/// A field the decision needs is broken or missing: an infrastructure error
-/// under the repository's failure policy (read for it, when it can be), never a
-/// silent pass. A future payload change must not switch the gate off unseen.
-pub(super) fn needed(ctx: &Context, problem: impl std::fmt::Display) -> InfraError {
-    let settings = ctx.settings().ok();
-    InfraError::new(
-        format!("{problem}; helix-gate needs it to decide"),
-        settings.as_ref(),
-    )
-}
-
 /// The session id, which the budget counts by; a broken one is an error.
 pub(super) fn need_session(event: &HookEvent, settings: &Settings) -> Result<(), InfraError> {
     match event.broken("session_id") {
@@ -125,12 +80,4 @@ pub(super) fn need_session(event: &HookEvent, settings: &Settings) -> Result<(),
         )),
         None => Ok(()),
     }
-}
-
-pub(super) fn load_engine(ctx: &Context, settings: Settings) -> Result<Engine, InfraError> {
-    let fail_closed = settings.hook.fail_closed;
-    Engine::with_config(&ctx.root, &ctx.config_root(), settings).map_err(|e| InfraError {
-        message: format!("{e:#}"),
-        fail_closed,
-    })
 }

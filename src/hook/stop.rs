@@ -9,7 +9,7 @@ use super::approval_gate::approval_gate;
 use super::budget::{self, Failing};
 use super::ctx::Context;
 use super::finalized;
-use super::policy::{InfraError, load_engine, need_session};
+use super::policy::{InfraError, need_session};
 use super::ruling::{Ruling, count, rule_ids, session_id};
 use super::{STEP_TARGET, changes, project, state, step_marker};
 use crate::agent::event::{BrokenField, HookEvent};
@@ -364,7 +364,7 @@ pub(super) fn check_touched(
         return Ok((failing, passing));
     }
     let root = ctx.root.as_path();
-    let engine = load_engine(ctx, settings.clone())?;
+    let engine = ctx.load_engine(settings.clone())?;
     for rel in touched {
         let path = root.join(rel);
         if !crate::fs::confine::inside(root, &path) {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::budget;
 use super::ctx::Context;
-use super::policy::{InfraError, load_engine, need_session, needed};
+use super::policy::{InfraError, need_session};
 use super::ruling::{Asked, Ruling, ask_person, count, rule_ids, session_id, skipped};
 use super::{project, state, step_marker};
 use crate::agent::event::HookEvent;
@@ -21,7 +21,7 @@ use crate::render::feedback;
 /// `path` as a tool wrote it, absolute ([`super::tool::absolute`]); a broken
 /// `cwd` under a relative path is the failure policy's error.
 pub(super) fn resolve(event: &HookEvent, ctx: &Context, path: &str) -> Result<PathBuf, InfraError> {
-    super::tool::absolute(event, path).map_err(|problem| needed(ctx, problem))
+    super::tool::absolute(event, path).map_err(|problem| ctx.needed(problem))
 }
 
 /// The file a write names, its links followed once for every question the hook
@@ -373,7 +373,7 @@ fn load_engine_reading(
     let read = || Prepared::read(&ctx.root, path, max_file_size);
     std::thread::scope(|scope| {
         let reading = std::thread::Builder::new().spawn_scoped(scope, read);
-        let engine = load_engine(ctx, settings);
+        let engine = ctx.load_engine(settings);
         let read = match reading {
             // A panic while reading is the hook's own: it reaches the catch of `decide`.
             Ok(handle) => handle
@@ -410,7 +410,7 @@ fn plan_post_tool_use(
         return Ok(skipped(rel, "symlink leads outside the project"));
     }
     let budget = settings.hook.budget;
-    let engine = load_engine(ctx, settings)?;
+    let engine = ctx.load_engine(settings)?;
     let report = match engine.check_file(real_path.unwrap_or(&written.path)) {
         Ok(checked) => checked.report,
         Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => {
