@@ -375,3 +375,50 @@ pub(super) fn list(format: super::Format) -> anyhow::Result<ExitStatus> {
     print(&out)?;
     Ok(ExitStatus::Success)
 }
+
+/// `helix-gate governs PATH... [--format human|json]`: per path, the ADRs that govern it.
+pub(super) fn governs(
+    paths: &[std::path::PathBuf],
+    format: super::Format,
+) -> anyhow::Result<ExitStatus> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let governance = adr_dir::governs::run(&current_root(), &cwd, paths)?;
+    if format == super::Format::Json {
+        print(&format!("{}\n", serde_json::to_string_pretty(&governance)?))?;
+        return Ok(ExitStatus::Success);
+    }
+    print(&governs_text(&governance))?;
+    Ok(ExitStatus::Success)
+}
+
+/// `governs`' text: one block per path, one line per ADR and an indented line per link.
+fn governs_text(governance: &adr_dir::governs::Governance) -> String {
+    let mut out = String::new();
+    for governed in &governance.paths {
+        let path = escape_controls(&governed.path);
+        if governed.adrs.is_empty() {
+            let _ = writeln!(out, "{path}: no ADR governs it");
+            continue;
+        }
+        let _ = writeln!(out, "{path}: {}", governed.force.as_str());
+        for adr in &governed.adrs {
+            let _ = writeln!(
+                out,
+                "  {:<8} {}  {} ({})  {}",
+                adr.force.as_str(),
+                escape_controls(&adr.id),
+                escape_controls(adr.title.as_deref().unwrap_or("-")),
+                escape_controls(adr.status.as_deref().unwrap_or("no status")),
+                escape_controls(&adr.file),
+            );
+            for provenance in &adr.provenance {
+                let _ = writeln!(
+                    out,
+                    "           via {}",
+                    escape_controls(&provenance.to_string())
+                );
+            }
+        }
+    }
+    out
+}

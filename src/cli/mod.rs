@@ -297,6 +297,17 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Which ADRs govern each path: through a HELIX ADR's files.create/files.modify, a
+    /// `governs:` glob, or a marker (`ADR-014`, `@adr 014`) in one of the file's comments;
+    /// with each ADR's status and force (binding, pending, context, none).
+    Governs {
+        /// Files or folders, relative to the current folder.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Output: text for people, or JSON.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// Repository-wide ADR health: numbers, links, index and every file's validation.
     Doctor {
         /// Output format of the findings.
@@ -522,6 +533,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Index { check, write } => adr_dir::index(check, write),
         Command::Init { force } => adr_dir::init(cli.preset.map(Into::into), force),
         Command::List { format } => adr_dir::list(format),
+        Command::Governs { paths, format } => adr_dir::governs(&paths, format),
         Command::Doctor { format } => adr_dir::doctor(format),
         Command::Key { action, out } => key::run(action, out.as_deref()),
         Command::Trust { show, revoke } => trust::run(if show {

@@ -74,6 +74,14 @@ struct GateArgs {
     phase: String,
 }
 
+// governing_adrs
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct GoverningArgs {
+    /// The files (or folders) to ask about, relative to the server's working folder or absolute, inside the repository; they need not exist yet.
+    paths: Vec<String>,
+}
+
 /// The JSON Schema of `T` as an MCP `inputSchema`: inline (no `$schema`, no title, no
 /// empty `properties`), an optional argument as its plain type (`["string", "null"]`
 /// becomes `"string"`: a null argument is taken as an absent one).
@@ -149,6 +157,17 @@ pub(super) fn list() -> Value {
                 `error` and says so.",
             "inputSchema": input_schema::<GateArgs>(),
             "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
+        },
+        {
+            "name": "governing_adrs",
+            "title": "Decisions that govern a file",
+            "description": "The ADRs that govern each path, as `helix-gate governs --format json`: linked through a HELIX ADR's \
+                files.create/files.modify, a `governs:` glob in its front matter, or a marker (`ADR-014`, `@adr 014`) in a comment \
+                of the file; each with its status and force: binding (Accepted, Implemented: follow it), pending (Proposed), \
+                context (only a marker links it) or none (Superseded, Deprecated, Rejected; a superseded ADR's successor is listed). \
+                Ask before changing a file, and keep to the binding decisions.",
+            "inputSchema": input_schema::<GoverningArgs>(),
+            "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
         }
     ])
 }
@@ -163,7 +182,7 @@ pub(super) enum CallError {
     #[error("invalid params: `arguments` must be an object")]
     ArgumentsNotObject,
     #[error(
-        "invalid params: unknown tool `{0}` (tools: validate_adr, explain_rule, list_rules, new_adr_template, run_gate)"
+        "invalid params: unknown tool `{0}` (tools: validate_adr, explain_rule, list_rules, new_adr_template, run_gate, governing_adrs)"
     )]
     UnknownTool(String),
 }
@@ -362,6 +381,7 @@ pub(super) fn call(scope: &Scope, call: &Call) -> Result<Answer, CallError> {
         "list_rules" => list_rules,
         "new_adr_template" => new_template,
         "run_gate" => gate,
+        "governing_adrs" => governing,
         other => return Err(CallError::UnknownTool(other.to_owned())),
     };
     Ok(run(scope, call).unwrap_or_else(|e| Answer::failed(e.to_string())))
@@ -524,6 +544,27 @@ fn gate(scope: &Scope, call: &Call) -> Result<Answer, ToolError> {
         crate::render::gate::phase_json(&result),
         structured,
     ))
+}
+
+fn governing(scope: &Scope, call: &Call) -> Result<Answer, ToolError> {
+    let GoverningArgs { paths } = call.arguments()?;
+    if paths.is_empty() {
+        return Err(ToolError::Missing {
+            tool: call.name.clone(),
+            key: "paths".to_owned(),
+        });
+    }
+    // Each path is confined to the repository (links followed) before its comments are read.
+    let mut rels = Vec::new();
+    for path in &paths {
+        let place = scope.place(path)?;
+        rels.push(crate::paths::display(scope.root(), &place));
+    }
+    let index = crate::adr_dir::governs::index(scope.root()).map_err(ToolError::failed)?;
+    let governance = crate::adr_dir::governs::resolve_all(scope.root(), &index, &rels);
+    let structured = serde_json::to_value(&governance).ok();
+    let text = serde_json::to_string_pretty(&governance).map_err(ToolError::failed)?;
+    Ok(Answer::ok(text, structured))
 }
 
 /// The largest phase plan read (the gate's own limit).

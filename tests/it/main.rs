@@ -23,6 +23,7 @@ mod formats;
 mod gate;
 mod gate_formats;
 mod gemini;
+mod governs;
 mod hook;
 mod hostile_approval;
 mod hostile_fs;

@@ -75,7 +75,8 @@ fn initialize_answers_the_clients_version_and_lists_every_tool_with_a_schema() {
             "explain_rule",
             "list_rules",
             "new_adr_template",
-            "run_gate"
+            "run_gate",
+            "governing_adrs"
         ]
     );
     for tool in tools.as_array().unwrap() {
@@ -352,6 +353,47 @@ fn tools_are_refused_until_the_client_initialized() {
         .unwrap()
         .to_owned();
     assert!(repo.read(&path).is_some(), "{made}");
+    let (exit, _) = server.close();
+    assert!(exit.success());
+}
+
+#[test]
+fn governing_adrs_answers_as_governs_does_and_stays_in_the_repository() {
+    let repo = adr_repo();
+    repo.write(
+        "adr/003-pool.md",
+        "---\nadr_id: \"003\"\ntitle: Pool\nstatus: Accepted\ngoverns: [\"src/**\", \"!src/gen/**\"]\n---\n# ADR-003: Pool\n",
+    );
+    repo.write("src/db.rs", "let s = \"ADR-002\"; // ADR-001\n");
+    repo.commit_all("a governing ADR");
+    let (mut server, _) = McpServer::initialized(repo.path(), VERSION);
+    let result = server.call(
+        "governing_adrs",
+        json!({"paths": ["src/db.rs", "src/gen/x.rs"]}),
+    );
+    assert!(!is_error(&result), "{result}");
+    let (expected, exit) = cli(
+        &repo,
+        &["governs", "src/db.rs", "src/gen/x.rs", "--format", "json"],
+    );
+    assert_eq!(exit, 0, "{expected}");
+    assert_eq!(text(&result), expected.trim_end());
+    let doc = &result["structuredContent"];
+    assert_eq!(doc["paths"][0]["force"], "binding", "{doc:#}");
+    let ids: Vec<(&str, &str)> = doc["paths"][0]["adrs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["id"].as_str().unwrap(), a["force"].as_str().unwrap()))
+        .collect();
+    // ADR-002 is named only inside a string: no link.
+    assert_eq!(ids, [("ADR-003", "binding"), ("ADR-001", "context")]);
+    assert_eq!(doc["paths"][1]["adrs"], json!([]));
+
+    let outside = server.call("governing_adrs", json!({"paths": ["../x.rs"]}));
+    assert!(is_error(&outside), "{outside}");
+    let none = server.call("governing_adrs", json!({"paths": []}));
+    assert!(is_error(&none), "{none}");
     let (exit, _) = server.close();
     assert!(exit.success());
 }

@@ -1,0 +1,696 @@
+//! Which decisions govern a file: the one resolver that `helix-gate governs`, the
+//! MCP tool `governing_adrs` and every later use of "the ADRs of this file" ask.
+//!
+//! An ADR is linked to a repository-relative path three ways:
+//! - a HELIX ADR's `files.create` and `files.modify` name it (no configuration);
+//! - its `governs:` front matter, a list of globs (`!` excludes), matches it (any preset);
+//! - a marker in a comment of the file (`ADR-014`, `@adr 014`, [`super::markers`])
+//!   names it: as context only, since anyone can write a comment.
+//!
+//! The ADR's status decides the force of the link ([`Force::of_status`]): Accepted
+//! and Implemented bind, Proposed is pending, Superseded, Deprecated and Rejected
+//! never bind. A superseded ADR hands its links on to its successor (its
+//! `superseded_by`, the ADR its status names, or the ADR that lists it in
+//! `supersedes`), with the successor's own status deciding the force.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::Workspace;
+use super::catalog::Catalog;
+use super::markers::{self, Marker};
+use crate::adr::{self, Adr};
+use crate::config::detect;
+use crate::config::settings::{Globs, build_globs};
+use crate::engine::Engine;
+use crate::yaml::{self, Value};
+
+/// How strongly an ADR governs a path, weakest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Force {
+    /// Linked, but it binds nothing (superseded, deprecated, rejected, no status).
+    None,
+    /// Linked by a marker in the file: shown as context, never enforced.
+    Context,
+    /// A Proposed ADR: its rules warn, never block.
+    Pending,
+    /// An Accepted or Implemented ADR.
+    Binding,
+}
+
+impl Force {
+    /// The force a status gives the ADR's links: Accepted and Implemented bind
+    /// (any case, so MADR's `accepted` and Nygard's `Accepted` alike), Proposed is
+    /// pending; everything else (Superseded, `superseded by ADR-0005`, Deprecated,
+    /// Rejected, an unknown or missing status) binds nothing.
+    pub fn of_status(status: Option<&str>) -> Force {
+        match status.map(status_word).as_deref() {
+            Some("accepted" | "implemented") => Force::Binding,
+            Some("proposed") => Force::Pending,
+            _ => Force::None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Force::None => "none",
+            Force::Context => "context",
+            Force::Pending => "pending",
+            Force::Binding => "binding",
+        }
+    }
+}
+
+/// The first word of a status, lower-cased (`Superseded by ADR-0005` is `superseded`).
+fn status_word(status: &str) -> String {
+    status
+        .trim()
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+}
+
+/// Why an ADR governs a path.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(tag = "via", rename_all = "snake_case")]
+pub enum Provenance {
+    /// The path is in the ADR's `files.create`.
+    #[serde(rename = "files.create")]
+    FilesCreate,
+    /// The path is in the ADR's `files.modify`.
+    #[serde(rename = "files.modify")]
+    FilesModify,
+    /// A glob of the ADR's `governs:` matches the path.
+    Governs { glob: String },
+    /// A marker in a comment of the file names the ADR.
+    Marker { path: String, line: usize },
+    /// The ADR succeeds a superseded ADR that governs the path.
+    Successor { of: String },
+}
+
+impl std::fmt::Display for Provenance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Provenance::FilesCreate => f.write_str("files.create"),
+            Provenance::FilesModify => f.write_str("files.modify"),
+            Provenance::Governs { glob } => write!(f, "governs: {glob:?}"),
+            Provenance::Marker { path, line } => write!(f, "marker at {path}:{line}"),
+            Provenance::Successor { of } => write!(f, "successor of {of}"),
+        }
+    }
+}
+
+/// One ADR that governs a path.
+#[derive(Debug, Clone, Serialize)]
+pub struct Governing {
+    /// `ADR-014`, or the ADR's file when it carries no number.
+    pub id: String,
+    /// The number as the directory writes it (`014`, `0014`).
+    pub number: Option<String>,
+    pub title: Option<String>,
+    pub status: Option<String>,
+    pub force: Force,
+    /// The ADR's file, relative to the repository root.
+    pub file: String,
+    /// Every link from the path to the ADR.
+    pub provenance: Vec<Provenance>,
+}
+
+/// The ADRs that govern one path, the strongest first.
+#[derive(Debug, Clone, Serialize)]
+pub struct Governed {
+    /// The path, relative to the repository root.
+    pub path: String,
+    /// The strongest force among `adrs` (`none` when there is none).
+    pub force: Force,
+    pub adrs: Vec<Governing>,
+}
+
+/// What `governs` answers: every path asked about.
+#[derive(Debug, Clone, Serialize)]
+pub struct Governance {
+    pub paths: Vec<Governed>,
+}
+
+/// One ADR as the resolver reads it.
+#[derive(Debug)]
+struct Indexed {
+    id: String,
+    number_text: Option<String>,
+    number: Option<u32>,
+    title: Option<String>,
+    status: Option<String>,
+    force: Force,
+    superseded: bool,
+    file: String,
+    /// `files.create` and `files.modify`, normalised.
+    create: Vec<String>,
+    modify: Vec<String>,
+    scope: Scope,
+    /// Numbers of the ADRs that replace this one (as the ADR itself says).
+    successors: Vec<u32>,
+    /// Numbers this ADR says it replaces.
+    supersedes: Vec<u32>,
+}
+
+/// The `governs:` globs of an ADR, each kept as written for the provenance.
+#[derive(Debug, Default)]
+struct Scope {
+    include: Vec<(String, Globs)>,
+    exclude: Globs,
+}
+
+impl Scope {
+    /// The glob that brings `path` under the ADR, unless an exclude takes it out.
+    fn matching(&self, path: &str) -> Option<&str> {
+        let (glob, _) = self.include.iter().find(|(_, g)| g.is_match(path))?;
+        (!self.exclude.is_match(path)).then_some(glob.as_str())
+    }
+}
+
+/// The globs of `governs:`: a list of strings (or one string, or a map with a
+/// `paths` list); `!glob` excludes. A glob that does not parse is left out
+/// (reporting it is a rule's business, not the resolver's).
+fn scope_of(adr: &Adr) -> Scope {
+    let Some(fm) = adr.front_matter() else {
+        return Scope::default();
+    };
+    let value = match fm.map.get("governs") {
+        Some(Value::Mapping(map)) => map.get("paths"),
+        other => other,
+    };
+    let globs: Vec<String> = match value {
+        Some(Value::Sequence(items)) => items.iter().filter_map(yaml::scalar_text).collect(),
+        Some(value @ Value::String(_)) => yaml::scalar_text(value).into_iter().collect(),
+        _ => Vec::new(),
+    };
+    let mut scope = Scope::default();
+    let mut excludes = Vec::new();
+    for glob in globs {
+        let glob = glob.trim();
+        if let Some(excluded) = glob.strip_prefix('!') {
+            excludes.push(excluded.trim_start_matches("./").to_owned());
+        } else if !glob.is_empty()
+            && let Ok(compiled) = build_globs(&[glob.trim_start_matches("./").to_owned()])
+        {
+            scope.include.push((glob.to_owned(), compiled));
+        }
+    }
+    excludes.retain(|g| build_globs(std::slice::from_ref(g)).is_ok());
+    scope.exclude = build_globs(&excludes).unwrap_or_default();
+    scope
+}
+
+/// ADR numbers listed under `key` (a scalar or a list).
+fn numbers_under(adr: &Adr, key: &str) -> Vec<u32> {
+    let Some(fm) = adr.front_matter() else {
+        return Vec::new();
+    };
+    let texts: Vec<String> = match fm.map.get(key) {
+        Some(Value::Sequence(items)) => items.iter().filter_map(yaml::scalar_text).collect(),
+        Some(value @ (Value::String(_) | Value::Number(_))) => {
+            yaml::scalar_text(value).into_iter().collect()
+        }
+        _ => Vec::new(),
+    };
+    texts.iter().filter_map(|t| adr::number_in_id(t)).collect()
+}
+
+/// The successor a status names: `superseded by ADR-0005`, `Superseded by [2. X](0002-x.md)`.
+fn successor_in_status(status: &str) -> Option<u32> {
+    let lower = status.to_ascii_lowercase();
+    let rest = &status[lower.find("superseded by")? + "superseded by".len()..];
+    let start = rest.find(|c: char| c.is_ascii_digit())?;
+    let digits: String = rest[start..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// A `files` entry as a repository-relative path (None for a template gap or a
+/// path that leaves the repository).
+fn normalized(entry: &str) -> Option<String> {
+    if entry.starts_with('<') && entry.ends_with('>') {
+        return None;
+    }
+    match crate::rules::file_refs::classify(entry) {
+        crate::rules::file_refs::PathCheck::Relative(rel) => Some(rel),
+        _ => None,
+    }
+}
+
+/// Whether the `files` entry `entry` names `path` (or a folder that holds it).
+fn names(entry: &str, path: &str) -> bool {
+    path == entry
+        || path
+            .strip_prefix(entry)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// The governing index of a repository: every ADR with its links, read once.
+#[derive(Debug)]
+pub struct Index {
+    adrs: Vec<Indexed>,
+    /// ADR position by number (the first ADR that has it).
+    by_number: BTreeMap<u32, usize>,
+}
+
+impl Index {
+    /// The index of the ADRs of `catalog`, the ADR directory of the repository at `root`.
+    pub fn from_catalog(root: &Path, catalog: &Catalog) -> Index {
+        let mut adrs = Vec::new();
+        let mut by_number = BTreeMap::new();
+        for entry in &catalog.entries {
+            let Some(doc) = entry.adr.as_ref() else {
+                continue;
+            };
+            let number = entry.number();
+            let number_text = number.map(|n| catalog.format(n));
+            let file = crate::paths::display(root, &entry.path);
+            let id = number_text
+                .as_ref()
+                .map_or_else(|| file.clone(), |n| format!("ADR-{n}"));
+            let status = entry
+                .status()
+                .map(str::to_owned)
+                .or_else(|| doc.body_status().map(|v| v.value));
+            let files = entry
+                .front_matter()
+                .and_then(|fm| fm.files.valid())
+                .cloned()
+                .unwrap_or_default();
+            let mut successors = numbers_under(doc, "superseded_by");
+            successors.extend(numbers_under(doc, "superseded-by"));
+            successors.extend(status.as_deref().and_then(successor_in_status));
+            if let Some(n) = number {
+                by_number.entry(n).or_insert(adrs.len());
+            }
+            adrs.push(Indexed {
+                id,
+                number_text,
+                number,
+                title: entry.title().map(str::to_owned),
+                force: Force::of_status(status.as_deref()),
+                superseded: status.as_deref().map(status_word).as_deref() == Some("superseded"),
+                status,
+                file,
+                create: files.create.iter().filter_map(|e| normalized(e)).collect(),
+                modify: files.modify.iter().filter_map(|e| normalized(e)).collect(),
+                scope: scope_of(doc),
+                successors,
+                supersedes: numbers_under(doc, "supersedes"),
+            });
+        }
+        Index { adrs, by_number }
+    }
+
+    /// How many ADRs the index holds.
+    pub fn len(&self) -> usize {
+        self.adrs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.adrs.is_empty()
+    }
+
+    /// The ADRs that replace the ADR at `i`: those it names, and those that name it
+    /// in `supersedes`.
+    fn successors(&self, i: usize) -> BTreeSet<usize> {
+        let adr = &self.adrs[i];
+        let mut out: BTreeSet<usize> = adr
+            .successors
+            .iter()
+            .filter_map(|n| self.by_number.get(n).copied())
+            .collect();
+        if let Some(own) = adr.number {
+            out.extend(
+                self.adrs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, other)| other.supersedes.contains(&own))
+                    .map(|(j, _)| j),
+            );
+        }
+        out.remove(&i);
+        out
+    }
+
+    /// The ADRs that govern the repository-relative `path`, given the markers found
+    /// in the file's comments; the strongest first, then by number.
+    pub fn resolve(&self, path: &str, markers: &[Marker]) -> Vec<Governing> {
+        // (ADR, provenance, the most force the link can carry).
+        let mut links: Vec<(usize, Provenance, Force)> = Vec::new();
+        for (i, adr) in self.adrs.iter().enumerate() {
+            if adr.create.iter().any(|e| names(e, path)) {
+                links.push((i, Provenance::FilesCreate, Force::Binding));
+            }
+            if adr.modify.iter().any(|e| names(e, path)) {
+                links.push((i, Provenance::FilesModify, Force::Binding));
+            }
+            if let Some(glob) = adr.scope.matching(path) {
+                links.push((
+                    i,
+                    Provenance::Governs {
+                        glob: glob.to_owned(),
+                    },
+                    Force::Binding,
+                ));
+            }
+        }
+        for marker in markers {
+            if let Some(&i) = self.by_number.get(&marker.number) {
+                links.push((
+                    i,
+                    Provenance::Marker {
+                        path: path.to_owned(),
+                        line: marker.line,
+                    },
+                    Force::Context,
+                ));
+            }
+        }
+        // A superseded ADR's links pass to its successors, transitively.
+        let mut handed: BTreeSet<(usize, usize)> = BTreeSet::new();
+        let mut k = 0;
+        while k < links.len() {
+            let (i, _, cap) = links[k];
+            if self.adrs[i].superseded {
+                for successor in self.successors(i) {
+                    if handed.insert((i, successor)) {
+                        links.push((
+                            successor,
+                            Provenance::Successor {
+                                of: self.adrs[i].id.clone(),
+                            },
+                            cap,
+                        ));
+                    }
+                }
+            }
+            k += 1;
+        }
+        let mut grouped: BTreeMap<usize, (Force, Vec<Provenance>)> = BTreeMap::new();
+        for (i, provenance, cap) in links {
+            let slot = grouped.entry(i).or_insert((Force::None, Vec::new()));
+            slot.0 = slot.0.max(cap.min(self.adrs[i].force));
+            if !slot.1.contains(&provenance) {
+                slot.1.push(provenance);
+            }
+        }
+        let mut out: Vec<Governing> = grouped
+            .into_iter()
+            .map(|(i, (force, provenance))| {
+                let adr = &self.adrs[i];
+                Governing {
+                    id: adr.id.clone(),
+                    number: adr.number_text.clone(),
+                    title: adr.title.clone(),
+                    status: adr.status.clone(),
+                    force,
+                    file: adr.file.clone(),
+                    provenance,
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            b.force
+                .cmp(&a.force)
+                .then_with(|| a.number.is_none().cmp(&b.number.is_none()))
+                .then_with(|| a.number.cmp(&b.number))
+                .then_with(|| a.file.cmp(&b.file))
+        });
+        out
+    }
+}
+
+/// The largest file whose comments are read for markers.
+pub const MARKER_FILE_LIMIT: u64 = 4 << 20;
+
+/// The engine of the repository at `root`: its configuration, or without one the
+/// layout detected (as `doctor` and `validate` do).
+fn engine(root: &Path) -> anyhow::Result<Engine> {
+    if detect::unconfigured(root)
+        && let Some(found) = detect::detect(root)
+        && !found.is_default()
+    {
+        return Engine::with_settings(root, found.settings()?, None);
+    }
+    Engine::load(root, None)
+}
+
+/// The governing index of the repository at `root` (empty without an ADR directory).
+pub fn index(root: &Path) -> anyhow::Result<Index> {
+    let ws = Workspace::of(engine(root)?);
+    if !ws.dir.is_dir() {
+        return Ok(Index {
+            adrs: Vec::new(),
+            by_number: BTreeMap::new(),
+        });
+    }
+    let catalog = Catalog::load(&ws.engine, &ws.dir)?;
+    Ok(Index::from_catalog(&ws.engine.root, &catalog))
+}
+
+/// The markers in the comments of the file at the repository-relative `path`; none
+/// when it does not exist, is no regular file, is larger than [`MARKER_FILE_LIMIT`]
+/// or a link leads out of the repository.
+pub fn file_markers(root: &Path, path: &str) -> Vec<Marker> {
+    let full = root.join(path);
+    if crate::engine::leaves_project(root, &full) {
+        return Vec::new();
+    }
+    match crate::fs::read::read_limited(&full, MARKER_FILE_LIMIT) {
+        Ok(bytes) if bytes.len() as u64 <= MARKER_FILE_LIMIT => {
+            markers::find(path, &String::from_utf8_lossy(&bytes))
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A path asked about that is not inside the repository.
+#[derive(Debug, thiserror::Error)]
+#[error("{0} is not inside the repository at {1}")]
+pub struct Outside(pub String, pub String);
+
+/// The ADRs that govern each of `paths` (relative to `base`, or absolute) in the
+/// repository at `root`; only the files asked about are read for markers.
+pub fn run(root: &Path, base: &Path, paths: &[impl AsRef<Path>]) -> anyhow::Result<Governance> {
+    let mut rels = Vec::new();
+    for path in paths {
+        let path = path.as_ref();
+        let rel = crate::paths::relative_to_real(root, &base.join(path))
+            .filter(|rel| !rel.is_empty())
+            .ok_or_else(|| Outside(path.display().to_string(), root.display().to_string()))?;
+        rels.push(rel);
+    }
+    let index = index(root)?;
+    Ok(resolve_all(root, &index, &rels))
+}
+
+/// [`Index::resolve`] for each repository-relative path, its markers read from the file.
+pub fn resolve_all(root: &Path, index: &Index, rels: &[String]) -> Governance {
+    let paths = rels
+        .iter()
+        .map(|rel| {
+            let adrs = if index.is_empty() {
+                Vec::new()
+            } else {
+                index.resolve(rel, &file_markers(root, rel))
+            };
+            Governed {
+                path: rel.clone(),
+                force: adrs.iter().map(|a| a.force).max().unwrap_or(Force::None),
+                adrs,
+            }
+        })
+        .collect();
+    Governance { paths }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adr::catalog::Entry;
+
+    fn catalog(adrs: &[(&str, &str)]) -> Catalog {
+        Catalog {
+            dir: "/r/adr".into(),
+            entries: adrs
+                .iter()
+                .map(|(name, text)| Entry {
+                    path: format!("/r/adr/{name}").into(),
+                    link: (*name).to_owned(),
+                    file_number: adr::number_in_file_name(Path::new(name)),
+                    adr: Some(Adr::parse(text)),
+                })
+                .collect(),
+            width: 3,
+            reserved: Vec::new(),
+        }
+    }
+
+    fn forces(index: &Index, path: &str, markers: &[Marker]) -> Vec<(String, Force)> {
+        index
+            .resolve(path, markers)
+            .into_iter()
+            .map(|g| (g.id, g.force))
+            .collect()
+    }
+
+    #[test]
+    fn status_decides_the_force() {
+        assert_eq!(Force::of_status(Some("Accepted")), Force::Binding);
+        assert_eq!(Force::of_status(Some("accepted")), Force::Binding);
+        assert_eq!(Force::of_status(Some("Implemented")), Force::Binding);
+        assert_eq!(Force::of_status(Some("Proposed")), Force::Pending);
+        for status in [
+            "Superseded",
+            "superseded by ADR-0005",
+            "Superseded by [2. X](0002-x.md)",
+            "Deprecated",
+            "rejected",
+            "Draft",
+        ] {
+            assert_eq!(Force::of_status(Some(status)), Force::None, "{status}");
+        }
+        assert_eq!(Force::of_status(None), Force::None);
+        assert_eq!(successor_in_status("superseded by ADR-0005"), Some(5));
+        assert_eq!(
+            successor_in_status("Superseded by [2. X](0002-x.md)"),
+            Some(2)
+        );
+        assert_eq!(successor_in_status("Superseded"), None);
+    }
+
+    #[test]
+    fn governs_globs_with_excludes() {
+        let index = Index::from_catalog(
+            Path::new("/r"),
+            &catalog(&[(
+                "001-db.md",
+                "---\nstatus: Accepted\ngoverns:\n  - \"src/db/**\"\n  - \"!src/db/legacy/**\"\n  - \"*.sql\"\n---\n# Db\n",
+            )]),
+        );
+        let one = index.resolve("src/db/pool.rs", &[]);
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].force, Force::Binding);
+        assert_eq!(one[0].provenance[0].to_string(), "governs: \"src/db/**\"");
+        assert!(index.resolve("src/db/legacy/old.rs", &[]).is_empty());
+        assert!(index.resolve("src/api/x.rs", &[]).is_empty());
+        // `*` does not cross `/`.
+        assert_eq!(index.resolve("init.sql", &[]).len(), 1);
+        assert!(index.resolve("migrations/init.sql", &[]).is_empty());
+    }
+
+    #[test]
+    fn helix_files_govern_and_markers_only_give_context() {
+        let index = Index::from_catalog(
+            Path::new("/r"),
+            &catalog(&[
+                (
+                    "001-a.md",
+                    "---\nadr_id: 1\nstatus: Accepted\nfiles:\n  create: [src/new.rs]\n  modify: [src/lib.rs, ./docs/]\n---\n# A\n",
+                ),
+                (
+                    "002-b.md",
+                    "---\nadr_id: 2\nstatus: Proposed\nfiles:\n  modify: [src/lib.rs]\n---\n# B\n",
+                ),
+                ("003-c.md", "---\nadr_id: 3\nstatus: Accepted\n---\n# C\n"),
+                ("004-d.md", "---\nadr_id: 4\nstatus: Rejected\n---\n# D\n"),
+            ]),
+        );
+        assert_eq!(
+            forces(
+                &index,
+                "src/lib.rs",
+                &[
+                    Marker { number: 3, line: 7 },
+                    Marker { number: 4, line: 8 },
+                    Marker {
+                        number: 99,
+                        line: 9
+                    }
+                ]
+            ),
+            [
+                ("ADR-001".to_owned(), Force::Binding),
+                ("ADR-002".to_owned(), Force::Pending),
+                ("ADR-003".to_owned(), Force::Context),
+                ("ADR-004".to_owned(), Force::None),
+            ]
+        );
+        let got = index.resolve("src/lib.rs", &[Marker { number: 3, line: 7 }]);
+        assert_eq!(got[2].provenance[0].to_string(), "marker at src/lib.rs:7");
+        assert_eq!(got[0].provenance, [Provenance::FilesModify]);
+        assert_eq!(
+            index.resolve("src/new.rs", &[])[0].provenance,
+            [Provenance::FilesCreate]
+        );
+        // A folder in `files` governs what it holds.
+        assert_eq!(index.resolve("docs/x.md", &[]).len(), 1);
+        assert!(index.resolve("docs2/x.md", &[]).is_empty());
+        // A marker of a binding ADR next to its own link does not weaken it.
+        assert_eq!(
+            forces(&index, "src/new.rs", &[Marker { number: 1, line: 1 }]),
+            [("ADR-001".to_owned(), Force::Binding)]
+        );
+    }
+
+    #[test]
+    fn a_superseded_adr_hands_its_links_to_its_successor() {
+        let index = Index::from_catalog(
+            Path::new("/r"),
+            &catalog(&[
+                (
+                    "001-old.md",
+                    "---\nadr_id: 1\nstatus: Superseded\nsuperseded_by: \"002\"\ngoverns: [\"src/**\"]\n---\n# Old\n",
+                ),
+                (
+                    "002-new.md",
+                    "---\nadr_id: 2\nstatus: Superseded\n---\n# Newer\n",
+                ),
+                (
+                    "003-newest.md",
+                    "---\nadr_id: 3\nstatus: Accepted\nsupersedes: [2]\n---\n# Newest\n",
+                ),
+                (
+                    "004-loop.md",
+                    "---\nadr_id: 4\nstatus: superseded by ADR-0005\n---\n# Loop\n",
+                ),
+                (
+                    "005-loop.md",
+                    "---\nadr_id: 5\nstatus: Superseded\nsuperseded_by: 4\n---\n# Loop\n",
+                ),
+            ]),
+        );
+        let got = index.resolve("src/x.rs", &[]);
+        let ids: Vec<_> = got.iter().map(|g| (g.id.as_str(), g.force)).collect();
+        assert_eq!(
+            ids,
+            [
+                ("ADR-003", Force::Binding),
+                ("ADR-001", Force::None),
+                ("ADR-002", Force::None)
+            ]
+        );
+        assert_eq!(got[0].provenance[0].to_string(), "successor of ADR-002");
+        // A marker's link stays context when it is handed on; a cycle ends.
+        assert_eq!(
+            forces(&index, "a.rs", &[Marker { number: 2, line: 1 }]),
+            [
+                ("ADR-003".to_owned(), Force::Context),
+                ("ADR-002".to_owned(), Force::None)
+            ]
+        );
+        assert_eq!(
+            forces(&index, "a.rs", &[Marker { number: 4, line: 1 }]).len(),
+            2
+        );
+    }
+}
