@@ -337,7 +337,7 @@ pub enum Command {
     },
     /// MCP server on stdio for any agent (Claude Code, Codex, Gemini CLI): tools to validate
     /// an ADR, explain and list the rules, give a new ADR's template and number, run a
-    /// phase's gates.
+    /// phase's gates, name the ADRs that govern a file.
     Mcp {
         /// The repository (default: the enclosing git work tree of the current folder).
         /// Every path a tool is given must lie inside it.

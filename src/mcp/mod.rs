@@ -151,7 +151,8 @@ impl Server {
                 "Deterministic checks of the Architecture Decision Records (ADRs) and HELIX phase plans of the repository at {}. \
                  Call validate_adr on an ADR (by path, or its text as content before you save it) and fix every error finding \
                  (each names its rule and usually a hint); explain_rule tells what a rule wants. new_adr_template gives the \
-                 template of a new ADR and the next free number; run_gate runs a phase's quality gates. Paths are relative \
+                 template of a new ADR and the next free number; run_gate runs a phase's quality gates; governing_adrs \
+                 names the ADRs that govern a file (before you change it: keep to the binding ones). Paths are relative \
                  to {} and must stay inside the repository.",
                 self.scope.root().display(),
                 self.scope.base().display()
