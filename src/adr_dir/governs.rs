@@ -224,7 +224,11 @@ fn numbers_under(adr: &Adr, key: &str) -> Vec<u32> {
 /// The successor a status names: `superseded by ADR-0005`, `Superseded by [2. X](0002-x.md)`.
 fn successor_in_status(status: &str) -> Option<u32> {
     let lower = status.to_ascii_lowercase();
-    let rest = &status[lower.find("superseded by")? + "superseded by".len()..];
+    // adr-tools writes `Superceded by [2. X](0002-x.md)`.
+    let at = lower
+        .find("superseded by")
+        .or_else(|| lower.find("superceded by"))?;
+    let rest = &status[at + "superseded by".len()..];
     let start = rest.find(|c: char| c.is_ascii_digit())?;
     let digits: String = rest[start..]
         .chars()
@@ -297,7 +301,10 @@ impl Index {
                 number,
                 title: entry.title().map(str::to_owned),
                 force: Force::of_status(status.as_deref()),
-                superseded: status.as_deref().map(status_word).as_deref() == Some("superseded"),
+                superseded: matches!(
+                    status.as_deref().map(status_word).as_deref(),
+                    Some("superseded" | "superceded")
+                ),
                 status,
                 file,
                 create: files.create.iter().filter_map(|e| normalized(e)).collect(),
@@ -566,6 +573,10 @@ mod tests {
             Some(2)
         );
         assert_eq!(successor_in_status("Superseded"), None);
+        assert_eq!(
+            successor_in_status("Superceded by [3. Y](0003-y.md)"),
+            Some(3)
+        );
     }
 
     #[test]
@@ -667,6 +678,10 @@ mod tests {
                     "005-loop.md",
                     "---\nadr_id: 5\nstatus: Superseded\nsuperseded_by: 4\n---\n# Loop\n",
                 ),
+                (
+                    "006-nygard.md",
+                    "# 6. Old\n\n## Status\n\nSuperceded by [3. Newest](0003-newest.md)\n",
+                ),
             ]),
         );
         let got = index.resolve("src/x.rs", &[]);
@@ -691,6 +706,14 @@ mod tests {
         assert_eq!(
             forces(&index, "a.rs", &[Marker { number: 4, line: 1 }]).len(),
             2
+        );
+        // adr-tools' spelling, in a Nygard `## Status` section.
+        assert_eq!(
+            forces(&index, "a.rs", &[Marker { number: 6, line: 1 }]),
+            [
+                ("ADR-003".to_owned(), Force::Context),
+                ("ADR-006".to_owned(), Force::None)
+            ]
         );
     }
 }
