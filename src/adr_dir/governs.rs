@@ -492,12 +492,16 @@ pub fn run(root: &Path, base: &Path, paths: &[impl AsRef<Path>]) -> anyhow::Resu
     for path in paths {
         let path = path.as_ref();
         let rel = crate::paths::relative_to_real(root, &base.join(path))
-            .filter(|rel| !rel.is_empty())
             .ok_or_else(|| Outside(path.display().to_string(), root.display().to_string()))?;
-        rels.push(rel);
+        rels.push(shown(rel));
     }
     let index = index(root)?;
     Ok(resolve_all(root, &index, &rels))
+}
+
+/// A repository-relative path as it is shown: the root itself is `.`.
+pub fn shown(rel: String) -> String {
+    if rel.is_empty() { ".".to_owned() } else { rel }
 }
 
 /// [`Index::resolve`] for each repository-relative path, its markers read from the file.

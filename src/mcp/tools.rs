@@ -558,7 +558,10 @@ fn governing(scope: &Scope, call: &Call) -> Result<Answer, ToolError> {
     let mut rels = Vec::new();
     for path in &paths {
         let place = scope.place(path)?;
-        rels.push(crate::paths::display(scope.root(), &place));
+        rels.push(crate::adr_dir::governs::shown(crate::paths::display(
+            scope.root(),
+            &place,
+        )));
     }
     let index = crate::adr_dir::governs::index(scope.root()).map_err(ToolError::failed)?;
     let governance = crate::adr_dir::governs::resolve_all(scope.root(), &index, &rels);

@@ -117,6 +117,10 @@ fn governs_refuses_a_path_outside_the_repository() {
         stderr(&out)
     );
     assert_eq!(code(&repo.helix(&["governs"])), 2);
+    // The repository itself is inside it.
+    let out = repo.helix(&["governs", "."]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), ".: no ADR governs it\n");
 }
 
 #[test]
