@@ -25,6 +25,7 @@ use crate::adr::{self, Adr};
 use crate::config::detect;
 use crate::config::settings::{Globs, build_globs};
 use crate::engine::Engine;
+use crate::rules::enforcement::Compiled;
 use crate::yaml::{self, Value};
 
 /// How strongly an ADR governs a path, weakest first.
@@ -156,6 +157,8 @@ struct Indexed {
     successors: Vec<u32>,
     /// Numbers this ADR says it replaces.
     supersedes: Vec<u32>,
+    /// The rules of its `## Enforcement` section that can be enforced.
+    rules: Vec<Compiled>,
 }
 
 /// The `governs:` globs of an ADR, each kept as written for the provenance.
@@ -312,6 +315,7 @@ impl Index {
                 scope: scope_of(doc),
                 successors,
                 supersedes: numbers_under(doc, "supersedes"),
+                rules: crate::rules::enforcement::compiled(doc),
             });
         }
         Index { adrs, by_number }
@@ -324,6 +328,26 @@ impl Index {
 
     pub fn is_empty(&self) -> bool {
         self.adrs.is_empty()
+    }
+
+    /// Whether `path` is one of the ADRs themselves.
+    pub fn is_adr(&self, path: &str) -> bool {
+        self.adrs.iter().any(|adr| adr.file == path)
+    }
+
+    /// The ADRs whose rules can bind or warn (binding or pending, with rules):
+    /// (id, title, force, rules).
+    pub fn ruling(&self) -> impl Iterator<Item = RulingAdr<'_>> {
+        self.adrs
+            .iter()
+            .filter(|adr| adr.force >= Force::Pending && !adr.rules.is_empty())
+            .map(|adr| RulingAdr {
+                id: &adr.id,
+                title: adr.title.as_deref(),
+                file: &adr.file,
+                force: adr.force,
+                rules: &adr.rules,
+            })
     }
 
     /// The ADRs that replace the ADR at `i`: those it names, and those that name it
@@ -434,6 +458,18 @@ impl Index {
         });
         out
     }
+}
+
+/// An ADR whose `## Enforcement` rules apply, as [`Index::ruling`] lists it.
+#[derive(Debug, Clone, Copy)]
+pub struct RulingAdr<'a> {
+    pub id: &'a str,
+    pub title: Option<&'a str>,
+    /// The ADR's file, relative to the repository root.
+    pub file: &'a str,
+    /// [`Force::Binding`] or [`Force::Pending`].
+    pub force: Force,
+    pub rules: &'a [Compiled],
 }
 
 /// The largest file whose comments are read for markers.

@@ -10,6 +10,7 @@
 pub mod catalog;
 pub mod concept_path;
 pub mod doctor;
+pub mod enforce;
 pub mod finalize;
 pub mod governs;
 pub mod index_table;

@@ -81,6 +81,18 @@ impl Tracked {
     pub fn tracks(&self, rel: &str) -> bool {
         repo::index_tracks(&self.index, &format!("{}{rel}", self.prefix))
     }
+
+    /// Whether any tracked file below the folder satisfies `matches` (given its
+    /// path relative to the folder).
+    pub fn any(&self, matches: &dyn Fn(&str) -> bool) -> bool {
+        self.index.entries().iter().any(|entry| {
+            let path = entry.path(&self.index);
+            std::str::from_utf8(path)
+                .ok()
+                .and_then(|p| p.strip_prefix(self.prefix.as_str()))
+                .is_some_and(matches)
+        })
+    }
 }
 
 #[cfg(test)]

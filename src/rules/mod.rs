@@ -65,6 +65,7 @@ pub mod commit;
 pub mod concept;
 pub mod contextual;
 pub mod document;
+pub mod enforcement;
 pub mod file_refs;
 pub mod front_matter;
 pub mod gate;
@@ -126,6 +127,8 @@ pub enum Category {
     Gate,
     /// The HELIX phase plan (`phases.yaml`) and its quality gates.
     Phases,
+    /// The rules an ADR states about code (its `## Enforcement` section).
+    Enforcement,
 }
 
 impl Category {
@@ -143,6 +146,7 @@ impl Category {
             Category::Numbering => "ADR numbering",
             Category::Gate => "gate",
             Category::Phases => "phase plan",
+            Category::Enforcement => "enforcement rules",
         }
     }
 }
@@ -194,6 +198,7 @@ pub fn registry() -> Vec<&'static RuleMeta> {
         sections::RULES,
         template::RULES,
         file_refs::RULES,
+        enforcement::RULES,
         across::RULES,
         concept::RULES,
         index::RULES,
@@ -223,6 +228,13 @@ pub trait RepoFiles: Sync {
         } else {
             Presence::Missing
         }
+    }
+
+    /// Whether any file the caller holds satisfies `matches` (`None`: the caller
+    /// cannot list its files, so the question stays open).
+    fn any_path(&self, matches: &dyn Fn(&str) -> bool) -> Option<bool> {
+        let _ = matches;
+        None
     }
 }
 
@@ -270,6 +282,14 @@ impl RepoFiles for WorkTree<'_> {
                 .as_ref()
                 .is_some_and(|tracked| tracked.tracks(rel))
     }
+
+    /// The files git tracks (a work tree outside git cannot say).
+    fn any_path(&self, matches: &dyn Fn(&str) -> bool) -> Option<bool> {
+        self.tracked
+            .get_or_init(|| crate::git::Tracked::open(self.root))
+            .as_ref()
+            .map(|tracked| tracked.any(matches))
+    }
 }
 
 /// What a per-file rule may know besides the document.
@@ -289,6 +309,7 @@ pub fn check(adr: &Adr, ctx: &Context<'_>) -> Vec<Finding> {
     template::check(adr, ctx, &mut findings);
     contextual::check(adr, ctx, &mut findings);
     file_refs::check(adr, ctx, &mut findings);
+    enforcement::check(adr, ctx, &mut findings);
     findings
 }
 
@@ -303,6 +324,10 @@ pub(crate) mod testing {
     impl RepoFiles for Files {
         fn exists(&self, rel: &str) -> bool {
             self.0.contains(rel)
+        }
+
+        fn any_path(&self, matches: &dyn Fn(&str) -> bool) -> Option<bool> {
+            Some(self.0.iter().any(|p| matches(p)))
         }
     }
 
