@@ -18,6 +18,7 @@ mod concept;
 mod consultant;
 mod copilot;
 mod corpus;
+mod decisions;
 mod economy;
 mod formats;
 mod gate;

@@ -183,7 +183,7 @@ pub fn check(adr: &Adr, ctx: &Context<'_>, findings: &mut Vec<Finding>) {
         };
         findings.push(INVALID.finding(message).at(problem.line));
     }
-    for rule in enforcement.rules {
+    for (rule, line) in enforcement.rules.into_iter().zip(enforcement.rule_lines) {
         let id = rule.id.clone();
         let compiled = match Compiled::new(rule) {
             Ok(compiled) => compiled,
@@ -191,13 +191,13 @@ pub fn check(adr: &Adr, ctx: &Context<'_>, findings: &mut Vec<Finding>) {
                 findings.push(
                     INVALID
                         .finding(format!("## Enforcement, rule `{id}`: {why}"))
-                        .at(enforcement.block_line),
+                        .at(line),
                 );
                 continue;
             }
         };
         if let Some((meta, message)) = examples_problem(&compiled) {
-            findings.push(meta.finding(message).at(enforcement.block_line));
+            findings.push(meta.finding(message).at(line));
             continue;
         }
         if let Some(paths) = &compiled.rule.paths
@@ -216,7 +216,7 @@ pub fn check(adr: &Adr, ctx: &Context<'_>, findings: &mut Vec<Finding>) {
                             .collect::<Vec<_>>()
                             .join(", ")
                     ))
-                    .at(enforcement.block_line)
+                    .at(line)
                     .hint("correct the glob (relative to the repository root, `**` spans folders)"),
             );
         }

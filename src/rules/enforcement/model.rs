@@ -125,6 +125,8 @@ pub struct Enforcement {
     /// 1-based line of the YAML block's first line (the heading's when there is none).
     pub block_line: usize,
     pub rules: Vec<CodeRule>,
+    /// 1-based line of each rule's entry, in the order of `rules`.
+    pub rule_lines: Vec<usize>,
     pub problems: Vec<Problem>,
 }
 
@@ -204,6 +206,7 @@ pub fn parse(adr: &Adr) -> Option<Enforcement> {
                     continue;
                 }
                 out.rules.push(rule);
+                out.rule_lines.push(rule_line);
             }
             Err((id, message)) => out.problems.push(Problem {
                 line: rule_line,
