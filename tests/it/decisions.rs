@@ -7,7 +7,7 @@ use crate::support::repo::ScratchRepo;
 const CHAPTER: &str = include_str!("../../docs/src/decisions.md");
 const ADR_PATH: &str = "docs/decisions/0014-outbound-http-through-the-gateway.md";
 
-/// The ADR of the worked example: the chapter's ````markdown block.
+/// The ADR of the worked example: the chapter's four-backtick markdown block.
 fn example_adr() -> &'static str {
     let start = CHAPTER.find("````markdown\n").expect("the example ADR") + "````markdown\n".len();
     let len = CHAPTER[start..].find("````\n").expect("its end");
