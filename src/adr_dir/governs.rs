@@ -176,22 +176,11 @@ impl Scope {
     }
 }
 
-/// The globs of `governs:`: a list of strings (or one string, or a map with a
-/// `paths` list); `!glob` excludes. A glob that does not parse is left out
-/// (reporting it is a rule's business, not the resolver's).
+/// The globs of `governs:` ([`crate::rules::enforcement::governs_globs`]); `!glob`
+/// excludes. A glob that does not compile or leaves the root is left out (the ADR
+/// rule `governs-invalid` reports it; the resolver does not).
 fn scope_of(adr: &Adr) -> Scope {
-    let Some(fm) = adr.front_matter() else {
-        return Scope::default();
-    };
-    let value = match fm.map.get("governs") {
-        Some(Value::Mapping(map)) => map.get("paths"),
-        other => other,
-    };
-    let globs: Vec<String> = match value {
-        Some(Value::Sequence(items)) => items.iter().filter_map(yaml::scalar_text).collect(),
-        Some(value @ Value::String(_)) => yaml::scalar_text(value).into_iter().collect(),
-        _ => Vec::new(),
-    };
+    let globs = crate::rules::enforcement::governs_globs(adr).unwrap_or_default();
     let mut scope = Scope::default();
     let mut excludes = Vec::new();
     for glob in globs {

@@ -62,8 +62,8 @@ declare_rules! {
     /// ## Fix
     /// Correct the pattern or module list, or the example, until both are judged as
     /// written.
-    pub const EXAMPLE_MISJUDGED {
-        id: "enforcement-example-misjudged",
+    pub const EXAMPLE_FAILS {
+        id: "enforcement-example-fails",
         severity: Error,
         category: Enforcement,
         summary: "a rule does not flag its `violates` example, or flags its `passes` example",
@@ -99,6 +99,132 @@ declare_rules! {
         severity: Warning,
         category: Enforcement,
         summary: "a rule's `paths` globs match no tracked file",
+    }
+
+    /// ## What it does
+    /// Checks the front matter's `governs:`: a list of globs relative to the repository
+    /// root (or one glob, or a mapping with a `paths` list); `!glob` excludes. Each glob
+    /// must compile and stay inside the repository (no leading `/`, no `..`).
+    ///
+    /// ## Why
+    /// `governs:` decides which files an accepted ADR binds; a glob that cannot be read
+    /// binds nothing, silently.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// governs:
+    ///   - "src/db/**"
+    ///   - "!src/db/legacy/**"
+    /// ```
+    ///
+    /// ## Fix
+    /// Write each glob relative to the repository root, with balanced `[` and `{`.
+    pub const GOVERNS_INVALID {
+        id: "governs-invalid",
+        severity: Error,
+        category: Enforcement,
+        summary: "`governs:` is not a list of globs, or a glob does not compile",
+    }
+
+    /// ## What it does
+    /// Warns when a glob of `governs:` (not an exclusion) matches no file git tracks.
+    ///
+    /// ## Why
+    /// An ADR that governs nothing binds nothing; usually the glob has a typo or the code
+    /// moved. (A file the ADR will create can be named in a HELIX `files.create` instead.)
+    ///
+    /// ## Fix
+    /// Correct the glob, or drop it.
+    pub const GOVERNS_UNMATCHED {
+        id: "governs-unmatched",
+        severity: Warning,
+        category: Enforcement,
+        summary: "a `governs:` glob matches no tracked file",
+    }
+}
+
+/// The globs of an ADR's `governs:` front matter as written (`!glob` excludes): a
+/// list of strings, one string, or a mapping with a `paths` list. `Err` says why
+/// the value is none of these; no `governs:` is an empty list.
+pub fn governs_globs(adr: &Adr) -> Result<Vec<String>, String> {
+    use crate::yaml::{self, Value};
+    let Some(fm) = adr.front_matter() else {
+        return Ok(Vec::new());
+    };
+    let value = match fm.map.get("governs") {
+        Some(Value::Mapping(map)) => map.get("paths"),
+        other => other,
+    };
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Sequence(items)) => items
+            .iter()
+            .map(|item| match item {
+                Value::String(s) => Ok(s.trim().to_owned()),
+                other => Err(format!(
+                    "`governs:` lists {}, not a glob",
+                    yaml::scalar_text(other)
+                        .map_or_else(|| "a nested value".to_owned(), |t| format!("`{t}`"))
+                )),
+            })
+            .collect(),
+        Some(Value::String(one)) => Ok(vec![one.trim().to_owned()]),
+        Some(_) => Err("`governs:` must be a list of globs".to_owned()),
+    }
+}
+
+/// What is wrong with one `governs:` glob (without its `!`), if anything.
+fn glob_problem(glob: &str) -> Option<String> {
+    if glob.is_empty() {
+        return Some("an empty glob".to_owned());
+    }
+    if glob.starts_with('/') || glob.split('/').any(|part| part == "..") {
+        return Some(format!(
+            "`{glob}` leaves the repository root (write it relative to the root)"
+        ));
+    }
+    crate::config::settings::build_globs(&[glob.trim_start_matches("./").to_owned()])
+        .err()
+        .map(|e| e.to_string())
+}
+
+/// The `governs:` checks: every glob compiles, and includes reach a tracked file.
+fn check_governs(adr: &Adr, ctx: &Context<'_>, findings: &mut Vec<Finding>) {
+    let line = adr
+        .front_matter()
+        .and_then(|fm| fm.key_lines.get("governs").copied())
+        .unwrap_or(1);
+    let globs = match governs_globs(adr) {
+        Ok(globs) => globs,
+        Err(why) => {
+            findings.push(GOVERNS_INVALID.finding(why).at(line));
+            return;
+        }
+    };
+    for glob in &globs {
+        let include = glob.strip_prefix('!').is_none();
+        let bare = glob.strip_prefix('!').unwrap_or(glob).trim();
+        if let Some(problem) = glob_problem(bare) {
+            findings.push(
+                GOVERNS_INVALID
+                    .finding(format!("`governs:` {problem}"))
+                    .at(line),
+            );
+            continue;
+        }
+        if include
+            && let Ok(compiled) =
+                crate::config::settings::build_globs(&[bare.trim_start_matches("./").to_owned()])
+            && ctx.repo.any_path(&|p| compiled.is_match(p)) == Some(false)
+        {
+            findings.push(
+                GOVERNS_UNMATCHED
+                    .finding(format!(
+                        "`governs:` glob `{glob}` matches no tracked file, so the ADR governs nothing there"
+                    ))
+                    .at(line),
+            );
+        }
     }
 }
 
@@ -138,7 +264,7 @@ fn examples_problem(compiled: &Compiled) -> Option<(&'static super::RuleMeta, St
         && !compiled.flags_example(text)
     {
         return Some((
-            &EXAMPLE_MISJUDGED,
+            &EXAMPLE_FAILS,
             format!(
                 "rule `{}` does not flag its `violates` example {:?}",
                 rule.id,
@@ -150,7 +276,7 @@ fn examples_problem(compiled: &Compiled) -> Option<(&'static super::RuleMeta, St
         && compiled.flags_example(text)
     {
         return Some((
-            &EXAMPLE_MISJUDGED,
+            &EXAMPLE_FAILS,
             format!(
                 "rule `{}` flags its `passes` example {:?}",
                 rule.id,
@@ -173,6 +299,7 @@ fn short(text: &str) -> String {
 
 /// The ADR rules on the `## Enforcement` section of `adr`.
 pub fn check(adr: &Adr, ctx: &Context<'_>, findings: &mut Vec<Finding>) {
+    check_governs(adr, ctx, findings);
     let Some(enforcement) = model::parse(adr) else {
         return;
     };
@@ -252,7 +379,7 @@ mod tests {
         let wrong = "rules:\n  - id: no-todo\n    kind: forbid_pattern\n    why: w\n    pattern: 'FIXME'\n    examples: {violates: \"// TODO later\", passes: \"ok\"}\n";
         let got = found(wrong, &[]);
         assert_eq!(got.len(), 1, "{got:?}");
-        assert!(got[0].starts_with("enforcement-example-misjudged: rule `no-todo` does not flag"));
+        assert!(got[0].starts_with("enforcement-example-fails: rule `no-todo` does not flag"));
         let greedy = "rules:\n  - id: all\n    kind: forbid_pattern\n    why: w\n    pattern: '.'\n    examples: {violates: \"x\", passes: \"y\"}\n";
         assert!(found(greedy, &[])[0].contains("flags its `passes` example"));
         let none =
@@ -260,6 +387,36 @@ mod tests {
         assert!(found(none, &[])[0].starts_with("enforcement-examples-missing"));
         let dep = "rules:\n  - id: no-lodash\n    kind: forbid_dependency\n    why: w\n    packages: [lodash]\n    examples: {violates: '{\"dependencies\": {\"lodash\": \"4\"}}'}\n";
         assert!(found(dep, &[]).is_empty());
+    }
+
+    #[test]
+    fn governs_globs_compile_and_reach_a_file() {
+        let with = |governs: &str, files: &[&str]| -> Vec<String> {
+            let text = format!("---\nstatus: Accepted\ngoverns: {governs}\n---\n# T\n");
+            run(&text, "adr/001-t.md", files)
+                .into_iter()
+                .filter(|f| f.rule.starts_with("governs-"))
+                .map(|f| format!("{}:{}: {}", f.rule, f.line.unwrap_or(0), f.message))
+                .collect()
+        };
+        assert!(with("[\"src/**\", \"!src/legacy/**\"]", &["src/a.rs"]).is_empty());
+        assert!(with("{paths: [\"src/**\"]}", &["src/a.rs"]).is_empty());
+        assert_eq!(
+            with("[\"src/[\"]", &["src/a.rs"]),
+            [
+                "governs-invalid:3: `governs:` bad glob `src/[`: error parsing glob 'src/[': unclosed character class; missing ']'"
+            ]
+        );
+        assert!(with("[\"/src/**\"]", &[])[0].contains("leaves the repository root"));
+        assert!(with("[\"../x/**\"]", &[])[0].starts_with("governs-invalid"));
+        assert!(with("[[nested]]", &[])[0].contains("a nested value"));
+        assert!(with("7", &[])[0].contains("must be a list"));
+        assert_eq!(
+            with("[\"srcs/**\"]", &["src/a.rs"]),
+            [
+                "governs-unmatched:3: `governs:` glob `srcs/**` matches no tracked file, so the ADR governs nothing there"
+            ]
+        );
     }
 
     #[test]
