@@ -634,8 +634,9 @@ impl<'a> Gate<'a> {
     }
 
     /// Step 4: the committed ADRs that take part in the rules across files. Only those that
-    /// share a number with a staged ADR's id or `depends_on` can change a staged ADR's findings
-    /// (a duplicate, or a dependency that exists); the findings of the others are not
+    /// share a number with a staged ADR's id, `depends_on`, `supersedes` or `superseded_by`
+    /// can change a staged ADR's findings (a duplicate, a dependency that exists, the other
+    /// side of a supersession); the findings of the others are not
     /// reported, so they need not take part. Cache hits among them are read now.
     fn bystanders(
         &self,
@@ -650,6 +651,9 @@ impl<'a> Gate<'a> {
             if let Some(fm) = adr.front_matter() {
                 numbers.extend(fm.depends_on.iter().filter_map(|d| adr::number_in_id(d)));
             }
+            // The ADRs it replaces or is replaced by: both sides of a supersession.
+            numbers.extend(adr::succession::predecessors(adr));
+            numbers.extend(adr::succession::successors(adr));
         }
         let relevant = |entry: &StagedEntry, id: Option<u32>| {
             id.is_some_and(|n| numbers.contains(&n))

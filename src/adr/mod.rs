@@ -6,6 +6,7 @@ pub mod front_matter;
 pub mod index_table;
 pub mod markdown;
 pub mod placeholder;
+pub mod succession;
 pub mod template_hints;
 
 use std::path::Path;

@@ -37,6 +37,7 @@ mod hostile_terminal;
 mod ignore;
 mod init;
 mod language;
+mod lifecycle;
 mod list;
 mod marketplace;
 mod mcp;
