@@ -22,6 +22,7 @@ pub mod markers;
 pub mod moves;
 pub mod new;
 pub mod slug;
+pub mod supersede;
 
 use std::path::{Path, PathBuf};
 

@@ -25,6 +25,7 @@ use anyhow::{Context as _, bail};
 
 use super::catalog::{Catalog, format_number_width};
 use super::lock::Lock;
+use super::supersede;
 use super::{Workspace, index_table, slug};
 use crate::engine::Engine;
 
@@ -114,6 +115,9 @@ pub enum Outcome {
         /// The ADR directory's INDEX.md as the user should type it, when `new` added
         /// the ADR's row to it (only where an INDEX.md is kept already).
         index: Option<String>,
+        /// The ADRs it supersedes, as the user should type them; each now names the
+        /// new ADR in its `superseded_by`.
+        superseded: Vec<String>,
     },
     /// The file exists already; nothing was written.
     Exists { display: String },
@@ -161,13 +165,15 @@ pub enum Mode {
 }
 
 /// Create an ADR titled `title` in the repository at `root`, seen from `cwd`.
-pub fn run(root: &Path, cwd: &Path, title: &str) -> anyhow::Result<Outcome> {
+/// `supersedes`: the ids of ADRs it replaces (`3`, `0003`, `ADR-0003`).
+pub fn run(root: &Path, cwd: &Path, title: &str, supersedes: &[String]) -> anyhow::Result<Outcome> {
     make(
         root,
         cwd,
         title,
         crate::config::preset::cli_override(),
         Mode::Write,
+        supersedes,
     )
 }
 
@@ -178,8 +184,16 @@ pub fn make(
     title: &str,
     preset: Option<crate::config::Preset>,
     mode: Mode,
+    supersedes: &[String],
 ) -> anyhow::Result<Outcome> {
     let title = title.trim();
+    let mut replaced = Vec::new();
+    for id in supersedes {
+        let Some(n) = crate::adr::number_in_id(id) else {
+            bail!("--supersedes {id}: not an ADR number (write 3, 0003 or ADR-0003)");
+        };
+        replaced.push(n);
+    }
     if title.is_empty() {
         bail!("the title is empty; give the ADR a title: helix-gate new \"<title>\"");
     }
@@ -227,6 +241,11 @@ pub fn make(
     };
     let slug = slug::slug(title);
     if let Some(session) = session_of(&root, &cwd, &engine)? {
+        if !replaced.is_empty() {
+            bail!(
+                "--supersedes works in the ADR directory, not in a session (a draft has no number yet); add `supersedes:` to the draft and the predecessor's `superseded_by:` when it is finalized"
+            );
+        }
         let dir = session.join(&engine.settings.new.drafts);
         let path = dir.join(format!("ADR-{slug}.md"));
         if let Some(reason) = skipped_because(&engine, &path, Globs::Ignored) {
@@ -252,6 +271,7 @@ pub fn make(
             slug,
             show: &show,
             fill: &fill,
+            supersedes: &replaced,
         },
         engine,
     )
@@ -269,6 +289,8 @@ struct Making<'a> {
     show: &'a dyn Fn(&Path) -> String,
     /// The template filled in with an `adr_id` and a title number.
     fill: &'a dyn Fn(&str, &str) -> String,
+    /// Numbers of the ADRs it replaces.
+    supersedes: &'a [u32],
 }
 
 /// Outside a session: the ADR goes into the ADR directory with the next free number.
@@ -305,10 +327,14 @@ fn numbered(making: &Making<'_>, engine: Engine) -> anyhow::Result<Outcome> {
         Mode::Write => Some(Lock::acquire(root, &ws.dir)?),
         Mode::Preview => None,
     };
-    let number = if missing && mode == Mode::Preview {
-        1
+    let catalog = if missing && mode == Mode::Preview {
+        None
     } else {
-        Catalog::load(&ws.engine, &ws.dir)?.next_number()?
+        Some(Catalog::load(&ws.engine, &ws.dir)?)
+    };
+    let number = match &catalog {
+        Some(catalog) => catalog.next_number()?,
+        None => 1,
     };
     let id = format_number_width(number, ws.engine.settings.adr.number_width);
     let path = ws.dir.join(format!("{id}-{}.md", making.slug));
@@ -318,13 +344,17 @@ fn numbered(making: &Making<'_>, engine: Engine) -> anyhow::Result<Outcome> {
             reason,
         });
     }
-    let text = fill(&id, &number.to_string());
+    let predecessors = predecessors(catalog.as_ref(), making.supersedes, show)?;
+    let mut text = fill(&id, &number.to_string());
+    for p in &predecessors {
+        text = supersede::successor_text(&text, &p.other());
+    }
     let outcome = create(
         root,
         path,
         text,
         show,
-        Place::AdrDirectory(id),
+        Place::AdrDirectory(id.clone()),
         making.template.clone(),
         mode,
     )?;
@@ -336,9 +366,26 @@ fn numbered(making: &Making<'_>, engine: Engine) -> anyhow::Result<Outcome> {
             template,
             text,
             index: None,
+            ..
         } if mode == Mode::Write => {
             // Still under the lock: no finalize adds a row between the read and the write.
             let index = add_index_row(root, &ws, number, making.title, &path, &text, show)?;
+            let file_name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let successor = supersede::Other {
+                id: &id,
+                title: making.title,
+                file_name: &file_name,
+            };
+            let mut superseded = Vec::new();
+            for p in &predecessors {
+                let changed = supersede::predecessor_text(&p.text, &successor);
+                crate::fs::atomic::write(root, &p.path, changed.as_bytes())
+                    .with_context(|| format!("cannot write {}", show(&p.path)))?;
+                superseded.push(show(&p.path));
+            }
             Ok(Outcome::Created {
                 path,
                 display,
@@ -346,10 +393,58 @@ fn numbered(making: &Making<'_>, engine: Engine) -> anyhow::Result<Outcome> {
                 template,
                 text,
                 index,
+                superseded,
             })
         }
         other => Ok(other),
     }
+}
+
+/// An ADR the new one replaces, read from the ADR directory.
+struct Predecessor {
+    path: PathBuf,
+    id: String,
+    title: String,
+    file_name: String,
+    text: String,
+}
+
+impl Predecessor {
+    fn other(&self) -> supersede::Other<'_> {
+        supersede::Other {
+            id: &self.id,
+            title: &self.title,
+            file_name: &self.file_name,
+        }
+    }
+}
+
+/// The ADRs numbered `numbers` in `catalog`; an error names a number it lacks.
+fn predecessors(
+    catalog: Option<&Catalog>,
+    numbers: &[u32],
+    show: &dyn Fn(&Path) -> String,
+) -> anyhow::Result<Vec<Predecessor>> {
+    let mut out = Vec::new();
+    for &n in numbers {
+        let entry = catalog
+            .and_then(|c| c.entries.iter().find(|e| e.number() == Some(n)))
+            .ok_or_else(|| anyhow::anyhow!("--supersedes {n}: the ADR directory has no ADR {n}"))?;
+        let text = std::fs::read_to_string(&entry.path)
+            .with_context(|| format!("cannot read {}", show(&entry.path)))?;
+        out.push(Predecessor {
+            id: catalog.map_or_else(|| n.to_string(), |c| c.format(n)),
+            title: entry.title().unwrap_or_default().to_owned(),
+            file_name: entry
+                .path
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            path: entry.path.clone(),
+            text,
+        });
+    }
+    Ok(out)
 }
 
 /// Add the new ADR's row to the ADR directory's INDEX.md, as `finalize` does, so the next
@@ -422,6 +517,7 @@ fn create(
             template,
             text,
             index: None,
+            superseded: Vec::new(),
         }),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(Outcome::Exists { display }),
         Err(e) => Err(e).with_context(|| format!("cannot write {display}")),

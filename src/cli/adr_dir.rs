@@ -16,9 +16,9 @@ pub(super) fn next_number() -> anyhow::Result<ExitStatus> {
 }
 
 /// `helix-gate new "<title>"`: exit 1 when the file exists already.
-pub(super) fn new(title: &str) -> anyhow::Result<ExitStatus> {
+pub(super) fn new(title: &str, supersedes: &[String]) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir().unwrap_or_default();
-    match adr_dir::new::run(&current_root(), &cwd, title)? {
+    match adr_dir::new::run(&current_root(), &cwd, title, supersedes)? {
         adr_dir::new::Outcome::Exists { display } => {
             print_stderr(&format!(
                 "helix-gate: error: {} already exists; nothing was written (edit it, or choose another title)\n",
@@ -39,6 +39,7 @@ pub(super) fn new(title: &str) -> anyhow::Result<ExitStatus> {
             place,
             template,
             index,
+            superseded,
             ..
         } => {
             let shown = escape_controls(&display);
@@ -53,6 +54,13 @@ pub(super) fn new(title: &str) -> anyhow::Result<ExitStatus> {
             };
             if let Some(index) = index {
                 let _ = writeln!(out, "added its row to {}", escape_controls(&index));
+            }
+            for old in &superseded {
+                let _ = writeln!(
+                    out,
+                    "{} now names it in superseded_by (its status stays until the new ADR is accepted; then set it to Superseded)",
+                    escape_controls(old)
+                );
             }
             let _ = writeln!(
                 out,

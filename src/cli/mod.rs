@@ -262,6 +262,10 @@ pub enum Command {
     New {
         /// The ADR's title.
         title: String,
+        /// An ADR the new one replaces (3, 0003 or ADR-0003; repeatable): the new ADR lists
+        /// it in `supersedes:` and it names the new one in `superseded_by:`.
+        #[arg(long, value_name = "ADR")]
+        supersedes: Vec<String>,
     },
     /// Validate a draft, give it a number, move it to adr/NNN-slug.md and add it to adr/INDEX.md.
     Finalize {
@@ -524,7 +528,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Stats { format } => log::stats(format),
         Command::Report { out } => report::run(out.as_deref()),
         Command::NextNumber => adr_dir::next_number(),
-        Command::New { title } => adr_dir::new(&title),
+        Command::New { title, supersedes } => adr_dir::new(&title, &supersedes),
         Command::Finalize {
             draft,
             dry_run,

@@ -468,7 +468,7 @@ fn new_template(scope: &Scope, call: &Call) -> Result<Answer, ToolError> {
         Some(name) => Some(Preset::parse(&name).ok_or(ToolError::UnknownPreset(name))?),
     };
     let mode = if write { Mode::Write } else { Mode::Preview };
-    let outcome = new_adr::make(scope.root(), scope.base(), &title, preset, mode)
+    let outcome = new_adr::make(scope.root(), scope.base(), &title, preset, mode, &[])
         .map_err(ToolError::failed)?;
     let (path, place, template, text) = match outcome {
         Outcome::Created {

@@ -94,3 +94,62 @@ fn a_one_sided_supersession_is_refused_at_commit() {
         rules(&out)
     );
 }
+
+#[test]
+fn new_supersedes_writes_both_sides_in_madr_and_nygard() {
+    let repo = repo();
+    let out = repo.helix(&["new", "--supersedes", "3", "Use gRPC"]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    assert!(
+        stdout(&out).contains("docs/decisions/0003-rest.md now names it in superseded_by"),
+        "{}",
+        stdout(&out)
+    );
+    let new = repo
+        .read("docs/decisions/0004-use-grpc.md")
+        .expect("the new ADR");
+    assert!(
+        new.contains("\nstatus: proposed\nsupersedes: [\"0003\"]\n"),
+        "{new}"
+    );
+    let old = repo.read(OLD).expect("the old ADR");
+    assert!(
+        old.starts_with("---\nstatus: accepted\nsuperseded_by: [\"0004\"]\n"),
+        "{old}"
+    );
+    // Both sides agree: the check across files finds nothing to say about them.
+    let out = repo.helix(&["validate", "docs/decisions"]);
+    assert!(!rules(&out).contains("supersession-"), "{}", rules(&out));
+    // A number the directory lacks changes nothing.
+    let out = repo.helix(&["new", "--supersedes", "ADR-0042", "Use SOAP"]);
+    assert_eq!(code(&out), 2, "{}", rules(&out));
+    assert!(
+        stderr(&out).contains("--supersedes 42: the ADR directory has no ADR 42"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(repo.read("docs/decisions/0005-use-soap.md").is_none());
+
+    // adr-tools / Nygard: no front matter, the lines go into the status sections.
+    let nygard = ScratchRepo::empty();
+    nygard.write("config/helix-gate.yaml", "preset: nygard\n");
+    nygard.write(
+        "doc/adr/0001-use-rest.md",
+        "# 1. Use REST\n\nDate: 2026-01-01\n\n## Status\n\nAccepted\n\n## Context\n\nWe need an API style.\n\n## Decision\n\nREST.\n\n## Consequences\n\nJSON everywhere.\n",
+    );
+    nygard.commit_all("REST");
+    let out = nygard.helix(&["new", "--supersedes", "1", "Use gRPC"]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    let old = nygard.read("doc/adr/0001-use-rest.md").unwrap();
+    assert!(
+        old.contains(
+            "## Status\n\nAccepted\n\nSuperseded by [2. Use gRPC](0002-use-grpc.md)\n\n## Context"
+        ),
+        "{old}"
+    );
+    let new = nygard.read("doc/adr/0002-use-grpc.md").unwrap();
+    assert!(
+        new.contains("Supersedes [1. Use REST](0001-use-rest.md)"),
+        "{new}"
+    );
+}
