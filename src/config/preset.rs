@@ -54,11 +54,11 @@ impl Preset {
             Preset::Helix => None,
             // MADR's own default folder; `docs/adr` is the other common one.
             Preset::Madr => Some(
-                "adr:\n  directory: docs/decisions\n  number_width: 4\n  index: false\n  globs: [\"docs/decisions/**/*.md\", \"docs/adr/**/*.md\"]\n  exclude: [\"**/INDEX.md\", \"**/index.md\", \"**/README.md\", \"**/templates/**\", \"**/template.md\", \"**/*.template.md\", \"**/{adr,000,0000}-template.md\", \"**/*-{000,0000}-template.md\"]\n",
+                "adr:\n  directory: docs/decisions\n  number_width: 4\n  index: false\n  globs: [\"docs/decisions/**/*.md\", \"docs/adr/**/*.md\"]\n  exclude: [\"**/INDEX.md\", \"**/index.md\", \"**/README.md\", \"**/templates/**\", \"**/template.md\", \"**/*.template.md\", \"**/{adr,000,0000}-template.md\", \"**/*-{000,0000}-template.md\"]\nlifecycle:\n  transitions:\n    Proposed: [Accepted, Rejected, On hold]\n    Draft: [Proposed, Accepted, Rejected]\n    On hold: [Proposed, Accepted, Rejected]\n    Accepted: [Deprecated, Superseded]\n    Implemented: []\n  initial: [Proposed, Draft]\n",
             ),
             // adr-tools' default folder (`adr init` without an argument).
             Preset::Nygard => Some(
-                "adr:\n  directory: doc/adr\n  number_width: 4\n  index: false\n  globs: [\"doc/adr/**/*.md\", \"docs/adr/**/*.md\", \"docs/architecture/decisions/**/*.md\"]\n  exclude: [\"**/INDEX.md\", \"**/README.md\", \"**/templates/**\", \"**/template.md\", \"**/*.template.md\", \"**/{adr,000,0000}-template.md\", \"**/*-{000,0000}-template.md\"]\n",
+                "adr:\n  directory: doc/adr\n  number_width: 4\n  index: false\n  globs: [\"doc/adr/**/*.md\", \"docs/adr/**/*.md\", \"docs/architecture/decisions/**/*.md\"]\n  exclude: [\"**/INDEX.md\", \"**/README.md\", \"**/templates/**\", \"**/template.md\", \"**/*.template.md\", \"**/{adr,000,0000}-template.md\", \"**/*-{000,0000}-template.md\"]\nlifecycle:\n  transitions:\n    Proposed: [Accepted, Rejected]\n    Accepted: [Deprecated, Superseded]\n    Implemented: []\n  initial: [Proposed, Accepted]\n",
             ),
         }
     }

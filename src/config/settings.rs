@@ -29,6 +29,7 @@ pub struct Settings {
     pub sessions: SessionsSettings,
     pub concept: ConceptSettings,
     pub rules: RulesSettings,
+    pub lifecycle: LifecycleSettings,
     /// Keys of the repository's file whose value was out of range or of the wrong
     /// type: each fell back to the built-in value ([`ValueProblem`]). Never read
     /// from a file.
@@ -133,6 +134,18 @@ pub struct StepMarkerSettings {
     /// Stop with a valid marker and when the fallback marker is applied. Unset: off.
     #[serde(default)]
     pub status_file: Option<String>,
+}
+
+/// How an ADR's status may change: from each status (a key) to the statuses listed;
+/// a status that is no key, or has no list, is final. Statuses compare by their
+/// leading words, case-insensitively (`superseded by ADR-0005` is `superseded`,
+/// adr-tools' `superceded` too).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LifecycleSettings {
+    pub transitions: std::collections::BTreeMap<String, Vec<String>>,
+    /// The statuses a new ADR may start with.
+    pub initial: Vec<String>,
 }
 
 /// Where Claude Code sessions of this repository run when they are started below
@@ -454,6 +467,17 @@ impl Settings {
                 ]),
             },
             rules: RulesSettings::default(),
+            lifecycle: LifecycleSettings {
+                transitions: [
+                    ("Proposed", &["Accepted", "Rejected"][..]),
+                    ("Accepted", &["Implemented", "Superseded", "Deprecated"][..]),
+                    ("Implemented", &["Superseded", "Deprecated"][..]),
+                ]
+                .into_iter()
+                .map(|(from, to)| (from.to_owned(), strings(to)))
+                .collect(),
+                initial: strings(&["Proposed"]),
+            },
             problems: Vec::new(),
         }
     }

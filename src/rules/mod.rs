@@ -71,6 +71,7 @@ pub mod front_matter;
 pub mod gate;
 pub mod index;
 pub mod input;
+pub mod lifecycle;
 pub mod numbering;
 pub mod phases;
 pub mod sections;
@@ -194,6 +195,7 @@ pub fn registry() -> Vec<&'static RuleMeta> {
     [
         input::RULES,
         front_matter::RULES,
+        lifecycle::RULES,
         document::RULES,
         sections::RULES,
         template::RULES,
