@@ -19,6 +19,7 @@ mod consultant;
 mod copilot;
 mod corpus;
 mod economy;
+mod enforce_session;
 mod formats;
 mod gate;
 mod gate_formats;
