@@ -293,3 +293,197 @@ fn a_violation_written_by_a_shell_command_is_caught_on_the_spot_and_at_stop() {
     write(root, "src/api.py", GOOD);
     assert_eq!(stop(root), None);
 }
+
+mod e2e {
+    //! The real clients against the fake model APIs: the scripted model writes
+    //! code that breaks ADR-014's rule, is blocked, writes it correctly, and
+    //! ends its turn.
+
+    use std::path::Path;
+    use std::process::{Command, Output};
+
+    use serde_json::{Value, json};
+
+    use super::{BAD, GOOD, NO_APPROVAL, gateway_adr};
+    use crate::support::agents::with_stdin;
+    use crate::support::claude::{ClaudeRun, require_claude, stop_hook_feedback};
+    use crate::support::cli::*;
+    use crate::support::codex::{CodexHome, exec, require_codex};
+    use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+    use crate::support::fake_responses::{FakeResponses, Item, Request};
+    use crate::support::repo::ScratchRepo;
+
+    /// A committed repository with ADR-014 (Accepted) and the gateway, reviewer off.
+    fn governed_repo() -> ScratchRepo {
+        let repo = ScratchRepo::new();
+        repo.write("config/approvals.yaml", NO_APPROVAL);
+        repo.write("adr/014-gateway.md", gateway_adr("Accepted"));
+        repo.write("src/app/gateway.py", "client = None\n");
+        repo.commit_all("ADR-014 and the gateway");
+        repo
+    }
+
+    fn verdicts(repo: &ScratchRepo, target: &str) -> Vec<String> {
+        repo.read(".helix-gate/log.jsonl")
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|l| l["target"] == target)
+            .map(|l| l["verdict"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn claude_breaks_an_accepted_rule_is_blocked_and_corrects_itself() {
+        let Some(claude) = require_claude() else {
+            return;
+        };
+        let repo = governed_repo();
+        let out = run(repo.path(), &["install", "claude"]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        let write = |conv: &Conversation<'_>, content: &str| {
+            let dir = conv.working_dir().expect("working dir");
+            Turn::text("Writing the client.").with_tool(
+                "Write",
+                json!({"file_path": dir.join("src/api.py"), "content": content}),
+            )
+        };
+        let api = FakeApi::start(move |_: &RecordedRequest, conv: &Conversation<'_>| {
+            match conv.request_index() {
+                0 => write(conv, BAD),
+                1 => write(conv, GOOD),
+                _ => Turn::text("The client calls the gateway."),
+            }
+        });
+        let outcome = ClaudeRun::new(&claude, &api, repo.path(), "Add an API client").run();
+        outcome.assert_success();
+        let requests = api.main_requests();
+        assert_eq!(requests.len(), 3, "{}", outcome.describe());
+        // Before the first write the model heard which decision governs the file.
+        assert!(
+            requests[1].contains("decisions govern src/api.py")
+                && requests[1].contains("rule no-direct-http (forbid_import)"),
+            "{}",
+            outcome.describe()
+        );
+        // Claude Code joins the PreToolUse context and the PostToolUse block in one
+        // system message: the block is what follows its prefix.
+        let prefix = "PostToolUse:Write hook blocking error from command:";
+        let blocks: Vec<String> = requests[1]
+            .messages()
+            .iter()
+            .filter(|m| m["role"] == "system")
+            .flat_map(|m| match &m["content"] {
+                Value::String(text) => vec![text.clone()],
+                other => other
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|b| b["text"].as_str().map(str::to_owned))
+                    .collect(),
+            })
+            .filter_map(|text| text.find(prefix).map(|at| text[at..].to_owned()))
+            .collect();
+        assert_eq!(blocks.len(), 1, "{blocks:#?}\n{}", outcome.describe());
+        assert!(
+            blocks[0].contains("src/api.py breaks 1 rule(s)")
+                && blocks[0].contains("[ADR-014/no-direct-http] line 2")
+                && blocks[0].contains("All outbound HTTP goes through app.gateway.")
+                && blocks[0].contains("attempt 1/3"),
+            "{}",
+            blocks[0]
+        );
+        // Told once: the second write of the file hears nothing new before it.
+        assert!(
+            !requests[2]
+                .messages()
+                .iter()
+                .skip(requests[1].messages().len())
+                .any(|m| m.to_string().contains("decisions govern")),
+            "{}",
+            outcome.describe()
+        );
+        assert!(stop_hook_feedback(&requests).is_empty());
+        assert_eq!(outcome.result_text(), Some("The client calls the gateway."));
+        assert_eq!(repo.read("src/api.py").unwrap(), GOOD);
+        assert_eq!(verdicts(&repo, "src/api.py"), ["block", "pass"]);
+    }
+
+    /// helix-gate in `cwd` with Codex's `HOME` and `CODEX_HOME`.
+    fn helix(home: &CodexHome, cwd: &Path, args: &[&str]) -> Output {
+        let mut command = Command::new(bin());
+        command.args(args).current_dir(cwd);
+        home.isolate(&mut command);
+        with_stdin(&mut command, "")
+    }
+
+    /// An `apply_patch` input that adds `rel` with `content`.
+    fn add_file(rel: &str, content: &str) -> String {
+        let mut lines = String::new();
+        for line in content.trim_end_matches('\n').split('\n') {
+            lines.push('+');
+            lines.push_str(line);
+            lines.push('\n');
+        }
+        format!("*** Begin Patch\n*** Add File: {rel}\n{lines}*** End Patch\n")
+    }
+
+    #[test]
+    fn codex_breaks_an_accepted_rule_is_blocked_and_corrects_itself() {
+        let Some(codex) = require_codex() else {
+            return;
+        };
+        let rel = "src/api.py";
+        let fix = format!(
+            "*** Begin Patch\n*** Update File: {rel}\n@@\n import os\n-import requests\n+from app.gateway import client\n \n-requests.get(\"https://example.com\")\n+client.get(\"https://example.com\")\n*** End Patch\n"
+        );
+        let api = FakeResponses::start(move |request: &Request| match request.index {
+            0 => vec![Item::patch("call_1", add_file(rel, BAD))],
+            1 => vec![Item::patch("call_2", fix.clone())],
+            _ => vec![Item::message("The client calls the gateway.")],
+        });
+        let repo = governed_repo();
+        let home = CodexHome::new(&api.base_url());
+        let out = helix(
+            &home,
+            repo.path(),
+            &["install", "codex", "--trust-hooks", "--trust-project"],
+        );
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        repo.commit_all("helix-gate installed for Codex");
+        let outcome = exec(&codex, &home, repo.path(), "Add an API client");
+        outcome.assert_success();
+        let requests = api.requests();
+        let dump = || {
+            requests
+                .iter()
+                .map(|r| format!("#{}: {}", r.index, r.body["input"]))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(requests.len(), 3, "{}\n{}", outcome.describe(), dump());
+        let blocked = requests[1].tool_output("call_1").unwrap_or_default();
+        assert!(
+            blocked.contains("src/api.py breaks 1 rule(s)")
+                && blocked.contains("[ADR-014/no-direct-http] line 2")
+                && blocked.contains("attempt 1/3"),
+            "{blocked}\n{}",
+            dump()
+        );
+        assert!(
+            requests[1].contains("decisions govern src/api.py"),
+            "the PreToolUse context reaches the model: {}",
+            dump()
+        );
+        let fixed = requests[2].tool_output("call_2").unwrap_or_default();
+        assert!(!fixed.contains("breaks"), "{fixed}");
+        assert!(
+            requests.iter().all(|r| r.hook_prompts().is_empty()),
+            "the Stop passes: {}",
+            dump()
+        );
+        assert_eq!(repo.read(rel).unwrap(), GOOD);
+        assert_eq!(verdicts(&repo, rel), ["block", "pass"]);
+        assert!(api.errors().is_empty(), "{:?}", api.errors());
+    }
+}
