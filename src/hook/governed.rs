@@ -501,6 +501,87 @@ fn decision_sentences(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::adr::Adr;
+    use crate::adr::catalog::{Catalog, Entry};
+
+    /// An index of `adrs` (file name, text) in `root/adr/`, the files written too.
+    fn index(root: &Path, adrs: &[(&str, String)]) -> Index {
+        std::fs::create_dir_all(root.join("adr")).unwrap();
+        let catalog = Catalog {
+            dir: root.join("adr"),
+            entries: adrs
+                .iter()
+                .map(|(name, text)| {
+                    std::fs::write(root.join("adr").join(name), text).unwrap();
+                    Entry {
+                        path: root.join("adr").join(name),
+                        link: (*name).to_owned(),
+                        file_number: crate::adr::number_in_file_name(Path::new(name)),
+                        adr: Some(Adr::parse(text)),
+                    }
+                })
+                .collect(),
+            width: 3,
+            reserved: Vec::new(),
+        };
+        Index::from_catalog(root, &catalog)
+    }
+
+    fn adr(number: &str, status: &str, governs: &str, rules: &str) -> String {
+        format!(
+            "---\nadr_id: \"{number}\"\ntitle: Rule {number}\nstatus: {status}\ngoverns: [{governs}]\n---\n# Rule {number}\n\n## Decision\n\nDecided {number}. More.\n\n## Enforcement\n\n```yaml\nrules:\n{rules}```\n"
+        )
+    }
+
+    const NO_HTTP: &str = "  - id: no-direct-http\n    kind: forbid_import\n    why: HTTP goes through app.gateway\n    modules: [requests]\n    examples: {violates: \"import requests\", passes: \"import json\"}\n";
+    const DOCS: &str = "  - id: reviewed\n    kind: llm_review\n    why: the docs follow the style guide\n    check: the style guide is followed\n    paths: [\"docs/**\"]\n";
+
+    #[test]
+    fn the_rules_of_a_file_are_those_of_its_governing_adrs_and_those_whose_paths_cover_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let index = index(
+            root,
+            &[
+                ("014-gw.md", adr("014", "Accepted", "\"src/**\"", NO_HTTP)),
+                ("015-docs.md", adr("015", "Proposed", "\"other/**\"", DOCS)),
+                ("016-old.md", adr("016", "Rejected", "\"src/**\"", NO_HTTP)),
+            ],
+        );
+        assert_eq!(rules_for(&index, "src/api.py"), ["ADR-014/no-direct-http"]);
+        assert!(rules_for(&index, "tools/x.py").is_empty());
+        assert!(
+            rules_for(&index, "adr/014-gw.md").is_empty(),
+            "an ADR is no code"
+        );
+        // An llm_review rule judges nothing here, but its ADR is told.
+        assert!(rules_for(&index, "docs/guide.md").is_empty());
+        let told = briefs(root, &index, "docs/guide.md");
+        assert_eq!(told.len(), 1);
+        assert_eq!(
+            (
+                told[0].id.as_str(),
+                told[0].force,
+                told[0].decision.as_deref()
+            ),
+            ("ADR-015", "pending", Some("Decided 015. More."))
+        );
+        assert_eq!(
+            told[0].rules,
+            [(
+                "reviewed".to_owned(),
+                "llm_review".to_owned(),
+                "the docs follow the style guide".to_owned()
+            )]
+        );
+        let told = briefs(root, &index, "src/api.py");
+        assert_eq!(
+            told.iter().map(|b| b.id.as_str()).collect::<Vec<_>>(),
+            ["ADR-014"],
+            "a rejected ADR governs nothing"
+        );
+        assert!(briefs(root, &index, "tools/x.py").is_empty());
+    }
 
     #[test]
     fn the_decision_is_its_first_two_sentences() {
