@@ -489,6 +489,38 @@ pub fn index(root: &Path) -> anyhow::Result<Index> {
     Ok(Index::from_catalog(&ws.engine.root, &catalog))
 }
 
+// --- TEMPORARY STUB (issue 31, session hook): the cache helper's real
+// `cached_index` / `may_govern` / `refresh_cache` replace these three. ---
+
+/// The governing index of the repository at `root` when it has ADRs whose rules
+/// bind or warn ([`Index::ruling`]); `None` otherwise (or when it cannot be read).
+pub fn cached_index(root: &Path) -> Option<Index> {
+    let index = index(root).ok()?;
+    let ruling = index.ruling().next().is_some();
+    ruling.then_some(index)
+}
+
+/// Whether a file of the repository at `root` may be governed by a rule: one
+/// `stat` of the cache's marker, [`crate::fs::data_dir::GOVERNS_INDEX_PATH`].
+pub fn may_govern(root: &Path) -> bool {
+    root.join(crate::fs::data_dir::GOVERNS_INDEX_PATH).exists()
+}
+
+/// Make the marker [`may_govern`] looks for agree with the ADRs now: written
+/// when ADRs with rules bind or warn, removed when none do. Best effort.
+pub fn refresh_cache(root: &Path) {
+    let marker = root.join(crate::fs::data_dir::GOVERNS_INDEX_PATH);
+    if cached_index(root).is_some() {
+        if !marker.exists() && crate::fs::data_dir::ensure(root).is_ok() {
+            let _ = crate::fs::atomic::write(root, &marker, b"");
+        }
+    } else if marker.is_file() {
+        let _ = std::fs::remove_file(&marker);
+    }
+}
+
+// --- end of the temporary stub ---
+
 /// The markers in the comments of the file at the repository-relative `path`; none
 /// when it does not exist, is no regular file, is larger than [`MARKER_FILE_LIMIT`]
 /// or a link leads out of the repository.

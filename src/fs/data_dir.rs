@@ -11,6 +11,7 @@
 //!   approval-cache/<key>.json  approved verdicts
 //!   approvals/<run-id>/      one folder per reviewer run
 //!   finalized.jsonl          where `finalize` moved each draft
+//!   governs-index            present while ADRs with rules bind or warn
 //! ```
 //!
 //! Paths are relative to the repository root; a folder is created on first use,
@@ -39,6 +40,10 @@ pub const REVIEWING_DIR: &str = ".helix-gate/reviewing";
 pub const FINALIZED_PATH: &str = ".helix-gate/finalized.jsonl";
 /// The intent of a finalize under way (removed when it is done).
 pub const FINALIZE_INTENT_PATH: &str = ".helix-gate/finalize-intent.json";
+/// The governing index's cache: it exists only while the repository has ADRs
+/// whose rules bind or warn, so the hook's one `stat` of it decides whether a
+/// written file can be governed at all.
+pub const GOVERNS_INDEX_PATH: &str = ".helix-gate/governs-index";
 
 /// The `.gitignore` inside [`DIR`].
 const GITIGNORE_NAME: &str = ".gitignore";

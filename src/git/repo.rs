@@ -217,6 +217,48 @@ impl Repo {
         })
     }
 
+    /// The content of the file at the work-tree-relative `rel` (`/`-separated) as `HEAD`
+    /// has it: `None` when `HEAD` is unborn or has no regular file there (a new file). A
+    /// blob above `limit` bytes is never decompressed: [`GitError::BlobTooLarge`].
+    pub fn head_file(&self, rel: &str, limit: u64) -> Result<Option<Vec<u8>>, GitError> {
+        let object = |e: &gix::Error| GitError::Object(format!("HEAD:{rel}: {}", chain(e)));
+        let tree_id = self
+            .gix
+            .head_tree_id_or_empty()
+            .map_err(|e| object(&e))?
+            .detach();
+        if tree_id == gix::ObjectId::empty_tree(self.gix.object_hash()) {
+            return Ok(None);
+        }
+        let tree = self
+            .gix
+            .find_object(tree_id)
+            .map_err(|e| object(&e))?
+            .peel_to_tree()
+            .map_err(|e| object(&e))?;
+        let Some(entry) = tree.lookup_entry_by_path(rel).map_err(|e| object(&e))? else {
+            return Ok(None);
+        };
+        if !entry.mode().is_blob() {
+            return Ok(None);
+        }
+        let header = self.gix.find_header(entry.oid()).map_err(|e| object(&e))?;
+        if header.size() > limit {
+            return Err(GitError::BlobTooLarge {
+                path: rel.to_owned(),
+                size: header.size(),
+                limit,
+            });
+        }
+        let data = self
+            .gix
+            .find_object(entry.oid())
+            .map_err(|e| object(&e))?
+            .detach()
+            .data;
+        Ok(Some(data))
+    }
+
     /// The underlying gix repository, for anything this layer does not cover.
     pub fn gix(&self) -> &gix::Repository {
         &self.gix

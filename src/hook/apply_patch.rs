@@ -41,12 +41,23 @@ pub(super) fn pre_tool_use(
     ctx: &Context,
 ) -> Result<Ruling, InfraError> {
     let mut refusals = Vec::new();
+    let mut written = Vec::new();
     for touched in touched(patch, ctx)? {
         let file = tool_use::resolve(event, ctx, &touched.path)?;
         let ruling = tool_use::pre_write(ctx, &file);
         if ruling.output.is_some() {
             refusals.push(ruling);
+        } else if touched.change.writes_content() {
+            written.push(file);
         }
+    }
+    if refusals.is_empty() && super::governed::may_govern(&ctx.root) {
+        // The decisions that govern the files it writes, for the model.
+        let contexts: Vec<Ruling> = written
+            .iter()
+            .map(|file| super::governed::pre_context(ctx, file))
+            .collect();
+        return Ok(merge(contexts, event));
     }
     Ok(refuse_all(refusals))
 }

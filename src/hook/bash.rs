@@ -150,8 +150,10 @@ pub(super) fn post_tool_use(
         },
     )
     .map_err(|e| InfraError::new(e.to_string(), None))?;
+    // Code under the rules of ADRs that the command changed: checked as a write of it.
+    let code = super::governed::after_shell(event, root, ctx, notes)?;
     let Some(changed) = changed.filter(|c| !c.is_empty()) else {
-        return Ok(Ruling::default());
+        return Ok(super::ruling::merge(code, event));
     };
     let settings = match loaded {
         Some(settings) => settings,
@@ -160,7 +162,7 @@ pub(super) fn post_tool_use(
     need_session(event, &settings)?;
     let budget = settings.hook.budget;
     let engine = ctx.load_engine(settings)?;
-    let mut rulings = Vec::new();
+    let mut rulings = code;
     for rel in changed {
         let path = root.join(&rel);
         let report = match engine.check_file(&path) {

@@ -186,6 +186,12 @@ pub(super) fn changed_since_seen(
 /// The ADRs that differ from `HEAD` (modified, added, untracked), by `git
 /// status`; for a recovered record, whose baseline came late. Empty outside git.
 pub(super) fn changed_since_head(root: &Path, matcher: &AdrMatcher) -> Vec<String> {
+    differ_from_head(root, |path| covered(matcher, path))
+}
+
+/// The files for which `keep` holds that differ from `HEAD` (modified, added,
+/// untracked; not deleted), by `git status`. Empty outside git.
+pub(super) fn differ_from_head(root: &Path, keep: impl Fn(&str) -> bool) -> Vec<String> {
     let mut command = std::process::Command::new("git");
     command
         .args([
@@ -214,7 +220,7 @@ pub(super) fn changed_since_head(root: &Path, matcher: &AdrMatcher) -> Vec<Strin
         .filter_map(|entry| {
             let entry = std::str::from_utf8(entry).ok()?;
             let (status, path) = (entry.get(..2)?, entry.get(3..)?);
-            (!status.contains('D') && covered(matcher, path)).then(|| path.to_owned())
+            (!status.contains('D') && keep(path)).then(|| path.to_owned())
         })
         .collect();
     out.sort();

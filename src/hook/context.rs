@@ -45,6 +45,7 @@ pub(super) fn session_context(
     if event.kind == EventKind::SessionStart {
         state::prune(root, settings.hook.state_retention_days);
         super::store::prune(root, settings.hook.state_retention_days);
+        super::governed::session_start(event, root);
     }
     if !enabled(&settings) {
         return Ok(Ruling::default());

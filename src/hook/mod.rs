@@ -28,6 +28,7 @@ mod context;
 mod ctx;
 pub mod deadline;
 mod finalized;
+mod governed;
 mod guarded;
 mod policy;
 pub mod project;
@@ -402,7 +403,16 @@ fn route(ctx: &Context) -> Early {
             let path = path.clone();
             later(move |ctx, _| Ok(tool_use::pre_write(ctx, &path)))
         }
-        (PreToolUse, Tool::Write(Ok(path))) => ruled(tool_use::pre_write(ctx, path)),
+        (PreToolUse, Tool::Write(Ok(path))) => {
+            let ruling = tool_use::pre_write(ctx, path);
+            // The decisions that govern the file, for the model (one `stat` when none can).
+            if ruling.is_quiet() && governed::may_govern(root) {
+                let path = path.clone();
+                later(move |ctx, _| Ok(governed::pre_context(ctx, &path)))
+            } else {
+                ruled(ruling)
+            }
+        }
         (_, Tool::Write(Ok(path))) if broken => {
             let path = path.clone();
             later(move |ctx, notes| tool_use::post_write(&ctx.event, &ctx.root, &path, ctx, notes))

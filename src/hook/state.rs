@@ -61,6 +61,18 @@ pub struct SessionState {
     /// marker at the file's end as the answer's ([`super::step_marker`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<AnswerWritten>,
+    /// Code files under the rules of ADRs ([`super::governed`]): the SHA-256 of
+    /// each as it was last checked, or as the session found it at its start (a
+    /// shell command that leaves a file so is not this session's doing).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub code: BTreeMap<String, String>,
+    /// The code files under rules this session changed: the Stop checks them again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub code_touched: Vec<String>,
+    /// The governing ADRs already put before the model at `PreToolUse`, one per
+    /// ADR and folder (`ADR-014 src/api`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub told: Vec<String>,
 }
 
 /// A Write or Edit of the session's answer file.

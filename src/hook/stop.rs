@@ -289,6 +289,10 @@ pub(super) fn deterministic_gate(
         .cloned()
         .collect();
     let (mut failing, mut passing) = check_touched(ctx, settings, &touched, notes)?;
+    // Code under the rules of ADRs that the session changed, as it is now.
+    let (code_failing, code_passing) = super::governed::at_stop(root, &mut session.state, notes);
+    failing.extend(code_failing);
+    passing.extend(code_passing);
     let marker = &settings.step_marker;
     let mut step = None;
     // The answer file written this turn is the answer: its marker counts (and is

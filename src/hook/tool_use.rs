@@ -185,9 +185,11 @@ pub(super) fn screen(root: &Path, path: PathBuf) -> Screened {
     };
     // The no-op path: with the default settings every ADR glob ends in `.md`, so any
     // other file is dismissed before a configuration file is even opened.
+    // A file under an ADR's rules is checked too: one `stat` says whether any can be.
     if !is_plan(&rel)
         && !rel.to_ascii_lowercase().ends_with(".md")
         && !root.join(crate::config::settings::SETTINGS_PATH).exists()
+        && !super::governed::may_govern(root)
     {
         return Screened::Settled(Ruling::default());
     }
@@ -254,6 +256,10 @@ pub(super) fn post_check(
             return Ok(not_checked(root, &settings, rel));
         }
         record_answer_write(event, root, &settings, &rel);
+        // Code (or any other file) that the rules of an ADR may judge.
+        if super::governed::may_govern(root) && written.inside() {
+            return super::governed::post_write(event, root, &rel, ctx, notes);
+        }
         return Ok(Ruling::default());
     }
     need_session(event, &settings)?;
@@ -457,6 +463,15 @@ fn duplicate_id(
     )
 }
 
+/// What a checked file is, for the wording of its feedback.
+#[derive(Clone, Copy)]
+pub(super) enum Shape<'a> {
+    /// An ADR or a phase plan: the checks of the rules file.
+    Adr,
+    /// A file under the rules of ADRs ([`super::governed`]): the rules that judged it.
+    Code(&'a [String]),
+}
+
 /// The decision record and answer of a checked save: the charge (if it failed) and
 /// the state note go into the log, the answer follows the budget.
 pub(super) fn charged_answer(
@@ -465,6 +480,18 @@ pub(super) fn charged_answer(
     charge: Option<&budget::Charge>,
     note: Option<String>,
     budget: u32,
+) -> Ruling {
+    charged_answer_as(rel, report, charge, note, budget, Shape::Adr)
+}
+
+/// [`charged_answer`] for a file of any [`Shape`].
+pub(super) fn charged_answer_as(
+    rel: &str,
+    report: &FileReport,
+    charge: Option<&budget::Charge>,
+    note: Option<String>,
+    budget: u32,
+    shape: Shape<'_>,
 ) -> Ruling {
     let budget_note = charge.map(|c| budget::log_note(c, budget));
     let decision = Decision {
@@ -477,7 +504,7 @@ pub(super) fn charged_answer(
         },
         ..Decision::default()
     };
-    post_tool_use_answer(rel, report, decision, budget, charge)
+    post_tool_use_answer(rel, report, decision, budget, charge, shape)
 }
 
 /// The one lock of a `PostToolUse`: the ADR joins the session's touched ADRs
@@ -512,15 +539,32 @@ pub(super) fn post_tool_use_answer(
     mut decision: Decision,
     budget: u32,
     charge: Option<&budget::Charge>,
+    shape: Shape<'_>,
 ) -> Ruling {
     let errors = count(report, Severity::Error);
+    let block = |attempt| match shape {
+        Shape::Adr => feedback::adr_block(report, attempt, budget),
+        Shape::Code(rules) => feedback::code_block(report, rules, attempt, budget),
+    };
+    let describe = || match shape {
+        Shape::Adr => feedback::describe(report),
+        Shape::Code(rules) => feedback::describe_code(report, rules),
+    };
+    let warnings_text = || match shape {
+        Shape::Adr => feedback::adr_warnings(report),
+        Shape::Code(rules) => feedback::code_warnings(report, rules),
+    };
+    let validate = match shape {
+        Shape::Adr => format!("run `helix-gate validate {rel}`"),
+        Shape::Code(_) => format!("run `helix-gate governs {rel}` for its decisions"),
+    };
     let warnings = count(report, Severity::Warning);
     let output = if let Some(charge) = charge.filter(|c| c.escalation.is_none()) {
         decision.verdict = Verdict::Block;
         decision.retry_of = budget;
         Some(HookOutput::block(format!(
             "{}{}",
-            feedback::adr_block(report, charge.attempt, budget),
+            block(charge.attempt),
             budget::explain(charge, budget)
         )))
     } else if let Some(charge) = charge {
@@ -528,7 +572,7 @@ pub(super) fn post_tool_use_answer(
         let why = budget::escalation(charge, budget);
         let context = format!(
             "helix-gate: the retry budget for {rel} is spent ({why}); helix-gate no longer blocks, and a person will review it. It still fails:\n{}",
-            feedback::describe(report)
+            describe()
         );
         let out = HookOutput::context("PostToolUse", &context);
         Some(if charge.first_escalation {
@@ -538,7 +582,7 @@ pub(super) fn post_tool_use_answer(
                 &decision.rules,
                 &format!("attempt {}/{budget}", charge.attempt),
                 &format!(
-                    "still fails {errors} check(s), escalated to you ({why}); helix-gate no longer blocks it in this session; run `helix-gate validate {rel}`"
+                    "still fails {errors} check(s), escalated to you ({why}); helix-gate no longer blocks it in this session; {validate}"
                 ),
             ))
         } else {
@@ -546,10 +590,7 @@ pub(super) fn post_tool_use_answer(
         })
     } else if warnings > 0 {
         decision.verdict = Verdict::Warn;
-        Some(HookOutput::context(
-            "PostToolUse",
-            &feedback::adr_warnings(report),
-        ))
+        Some(HookOutput::context("PostToolUse", &warnings_text()))
     } else {
         decision.verdict = Verdict::Pass;
         None

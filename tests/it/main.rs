@@ -20,6 +20,7 @@ mod copilot;
 mod corpus;
 mod decisions;
 mod economy;
+mod enforce_session;
 mod formats;
 mod gate;
 mod gate_formats;
