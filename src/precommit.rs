@@ -29,7 +29,9 @@ use crate::config::AdrMatcher;
 use crate::config::detect::{self, Detected};
 use crate::diagnostic::{FileReport, Finding, Severity};
 use crate::engine::{self, Checked, Engine};
-use crate::git::{EntryKind, GitEnv, GitError, LinkError, Repo, StagedEntry, StagedIndex};
+use crate::git::{
+    ChangeStatus, EntryKind, GitEnv, GitError, LinkError, Repo, StagedEntry, StagedIndex,
+};
 use crate::render::commit::shell_word;
 use crate::rules::{Presence, RepoFiles, across, commit, input};
 
@@ -239,6 +241,7 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCo
         let checked = gate.check(&to_check, repo.common_dir())?;
         outcome.notes = checked.notes;
         reports.extend(checked.reports);
+        check_transitions(&repo, &staged, &to_check, &engine, &mut reports);
     }
     reports.extend(check_staged_plans(&staged, &engine, &root)?);
     reports.extend(check_index_drift(&staged, &engine, &root));
@@ -249,6 +252,44 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCo
     reports.sort_by(|a, b| a.path.cmp(&b.path));
     outcome.reports = reports;
     Ok(outcome)
+}
+
+/// The status of each staged ADR against its status in `HEAD`
+/// ([`crate::rules::lifecycle`]): an illegal change, or a new ADR that does not
+/// start as `lifecycle.initial` says (not in a repository's first commit: history
+/// starts at adoption). A blob that cannot be read was reported by the checks.
+fn check_transitions(
+    repo: &Repo,
+    staged: &StagedIndex,
+    entries: &[StagedEntry],
+    engine: &Engine,
+    reports: &mut [FileReport],
+) {
+    let limit = engine.settings.adr.max_file_size;
+    let born = repo.has_head();
+    for entry in entries {
+        let Some(report) = reports.iter_mut().find(|r| r.path == entry.path) else {
+            continue;
+        };
+        let Ok(now) = staged.read_blob(entry, limit) else {
+            continue;
+        };
+        let now = Adr::parse(&String::from_utf8_lossy(&now));
+        let before = match entry.status {
+            ChangeStatus::Added if !born => continue,
+            ChangeStatus::Added => None,
+            _ => match repo.head_file(&entry.path, limit) {
+                Ok(Some(bytes)) => Some(Adr::parse(&String::from_utf8_lossy(&bytes))),
+                _ => continue,
+            },
+        };
+        if let Some(finding) =
+            crate::rules::lifecycle::transition(before.as_ref(), &now, &engine.settings.lifecycle)
+        {
+            report.findings.push(finding);
+            report.sort();
+        }
+    }
 }
 
 /// The phase plans (`phases.yaml`) the commit adds or changes, checked as the

@@ -217,6 +217,11 @@ impl Repo {
         })
     }
 
+    /// Whether `HEAD` points at a commit (false in a repository before its first commit).
+    pub fn has_head(&self) -> bool {
+        self.gix.head_id().is_ok()
+    }
+
     /// The content of the file at the work-tree-relative `rel` (`/`-separated) as `HEAD`
     /// has it: `None` when `HEAD` is unborn or has no regular file there (a new file). A
     /// blob above `limit` bytes is never decompressed: [`GitError::BlobTooLarge`].

@@ -284,6 +284,12 @@ pub(super) fn post_check(
                 checked.adr.as_ref(),
                 engine.matcher(),
             ));
+            report.findings.extend(status_transition(
+                root,
+                &rel,
+                checked.adr.as_ref(),
+                &engine.settings,
+            ));
             engine.retain_selected(&path, &mut report.findings);
             // The hook's process ends with this answer: freeing the rules and the
             // parsed ADR would only delay it (~0.15 M instructions on the seed ADR).
@@ -461,6 +467,29 @@ fn duplicate_id(
             .at(line)
             .hint("take a free number from `helix-gate next-number` (and rename the file)"),
     )
+}
+
+/// The ADR's status against its status in `HEAD` ([`crate::rules::lifecycle`]):
+/// the agent cannot jump a decision from Rejected to Accepted, or start one as
+/// Implemented. git is opened only for an ADR with a status; before the
+/// repository's first commit every status may start (adoption).
+fn status_transition(
+    root: &Path,
+    rel: &str,
+    adr: Option<&crate::adr::Adr>,
+    settings: &crate::config::Settings,
+) -> Option<crate::diagnostic::Finding> {
+    let adr = adr?;
+    crate::adr::succession::status(adr)?;
+    let repo = crate::git::Repo::discover(root).ok()?;
+    if !repo.has_head() {
+        return None;
+    }
+    let before = repo
+        .head_file(rel, settings.adr.max_file_size)
+        .ok()?
+        .map(|bytes| crate::adr::Adr::parse(&String::from_utf8_lossy(&bytes)));
+    crate::rules::lifecycle::transition(before.as_ref(), adr, &settings.lifecycle)
 }
 
 /// What a checked file is, for the wording of its feedback.

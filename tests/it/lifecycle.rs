@@ -153,3 +153,80 @@ fn new_supersedes_writes_both_sides_in_madr_and_nygard() {
         "{new}"
     );
 }
+
+#[test]
+fn an_illegal_status_change_is_refused_at_commit() {
+    let repo = repo();
+    // Accepted -> Proposed is not a change MADR's table allows.
+    repo.write(OLD, madr("Use REST", "status: proposed"));
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 1, "{}", rules(&out));
+    let text = rules(&out);
+    assert!(
+        text.contains("error[status-transition-illegal] the status changed from Accepted to Proposed; from Accepted it may change to: Deprecated, Superseded"),
+        "{text}"
+    );
+    // A legal one passes.
+    repo.write(OLD, madr("Use REST", "status: deprecated"));
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    // A new ADR starts as proposed (or draft), not rejected.
+    repo.write(NEW, madr("Use gRPC", "status: rejected"));
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 1, "{}", rules(&out));
+    assert!(
+        rules(&out).contains("a new ADR starts as Rejected; it may start as: Proposed, Draft"),
+        "{}",
+        rules(&out)
+    );
+}
+
+#[test]
+fn the_first_commit_is_adoption_any_status_may_start_there() {
+    let repo = ScratchRepo::empty();
+    repo.write("config/helix-gate.yaml", "preset: madr\n");
+    repo.write(OLD, madr("Use REST", "status: accepted"));
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+}
+
+/// The hook's answer to a Write of `rel` (already on disk) in the repository at `root`.
+fn saved(root: &std::path::Path, rel: &str) -> Option<serde_json::Value> {
+    crate::support::hook::hook(
+        root,
+        &serde_json::json!({"session_id": "s", "transcript_path": "t", "cwd": root,
+            "hook_event_name": "PostToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": root.join(rel), "content": "…"},
+            "tool_response": {"type": "create"}, "tool_use_id": "toolu_1"}),
+    )
+}
+
+#[test]
+fn the_hook_refuses_an_agents_illegal_status_change_against_head() {
+    let repo = repo();
+    repo.write(
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    repo.commit_all("no reviewer");
+    // Accepted -> Proposed: blocked, naming both statuses and the legal ones.
+    repo.write(OLD, madr("Use REST", "status: proposed"));
+    let answer = saved(repo.path(), OLD).expect("an answer");
+    let text = answer.to_string();
+    assert_eq!(answer["decision"], "block", "{text}");
+    assert!(
+        text.contains("the status changed from Accepted to Proposed; from Accepted it may change to: Deprecated, Superseded"),
+        "{text}"
+    );
+    // A legal change passes.
+    repo.write(OLD, madr("Use REST", "status: deprecated"));
+    let answer = saved(repo.path(), OLD);
+    assert!(
+        answer.as_ref().is_none_or(|a| a["decision"] != "block"),
+        "{answer:?}"
+    );
+}
