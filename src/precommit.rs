@@ -254,10 +254,11 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCo
     Ok(outcome)
 }
 
-/// The status of each staged ADR against its status in `HEAD`
-/// ([`crate::rules::lifecycle`]): an illegal change, or a new ADR that does not
-/// start as `lifecycle.initial` says (not in a repository's first commit: history
-/// starts at adoption). A blob that cannot be read was reported by the checks.
+/// Each staged ADR against its version in `HEAD` ([`crate::rules::lifecycle`]):
+/// an illegal status change, a new ADR that does not start as `lifecycle.initial`
+/// says (not in a repository's first commit: history starts at adoption), and an
+/// accepted ADR whose text was rewritten. A blob that cannot be read was reported
+/// by the checks.
 fn check_transitions(
     repo: &Repo,
     staged: &StagedIndex,
@@ -283,10 +284,17 @@ fn check_transitions(
                 _ => continue,
             },
         };
-        if let Some(finding) =
+        let found =
             crate::rules::lifecycle::transition(before.as_ref(), &now, &engine.settings.lifecycle)
-        {
-            report.findings.push(finding);
+                .into_iter()
+                .chain(
+                    before
+                        .as_ref()
+                        .and_then(|b| crate::rules::lifecycle::rewritten(b, &now)),
+                );
+        let before_count = report.findings.len();
+        report.findings.extend(found);
+        if report.findings.len() > before_count {
             report.sort();
         }
     }

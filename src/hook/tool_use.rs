@@ -284,7 +284,7 @@ pub(super) fn post_check(
                 checked.adr.as_ref(),
                 engine.matcher(),
             ));
-            report.findings.extend(status_transition(
+            report.findings.extend(lifecycle(
                 root,
                 &rel,
                 checked.adr.as_ref(),
@@ -469,16 +469,26 @@ fn duplicate_id(
     )
 }
 
-/// The ADR's status against its status in `HEAD` ([`crate::rules::lifecycle`]):
-/// the agent cannot jump a decision from Rejected to Accepted, or start one as
-/// Implemented. git is opened only for an ADR with a status; before the
-/// repository's first commit every status may start (adoption).
-fn status_transition(
+/// The ADR against its version in `HEAD` ([`crate::rules::lifecycle`]): the agent
+/// cannot jump a decision from Rejected to Accepted, start one as Implemented, or
+/// rewrite an accepted one (its rules included) to make its code pass. git is
+/// opened only for an ADR with a status; before the repository's first commit
+/// every status may start (adoption).
+fn lifecycle(
     root: &Path,
     rel: &str,
     adr: Option<&crate::adr::Adr>,
     settings: &crate::config::Settings,
-) -> Option<crate::diagnostic::Finding> {
+) -> Vec<crate::diagnostic::Finding> {
+    lifecycle_findings(root, rel, adr, settings).unwrap_or_default()
+}
+
+fn lifecycle_findings(
+    root: &Path,
+    rel: &str,
+    adr: Option<&crate::adr::Adr>,
+    settings: &crate::config::Settings,
+) -> Option<Vec<crate::diagnostic::Finding>> {
     let adr = adr?;
     crate::adr::succession::status(adr)?;
     let repo = crate::git::Repo::discover(root).ok()?;
@@ -489,7 +499,16 @@ fn status_transition(
         .head_file(rel, settings.adr.max_file_size)
         .ok()?
         .map(|bytes| crate::adr::Adr::parse(&String::from_utf8_lossy(&bytes)));
-    crate::rules::lifecycle::transition(before.as_ref(), adr, &settings.lifecycle)
+    let mut found: Vec<_> =
+        crate::rules::lifecycle::transition(before.as_ref(), adr, &settings.lifecycle)
+            .into_iter()
+            .collect();
+    found.extend(
+        before
+            .as_ref()
+            .and_then(|b| crate::rules::lifecycle::rewritten(b, adr)),
+    );
+    Some(found)
 }
 
 /// What a checked file is, for the wording of its feedback.

@@ -35,6 +35,147 @@ declare_rules! {
         category: FrontMatter,
         summary: "the status changed in a way lifecycle.transitions does not allow",
     }
+
+    /// ## What it does
+    /// Compares an ADR that was Accepted or Implemented in the last commit (or at the base of
+    /// a branch) with the ADR now: its sections (the `## Enforcement` rules included) and its
+    /// front matter must be as they were accepted. Allowed: the status (and a `## Status`
+    /// section or `Status:` line), `superseded_by`, `status_history`, and lines appended to a
+    /// references section (`## References`, `## Links`, `## More Information`,
+    /// `## Referenzen`).
+    ///
+    /// ## Why
+    /// An accepted decision binds code. If the agent whose code breaks a rule could edit the
+    /// rule, or the Decision, to make its code pass, the binding would be worth nothing; a
+    /// changed decision is a new ADR that supersedes the old one.
+    ///
+    /// ## Fix
+    /// Undo the edit, and write a new ADR that supersedes or amends this one
+    /// (`helix-gate new --supersedes N "Title"`). A typo a person must fix is fixed in a
+    /// commit of its own with `helix-gate override accepted-adr-rewritten --reason "..."`.
+    pub const REWRITTEN {
+        id: "accepted-adr-rewritten",
+        severity: Error,
+        category: FrontMatter,
+        summary: "the text of an accepted ADR changed (only status, succession and appended references may)",
+    }
+}
+
+/// Front matter keys an accepted ADR may still change.
+const MUTABLE_KEYS: [&str; 5] = [
+    "status",
+    "superseded_by",
+    "superseded-by",
+    "status_history",
+    "status-history",
+];
+
+/// Sections (normalised titles) that may grow by appended lines.
+const REFERENCE_SECTIONS: [&str; 5] = [
+    "references",
+    "links",
+    "more information",
+    "referenzen",
+    "weiterführende informationen",
+];
+
+/// The parts of an ADR that stay as accepted: (name, text), in order.
+fn fixed_parts(adr: &Adr) -> Vec<(String, String)> {
+    let mut parts = Vec::new();
+    if let Some(fm) = adr.front_matter() {
+        for (key, value) in &fm.map {
+            let Some(key) = crate::yaml::scalar_text(key) else {
+                continue;
+            };
+            if !MUTABLE_KEYS.contains(&key.as_str()) {
+                parts.push((
+                    format!("front matter `{key}`"),
+                    crate::yaml::to_string(value),
+                ));
+            }
+        }
+    }
+    // The body before the first level-2 section: the title and metadata lines,
+    // less the status line.
+    let first = adr
+        .sections
+        .iter()
+        .find(|s| s.level == 2)
+        .map_or(adr.text.len(), |s| s.heading_start);
+    let preamble: Vec<&str> = adr.text[adr.body_start..first.max(adr.body_start)]
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .filter(|l| {
+            !l.trim_start_matches(['*', '-', ' '])
+                .to_ascii_lowercase()
+                .trim_start_matches("**")
+                .starts_with("status")
+        })
+        .collect();
+    parts.push((
+        "the title and the lines under it".to_owned(),
+        preamble.join("\n"),
+    ));
+    for section in adr.sections.iter().filter(|s| s.level == 2) {
+        if section.key == "status" {
+            continue;
+        }
+        let text: Vec<&str> = adr
+            .content(section)
+            .lines()
+            .map(str::trim_end)
+            .filter(|l| !l.trim().is_empty())
+            .collect();
+        parts.push((format!("## {}", section.title), text.join("\n")));
+    }
+    parts
+}
+
+/// The finding when `after` rewrites `before`, an Accepted or Implemented ADR.
+pub fn rewritten(before: &Adr, after: &Adr) -> Option<Finding> {
+    if !succession::is_binding(before) {
+        return None;
+    }
+    let old = fixed_parts(before);
+    let new = fixed_parts(after);
+    let changed: Vec<&str> = {
+        let mut changed = Vec::new();
+        for (name, text) in &old {
+            match new.iter().find(|(n, _)| n == name) {
+                Some((_, now)) if now == text => {}
+                Some((_, now))
+                    if REFERENCE_SECTIONS
+                        .iter()
+                        .any(|r| name.eq_ignore_ascii_case(&format!("## {r}")))
+                        && now.starts_with(text.as_str()) => {}
+                _ => changed.push(name.as_str()),
+            }
+        }
+        for (name, _) in &new {
+            if !old.iter().any(|(n, _)| n == name)
+                && !REFERENCE_SECTIONS
+                    .iter()
+                    .any(|r| name.eq_ignore_ascii_case(&format!("## {r}")))
+            {
+                changed.push(name.as_str());
+            }
+        }
+        changed
+    };
+    if changed.is_empty() {
+        return None;
+    }
+    let status = succession::status(before).unwrap_or_default();
+    Some(
+        REWRITTEN
+            .finding(format!(
+                "this ADR is {status} and its text is as accepted: {} changed",
+                changed.join(", ")
+            ))
+            .at(1)
+            .hint("undo the edit; a changed decision is a new ADR: `helix-gate new --supersedes N \"Title\"`"),
+    )
 }
 
 /// The lifecycle state a status is in: the longest key of `states` that the
@@ -180,6 +321,66 @@ mod tests {
         // Unknown statuses are the status rules' business.
         assert_eq!(check(Some("Wip"), "Accepted"), None);
         assert_eq!(check(Some("Proposed"), "Whatever"), None);
+    }
+
+    #[test]
+    fn an_accepted_adr_stays_as_accepted() {
+        let text = |status: &str, decision: &str, refs: &str| {
+            Adr::parse(&format!(
+                "---\nstatus: {status}\ndate: 2026-01-01\n---\n# Use X\n\n## Decision\n\n{decision}\n\n## Enforcement\n\n```yaml\nrules: []\n```\n\n## References\n\n{refs}\n"
+            ))
+        };
+        let accepted = text("Accepted", "We use X.", "- a");
+        // Status, succession and appended references may change.
+        assert!(rewritten(&accepted, &text("Superseded", "We use X.", "- a\n- b")).is_none());
+        let with_successor = Adr::parse(&accepted.text.replace(
+            "status: Accepted",
+            "status: Superseded\nsuperseded_by: [\"009\"]",
+        ));
+        assert!(rewritten(&accepted, &with_successor).is_none());
+        // The Decision, a rule, the date or a reference rewritten: not.
+        let found = rewritten(&accepted, &text("Accepted", "We use Y.", "- a")).unwrap();
+        assert_eq!(
+            found.message,
+            "this ADR is Accepted and its text is as accepted: ## Decision changed"
+        );
+        let rule = Adr::parse(&accepted.text.replace("rules: []", "rules: [{id: x}]"));
+        assert!(
+            rewritten(&accepted, &rule)
+                .unwrap()
+                .message
+                .contains("## Enforcement")
+        );
+        let date = Adr::parse(&accepted.text.replace("2026-01-01", "2026-02-02"));
+        assert!(
+            rewritten(&accepted, &date)
+                .unwrap()
+                .message
+                .contains("front matter `date`")
+        );
+        assert!(rewritten(&accepted, &text("Accepted", "We use X.", "- changed")).is_some());
+        // A proposed ADR is a draft: anything goes.
+        assert!(
+            rewritten(
+                &text("Proposed", "We use X.", "- a"),
+                &text("Proposed", "Y", "")
+            )
+            .is_none()
+        );
+        // Nygard: the status lives in the body.
+        let nygard = |status: &str, decision: &str| {
+            Adr::parse(&format!(
+                "# 1. Use X\n\nDate: 2026-01-01\n\n## Status\n\n{status}\n\n## Decision\n\n{decision}\n"
+            ))
+        };
+        assert!(
+            rewritten(
+                &nygard("Accepted", "X."),
+                &nygard("Superseded by [2. Y](0002-y.md)", "X.")
+            )
+            .is_none()
+        );
+        assert!(rewritten(&nygard("Accepted", "X."), &nygard("Accepted", "Y.")).is_some());
     }
 
     #[test]

@@ -230,3 +230,40 @@ fn the_hook_refuses_an_agents_illegal_status_change_against_head() {
         "{answer:?}"
     );
 }
+
+#[test]
+fn an_accepted_decision_is_not_rewritten_by_the_agent_or_at_commit() {
+    let repo = repo();
+    repo.write(
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    repo.commit_all("no reviewer");
+    let rewritten = madr("Use REST", "status: accepted").replace(
+        "Chosen option: the one this ADR names, because it fits the team.",
+        "Chosen option: whatever the code does today.",
+    );
+    repo.write(OLD, &rewritten);
+    let answer = saved(repo.path(), OLD).expect("an answer");
+    let text = answer.to_string();
+    assert_eq!(answer["decision"], "block", "{text}");
+    assert!(
+        text.contains(
+            "this ADR is accepted and its text is as accepted: ## Decision Outcome changed"
+        ),
+        "{text}"
+    );
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 1, "{}", rules(&out));
+    assert!(
+        rules(&out).contains("error[accepted-adr-rewritten]"),
+        "{}",
+        rules(&out)
+    );
+    // Retiring it, with its successor named, is what may change.
+    repo.write(OLD, madr("Use REST", "status: deprecated"));
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+}
