@@ -11,7 +11,7 @@ use crate::support::repo::ScratchRepo;
 const ADR_FILE: &str = "adr/014-gateway.md";
 const RULE: &str = "ADR-014/no-direct-http";
 
-const NO_HTTP: &str = r#"  - id: no-direct-http
+pub(crate) const NO_HTTP: &str = r#"  - id: no-direct-http
     kind: forbid_import
     why: "All outbound HTTP goes through app.gateway."
     modules: [requests]
@@ -33,7 +33,7 @@ const SCHEMA_DOCS: &str = r#"  - id: schema-documented
 "#;
 
 /// ADR 14 with `status` and the rules `rules` (YAML list items).
-fn adr(status: &str, rules: &str) -> String {
+pub(crate) fn adr(status: &str, rules: &str) -> String {
     format!(
         "---\nadr_id: 14\nstatus: {status}\ngoverns: [\"src/**\"]\n---\n# 14. Outbound HTTP goes through the gateway\n\n## Decision\n\nAll outbound HTTP goes through app.gateway.\n\n## Enforcement\n\n```yaml\nrules:\n{rules}```\n"
     )
