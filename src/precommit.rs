@@ -260,7 +260,7 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCo
     // Index order: the checked ADRs already are in it; the others join them by path.
     reports.sort_by(|a, b| a.path.cmp(&b.path));
     outcome.reports = reports;
-    let findings = check_code(&staged, &root, engine.settings.adr.max_file_size)?;
+    let findings = check_code(&staged, &engine)?;
     if !findings.is_empty() {
         let (findings, used) = apply_overrides(findings, &overrides::pending(&root));
         outcome.code = rule_check::reports(findings);
@@ -274,15 +274,20 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCo
 /// file that is not an ADR, `HEAD`'s content before, the staged content after (deleted
 /// files too, for `require_co_change`). Binary files and files above `adr.max_file_size`
 /// are left out. Nothing is read unless an accepted or proposed ADR has rules.
-fn check_code(
-    staged: &StagedIndex,
-    root: &Path,
-    limit: u64,
-) -> Result<Vec<Finding>, PreCommitError> {
-    let index = rule_check::governing_index(root).map_err(PreCommitError::Config)?;
-    if index.ruling().next().is_none() {
+fn check_code(staged: &StagedIndex, engine: &Engine) -> Result<Vec<Finding>, PreCommitError> {
+    let code_changed = staged
+        .changed()
+        .iter()
+        .map(|e| e.path.as_str())
+        .chain(staged.deleted().iter().map(String::as_str))
+        .any(|p| !engine.matcher().is_adr(p));
+    if !code_changed {
         return Ok(Vec::new());
     }
+    let Some(index) = rule_check::ruling_index(engine).map_err(PreCommitError::Config)? else {
+        return Ok(Vec::new());
+    };
+    let limit = engine.settings.adr.max_file_size;
     let mut changes = Vec::new();
     for entry in staged.changed() {
         if index.is_adr(&entry.path)

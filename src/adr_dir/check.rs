@@ -16,12 +16,44 @@ use anyhow::{Context as _, bail};
 use super::enforce::{self, Change, Moment, adr_of_rule};
 use super::governs::{self, Force, Index};
 use crate::diagnostic::{FileReport, Finding};
+use crate::engine::Engine;
 use crate::git::{GitError, Repo};
 use crate::render::markdown::GoverningAdr;
 
 /// The governing index every check here reads (one place to load it).
 pub fn governing_index(root: &Path) -> anyhow::Result<Index> {
     governs::index(root)
+}
+
+/// The governing index when an accepted or proposed ADR has rules, else `None`. A
+/// repository whose ADR files never mention an `Enforcement` (or `Durchsetzung`) section
+/// with `rules` is answered from a byte search of those files, without parsing any ADR:
+/// the common commit, in a repository that states no rules, stays as fast as before.
+pub fn ruling_index(engine: &Engine) -> anyhow::Result<Option<Index>> {
+    let dir = crate::paths::absolute(&engine.root.join(&engine.settings.adr.directory));
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    let limit = engine.settings.adr.max_file_size;
+    let (adrs, _) = engine.directory_markdown(&dir)?;
+    let may_rule = adrs.iter().any(|path| {
+        !crate::engine::leaves_project(&engine.root, path)
+            && crate::fs::read::read_limited(path, limit).is_ok_and(|b| mentions_rules(&b))
+    });
+    if !may_rule {
+        return Ok(None);
+    }
+    let index = governing_index(&engine.root)?;
+    let rules = index.ruling().next().is_some();
+    Ok(rules.then_some(index))
+}
+
+/// Whether an ADR's bytes may hold an `## Enforcement` section with rules (a
+/// necessary condition, any case).
+fn mentions_rules(bytes: &[u8]) -> bool {
+    let lower = bytes.to_ascii_lowercase();
+    let has = |needle: &[u8]| memchr::memmem::find(&lower, needle).is_some();
+    (has(b"enforcement") || has(b"durchsetzung")) && has(b"rules")
 }
 
 /// A file's bytes as the text the rules read; `None` for a binary file (a NUL
@@ -314,4 +346,24 @@ pub fn governing_adrs(
             .then_with(|| a.2.id.cmp(&b.2.id))
     });
     out.into_iter().map(|(_, _, adr)| adr).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_adr_that_names_the_section_and_rules_may_rule() {
+        assert!(mentions_rules(b"## Enforcement\n```yaml\nrules:\n"));
+        assert!(mentions_rules(b"## DURCHSETZUNG\n\nRules: ..."));
+        assert!(!mentions_rules(b"## Decision\nrules: none\n"));
+        assert!(!mentions_rules(b"## Enforcement\nby review\n"));
+    }
+
+    #[test]
+    fn binary_text_is_none() {
+        assert_eq!(text(b"a\0b".to_vec()), None);
+        assert_eq!(text(vec![0xff, 0x41]), None);
+        assert_eq!(text(b"ok\n".to_vec()).as_deref(), Some("ok\n"));
+    }
 }
