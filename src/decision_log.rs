@@ -29,6 +29,9 @@ pub enum Verdict {
     Skip,
     /// helix-gate itself failed; the failure policy decided.
     Error,
+    /// A person's override let a commit through a rule of an ADR
+    /// (`helix-gate override`).
+    Override,
     /// A value written by another version of helix-gate.
     #[serde(other)]
     Unknown,
@@ -46,6 +49,7 @@ impl Verdict {
             Verdict::Allow => "allow",
             Verdict::Skip => "skip",
             Verdict::Error => "error",
+            Verdict::Override => "override",
             Verdict::Unknown => "unknown",
         }
     }

@@ -82,6 +82,11 @@ pub const HOME: &str = "HOME";
 pub const USER: &str = "USER";
 /// The user's login name where `USER` is not set.
 pub const LOGNAME: &str = "LOGNAME";
+/// GitHub Actions: the server, the `owner/name` of the repository and the commit
+/// of the run, from which `check --format markdown` links each ADR to its file.
+pub const GITHUB_SERVER_URL: &str = "GITHUB_SERVER_URL";
+pub const GITHUB_REPOSITORY: &str = "GITHUB_REPOSITORY";
+pub const GITHUB_SHA: &str = "GITHUB_SHA";
 /// Where programs are found (`install` finds `helix-gate` on it).
 pub const PATH: &str = "PATH";
 /// Set by helix-gate on each process it supervises (the reviewer) to a token

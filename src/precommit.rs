@@ -24,6 +24,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::adr::{self, Adr};
+use crate::adr_dir::check as rule_check;
+use crate::adr_dir::enforce::{self, Change, Moment};
+use crate::adr_dir::overrides::{self, Override};
 use crate::approval::ApprovalLookup;
 use crate::config::AdrMatcher;
 use crate::config::detect::{self, Detected};
@@ -70,6 +73,12 @@ pub struct CommitCheck {
     /// The layout detected in a repository without configuration, when it is not the
     /// built-in one.
     pub detected: Option<Detected>,
+    /// The findings of the rules of the ADRs that govern the staged files (not the ADRs
+    /// themselves), one report per file: a binding ADR's `error` rule blocks, a proposed
+    /// ADR's rules warn; errors of an overridden rule are notes.
+    pub code: Vec<FileReport>,
+    /// The persons' overrides this commit uses ([`overrides`]).
+    pub overridden: Vec<Override>,
 }
 
 /// The result of checking named files of the work tree (`pre-commit FILE...`, as the
@@ -198,6 +207,7 @@ impl CommitCheck {
     /// Whether the commit must be refused: any error finding.
     pub fn blocks(&self) -> bool {
         self.reports.iter().any(FileReport::has_errors)
+            || self.code.iter().any(FileReport::has_errors)
             || self.notes.iter().any(|f| f.severity == Severity::Error)
     }
 
@@ -251,6 +261,13 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCo
     // Index order: the checked ADRs already are in it; the others join them by path.
     reports.sort_by(|a, b| a.path.cmp(&b.path));
     outcome.reports = reports;
+    let findings = check_code(&staged, &engine)?;
+    if !findings.is_empty() {
+        let (findings, used) = apply_overrides(findings, &overrides::pending(&root));
+        outcome.code = rule_check::reports(findings);
+        outcome.overridden = used;
+        record_code(&root, &outcome);
+    }
     Ok(outcome)
 }
 
@@ -298,6 +315,158 @@ fn check_transitions(
             report.sort();
         }
     }
+}
+
+/// The rules of the ADRs that govern the staged files, on the staged diff: every staged
+/// file that is not an ADR, `HEAD`'s content before, the staged content after (deleted
+/// files too, for `require_co_change`). Binary files and files above `adr.max_file_size`
+/// are left out. Nothing is read unless an accepted or proposed ADR has rules.
+fn check_code(staged: &StagedIndex, engine: &Engine) -> Result<Vec<Finding>, PreCommitError> {
+    let code_changed = staged
+        .changed()
+        .iter()
+        .map(|e| e.path.as_str())
+        .chain(staged.deleted().iter().map(String::as_str))
+        .any(|p| !engine.matcher().is_adr(p));
+    if !code_changed {
+        return Ok(Vec::new());
+    }
+    let Some(index) = rule_check::ruling_index(engine).map_err(PreCommitError::Config)? else {
+        return Ok(Vec::new());
+    };
+    let limit = engine.settings.adr.max_file_size;
+    let mut changes = Vec::new();
+    for entry in staged.changed() {
+        if index.is_adr(&entry.path)
+            || !matches!(entry.kind, EntryKind::Regular | EntryKind::Executable)
+        {
+            continue;
+        }
+        let after = match staged.read_blob(&entry, limit) {
+            Ok(bytes) => bytes,
+            Err(GitError::BlobTooLarge { .. } | GitError::NotABlob { .. }) => continue,
+            Err(e) => return Err(e.into()),
+        };
+        let Some(after) = rule_check::text(after) else {
+            continue;
+        };
+        let head = (entry.status == ChangeStatus::Modified)
+            .then(|| staged.read_head_blob(&entry.path, limit))
+            .flatten();
+        let before = match head {
+            None => None,
+            Some(Ok(bytes)) => rule_check::text(bytes),
+            Some(Err(GitError::BlobTooLarge { .. } | GitError::NotABlob { .. })) => continue,
+            Some(Err(e)) => return Err(e.into()),
+        };
+        changes.push(Change {
+            path: entry.path,
+            before,
+            after: Some(after),
+        });
+    }
+    for path in staged.deleted() {
+        if index.is_adr(&path) {
+            continue;
+        }
+        let before = staged
+            .read_head_blob(&path, limit)
+            .and_then(Result::ok)
+            .and_then(rule_check::text);
+        changes.push(Change {
+            path,
+            before,
+            after: None,
+        });
+    }
+    Ok(enforce::check(&index, &changes, Moment::Commit))
+}
+
+/// Turn the errors of each rule a person overrode into notes that say who and why;
+/// returns the findings and the overrides used.
+fn apply_overrides(findings: Vec<Finding>, waiting: &[Override]) -> (Vec<Finding>, Vec<Override>) {
+    let mut used: Vec<Override> = Vec::new();
+    let findings = findings
+        .into_iter()
+        .map(|mut f| {
+            if f.severity != Severity::Error {
+                return f;
+            }
+            let Some(o) = waiting.iter().find(|o| o.rule == f.rule) else {
+                return f;
+            };
+            f.severity = Severity::Info;
+            f.message = format!("{} (was: {})", o.note(), f.message);
+            f.hint = None;
+            if !used.contains(o) {
+                used.push(o.clone());
+            }
+            f
+        })
+        .collect();
+    (findings, used)
+}
+
+/// The decision log's record of the ADR rules at this commit: one decision per file
+/// with findings (`block` with errors, else `warn`), one `override` per override used.
+/// An override is used up only by a commit nothing else blocks. Failures to log or to
+/// remove an override never change the outcome.
+fn record_code(root: &Path, outcome: &CommitCheck) {
+    use crate::decision_log::{self, Decision, Verdict};
+    let time = crate::clock::now_rfc3339();
+    let blocks = outcome.blocks();
+    for report in &outcome.code {
+        let rules: Vec<String> = report
+            .findings
+            .iter()
+            .filter(|f| f.severity != Severity::Info)
+            .map(|f| f.rule.clone())
+            .collect();
+        if rules.is_empty() {
+            continue;
+        }
+        let verdict = if report.has_errors() {
+            Verdict::Block
+        } else {
+            Verdict::Warn
+        };
+        let _ = decision_log::append(
+            root,
+            &Decision {
+                time: time.clone(),
+                event: "pre-commit".to_owned(),
+                target: report.path.clone(),
+                verdict,
+                rules,
+                ..Decision::default()
+            },
+        );
+    }
+    if blocks || outcome.overridden.is_empty() {
+        return;
+    }
+    for o in &outcome.overridden {
+        let target = outcome
+            .code
+            .iter()
+            .find(|r| r.findings.iter().any(|f| f.rule == o.rule))
+            .map(|r| r.path.clone())
+            .unwrap_or_default();
+        let _ = decision_log::append(
+            root,
+            &Decision {
+                time: time.clone(),
+                event: "pre-commit".to_owned(),
+                target,
+                verdict: Verdict::Override,
+                rules: vec![o.rule.clone()],
+                note: Some(o.note()),
+                ..Decision::default()
+            },
+        );
+    }
+    let rules: Vec<&str> = outcome.overridden.iter().map(|o| o.rule.as_str()).collect();
+    let _ = overrides::consume(root, &rules);
 }
 
 /// The phase plans (`phases.yaml`) the commit adds or changes, checked as the

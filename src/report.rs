@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
+use crate::adr_dir::enforce::adr_of_rule;
 use crate::approval::history::{self, Record};
 use crate::approval::numbers::Figures;
 use crate::decision_log::{self, Decision, Verdict};
-use crate::render::report::{Day, Escalation, ReportData, ReviewDay};
+use crate::render::report::{AdrRules, Day, Escalation, RULE_OVERRIDE, ReportData, ReviewDay};
 
 /// Where the page goes without `--out`.
 pub const DEFAULT_OUT: &str = ".helix-gate/report.html";
@@ -157,11 +158,60 @@ pub fn aggregate(decisions: &[Decision], approvals: &[Record]) -> ReportData {
     failing.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     failing.truncate(12);
     data.failing_rules = failing;
+    data.adr_rules = per_adr(decisions);
+    data.escalations.extend(rule_overrides(decisions));
     data.blocked_targets = blocked.len();
     data.fixed_within_budget = blocked.values().filter(|(fixed, _)| *fixed).count();
     approval_figures(&mut data, approvals);
     data.escalations.sort_by(|a, b| a.time.cmp(&b.time));
     data
+}
+
+/// The persons' overrides of ADR rules, beside the escalations.
+fn rule_overrides(decisions: &[Decision]) -> impl Iterator<Item = Escalation> + '_ {
+    decisions
+        .iter()
+        .filter(|d| d.verdict == Verdict::Override)
+        .map(|d| Escalation {
+            time: d.time.clone(),
+            source: RULE_OVERRIDE.to_owned(),
+            files: vec![d.target.clone()],
+            detail: format!(
+                "{}: {}",
+                d.rules.join(", "),
+                d.note.as_deref().unwrap_or("overridden")
+            ),
+        })
+}
+
+/// The rules of ADRs on code (`ADR-014/no-direct-http`) per ADR: findings (each
+/// rule a decision names), blocks (decisions that blocked on one of its rules) and
+/// persons' overrides; most findings first.
+pub fn per_adr(decisions: &[Decision]) -> Vec<AdrRules> {
+    let mut by_adr: BTreeMap<&str, AdrRules> = BTreeMap::new();
+    for d in decisions {
+        let mut seen: Vec<&str> = Vec::new();
+        for adr in d.rules.iter().filter_map(|r| adr_of_rule(r)) {
+            let entry = by_adr.entry(adr).or_insert_with(|| AdrRules {
+                adr: adr.to_owned(),
+                ..AdrRules::default()
+            });
+            let first = !seen.contains(&adr);
+            seen.push(adr);
+            match d.verdict {
+                Verdict::Override => entry.overrides += usize::from(first),
+                verdict => {
+                    entry.findings += 1;
+                    if verdict == Verdict::Block && first {
+                        entry.blocks += 1;
+                    }
+                }
+            }
+        }
+    }
+    let mut out: Vec<AdrRules> = by_adr.into_values().collect();
+    out.sort_by(|a, b| b.findings.cmp(&a.findings).then_with(|| a.adr.cmp(&b.adr)));
+    out
 }
 
 /// The reviewer's part of the page, from the history's one count ([`Figures`]).
@@ -251,6 +301,7 @@ mod tests {
             decision("s3", "adr/003.md", Verdict::Pass, &[]),
         ];
         let data = aggregate(&log, &[]);
+        assert!(data.adr_rules.is_empty());
         assert_eq!(data.blocked_targets, 3);
         assert_eq!(data.fixed_within_budget, 1);
         assert_eq!(data.escalations.len(), 1);
@@ -265,6 +316,42 @@ mod tests {
         assert_eq!(
             (data.days[0].block, data.days[0].pass, data.days[0].escalate),
             (3, 3, 1)
+        );
+    }
+
+    #[test]
+    fn adr_rules_are_counted_per_adr() {
+        let log = [
+            decision(
+                "",
+                "src/a.py",
+                Verdict::Block,
+                &[
+                    "ADR-014/no-direct-http",
+                    "ADR-014/no-direct-http",
+                    "ADR-002/x",
+                ],
+            ),
+            decision("s1", "src/b.py", Verdict::Warn, &["ADR-002/x"]),
+            decision(
+                "",
+                "src/a.py",
+                Verdict::Override,
+                &["ADR-014/no-direct-http"],
+            ),
+            decision("s1", "adr/001.md", Verdict::Block, &["section-missing"]),
+        ];
+        let data = aggregate(&log, &[]);
+        let counts: Vec<(&str, usize, usize, usize)> = data
+            .adr_rules
+            .iter()
+            .map(|a| (a.adr.as_str(), a.findings, a.blocks, a.overrides))
+            .collect();
+        assert_eq!(counts, [("ADR-002", 2, 1, 0), ("ADR-014", 2, 1, 1)]);
+        assert!(
+            data.escalations.iter().any(
+                |e| e.source == RULE_OVERRIDE && e.detail.starts_with("ADR-014/no-direct-http")
+            )
         );
     }
 }

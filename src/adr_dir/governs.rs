@@ -466,7 +466,7 @@ pub const MARKER_FILE_LIMIT: u64 = 4 << 20;
 
 /// The engine of the repository at `root`: its configuration, or without one the
 /// layout detected (as `doctor` and `validate` do).
-fn engine(root: &Path) -> anyhow::Result<Engine> {
+pub(super) fn engine(root: &Path) -> anyhow::Result<Engine> {
     if detect::unconfigured(root)
         && let Some(found) = detect::detect(root)
         && !found.is_default()

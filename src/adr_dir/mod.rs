@@ -8,6 +8,7 @@
 //! from `projects/sessions/<id>/` too.
 
 pub mod catalog;
+pub mod check;
 pub mod concept_path;
 pub mod doctor;
 pub mod enforce;
@@ -21,6 +22,7 @@ pub mod lock;
 pub mod markers;
 pub mod moves;
 pub mod new;
+pub mod overrides;
 pub mod slug;
 pub mod supersede;
 

@@ -63,7 +63,8 @@ pub(super) fn stats(format: Format) -> anyhow::Result<ExitStatus> {
             let approvals = serde_json::to_value(&summary).ok();
             let reviewer = serde_json::to_value(figures.numbers()).ok();
             let coverage = crate::approval::coverage(&root);
-            let doc = serde_json::json!({"hook": hook, "approvals": approvals, "reviewer": reviewer, "coverage": coverage});
+            let adr_rules = crate::report::per_adr(&decisions);
+            let doc = serde_json::json!({"hook": hook, "approvals": approvals, "reviewer": reviewer, "coverage": coverage, "adr_rules": adr_rules});
             print(&(serde_json::to_string_pretty(&doc)? + "\n"))?;
         }
         Format::Human => {
@@ -103,6 +104,16 @@ pub(super) fn stats(format: Format) -> anyhow::Result<ExitStatus> {
                 out.push_str(&reviewer_text(&figures.numbers()));
             }
             out.push_str(&coverage_text(&crate::approval::coverage(&root)));
+            for a in crate::report::per_adr(&decisions) {
+                let _ = writeln!(
+                    out,
+                    "{} rules in code: {} findings, {} blocks, {} overrides",
+                    crate::text::escape_controls(&a.adr),
+                    a.findings,
+                    a.blocks,
+                    a.overrides
+                );
+            }
             print(&out)?;
         }
     }

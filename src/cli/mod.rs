@@ -6,6 +6,7 @@
 mod adr_dir;
 mod approve;
 mod book;
+mod check;
 mod docs;
 mod gate;
 mod hook;
@@ -237,6 +238,29 @@ pub enum Command {
     /// Run HELIX quality gates: one phase of a phases.yaml, or one gate; prints the result as
     /// JSON (or --format human|sarif|github|gitlab|junit).
     Gate(gate::GateArgs),
+    /// Check the changes between a base and the working tree (tracked and untracked files)
+    /// against the rules of the accepted ADRs that govern them, as pre-commit does at a
+    /// commit (for CI: exit 1 on an error); `--format markdown` writes a pull request
+    /// comment, "Decisions governing this change". Overrides do not count here.
+    Check {
+        /// Compare with the merge base of REF and HEAD (default: the upstream of the
+        /// current branch, else HEAD).
+        #[arg(long, value_name = "REF")]
+        base: Option<String>,
+        /// Output format of the findings.
+        #[arg(long, value_enum, default_value_t = check::CheckFormat::Human)]
+        format: check::CheckFormat,
+    },
+    /// Let the next commit that one rule of an ADR would block go through, once, with a
+    /// recorded reason (a person's decision: refused inside an agent's session; logged,
+    /// shown by `report`).
+    Override {
+        /// The rule, as the finding names it: ADR-014/no-direct-http.
+        rule: String,
+        /// Why this commit may break the rule.
+        #[arg(long, required = true)]
+        reason: String,
+    },
     /// Show the hook's decision log (.helix-gate/log.jsonl).
     Log {
         /// Show the last N decisions (20 when N is left out).
@@ -451,6 +475,7 @@ impl RuleChoiceArgs {
     }
 }
 
+#[expect(clippy::too_many_lines, reason = "one arm per command")]
 pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
     if let Some(preset) = cli.preset {
         crate::config::preset::set_cli_override(preset.into());
@@ -524,6 +549,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
             format,
         ),
         Command::Gate(args) => gate::run(args),
+        Command::Check { base, format } => check::run(base.as_deref(), format),
+        Command::Override { rule, reason } => check::override_rule(&rule, &reason),
         Command::Log { tail } => log::show(tail),
         Command::Stats { format } => log::stats(format),
         Command::Report { out } => report::run(out.as_deref()),

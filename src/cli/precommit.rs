@@ -37,10 +37,13 @@ pub(super) fn run(format: Option<ReportFormat>, files: &[PathBuf]) -> anyhow::Re
                 ExitStatus::Success
             };
             if let Some(format) = format.filter(|f| *f != ReportFormat::Human) {
-                // A machine format is for CI or a report file: the staged ADRs' findings on
-                // stdout, the same exit status as the hook. `human` is the hook's own text.
+                // A machine format is for CI or a report file: the staged ADRs' findings
+                // (and the governing ADRs' rules on the staged files) on stdout, the same
+                // exit status as the hook. `human` is the hook's own text.
                 let rules = crate::config::load_rules(&start, None).ok();
-                super::validate::output(&outcome.reports, format, rules.as_ref())?;
+                let mut all = outcome.reports.clone();
+                all.extend(outcome.code.iter().cloned());
+                super::validate::output(&all, format, rules.as_ref())?;
                 return Ok(status);
             }
             let text = if claude {
@@ -116,8 +119,21 @@ fn staged_adrs(n: usize, singular: &str, plural_verb: &str) -> String {
 }
 
 /// The last line of a blocked commit: what blocks it, what to run next, and the bypass.
-fn blocked_line(blocking: &Blocking<'_>) -> String {
+fn blocked_line(blocking: &Blocking<'_>, code_failing: &[&FileReport]) -> String {
     let mut reasons = Vec::new();
+    if !code_failing.is_empty() {
+        let rule = code_failing
+            .iter()
+            .flat_map(|r| &r.findings)
+            .find(|f| f.severity == crate::diagnostic::Severity::Error)
+            .map_or("<ADR-rule>", |f| f.rule.as_str());
+        reasons.push(format!(
+            "{} {} a rule of an accepted ADR; follow the decision, or a person overrides the rule for one commit with `helix-gate override {} --reason \"...\"`",
+            plural(code_failing.len(), "staged file"),
+            if code_failing.len() == 1 { "breaks" } else { "break" },
+            crate::text::escape_controls(rule)
+        ));
+    }
     if !blocking.conflicted.is_empty() {
         reasons.push(format!(
             "{} unresolved merge conflicts; resolve them, then `git add {}`",
@@ -167,9 +183,11 @@ fn render_human(outcome: &CommitCheck, color: bool) -> String {
         &outcome.notes,
         color,
     ));
+    out.push_str(&render::commit::code_human(&outcome.code, color));
     let blocking = Blocking::of(&outcome.reports);
-    if blocking.blocks() {
-        out.push_str(&blocked_line(&blocking));
+    let code_failing: Vec<&FileReport> = outcome.code.iter().filter(|r| r.has_errors()).collect();
+    if blocking.blocks() || !code_failing.is_empty() {
+        out.push_str(&blocked_line(&blocking, &code_failing));
     }
     out
 }
@@ -182,6 +200,7 @@ fn render_compact(outcome: &CommitCheck) -> String {
         let _ = writeln!(out, "helix-gate: {note}");
     }
     out.push_str(&render::commit::compact(&outcome.reports, &outcome.notes));
+    out.push_str(&render::commit::code_compact(&outcome.code));
     out
 }
 

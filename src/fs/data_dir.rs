@@ -12,6 +12,7 @@
 //!   approvals/<run-id>/      one folder per reviewer run
 //!   finalized.jsonl          where `finalize` moved each draft
 //!   governs-index            present while ADRs with rules bind or warn
+//!   overrides.json           a person's overrides of ADR rules, each for one commit
 //! ```
 //!
 //! Paths are relative to the repository root; a folder is created on first use,
@@ -38,6 +39,8 @@ pub const RUNS_DIR: &str = ".helix-gate/approvals";
 pub const REVIEWING_DIR: &str = ".helix-gate/reviewing";
 /// Where `finalize` moved each draft (the Stop gate follows a finalized draft).
 pub const FINALIZED_PATH: &str = ".helix-gate/finalized.jsonl";
+/// A person's overrides of ADR rules waiting for the commit they let through.
+pub const OVERRIDES_PATH: &str = ".helix-gate/overrides.json";
 /// The intent of a finalize under way (removed when it is done).
 pub const FINALIZE_INTENT_PATH: &str = ".helix-gate/finalize-intent.json";
 /// The governing index's cache: it exists only while the repository has ADRs

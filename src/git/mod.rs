@@ -38,6 +38,7 @@ mod env;
 mod error;
 mod repo;
 mod staged;
+mod tree;
 
 pub use env::GitEnv;
 pub use error::GitError;
@@ -45,6 +46,7 @@ pub use repo::Repo;
 pub use staged::{
     ChangeStatus, EntryKind, LinkError, LinkResolution, MAX_LINK_HOPS, StagedEntry, StagedIndex,
 };
+pub use tree::TreeFiles;
 
 /// The index of the work tree a folder is in, read once, to ask of many paths
 /// whether git tracks them though the work tree may lack them (sparse checkout,

@@ -63,6 +63,8 @@ pub struct StagedIndex {
     paths: Vec<String>,
     /// Sorted paths with entries in stages 1-3.
     conflicted: Vec<String>,
+    /// `HEAD`'s tree (the empty tree for an unborn `HEAD`): the "before" of a content diff.
+    head_tree: gix::ObjectId,
 }
 
 impl std::fmt::Debug for StagedIndex {
@@ -126,12 +128,8 @@ impl StagedIndex {
                 // `git add -N`: tracked, but not part of the next commit.
                 continue;
             }
-            let kind = match entry.mode {
-                Mode::FILE => EntryKind::Regular,
-                Mode::FILE_EXECUTABLE => EntryKind::Executable,
-                Mode::SYMLINK => EntryKind::Symlink,
-                Mode::COMMIT => EntryKind::Submodule,
-                _ => continue,
+            let Some(kind) = kind_of(entry.mode) else {
+                continue;
             };
             present.insert(path);
             let status = match head.get(path) {
@@ -180,7 +178,35 @@ impl StagedIndex {
             deleted,
             paths,
             conflicted,
+            head_tree,
         })
+    }
+
+    /// `HEAD`'s content of `path` (the "before" of a modified or deleted file): `None`
+    /// when `HEAD` has no file there; read with `limit` like [`StagedIndex::read_blob`].
+    pub fn read_head_blob(&self, path: &str, limit: u64) -> Option<Result<Vec<u8>, GitError>> {
+        let object = |e: &dyn std::fmt::Display| {
+            GitError::Object(format!("{path} in HEAD ({}): {e}", self.head_tree))
+        };
+        let tree = match self.repo.find_tree(self.head_tree) {
+            Ok(tree) => tree,
+            Err(e) => return Some(Err(object(&e))),
+        };
+        let entry = match tree.lookup_entry_by_path(path) {
+            Ok(entry) => entry?,
+            Err(e) => return Some(Err(object(&e))),
+        };
+        let mode = entry.mode();
+        if !(mode.is_blob() || mode.is_link()) {
+            return None;
+        }
+        let entry = StagedEntry {
+            path: path.to_owned(),
+            id: entry.object_id(),
+            kind: EntryKind::Regular,
+            status: ChangeStatus::Unchanged,
+        };
+        Some(self.read_blob(&entry, limit))
     }
 
     /// Stage-0 entries whose path is new or whose blob/mode differs from `HEAD` (unborn `HEAD` =
@@ -243,35 +269,54 @@ impl StagedIndex {
                 kind: "submodule commit".into(),
             });
         }
-        let header = self.repo.find_header(entry.id).map_err(|e| {
-            GitError::Object(format!("{} ({}): {}", entry.path, entry.id, chain(&e)))
-        })?;
-        if header.kind() != gix::objs::Kind::Blob {
-            return Err(GitError::NotABlob {
-                path: entry.path.clone(),
-                kind: header.kind().to_string(),
-            });
-        }
-        let too_large = |size: u64| GitError::BlobTooLarge {
-            path: entry.path.clone(),
-            size,
-            limit,
-        };
-        if header.size() > limit {
-            return Err(too_large(header.size()));
-        }
-        let data = self
-            .repo
-            .find_object(entry.id)
-            .map_err(|e| GitError::Object(format!("{} ({}): {}", entry.path, entry.id, chain(&e))))?
-            .detach()
-            .data;
-        // Defensive: never hand out more than `limit`, even if a corrupt header understated the size.
-        if data.len() as u64 > limit {
-            return Err(too_large(data.len() as u64));
-        }
-        Ok(data)
+        read_blob_of(&self.repo, entry, limit)
     }
+}
+
+/// The mode of a `HEAD` tree entry as an [`EntryKind`] (`None`: not a file, link or submodule).
+pub(super) fn kind_of(mode: Mode) -> Option<EntryKind> {
+    match mode {
+        Mode::FILE => Some(EntryKind::Regular),
+        Mode::FILE_EXECUTABLE => Some(EntryKind::Executable),
+        Mode::SYMLINK => Some(EntryKind::Symlink),
+        Mode::COMMIT => Some(EntryKind::Submodule),
+        _ => None,
+    }
+}
+
+/// [`StagedIndex::read_blob`] in any repository (also for [`super::TreeFiles`]).
+pub(super) fn read_blob_of(
+    repo: &gix::Repository,
+    entry: &StagedEntry,
+    limit: u64,
+) -> Result<Vec<u8>, GitError> {
+    let header = repo
+        .find_header(entry.id)
+        .map_err(|e| GitError::Object(format!("{} ({}): {}", entry.path, entry.id, chain(&e))))?;
+    if header.kind() != gix::objs::Kind::Blob {
+        return Err(GitError::NotABlob {
+            path: entry.path.clone(),
+            kind: header.kind().to_string(),
+        });
+    }
+    let too_large = |size: u64| GitError::BlobTooLarge {
+        path: entry.path.clone(),
+        size,
+        limit,
+    };
+    if header.size() > limit {
+        return Err(too_large(header.size()));
+    }
+    let data = repo
+        .find_object(entry.id)
+        .map_err(|e| GitError::Object(format!("{} ({}): {}", entry.path, entry.id, chain(&e))))?
+        .detach()
+        .data;
+    // Defensive: never hand out more than `limit`, even if a corrupt header understated the size.
+    if data.len() as u64 > limit {
+        return Err(too_large(data.len() as u64));
+    }
+    Ok(data)
 }
 
 /// Most symbolic links followed to resolve one link, as Linux allows (`MAXSYMLINKS`): a loop

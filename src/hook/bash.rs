@@ -6,7 +6,8 @@
 //!   `restore`, or Codex's `apply_patch <<'EOF'`), an agent's registration of
 //!   the hook, git's pre-commit hook or helix-gate's per-user state
 //!   ([`super::guarded`]), or that skips the pre-commit hook
-//!   (`git commit --no-verify`, `core.hooksPath`), is put to the person; one
+//!   (`git commit --no-verify`, `core.hooksPath`) or overrides an ADR rule
+//!   (`helix-gate override`), is put to the person; one
 //!   that does so to `.helix-gate/` is refused ([`super::shell::written`]).
 //!   Everything else runs.
 //! - `PostToolUse` and `PostToolUseFailure` (a failing command may have written
@@ -101,6 +102,7 @@ pub(super) fn pre_tool_use(ctx: &Context) -> Ruling {
     }
     guard
         .or_else(|| shell::skips_hooks(command).map(guarded::Guard::pre_commit_command))
+        .or_else(|| shell::overrides_rule(command).map(guarded::Guard::override_command))
         .map_or_else(Ruling::default, |guard| guard.ask(ctx))
 }
 

@@ -96,6 +96,18 @@ impl Guard {
         }
     }
 
+    /// A `helix-gate override` command (as written): a person's override of an ADR rule.
+    pub(super) fn override_command(command: String) -> Guard {
+        Guard {
+            what: format!(
+                "helix-gate: `{command}` overrides a rule of an accepted ADR for the next commit; an override is a person's decision with a reason, so the session's model may not give it to itself."
+            ),
+            target: command,
+            tell: "which rule blocks the commit and why you think it should not: they can run `helix-gate override` themselves, or you change the code so it follows the decision",
+            log: "command that overrides an ADR rule",
+        }
+    }
+
     fn state(shown: String) -> Guard {
         Guard {
             what: format!(

@@ -353,6 +353,19 @@ fn sets_hooks_path(assignment: &str) -> bool {
         && assignment.to_ascii_lowercase().contains("core.hookspath")
 }
 
+/// A `helix-gate override ...` in `command` (as written, shortened): a person's
+/// override of an ADR rule for one commit, which the model may not give itself.
+pub(super) fn overrides_rule(command: &str) -> Option<String> {
+    let words = words(command);
+    simple_commands(&words).into_iter().find_map(|simple| {
+        (simple.program == "helix-gate" && simple.args.contains(&"override")).then(|| {
+            let mut all = vec![simple.program];
+            all.extend(&simple.args);
+            crate::text::truncate(&all.join(" "), 120)
+        })
+    })
+}
+
 /// The simple command of `command` that switches git's pre-commit hook off or
 /// skips it, as written (quotes removed): `git commit --no-verify` (`-n`),
 /// `git push --no-verify`, `git -c core.hooksPath=...`, `git config ...
@@ -623,6 +636,24 @@ mod tests {
             skips_hooks("cd x && git commit -n -m 'a b' && ls").as_deref(),
             Some("git commit -n -m a b")
         );
+    }
+
+    #[test]
+    fn an_override_of_an_adr_rule_is_the_persons() {
+        for command in [
+            "helix-gate override ADR-014/no-direct-http --reason x",
+            "cd repo && ./target/debug/helix-gate override ADR-1/r --reason 'a b'",
+            "sudo env X=1 helix-gate --preset madr override R --reason y",
+        ] {
+            assert!(overrides_rule(command).is_some(), "{command}");
+        }
+        for command in [
+            "helix-gate approve --override adr/001.md approved --reason x",
+            "echo helix-gate override R",
+            "helix-gate check --base origin/main",
+        ] {
+            assert_eq!(overrides_rule(command), None, "{command}");
+        }
     }
 
     #[test]

@@ -160,6 +160,60 @@ pub fn compact(reports: &[FileReport], notes: &[Finding]) -> String {
     out
 }
 
+/// Terminal text of the governing ADRs' rules on the staged files: every finding (an
+/// overridden error is a note that says who overrode it and why) and a summary line.
+pub fn code_human(reports: &[FileReport], color: bool) -> String {
+    let mut out = String::new();
+    if reports.is_empty() {
+        return out;
+    }
+    super::human::findings(&mut out, reports, color);
+    let summary = Summary::of(reports);
+    let _ = writeln!(
+        out,
+        "rules of the governing ADRs on {}: {}, {}",
+        plural(summary.files, "staged file"),
+        plural(summary.errors, "error"),
+        plural(summary.warnings, "warning")
+    );
+    out
+}
+
+/// The compact form of [`code_human`] for Claude Code: the errors with their fixes and
+/// what to do next; warnings only when nothing blocks. An override is the person's.
+pub fn code_compact(reports: &[FileReport]) -> String {
+    let mut out = String::new();
+    for report in reports {
+        for f in report
+            .findings
+            .iter()
+            .filter(|f| f.severity == Severity::Info)
+        {
+            note_line(&mut out, Some(&report.location(f)), f);
+        }
+    }
+    let summary = Summary::of(reports);
+    if summary.errors > 0 {
+        let failing = reports.iter().filter(|r| r.has_errors()).count();
+        let _ = writeln!(
+            out,
+            "helix-gate blocked this commit: {} of the rules of accepted ADRs in {} (checked as staged in the index).",
+            plural(summary.errors, "error"),
+            plural(failing, "staged file")
+        );
+        out.push_str(&compact::lines(reports, Severity::Error));
+        out.push_str("Change the code so it follows each decision named above, stage it again with `git add`, then retry the same commit. If a decision itself is wrong, that is a new ADR; an override is only the user's to give.\n");
+    } else if summary.warnings > 0 {
+        let _ = writeln!(
+            out,
+            "helix-gate: the staged files pass with {} of the rules of governing ADRs:",
+            plural(summary.warnings, "warning")
+        );
+        out.push_str(&compact::lines(reports, Severity::Warning));
+    }
+    out
+}
+
 /// `helix-gate: note: path [rule] message`.
 fn note_line(out: &mut String, location: Option<&str>, f: &Finding) {
     let _ = write!(out, "helix-gate: note: ");

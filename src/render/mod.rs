@@ -16,6 +16,7 @@ pub mod gitlab;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod markdown;
 pub mod report;
 pub mod sarif;
 #[cfg(test)]

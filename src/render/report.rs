@@ -46,6 +46,19 @@ pub struct ReviewDay {
     pub median_seconds: f64,
 }
 
+/// How often the rules of one ADR (`ADR-014/no-direct-http`) were found broken in
+/// code, blocked, and overridden by a person.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct AdrRules {
+    pub adr: String,
+    /// Findings of its rules (every decision that named one, per rule named).
+    pub findings: usize,
+    /// Decisions that blocked (an agent's write, a commit) on one of its rules.
+    pub blocks: usize,
+    /// Persons' overrides of one of its rules (`helix-gate override`).
+    pub overrides: usize,
+}
+
 /// Everything the page shows, aggregated by the caller.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReportData {
@@ -67,6 +80,8 @@ pub struct ReportData {
     pub total_cost_usd: f64,
     /// ADRs of the repository, and those with a current approval.
     pub coverage: (usize, usize),
+    /// The rules of ADRs on code, per ADR, most findings first.
+    pub adr_rules: Vec<AdrRules>,
 }
 
 const BLOCK: &str = "#d64545";
@@ -107,6 +122,7 @@ pub fn html(data: &ReportData) -> String {
     kpis(&mut out, data);
     decisions_over_time(&mut out, data);
     failing_rules(&mut out, data);
+    adr_rules(&mut out, data);
     fixed_share(&mut out, data);
     verdicts(&mut out, data);
     cost_and_latency(&mut out, data);
@@ -309,6 +325,28 @@ fn failing_rules(out: &mut String, data: &ReportData) {
     out.push_str("</section>");
 }
 
+fn adr_rules(out: &mut String, data: &ReportData) {
+    out.push_str("<section><h2>Decisions that govern code</h2>");
+    if data.adr_rules.is_empty() {
+        out.push_str(
+            "<p class=\"muted\">No rule of an ADR has been found broken in code yet.</p></section>",
+        );
+        return;
+    }
+    out.push_str("<table><thead><tr><th>ADR</th><th>Rule findings</th><th>Blocks</th><th>Overrides</th></tr></thead><tbody>");
+    for a in &data.adr_rules {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&a.adr),
+            a.findings,
+            a.blocks,
+            a.overrides
+        );
+    }
+    out.push_str("</tbody></table></section>");
+}
+
 fn fixed_share(out: &mut String, data: &ReportData) {
     let _ = write!(
         out,
@@ -429,12 +467,14 @@ const ESCALATION_ROWS: usize = 50;
 
 /// [`Escalation::source`] of a person's override: the way out of an escalation.
 pub const PERSON_OVERRIDE: &str = "person override";
+/// [`Escalation::source`] of a person's override of an ADR rule for one commit.
+pub const RULE_OVERRIDE: &str = "rule override";
 
 fn escalations(out: &mut String, data: &ReportData) {
     let overrides = data
         .escalations
         .iter()
-        .filter(|e| e.source == PERSON_OVERRIDE)
+        .filter(|e| e.source == PERSON_OVERRIDE || e.source == RULE_OVERRIDE)
         .count();
     let _ = write!(
         out,
@@ -527,6 +567,19 @@ mod tests {
             .and_then(|rest| rest.split("</svg>").next())
             .unwrap();
         assert_eq!(latency.matches("<circle").count(), 2, "{latency}");
+    }
+
+    #[test]
+    fn adr_rules_are_a_table() {
+        let mut data = sample();
+        assert!(html(&data).contains("No rule of an ADR has been found broken"));
+        data.adr_rules.push(AdrRules {
+            adr: "ADR-014".to_owned(),
+            findings: 3,
+            blocks: 2,
+            overrides: 1,
+        });
+        assert!(html(&data).contains("<tr><td>ADR-014</td><td>3</td><td>2</td><td>1</td></tr>"));
     }
 
     #[test]

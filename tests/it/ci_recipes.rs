@@ -192,6 +192,76 @@ fn validate_step_fails_when_helix_gate_cannot_check_and_never_runs_inputs() {
 }
 
 #[test]
+fn check_step_annotates_a_pull_requests_code_and_writes_the_comment() {
+    use crate::support::repo::{ScratchRepo, git};
+    // origin: main with an accepted ADR; the runner's checkout: a clone on a branch that
+    // breaks its rule.
+    let origin = ScratchRepo::empty();
+    origin.write(
+        "adr/014-gateway.md",
+        super::check::adr("Accepted", super::check::NO_HTTP),
+    );
+    origin.write("src/app.py", "import os\n");
+    origin.commit_all("base");
+    let base = origin.base();
+    git(
+        &base,
+        &["clone", "-q", origin.path().to_str().unwrap(), "checkout"],
+    );
+    let clone = base.join("checkout");
+    git(&clone, &["checkout", "-q", "-b", "feature"]);
+    write(&clone, "src/api.py", "import requests\n");
+    git(&clone, &["add", "-A"]);
+    git(&clone, &["commit", "-q", "--no-verify", "-m", "api"]);
+
+    let action = action();
+    let script = steps(&action)
+        .iter()
+        .find(|s| s["id"] == "check")
+        .and_then(|s| s["run"].as_str())
+        .unwrap();
+    let output_file = base.join("github-output");
+    let comment = base.join("comment.md");
+    std::fs::write(&output_file, "").unwrap();
+    let out = isolated("bash", &clone)
+        .args([
+            "--noprofile",
+            "--norc",
+            "-e",
+            "-o",
+            "pipefail",
+            "-c",
+            script,
+        ])
+        .env("PATH", path_with_bin())
+        .env("GITHUB_OUTPUT", &output_file)
+        .env("HELIX_GATE_BASE_REF", "main")
+        .env("HELIX_GATE_CHECK_CODE", "true")
+        .env("HELIX_GATE_PR_COMMENT", "true")
+        .env("HELIX_GATE_COMMENT_FILE", &comment)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // A broken rule does not stop the step: "Fail on error findings" comes after the comment.
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&output_file).unwrap(),
+        "exit-code=1\n"
+    );
+    assert!(
+        stdout.starts_with("::error file=src/api.py,line=1,title=ADR-014/no-direct-http::"),
+        "{stdout}"
+    );
+    let comment = std::fs::read_to_string(&comment).unwrap();
+    assert!(
+        comment.starts_with("<!-- helix-gate:check -->\n## Decisions governing this change\n"),
+        "{comment}"
+    );
+    assert!(comment.contains("compared with `origin/main`"), "{comment}");
+}
+
+#[test]
 fn example_workflow_passes_only_declared_inputs() {
     let declared: BTreeSet<String> = action()["inputs"]
         .as_object()

@@ -11,6 +11,7 @@ mod adr_dir;
 mod approval;
 mod book;
 mod budget;
+mod check;
 mod ci_recipes;
 mod codex;
 mod completions;
