@@ -260,11 +260,34 @@ pub fn check_commit(start: &Path, git_env: &GitEnv) -> Result<CommitCheck, PreCo
     }
     // Index order: the checked ADRs already are in it; the others join them by path.
     reports.sort_by(|a, b| a.path.cmp(&b.path));
+    // A person's override of a lifecycle rule (a typo in an accepted ADR) counts for
+    // one commit, as for a code rule.
+    let mut used = Vec::new();
+    let lifecycle = [
+        crate::rules::lifecycle::REWRITTEN.id,
+        crate::rules::lifecycle::TRANSITION.id,
+    ];
+    if reports
+        .iter()
+        .flat_map(|r| &r.findings)
+        .any(|f| lifecycle.contains(&f.rule.as_str()))
+    {
+        let waiting = overrides::pending(&root);
+        for report in &mut reports {
+            let findings = std::mem::take(&mut report.findings);
+            let (findings, mut taken) = apply_overrides(findings, &waiting);
+            report.findings = findings;
+            used.retain(|o| !taken.contains(o));
+            used.append(&mut taken);
+        }
+    }
     outcome.reports = reports;
     let findings = check_code(&staged, &engine)?;
-    if !findings.is_empty() {
-        let (findings, used) = apply_overrides(findings, &overrides::pending(&root));
+    if !findings.is_empty() || !used.is_empty() {
+        let (findings, mut taken) = apply_overrides(findings, &overrides::pending(&root));
         outcome.code = rule_check::reports(findings);
+        used.retain(|o| !taken.contains(o));
+        used.append(&mut taken);
         outcome.overridden = used;
         record_code(&root, &outcome);
     }

@@ -267,3 +267,42 @@ fn an_accepted_decision_is_not_rewritten_by_the_agent_or_at_commit() {
     let out = repo.pre_commit();
     assert_eq!(code(&out), 0, "{}", rules(&out));
 }
+
+#[test]
+fn a_person_fixes_a_typo_in_an_accepted_adr_with_a_recorded_override_for_one_commit() {
+    let repo = repo();
+    let typo = madr("Use REST", "status: accepted").replace("fits the team", "fits teh team");
+    repo.write(OLD, &typo);
+    repo.commit_all("a typo slipped in before the gate");
+    repo.write(OLD, madr("Use REST", "status: accepted"));
+    repo.git(&["add", "-A"]);
+    assert_eq!(code(&repo.pre_commit()), 1);
+    let out = repo.helix(&[
+        "override",
+        "accepted-adr-rewritten",
+        "--reason",
+        "fix the typo 'teh'",
+    ]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    assert!(
+        rules(&out).contains("fix the typo 'teh'"),
+        "{}",
+        rules(&out)
+    );
+    repo.git(&["commit", "-q", "--no-verify", "-m", "typo"]);
+    // Used up: the next rewrite is refused again, and the override is in the log.
+    repo.write(
+        OLD,
+        madr("Use REST", "status: accepted").replace("fits the team", "fits us"),
+    );
+    repo.git(&["add", "-A"]);
+    assert_eq!(code(&repo.pre_commit()), 1);
+    let log = repo.helix(&["log"]);
+    assert!(
+        stdout(&log).contains("accepted-adr-rewritten"),
+        "{}",
+        stdout(&log)
+    );
+}
