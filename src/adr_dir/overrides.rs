@@ -104,18 +104,17 @@ pub fn record(
     let rule = rule.trim();
     // The rules of the ADRs, and the lifecycle rules a person may need to pass once
     // (a typo fixed in an accepted ADR).
-    let known: Vec<String> = [
-        crate::rules::lifecycle::REWRITTEN.id,
-        crate::rules::lifecycle::TRANSITION.id,
-    ]
-    .into_iter()
-    .map(str::to_owned)
-    .chain(
-        index
-            .ruling()
-            .flat_map(|adr| adr.rules.iter().map(move |c| rule_id(adr.id, &c.rule.id))),
-    )
-    .collect();
+    let known: Vec<String> = index
+        .ruling()
+        .flat_map(|adr| adr.rules.iter().map(move |c| rule_id(adr.id, &c.rule.id)))
+        .chain(
+            [
+                crate::rules::lifecycle::REWRITTEN.id,
+                crate::rules::lifecycle::TRANSITION.id,
+            ]
+            .map(str::to_owned),
+        )
+        .collect();
     if !known.iter().any(|k| k == rule) {
         let known = if known.is_empty() {
             String::new()
