@@ -139,9 +139,8 @@ fn finding(
         rule_id(adr.id, &rule.id),
         severity,
         format!(
-            "{}: {} {}{title} says: {}{pending}",
+            "{}: {}{title} says: {}{pending}",
             hit.message,
-            rule.kind.name(),
             adr.id,
             rule.why
         ),
@@ -229,7 +228,7 @@ mod tests {
         assert_eq!(f.line, Some(2));
         assert!(
             f.message
-                .starts_with("imports `requests`: forbid_import ADR-014 (Gateway) says: all HTTP"),
+                .starts_with("imports `requests`: ADR-014 (Gateway) says: all HTTP"),
             "{}",
             f.message
         );

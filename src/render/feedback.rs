@@ -322,7 +322,7 @@ mod tests {
                 Finding::new(
                     "ADR-014/no-direct-http",
                     Severity::Error,
-                    "imports `requests`: forbid_import ADR-014 (Gateway) says: all HTTP goes through app.gateway",
+                    "imports `requests`: ADR-014 (Gateway) says: all HTTP goes through app.gateway",
                 )
                 .in_file("src/api.py")
                 .at(2)
@@ -335,7 +335,7 @@ mod tests {
         ];
         let text = code_block(&report, &rules, 2, 3);
         assert!(text.starts_with("helix-gate: src/api.py breaks 1 rule(s) of the accepted decisions that govern it (attempt 2/3)."), "{text}");
-        assert!(text.contains("FAILED:\n- [ADR-014/no-direct-http] line 2: imports `requests`: forbid_import ADR-014 (Gateway) says: all HTTP goes through app.gateway -> fix: use what"), "{text}");
+        assert!(text.contains("FAILED:\n- [ADR-014/no-direct-http] line 2: imports `requests`: ADR-014 (Gateway) says: all HTTP goes through app.gateway -> fix: use what"), "{text}");
         assert!(
             text.ends_with("PASSED (keep these passing): ADR-014/no-print\n"),
             "{text}"

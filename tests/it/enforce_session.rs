@@ -106,7 +106,7 @@ fn a_forbidden_import_is_blocked_and_the_fix_passes() {
         "{reason}"
     );
     assert!(
-        reason.contains("FAILED:\n- [ADR-014/no-direct-http] line 2: imports `requests`: forbid_import ADR-014 (Outbound HTTP goes through the gateway) says: All outbound HTTP goes through app.gateway. -> fix: use what the decision prescribes instead of this import (read adr/014-gateway.md)"),
+        reason.contains("FAILED:\n- [ADR-014/no-direct-http] line 2: imports `requests`: ADR-014 (Outbound HTTP goes through the gateway) says: All outbound HTTP goes through app.gateway. -> fix: use what the decision prescribes instead of this import (read adr/014-gateway.md)"),
         "{reason}"
     );
     assert_eq!(
