@@ -140,9 +140,7 @@ fn finding(
         severity,
         format!(
             "{}: {}{title} says: {}{pending}",
-            hit.message,
-            adr.id,
-            rule.why
+            hit.message, adr.id, rule.why
         ),
     )
     .in_file(path)

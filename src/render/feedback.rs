@@ -326,7 +326,9 @@ mod tests {
                 )
                 .in_file("src/api.py")
                 .at(2)
-                .hint("use what the decision prescribes instead of this import (read adr/014-gw.md)"),
+                .hint(
+                    "use what the decision prescribes instead of this import (read adr/014-gw.md)",
+                ),
             ],
         };
         let rules = [

@@ -69,3 +69,54 @@ fn the_worked_example_governs_the_modules_but_not_the_gateway() {
         "{text}"
     );
 }
+
+/// The `text` block that follows `intro` in the chapter.
+fn shown_text(intro: &str) -> String {
+    let at = CHAPTER
+        .find(intro)
+        .unwrap_or_else(|| panic!("the chapter says {intro:?}"));
+    let rest = &CHAPTER[at..];
+    let start = rest.find("```text\n").expect("a text block") + "```text\n".len();
+    let len = rest[start..].find("```").expect("its end");
+    rest[start..start + len].to_owned()
+}
+
+#[test]
+fn the_session_of_the_worked_example_answers_as_the_chapter_shows() {
+    use crate::support::hook::hook;
+    use serde_json::json;
+    let repo = example_repo();
+    repo.write(
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    repo.commit_all("no reviewer");
+    let root = repo.path();
+    let event = |kind: &str| {
+        json!({"session_id": "s", "transcript_path": "t", "cwd": root, "hook_event_name": kind,
+               "tool_name": "Write",
+               "tool_input": {"file_path": root.join("src/app/billing.py"), "content": "…"},
+               "tool_response": {"type": "create"}, "tool_use_id": "toolu_1"})
+    };
+    hook(
+        root,
+        &json!({"session_id": "s", "cwd": root, "hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    let before = hook(root, &event("PreToolUse")).expect("the governing decisions");
+    assert_eq!(
+        before["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap_or_default(),
+        shown_text("hook's PreToolUse hands it the decisions")
+    );
+    repo.write(
+        "src/app/billing.py",
+        "import requests\nfrom app.gateway import client\n\ndef charge():\n    time.sleep(2)\n",
+    );
+    let after = hook(root, &event("PostToolUse")).expect("a block");
+    assert_eq!(after["decision"], "block");
+    assert_eq!(
+        format!("{}\n", after["reason"].as_str().unwrap_or_default()),
+        shown_text("PostToolUse blocks the")
+    );
+}
