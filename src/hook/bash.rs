@@ -19,11 +19,12 @@
 
 use std::path::{Path, PathBuf};
 
+use super::answer::{charged_answer, count_write};
 use super::ctx::Context;
 use super::policy::{InfraError, need_session};
 use super::ruling::{Ruling, count, session_id};
 use super::shell;
-use super::tool_use::{self, DATA_DIR_WHY, ask_config, charged_answer, count_write, refuse_data};
+use super::tool_use::{self, DATA_DIR_WHY, ask_config, refuse_data};
 use super::{changes, guarded};
 use crate::agent::event::HookEvent;
 use crate::config::protected;

@@ -22,13 +22,13 @@ use std::path::Path;
 
 use sha2::{Digest as _, Sha256};
 
+use super::answer::{self, Shape};
 use super::budget::Failing;
 use super::changes;
 use super::ctx::Context;
 use super::policy::{InfraError, need_session};
 use super::ruling::{Ruling, count, rule_ids, session_id};
 use super::state::{self, SessionState};
-use super::tool_use::{self, Shape};
 use crate::adr_dir::enforce::{self, Change, Moment};
 use crate::adr_dir::governs::{self, Force, Index};
 use crate::agent::event::HookEvent;
@@ -182,7 +182,7 @@ pub(super) fn post_write(
     let (charge, note) = state::update(root, session_id(event), |s| charge(s, &checked, budget))
         .map_err(|e| InfraError::new(e.to_string(), Some(&settings)))?;
     notes.extend(note.clone());
-    Ok(tool_use::charged_answer_as(
+    Ok(answer::charged_answer_as(
         rel,
         &checked.report,
         charge.as_ref(),
@@ -240,7 +240,7 @@ pub(super) fn after_shell(
                 "{} changed by a shell command; checked against the rules that govern it",
                 checked.rel
             ));
-            tool_use::charged_answer_as(
+            answer::charged_answer_as(
                 &checked.rel,
                 &checked.report,
                 charge.as_ref(),

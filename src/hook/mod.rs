@@ -18,6 +18,7 @@
 //! The hook never reads through a symlink that leads out of the project, and
 //! refuses the session's writes into helix-gate's own files.
 
+mod answer;
 mod apply_patch;
 mod approval_gate;
 pub mod baseline;
