@@ -15,8 +15,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::OnceLock;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+mod cache;
+
+pub use cache::{cached_index, may_govern, refresh_cache, refresh_cache_if_used};
 
 use super::Workspace;
 use super::catalog::Catalog;
@@ -26,10 +31,11 @@ use crate::config::detect;
 use crate::config::settings::{Globs, build_globs};
 use crate::engine::Engine;
 use crate::rules::enforcement::Compiled;
+use crate::rules::enforcement::eval::literal_prefix;
 use crate::yaml::{self, Value};
 
 /// How strongly an ADR governs a path, weakest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Force {
     /// Linked, but it binds nothing (superseded, deprecated, rejected, no status).
@@ -138,8 +144,8 @@ pub struct Governance {
     pub paths: Vec<Governed>,
 }
 
-/// One ADR as the resolver reads it.
-#[derive(Debug)]
+/// One ADR as the resolver reads it (and as the cache keeps it, [`cache`]).
+#[derive(Debug, Serialize, Deserialize)]
 struct Indexed {
     id: String,
     number_text: Option<String>,
@@ -152,13 +158,41 @@ struct Indexed {
     /// `files.create` and `files.modify`, normalised.
     create: Vec<String>,
     modify: Vec<String>,
-    scope: Scope,
+    /// Its `governs:` globs as written (trimmed), `!` excludes among them.
+    governs: Vec<String>,
+    /// `governs` compiled, on the first path that may match one of them.
+    #[serde(skip)]
+    scope: OnceLock<Scope>,
     /// Numbers of the ADRs that replace this one (as the ADR itself says).
     successors: Vec<u32>,
     /// Numbers this ADR says it replaces.
     supersedes: Vec<u32>,
     /// The rules of its `## Enforcement` section that can be enforced.
+    #[serde(with = "cache::rules")]
     rules: Vec<Compiled>,
+}
+
+impl Indexed {
+    /// The `governs:` glob that brings `path` under the ADR, unless an exclude
+    /// takes it out. Globs whose literal start `path` lacks are ruled out first,
+    /// so an ADR that cannot govern the path compiles nothing.
+    fn matching(&self, path: &str) -> Option<&str> {
+        let may = self
+            .governs
+            .iter()
+            .any(|g| !g.starts_with('!') && path.starts_with(literal_prefix(g)));
+        if !may {
+            return None;
+        }
+        self.scope
+            .get_or_init(|| Scope::of(&self.governs))
+            .matching(path)
+    }
+
+    /// Whether the ADR links any path by itself (`files` or `governs:`).
+    fn links(&self) -> bool {
+        !(self.create.is_empty() && self.modify.is_empty() && self.governs.is_empty())
+    }
 }
 
 /// The `governs:` globs of an ADR, each kept as written for the provenance.
@@ -169,6 +203,23 @@ struct Scope {
 }
 
 impl Scope {
+    /// Compile globs as [`governs_of`] lists them; a glob that does not parse is
+    /// left out (reporting it is a rule's business, not the resolver's).
+    fn of(globs: &[String]) -> Scope {
+        let mut scope = Scope::default();
+        let mut excludes = Vec::new();
+        for glob in globs {
+            if let Some(excluded) = glob.strip_prefix('!') {
+                excludes.push(excluded.trim_start_matches("./").to_owned());
+            } else if let Ok(compiled) = build_globs(&[glob.trim_start_matches("./").to_owned()]) {
+                scope.include.push((glob.clone(), compiled));
+            }
+        }
+        excludes.retain(|g| build_globs(std::slice::from_ref(g)).is_ok());
+        scope.exclude = build_globs(&excludes).unwrap_or_default();
+        scope
+    }
+
     /// The glob that brings `path` under the ADR, unless an exclude takes it out.
     fn matching(&self, path: &str) -> Option<&str> {
         let (glob, _) = self.include.iter().find(|(_, g)| g.is_match(path))?;
@@ -176,26 +227,18 @@ impl Scope {
     }
 }
 
-/// The globs of `governs:` ([`crate::rules::enforcement::governs_globs`]); `!glob`
-/// excludes. A glob that does not compile or leaves the root is left out (the ADR
-/// rule `governs-invalid` reports it; the resolver does not).
-fn scope_of(adr: &Adr) -> Scope {
-    let globs = crate::rules::enforcement::governs_globs(adr).unwrap_or_default();
-    let mut scope = Scope::default();
-    let mut excludes = Vec::new();
-    for glob in globs {
-        let glob = glob.trim();
-        if let Some(excluded) = glob.strip_prefix('!') {
-            excludes.push(excluded.trim_start_matches("./").to_owned());
-        } else if !glob.is_empty()
-            && let Ok(compiled) = build_globs(&[glob.trim_start_matches("./").to_owned()])
-        {
-            scope.include.push((glob.to_owned(), compiled));
-        }
-    }
-    excludes.retain(|g| build_globs(std::slice::from_ref(g)).is_ok());
-    scope.exclude = build_globs(&excludes).unwrap_or_default();
-    scope
+/// The globs of `governs:` ([`crate::rules::enforcement::governs_globs`]),
+/// trimmed, empty ones left out; `!glob` excludes. A glob that does not compile
+/// is left out when they are compiled (the ADR rule `governs-invalid` reports it;
+/// the resolver does not).
+fn governs_of(adr: &Adr) -> Vec<String> {
+    crate::rules::enforcement::governs_globs(adr)
+        .unwrap_or_default()
+        .iter()
+        .map(|g| g.trim())
+        .filter(|g| !g.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// ADR numbers listed under `key` (a scalar or a list).
@@ -249,6 +292,49 @@ fn names(entry: &str, path: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('/'))
 }
 
+/// One entry of `catalog` as the resolver reads it (None: it could not be read).
+fn indexed(root: &Path, catalog: &Catalog, entry: &crate::adr::catalog::Entry) -> Option<Indexed> {
+    let doc = entry.adr.as_ref()?;
+    let number = entry.number();
+    let number_text = number.map(|n| catalog.format(n));
+    let file = crate::paths::display(root, &entry.path);
+    let id = number_text
+        .as_ref()
+        .map_or_else(|| file.clone(), |n| format!("ADR-{n}"));
+    let status = entry
+        .status()
+        .map(str::to_owned)
+        .or_else(|| doc.body_status().map(|v| v.value));
+    let files = entry
+        .front_matter()
+        .and_then(|fm| fm.files.valid())
+        .cloned()
+        .unwrap_or_default();
+    let mut successors = numbers_under(doc, "superseded_by");
+    successors.extend(numbers_under(doc, "superseded-by"));
+    successors.extend(status.as_deref().and_then(successor_in_status));
+    Some(Indexed {
+        id,
+        number_text,
+        number,
+        title: entry.title().map(str::to_owned),
+        force: Force::of_status(status.as_deref()),
+        superseded: matches!(
+            status.as_deref().map(status_word).as_deref(),
+            Some("superseded" | "superceded")
+        ),
+        status,
+        file,
+        create: files.create.iter().filter_map(|e| normalized(e)).collect(),
+        modify: files.modify.iter().filter_map(|e| normalized(e)).collect(),
+        governs: governs_of(doc),
+        scope: OnceLock::new(),
+        successors,
+        supersedes: numbers_under(doc, "supersedes"),
+        rules: crate::rules::enforcement::compiled(doc),
+    })
+}
+
 /// The governing index of a repository: every ADR with its links, read once.
 #[derive(Debug)]
 pub struct Index {
@@ -260,54 +346,39 @@ pub struct Index {
 impl Index {
     /// The index of the ADRs of `catalog`, the ADR directory of the repository at `root`.
     pub fn from_catalog(root: &Path, catalog: &Catalog) -> Index {
-        let mut adrs = Vec::new();
+        Index::of(
+            catalog
+                .entries
+                .iter()
+                .filter_map(|entry| indexed(root, catalog, entry))
+                .collect(),
+        )
+    }
+
+    /// The index of ADRs read already, in the directory's order.
+    fn of(adrs: Vec<Indexed>) -> Index {
         let mut by_number = BTreeMap::new();
-        for entry in &catalog.entries {
-            let Some(doc) = entry.adr.as_ref() else {
-                continue;
-            };
-            let number = entry.number();
-            let number_text = number.map(|n| catalog.format(n));
-            let file = crate::paths::display(root, &entry.path);
-            let id = number_text
-                .as_ref()
-                .map_or_else(|| file.clone(), |n| format!("ADR-{n}"));
-            let status = entry
-                .status()
-                .map(str::to_owned)
-                .or_else(|| doc.body_status().map(|v| v.value));
-            let files = entry
-                .front_matter()
-                .and_then(|fm| fm.files.valid())
-                .cloned()
-                .unwrap_or_default();
-            let mut successors = numbers_under(doc, "superseded_by");
-            successors.extend(numbers_under(doc, "superseded-by"));
-            successors.extend(status.as_deref().and_then(successor_in_status));
-            if let Some(n) = number {
-                by_number.entry(n).or_insert(adrs.len());
+        for (i, adr) in adrs.iter().enumerate() {
+            if let Some(n) = adr.number {
+                by_number.entry(n).or_insert(i);
             }
-            adrs.push(Indexed {
-                id,
-                number_text,
-                number,
-                title: entry.title().map(str::to_owned),
-                force: Force::of_status(status.as_deref()),
-                superseded: matches!(
-                    status.as_deref().map(status_word).as_deref(),
-                    Some("superseded" | "superceded")
-                ),
-                status,
-                file,
-                create: files.create.iter().filter_map(|e| normalized(e)).collect(),
-                modify: files.modify.iter().filter_map(|e| normalized(e)).collect(),
-                scope: scope_of(doc),
-                successors,
-                supersedes: numbers_under(doc, "supersedes"),
-                rules: crate::rules::enforcement::compiled(doc),
-            });
         }
         Index { adrs, by_number }
+    }
+
+    /// Whether a hook has anything to do with the index: a binding or pending ADR
+    /// has rules, or a binding ADR links paths (its own `files` or `governs:`, or
+    /// those a superseded ADR hands on). A proposed ADR's links alone do not count:
+    /// they are context for an ADR that may never be accepted, and a repository of
+    /// proposals keeps the hook's no-op.
+    pub fn rules_anything(&self) -> bool {
+        let binding = |adr: &Indexed| adr.force == Force::Binding;
+        self.adrs
+            .iter()
+            .any(|adr| adr.force >= Force::Pending && !adr.rules.is_empty())
+            || self.adrs.iter().any(|adr| binding(adr) && adr.links())
+            || (self.adrs.iter().any(binding)
+                && self.adrs.iter().any(|adr| adr.superseded && adr.links()))
     }
 
     /// How many ADRs the index holds.
@@ -373,7 +444,7 @@ impl Index {
             if adr.modify.iter().any(|e| names(e, path)) {
                 links.push((i, Provenance::FilesModify, Force::Binding));
             }
-            if let Some(glob) = adr.scope.matching(path) {
+            if let Some(glob) = adr.matching(path) {
                 links.push((
                     i,
                     Provenance::Governs {
@@ -480,46 +551,11 @@ fn engine(root: &Path) -> anyhow::Result<Engine> {
 pub fn index(root: &Path) -> anyhow::Result<Index> {
     let ws = Workspace::of(engine(root)?);
     if !ws.dir.is_dir() {
-        return Ok(Index {
-            adrs: Vec::new(),
-            by_number: BTreeMap::new(),
-        });
+        return Ok(Index::of(Vec::new()));
     }
     let catalog = Catalog::load(&ws.engine, &ws.dir)?;
     Ok(Index::from_catalog(&ws.engine.root, &catalog))
 }
-
-// --- TEMPORARY STUB (issue 31, session hook): the cache helper's real
-// `cached_index` / `may_govern` / `refresh_cache` replace these three. ---
-
-/// The governing index of the repository at `root` when it has ADRs whose rules
-/// bind or warn ([`Index::ruling`]); `None` otherwise (or when it cannot be read).
-pub fn cached_index(root: &Path) -> Option<Index> {
-    let index = index(root).ok()?;
-    let ruling = index.ruling().next().is_some();
-    ruling.then_some(index)
-}
-
-/// Whether a file of the repository at `root` may be governed by a rule: one
-/// `stat` of the cache's marker, [`crate::fs::data_dir::GOVERNS_INDEX_PATH`].
-pub fn may_govern(root: &Path) -> bool {
-    root.join(crate::fs::data_dir::GOVERNS_INDEX_PATH).exists()
-}
-
-/// Make the marker [`may_govern`] looks for agree with the ADRs now: written
-/// when ADRs with rules bind or warn, removed when none do. Best effort.
-pub fn refresh_cache(root: &Path) {
-    let marker = root.join(crate::fs::data_dir::GOVERNS_INDEX_PATH);
-    if cached_index(root).is_some() {
-        if !marker.exists() && crate::fs::data_dir::ensure(root).is_ok() {
-            let _ = crate::fs::atomic::write(root, &marker, b"");
-        }
-    } else if marker.is_file() {
-        let _ = std::fs::remove_file(&marker);
-    }
-}
-
-// --- end of the temporary stub ---
 
 /// The markers in the comments of the file at the repository-relative `path`; none
 /// when it does not exist, is no regular file, is larger than [`MARKER_FILE_LIMIT`]
@@ -552,7 +588,7 @@ pub fn run(root: &Path, base: &Path, paths: &[impl AsRef<Path>]) -> anyhow::Resu
             .ok_or_else(|| Outside(path.display().to_string(), root.display().to_string()))?;
         rels.push(shown(rel));
     }
-    let index = index(root)?;
+    let (index, _) = cache::load_or_build(root)?;
     Ok(resolve_all(root, &index, &rels))
 }
 
