@@ -53,21 +53,19 @@ pub fn check(index: &Index, changes: &[Change], moment: Moment) -> Vec<Finding> 
     // resolve per change, not one per rule.
     let governing: Vec<BTreeSet<String>> = changes
         .iter()
-        .map(|c| {
-            index
-                .resolve(&c.path, &[])
-                .into_iter()
-                .filter(|g| g.force >= Force::Pending)
-                .map(|g| g.id)
-                .collect()
-        })
+        .map(|c| index.governing_ids(&c.path))
+        .collect();
+    let reached: Vec<(&str, &BTreeSet<String>)> = changes
+        .iter()
+        .zip(&governing)
+        .map(|(c, ids)| (c.path.as_str(), ids))
         .collect();
     // Each file read once for all the rules (its added lines, its imports).
     let read: Vec<FileChange<'_>> = changes
         .iter()
         .map(|c| FileChange::new(&c.path, c.before.as_deref(), c.after.as_deref()))
         .collect();
-    for adr in index.ruling() {
+    for adr in index.ruling_for(&reached) {
         for compiled in adr.rules {
             let covered: Vec<(&Change, &FileChange<'_>)> = changes
                 .iter()

@@ -167,9 +167,50 @@ struct Indexed {
     successors: Vec<u32>,
     /// Numbers this ADR says it replaces.
     supersedes: Vec<u32>,
-    /// The rules of its `## Enforcement` section that can be enforced.
-    #[serde(with = "cache::rules")]
-    rules: Vec<Compiled>,
+    /// The rules of its `## Enforcement` section that can be enforced: set when
+    /// the index is built, read from the cache's rule block on first use when it
+    /// is loaded ([`Indexed::rules`]).
+    #[serde(skip)]
+    rules: OnceLock<Vec<Compiled>>,
+    /// Where its rules are in the cache's rule block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rules_at: Option<(usize, usize)>,
+    /// What its rules can reach, known without reading them.
+    reach: Reach,
+}
+
+/// Which paths an ADR's rules can cover, without reading (or compiling) them.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Reach {
+    /// How many rules it has.
+    count: usize,
+    /// Some rule has no `paths`: it covers what the ADR governs.
+    unscoped: bool,
+    /// The literal starts of the rules' `paths` globs ([`literal_prefix`]).
+    prefixes: Vec<String>,
+}
+
+impl Reach {
+    fn of(rules: &[Compiled]) -> Reach {
+        let mut prefixes: Vec<String> = rules
+            .iter()
+            .flat_map(|c| c.rule.paths.iter().flatten())
+            .map(|g| literal_prefix(g).to_owned())
+            .collect();
+        prefixes.sort();
+        prefixes.dedup();
+        Reach {
+            count: rules.len(),
+            unscoped: rules.iter().any(|c| c.rule.paths.is_none()),
+            prefixes,
+        }
+    }
+
+    /// Whether a rule may cover `path`, which the ADR governs or not.
+    fn may_cover(&self, path: &str, governed: bool) -> bool {
+        self.count > 0
+            && ((self.unscoped && governed) || self.prefixes.iter().any(|p| path.starts_with(p)))
+    }
 }
 
 impl Indexed {
@@ -187,6 +228,17 @@ impl Indexed {
         self.scope
             .get_or_init(|| Scope::of(&self.governs))
             .matching(path)
+    }
+
+    /// Its rules: those it was built with, or those `block` (the cache's rule
+    /// block) holds for it, read once. A block that does not read gives none.
+    fn rules(&self, block: &[u8]) -> &[Compiled] {
+        self.rules.get_or_init(|| {
+            self.rules_at
+                .and_then(|(start, end)| block.get(start..end))
+                .and_then(cache::rules::read)
+                .unwrap_or_default()
+        })
     }
 
     /// Whether the ADR links any path by itself (`files` or `governs:`).
@@ -310,6 +362,7 @@ fn indexed(root: &Path, catalog: &Catalog, entry: &crate::adr::catalog::Entry) -
         .and_then(|fm| fm.files.valid())
         .cloned()
         .unwrap_or_default();
+    let rules = crate::rules::enforcement::compiled(doc);
     let mut successors = numbers_under(doc, "superseded_by");
     successors.extend(numbers_under(doc, "superseded-by"));
     successors.extend(status.as_deref().and_then(successor_in_status));
@@ -331,7 +384,9 @@ fn indexed(root: &Path, catalog: &Catalog, entry: &crate::adr::catalog::Entry) -
         scope: OnceLock::new(),
         successors,
         supersedes: numbers_under(doc, "supersedes"),
-        rules: crate::rules::enforcement::compiled(doc),
+        reach: Reach::of(&rules),
+        rules: OnceLock::from(rules),
+        rules_at: None,
     })
 }
 
@@ -339,6 +394,8 @@ fn indexed(root: &Path, catalog: &Catalog, entry: &crate::adr::catalog::Entry) -
 #[derive(Debug)]
 pub struct Index {
     adrs: Vec<Indexed>,
+    /// The cache file's rule block, where a loaded ADR reads its rules from.
+    rule_block: Vec<u8>,
     /// ADR position by number (the first ADR that has it).
     by_number: BTreeMap<u32, usize>,
 }
@@ -363,7 +420,11 @@ impl Index {
                 by_number.entry(n).or_insert(i);
             }
         }
-        Index { adrs, by_number }
+        Index {
+            adrs,
+            by_number,
+            rule_block: Vec::new(),
+        }
     }
 
     /// Whether a hook has anything to do with the index: a binding or pending ADR
@@ -375,7 +436,7 @@ impl Index {
         let binding = |adr: &Indexed| adr.force == Force::Binding;
         self.adrs
             .iter()
-            .any(|adr| adr.force >= Force::Pending && !adr.rules.is_empty())
+            .any(|adr| adr.force >= Force::Pending && adr.reach.count > 0)
             || self.adrs.iter().any(|adr| binding(adr) && adr.links())
             || (self.adrs.iter().any(binding)
                 && self.adrs.iter().any(|adr| adr.superseded && adr.links()))
@@ -400,14 +461,45 @@ impl Index {
     pub fn ruling(&self) -> impl Iterator<Item = RulingAdr<'_>> {
         self.adrs
             .iter()
-            .filter(|adr| adr.force >= Force::Pending && !adr.rules.is_empty())
-            .map(|adr| RulingAdr {
-                id: &adr.id,
-                title: adr.title.as_deref(),
-                file: &adr.file,
-                force: adr.force,
-                rules: &adr.rules,
+            .filter(|adr| adr.force >= Force::Pending && adr.reach.count > 0)
+            .map(|adr| self.ruling_adr(adr))
+    }
+
+    /// [`Index::ruling`], only the ADRs a rule of which may cover one of `paths`,
+    /// each given with the ids of the ADRs that govern it with at least pending
+    /// force: the rules of the others are not even read from the cache.
+    pub fn ruling_for<'a>(
+        &'a self,
+        paths: &'a [(&'a str, &'a BTreeSet<String>)],
+    ) -> impl Iterator<Item = RulingAdr<'a>> {
+        self.adrs
+            .iter()
+            .filter(|adr| adr.force >= Force::Pending && adr.reach.count > 0)
+            .filter(|adr| {
+                paths
+                    .iter()
+                    .any(|(path, ids)| adr.reach.may_cover(path, ids.contains(&adr.id)))
             })
+            .map(|adr| self.ruling_adr(adr))
+    }
+
+    /// The ids of the ADRs that govern `path` with at least pending force.
+    pub fn governing_ids(&self, path: &str) -> BTreeSet<String> {
+        self.resolve(path, &[])
+            .into_iter()
+            .filter(|g| g.force >= Force::Pending)
+            .map(|g| g.id)
+            .collect()
+    }
+
+    fn ruling_adr<'a>(&'a self, adr: &'a Indexed) -> RulingAdr<'a> {
+        RulingAdr {
+            id: &adr.id,
+            title: adr.title.as_deref(),
+            file: &adr.file,
+            force: adr.force,
+            rules: adr.rules(&self.rule_block),
+        }
     }
 
     /// The ADRs that replace the ADR at `i`: those it names, and those that name it

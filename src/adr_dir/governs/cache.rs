@@ -99,6 +99,20 @@ struct Stored {
     limit: u64,
     sources: Vec<Source>,
     adrs: Vec<Indexed>,
+    /// The rule block's length: a file cut short is rebuilt.
+    block_len: usize,
+    /// The rule block: each ADR's rules ([`rules`]) where its `rules_at` says,
+    /// after the header's line in the file, read only for the ADRs a path needs.
+    #[serde(skip)]
+    block: Vec<u8>,
+}
+
+impl Stored {
+    fn index(self) -> Index {
+        let mut index = Index::of(self.adrs);
+        index.rule_block = self.block;
+        index
+    }
 }
 
 fn now_ns() -> i128 {
@@ -172,10 +186,16 @@ enum Verdict {
 }
 
 /// Read and parse the cache file at `path` (None: missing, larger than `limit`, a
-/// link, or not a cache of this version).
+/// link, or not a cache of this version). The file is a line of JSON, the header
+/// with the ADRs' links, and the rule block.
 fn read(path: &Path, limit: u64) -> Option<Stored> {
-    let bytes = crate::fs::read::regular(path, limit, crate::fs::read::Links::Refuse).ok()?;
-    let stored: Stored = serde_json::from_slice(&bytes).ok()?;
+    let mut bytes = crate::fs::read::regular(path, limit, crate::fs::read::Links::Refuse).ok()?;
+    let end = memchr::memchr(b'\n', &bytes)?;
+    let mut stored: Stored = serde_json::from_slice(&bytes[..end]).ok()?;
+    stored.block = bytes.split_off(end + 1);
+    if stored.block.len() != stored.block_len {
+        return None;
+    }
     (stored.format == FORMAT && stored.version == env!("CARGO_PKG_VERSION")).then_some(stored)
 }
 
@@ -266,6 +286,8 @@ fn build(root: &Path) -> anyhow::Result<(Index, Stored)> {
             limit,
             sources,
             adrs: Vec::new(),
+            block_len: 0,
+            block: Vec::new(),
         };
         return Ok((Index::of(Vec::new()), stored));
     }
@@ -295,6 +317,8 @@ fn build(root: &Path) -> anyhow::Result<(Index, Stored)> {
         limit,
         sources,
         adrs: Vec::new(),
+        block_len: 0,
+        block: Vec::new(),
     };
     Ok((index, stored))
 }
@@ -303,7 +327,18 @@ fn build(root: &Path) -> anyhow::Result<(Index, Stored)> {
 /// `governs-none` where the data folder exists; the other file is removed.
 fn write(root: &Path, index: Index, mut stored: Stored) -> Index {
     let ruling = index.rules_anything();
-    stored.adrs = index.adrs;
+    let mut block = Vec::new();
+    let mut adrs = index.adrs;
+    for adr in &mut adrs {
+        if adr.reach.count > 0 {
+            let start = block.len();
+            rules::write(adr.rules(&index.rule_block), &mut block);
+            adr.rules_at = Some((start, block.len()));
+        }
+    }
+    stored.adrs = adrs;
+    stored.block_len = block.len();
+    stored.block = block;
     let (keep, drop) = if ruling {
         (INDEX_PATH, NONE_PATH)
     } else {
@@ -319,7 +354,7 @@ fn write(root: &Path, index: Index, mut stored: Stored) -> Index {
         // Best effort: a cache that cannot be written is rebuilt next time.
         let _ = save(&dir, keep, &stored);
     }
-    Index::of(stored.adrs)
+    stored.index()
 }
 
 fn save(dir: &Path, rel: &str, stored: &Stored) -> io::Result<()> {
@@ -330,7 +365,9 @@ fn save(dir: &Path, rel: &str, stored: &Stored) -> io::Result<()> {
     if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.file_type().is_file()) {
         remove_entry(&path)?;
     }
-    let bytes = serde_json::to_vec(stored).map_err(io::Error::other)?;
+    let mut bytes = serde_json::to_vec(stored).map_err(io::Error::other)?;
+    bytes.push(b'\n');
+    bytes.extend_from_slice(&stored.block);
     crate::fs::atomic::write_with(dir, &path, &bytes, crate::fs::atomic::Options::FAST)
 }
 
@@ -372,7 +409,7 @@ pub(super) fn load_or_build(root: &Path) -> anyhow::Result<(Index, bool)> {
             continue;
         };
         match verify(root, stored) {
-            Verdict::Valid(stored) => return Ok((Index::of(stored.adrs), ruling)),
+            Verdict::Valid(stored) => return Ok((stored.index(), ruling)),
             Verdict::Refreshed(stored) => {
                 let dir = if ruling {
                     data_dir::ensure(root).ok()
@@ -386,7 +423,7 @@ pub(super) fn load_or_build(root: &Path) -> anyhow::Result<(Index, bool)> {
                     }
                     None => stored,
                 };
-                return Ok((Index::of(stored.adrs), ruling));
+                return Ok((stored.index(), ruling));
             }
             Verdict::Stale => break,
         }
@@ -434,7 +471,7 @@ pub fn refresh_cache_if_used(root: &Path) {
 
 /// The rules of an ADR as the cache keeps them: as written, compiled on first use.
 pub(super) mod rules {
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde::{Deserialize, Serialize};
 
     use crate::diagnostic::Severity;
     use crate::rules::enforcement::{CodeRule, Compiled, Examples, Kind};
@@ -512,23 +549,19 @@ pub(super) mod rules {
         }
     }
 
-    pub(in crate::adr_dir::governs) fn serialize<S: Serializer>(
-        rules: &[Compiled],
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(rules.iter().map(|c| Flat::of(&c.rule)))
+    /// Append `rules` to `out`, as one line of JSON.
+    pub(in crate::adr_dir::governs) fn write(rules: &[Compiled], out: &mut Vec<u8>) {
+        let flat: Vec<Flat> = rules.iter().map(|c| Flat::of(&c.rule)).collect();
+        // A Vec of plain structs always serializes.
+        let _ = serde_json::to_writer(&mut *out, &flat);
+        out.push(b'\n');
     }
 
-    pub(in crate::adr_dir::governs) fn deserialize<'de, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Vec<Compiled>, D::Error> {
-        let flat = Vec::<Flat>::deserialize(deserializer)?;
+    /// The rules `write` wrote (None: they do not read).
+    pub(in crate::adr_dir::governs) fn read(bytes: &[u8]) -> Option<Vec<Compiled>> {
+        let flat: Vec<Flat> = serde_json::from_slice(bytes).ok()?;
         flat.into_iter()
-            .map(|f| {
-                f.rule()
-                    .map(Compiled::deferred)
-                    .ok_or_else(|| serde::de::Error::custom("unknown rule kind"))
-            })
+            .map(|f| f.rule().map(Compiled::deferred))
             .collect()
     }
 }
@@ -575,11 +608,21 @@ mod tests {
     /// Change the title of the first ADR inside the cache file: a load that
     /// shows it read the cache, one that does not rebuilt the index.
     fn poison(root: &Path) {
+        edit_header(root, |header| {
+            header["adrs"][0]["title"] = "from the cache".into();
+        });
+    }
+
+    /// Change the header line of the cache file.
+    fn edit_header(root: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
         let path = root.join(INDEX_PATH);
-        let mut value: serde_json::Value =
-            serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
-        value["adrs"][0]["title"] = "from the cache".into();
-        fs::write(&path, serde_json::to_vec(&value).unwrap()).unwrap();
+        let bytes = fs::read(&path).unwrap();
+        let end = bytes.iter().position(|b| *b == b'\n').unwrap();
+        let mut header: serde_json::Value = serde_json::from_slice(&bytes[..end]).unwrap();
+        edit(&mut header);
+        let mut out = serde_json::to_vec(&header).unwrap();
+        out.extend_from_slice(&bytes[end..]);
+        fs::write(&path, out).unwrap();
     }
 
     fn title(index: &Index) -> Option<&str> {
@@ -605,8 +648,12 @@ mod tests {
             format!("{:?}", cached.resolve("src/a.py", &[])),
             format!("{:?}", fresh.resolve("src/a.py", &[]))
         );
-        let rules =
-            |i: &Index| -> Vec<_> { i.adrs[0].rules.iter().map(|c| c.rule.clone()).collect() };
+        let rules = |i: &Index| -> Vec<_> {
+            i.ruling()
+                .flat_map(|r| r.rules)
+                .map(|c| c.rule.clone())
+                .collect()
+        };
         assert_eq!(rules(&cached), rules(&fresh), "examples and all");
         poison(root.path());
         assert_eq!(
@@ -786,12 +833,22 @@ mod tests {
         );
         assert_eq!(fs::read_to_string(&target).unwrap(), "mine");
         assert!(fs::symlink_metadata(&path).unwrap().is_file());
+        // A rule block cut short is not read; one damaged in place gives the ADR
+        // no rules, and makes none up.
+        let bytes = fs::read(&path).unwrap();
+        fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
+        assert!(read(&path, MAX_CACHE_BYTES).is_none());
+        let mut damaged = bytes.clone();
+        let at = damaged.len() - 2; // the `]` that closes the rule list
+        damaged[at] = b'x';
+        fs::write(&path, &damaged).unwrap();
+        let damaged = read(&path, MAX_CACHE_BYTES).unwrap().index();
+        assert!(damaged.ruling().all(|r| r.rules.is_empty()));
         // A cache of another format is not trusted.
         poison(root.path());
-        let mut value: serde_json::Value =
-            serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
-        value["format"] = 0.into();
-        fs::write(&path, serde_json::to_vec(&value).unwrap()).unwrap();
+        edit_header(root.path(), |header| {
+            header["format"] = 0.into();
+        });
         assert_eq!(
             title(&cached_index(root.path()).unwrap()),
             Some("Gateway 14")
@@ -821,7 +878,9 @@ mod tests {
         refresh_cache(root.path());
         println!("build (200 ADRs, cache written): {:?}", start.elapsed());
         // Past the racy window, so that a load trusts the stamps.
-        std::thread::sleep(std::time::Duration::from_nanos(u64::try_from(RACY_NS).unwrap()));
+        std::thread::sleep(std::time::Duration::from_nanos(
+            u64::try_from(RACY_NS).unwrap(),
+        ));
         refresh_cache(root.path());
         let change = [Change {
             path: "src/mod0/service.py".into(),
@@ -840,6 +899,16 @@ mod tests {
             times[times.len() / 2]
         };
         let gate = time(&|| assert!(may_govern(root.path())));
+        let file = root.path().join(INDEX_PATH);
+        let parse = time(&|| drop(read(&file, MAX_CACHE_BYTES).unwrap()));
+        let verified = time(&|| {
+            let stored = read(&file, MAX_CACHE_BYTES).unwrap();
+            assert!(matches!(verify(root.path(), stored), Verdict::Valid(_)));
+        });
+        println!(
+            "cache file {} bytes; read+parse: {parse:?}, read+parse+verify: {verified:?}",
+            fs::metadata(&file).unwrap().len()
+        );
         let load = time(&|| drop(cached_index(root.path()).unwrap()));
         let index = cached_index(root.path()).unwrap();
         let rules: usize = index.ruling().map(|r| r.rules.len()).sum();
