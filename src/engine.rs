@@ -690,7 +690,7 @@ pub fn check_across(checked: &mut [(PathBuf, Checked)], bystanders: &[across::Me
 }
 
 /// Directories never descended into.
-const SKIPPED_DIRS: [&str; 4] = ["node_modules", "target", ".git", crate::fs::data_dir::DIR];
+pub const SKIPPED_DIRS: [&str; 4] = ["node_modules", "target", ".git", crate::fs::data_dir::DIR];
 
 /// Visit regular files (and symlinks to files) below `dir`. Symlinked directories
 /// are not followed, so a symlink loop cannot make the walk run forever; hidden

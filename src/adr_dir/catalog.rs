@@ -15,6 +15,16 @@ use crate::rules;
 impl Catalog {
     /// Read the Markdown files below `dir` (INDEX.md, README.md and templates excluded).
     pub fn load(engine: &Engine, dir: &Path) -> anyhow::Result<Catalog> {
+        Catalog::load_observed(engine, dir, &mut |_, _| {})
+    }
+
+    /// [`Catalog::load`], handing `observe` the bytes of each file it reads (the
+    /// governing index's cache hashes exactly what was parsed).
+    pub fn load_observed(
+        engine: &Engine,
+        dir: &Path,
+        observe: &mut dyn FnMut(&Path, &[u8]),
+    ) -> anyhow::Result<Catalog> {
         let dir = crate::paths::absolute(dir);
         let limit = engine.settings.adr.max_file_size;
         let mut entries = Vec::new();
@@ -36,6 +46,7 @@ impl Catalog {
             let adr = (!crate::engine::leaves_project(&engine.root, &path))
                 .then(|| read_limited(&path, limit).ok())
                 .flatten()
+                .inspect(|bytes| observe(&path, bytes))
                 .and_then(|bytes| rules::input::decode(bytes, limit).ok())
                 .map(|text| Adr::parse(&text));
             entries.push(Entry {

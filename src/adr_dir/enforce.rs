@@ -7,9 +7,11 @@
 //! where the set is not complete until the commit, it only advises. `llm_review`
 //! rules are the reviewer's: they never produce a finding here.
 
+use std::collections::BTreeSet;
+
 use super::governs::{Force, Index, RulingAdr};
 use crate::diagnostic::{Finding, Severity};
-use crate::rules::enforcement::{Compiled, Hit, Kind};
+use crate::rules::enforcement::{Compiled, FileChange, Hit, Kind};
 
 /// One file of a change: its text before (`None`: new) and after (`None`: deleted).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,14 +42,6 @@ pub fn adr_of_rule(rule: &str) -> Option<&str> {
     (!rest.is_empty() && !adr.is_empty()).then_some(adr)
 }
 
-/// Whether an ADR governs `path` with at least pending force.
-fn governs(index: &Index, adr: &RulingAdr<'_>, path: &str) -> bool {
-    index
-        .resolve(path, &[])
-        .iter()
-        .any(|g| g.id == adr.id && g.force >= Force::Pending)
-}
-
 /// The findings of every applicable rule on `changes`, each with its path set.
 pub fn check(index: &Index, changes: &[Change], moment: Moment) -> Vec<Finding> {
     let changes: Vec<&Change> = changes.iter().filter(|c| !index.is_adr(&c.path)).collect();
@@ -55,12 +49,30 @@ pub fn check(index: &Index, changes: &[Change], moment: Moment) -> Vec<Finding> 
     if changes.is_empty() {
         return findings;
     }
-    for adr in index.ruling() {
+    // Per change, the ADRs that govern it with at least pending force: one
+    // resolve per change, not one per rule.
+    let governing: Vec<BTreeSet<String>> = changes
+        .iter()
+        .map(|c| index.governing_ids(&c.path))
+        .collect();
+    let reached: Vec<(&str, &BTreeSet<String>)> = changes
+        .iter()
+        .zip(&governing)
+        .map(|(c, ids)| (c.path.as_str(), ids))
+        .collect();
+    // Each file read once for all the rules (its added lines, its imports).
+    let read: Vec<FileChange<'_>> = changes
+        .iter()
+        .map(|c| FileChange::new(&c.path, c.before.as_deref(), c.after.as_deref()))
+        .collect();
+    for adr in index.ruling_for(&reached) {
         for compiled in adr.rules {
-            let covered: Vec<&Change> = changes
+            let covered: Vec<(&Change, &FileChange<'_>)> = changes
                 .iter()
-                .copied()
-                .filter(|c| compiled.covers(&c.path, governs(index, &adr, &c.path)))
+                .zip(&governing)
+                .zip(&read)
+                .filter(|((c, ids), _)| compiled.covers(&c.path, ids.contains(adr.id)))
+                .map(|((c, _), r)| (*c, r))
                 .collect();
             if covered.is_empty() {
                 continue;
@@ -74,7 +86,7 @@ pub fn check(index: &Index, changes: &[Change], moment: Moment) -> Vec<Finding> 
                             covered
                                 .iter()
                                 .take(3)
-                                .map(|c| format!("`{}`", c.path))
+                                .map(|(c, _)| format!("`{}`", c.path))
                                 .collect::<Vec<_>>()
                                 .join(", "),
                             with.iter()
@@ -87,16 +99,12 @@ pub fn check(index: &Index, changes: &[Change], moment: Moment) -> Vec<Finding> 
                         Moment::Session => Severity::Warning,
                         Moment::Commit => severity(&adr, compiled),
                     };
-                    findings.push(finding(&adr, compiled, &covered[0].path, &hit, severity));
+                    findings.push(finding(&adr, compiled, &covered[0].0.path, &hit, severity));
                 }
                 continue;
             }
-            for change in covered {
-                for hit in compiled.check_file(
-                    &change.path,
-                    change.before.as_deref(),
-                    change.after.as_deref(),
-                ) {
+            for (change, read) in covered {
+                for hit in compiled.check_change(read) {
                     findings.push(finding(
                         &adr,
                         compiled,

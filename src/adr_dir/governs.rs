@@ -15,8 +15,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::OnceLock;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+mod cache;
+
+pub use cache::{cached_index, may_govern, refresh_cache, refresh_cache_if_used};
 
 use super::Workspace;
 use super::catalog::Catalog;
@@ -26,10 +31,11 @@ use crate::config::detect;
 use crate::config::settings::{Globs, build_globs};
 use crate::engine::Engine;
 use crate::rules::enforcement::Compiled;
+use crate::rules::enforcement::eval::literal_prefix;
 use crate::yaml::{self, Value};
 
 /// How strongly an ADR governs a path, weakest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Force {
     /// Linked, but it binds nothing (superseded, deprecated, rejected, no status).
@@ -138,8 +144,8 @@ pub struct Governance {
     pub paths: Vec<Governed>,
 }
 
-/// One ADR as the resolver reads it.
-#[derive(Debug)]
+/// One ADR as the resolver reads it (and as the cache keeps it, [`cache`]).
+#[derive(Debug, Serialize, Deserialize)]
 struct Indexed {
     id: String,
     number_text: Option<String>,
@@ -152,13 +158,93 @@ struct Indexed {
     /// `files.create` and `files.modify`, normalised.
     create: Vec<String>,
     modify: Vec<String>,
-    scope: Scope,
+    /// Its `governs:` globs as written (trimmed), `!` excludes among them.
+    governs: Vec<String>,
+    /// `governs` compiled, on the first path that may match one of them.
+    #[serde(skip)]
+    scope: OnceLock<Scope>,
     /// Numbers of the ADRs that replace this one (as the ADR itself says).
     successors: Vec<u32>,
     /// Numbers this ADR says it replaces.
     supersedes: Vec<u32>,
-    /// The rules of its `## Enforcement` section that can be enforced.
-    rules: Vec<Compiled>,
+    /// The rules of its `## Enforcement` section that can be enforced: set when
+    /// the index is built, read from the cache's rule block on first use when it
+    /// is loaded ([`Indexed::rules`]).
+    #[serde(skip)]
+    rules: OnceLock<Vec<Compiled>>,
+    /// Where its rules are in the cache's rule block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rules_at: Option<(usize, usize)>,
+    /// What its rules can reach, known without reading them.
+    reach: Reach,
+}
+
+/// Which paths an ADR's rules can cover, without reading (or compiling) them.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Reach {
+    /// How many rules it has.
+    count: usize,
+    /// Some rule has no `paths`: it covers what the ADR governs.
+    unscoped: bool,
+    /// The literal starts of the rules' `paths` globs ([`literal_prefix`]).
+    prefixes: Vec<String>,
+}
+
+impl Reach {
+    fn of(rules: &[Compiled]) -> Reach {
+        let mut prefixes: Vec<String> = rules
+            .iter()
+            .flat_map(|c| c.rule.paths.iter().flatten())
+            .map(|g| literal_prefix(g).to_owned())
+            .collect();
+        prefixes.sort();
+        prefixes.dedup();
+        Reach {
+            count: rules.len(),
+            unscoped: rules.iter().any(|c| c.rule.paths.is_none()),
+            prefixes,
+        }
+    }
+
+    /// Whether a rule may cover `path`, which the ADR governs or not.
+    fn may_cover(&self, path: &str, governed: bool) -> bool {
+        self.count > 0
+            && ((self.unscoped && governed) || self.prefixes.iter().any(|p| path.starts_with(p)))
+    }
+}
+
+impl Indexed {
+    /// The `governs:` glob that brings `path` under the ADR, unless an exclude
+    /// takes it out. Globs whose literal start `path` lacks are ruled out first,
+    /// so an ADR that cannot govern the path compiles nothing.
+    fn matching(&self, path: &str) -> Option<&str> {
+        let may = self
+            .governs
+            .iter()
+            .any(|g| !g.starts_with('!') && path.starts_with(literal_prefix(g)));
+        if !may {
+            return None;
+        }
+        self.scope
+            .get_or_init(|| Scope::of(&self.governs))
+            .matching(path)
+    }
+
+    /// Its rules: those it was built with, or those `block` (the cache's rule
+    /// block) holds for it, read once. A block that does not read gives none.
+    fn rules(&self, block: &[u8]) -> &[Compiled] {
+        self.rules.get_or_init(|| {
+            self.rules_at
+                .and_then(|(start, end)| block.get(start..end))
+                .and_then(cache::rules::read)
+                .unwrap_or_default()
+        })
+    }
+
+    /// Whether the ADR links any path by itself (`files` or `governs:`).
+    fn links(&self) -> bool {
+        !(self.create.is_empty() && self.modify.is_empty() && self.governs.is_empty())
+    }
 }
 
 /// The `governs:` globs of an ADR, each kept as written for the provenance.
@@ -169,6 +255,23 @@ struct Scope {
 }
 
 impl Scope {
+    /// Compile globs as [`governs_of`] lists them; a glob that does not parse is
+    /// left out (reporting it is a rule's business, not the resolver's).
+    fn of(globs: &[String]) -> Scope {
+        let mut scope = Scope::default();
+        let mut excludes = Vec::new();
+        for glob in globs {
+            if let Some(excluded) = glob.strip_prefix('!') {
+                excludes.push(excluded.trim_start_matches("./").to_owned());
+            } else if let Ok(compiled) = build_globs(&[glob.trim_start_matches("./").to_owned()]) {
+                scope.include.push((glob.clone(), compiled));
+            }
+        }
+        excludes.retain(|g| build_globs(std::slice::from_ref(g)).is_ok());
+        scope.exclude = build_globs(&excludes).unwrap_or_default();
+        scope
+    }
+
     /// The glob that brings `path` under the ADR, unless an exclude takes it out.
     fn matching(&self, path: &str) -> Option<&str> {
         let (glob, _) = self.include.iter().find(|(_, g)| g.is_match(path))?;
@@ -176,26 +279,18 @@ impl Scope {
     }
 }
 
-/// The globs of `governs:` ([`crate::rules::enforcement::governs_globs`]); `!glob`
-/// excludes. A glob that does not compile or leaves the root is left out (the ADR
-/// rule `governs-invalid` reports it; the resolver does not).
-fn scope_of(adr: &Adr) -> Scope {
-    let globs = crate::rules::enforcement::governs_globs(adr).unwrap_or_default();
-    let mut scope = Scope::default();
-    let mut excludes = Vec::new();
-    for glob in globs {
-        let glob = glob.trim();
-        if let Some(excluded) = glob.strip_prefix('!') {
-            excludes.push(excluded.trim_start_matches("./").to_owned());
-        } else if !glob.is_empty()
-            && let Ok(compiled) = build_globs(&[glob.trim_start_matches("./").to_owned()])
-        {
-            scope.include.push((glob.to_owned(), compiled));
-        }
-    }
-    excludes.retain(|g| build_globs(std::slice::from_ref(g)).is_ok());
-    scope.exclude = build_globs(&excludes).unwrap_or_default();
-    scope
+/// The globs of `governs:` ([`crate::rules::enforcement::governs_globs`]),
+/// trimmed, empty ones left out; `!glob` excludes. A glob that does not compile
+/// is left out when they are compiled (the ADR rule `governs-invalid` reports it;
+/// the resolver does not).
+fn governs_of(adr: &Adr) -> Vec<String> {
+    crate::rules::enforcement::governs_globs(adr)
+        .unwrap_or_default()
+        .iter()
+        .map(|g| g.trim())
+        .filter(|g| !g.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// ADR numbers listed under `key` (a scalar or a list).
@@ -249,10 +344,58 @@ fn names(entry: &str, path: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('/'))
 }
 
+/// One entry of `catalog` as the resolver reads it (None: it could not be read).
+fn indexed(root: &Path, catalog: &Catalog, entry: &crate::adr::catalog::Entry) -> Option<Indexed> {
+    let doc = entry.adr.as_ref()?;
+    let number = entry.number();
+    let number_text = number.map(|n| catalog.format(n));
+    let file = crate::paths::display(root, &entry.path);
+    let id = number_text
+        .as_ref()
+        .map_or_else(|| file.clone(), |n| format!("ADR-{n}"));
+    let status = entry
+        .status()
+        .map(str::to_owned)
+        .or_else(|| doc.body_status().map(|v| v.value));
+    let files = entry
+        .front_matter()
+        .and_then(|fm| fm.files.valid())
+        .cloned()
+        .unwrap_or_default();
+    let rules = crate::rules::enforcement::compiled(doc);
+    let mut successors = numbers_under(doc, "superseded_by");
+    successors.extend(numbers_under(doc, "superseded-by"));
+    successors.extend(status.as_deref().and_then(successor_in_status));
+    Some(Indexed {
+        id,
+        number_text,
+        number,
+        title: entry.title().map(str::to_owned),
+        force: Force::of_status(status.as_deref()),
+        superseded: matches!(
+            status.as_deref().map(status_word).as_deref(),
+            Some("superseded" | "superceded")
+        ),
+        status,
+        file,
+        create: files.create.iter().filter_map(|e| normalized(e)).collect(),
+        modify: files.modify.iter().filter_map(|e| normalized(e)).collect(),
+        governs: governs_of(doc),
+        scope: OnceLock::new(),
+        successors,
+        supersedes: numbers_under(doc, "supersedes"),
+        reach: Reach::of(&rules),
+        rules: OnceLock::from(rules),
+        rules_at: None,
+    })
+}
+
 /// The governing index of a repository: every ADR with its links, read once.
 #[derive(Debug)]
 pub struct Index {
     adrs: Vec<Indexed>,
+    /// The cache file's rule block, where a loaded ADR reads its rules from.
+    rule_block: Vec<u8>,
     /// ADR position by number (the first ADR that has it).
     by_number: BTreeMap<u32, usize>,
 }
@@ -260,54 +403,43 @@ pub struct Index {
 impl Index {
     /// The index of the ADRs of `catalog`, the ADR directory of the repository at `root`.
     pub fn from_catalog(root: &Path, catalog: &Catalog) -> Index {
-        let mut adrs = Vec::new();
+        Index::of(
+            catalog
+                .entries
+                .iter()
+                .filter_map(|entry| indexed(root, catalog, entry))
+                .collect(),
+        )
+    }
+
+    /// The index of ADRs read already, in the directory's order.
+    fn of(adrs: Vec<Indexed>) -> Index {
         let mut by_number = BTreeMap::new();
-        for entry in &catalog.entries {
-            let Some(doc) = entry.adr.as_ref() else {
-                continue;
-            };
-            let number = entry.number();
-            let number_text = number.map(|n| catalog.format(n));
-            let file = crate::paths::display(root, &entry.path);
-            let id = number_text
-                .as_ref()
-                .map_or_else(|| file.clone(), |n| format!("ADR-{n}"));
-            let status = entry
-                .status()
-                .map(str::to_owned)
-                .or_else(|| doc.body_status().map(|v| v.value));
-            let files = entry
-                .front_matter()
-                .and_then(|fm| fm.files.valid())
-                .cloned()
-                .unwrap_or_default();
-            let mut successors = numbers_under(doc, "superseded_by");
-            successors.extend(numbers_under(doc, "superseded-by"));
-            successors.extend(status.as_deref().and_then(successor_in_status));
-            if let Some(n) = number {
-                by_number.entry(n).or_insert(adrs.len());
+        for (i, adr) in adrs.iter().enumerate() {
+            if let Some(n) = adr.number {
+                by_number.entry(n).or_insert(i);
             }
-            adrs.push(Indexed {
-                id,
-                number_text,
-                number,
-                title: entry.title().map(str::to_owned),
-                force: Force::of_status(status.as_deref()),
-                superseded: matches!(
-                    status.as_deref().map(status_word).as_deref(),
-                    Some("superseded" | "superceded")
-                ),
-                status,
-                file,
-                create: files.create.iter().filter_map(|e| normalized(e)).collect(),
-                modify: files.modify.iter().filter_map(|e| normalized(e)).collect(),
-                scope: scope_of(doc),
-                successors,
-                supersedes: numbers_under(doc, "supersedes"),
-                rules: crate::rules::enforcement::compiled(doc),
-            });
         }
-        Index { adrs, by_number }
+        Index {
+            adrs,
+            by_number,
+            rule_block: Vec::new(),
+        }
+    }
+
+    /// Whether a hook has anything to do with the index: a binding or pending ADR
+    /// has rules, or a binding ADR links paths (its own `files` or `governs:`, or
+    /// those a superseded ADR hands on). A proposed ADR's links alone do not count:
+    /// they are context for an ADR that may never be accepted, and a repository of
+    /// proposals keeps the hook's no-op.
+    pub fn rules_anything(&self) -> bool {
+        let binding = |adr: &Indexed| adr.force == Force::Binding;
+        self.adrs
+            .iter()
+            .any(|adr| adr.force >= Force::Pending && adr.reach.count > 0)
+            || self.adrs.iter().any(|adr| binding(adr) && adr.links())
+            || (self.adrs.iter().any(binding)
+                && self.adrs.iter().any(|adr| adr.superseded && adr.links()))
     }
 
     /// How many ADRs the index holds.
@@ -329,14 +461,45 @@ impl Index {
     pub fn ruling(&self) -> impl Iterator<Item = RulingAdr<'_>> {
         self.adrs
             .iter()
-            .filter(|adr| adr.force >= Force::Pending && !adr.rules.is_empty())
-            .map(|adr| RulingAdr {
-                id: &adr.id,
-                title: adr.title.as_deref(),
-                file: &adr.file,
-                force: adr.force,
-                rules: &adr.rules,
+            .filter(|adr| adr.force >= Force::Pending && adr.reach.count > 0)
+            .map(|adr| self.ruling_adr(adr))
+    }
+
+    /// [`Index::ruling`], only the ADRs a rule of which may cover one of `paths`,
+    /// each given with the ids of the ADRs that govern it with at least pending
+    /// force: the rules of the others are not even read from the cache.
+    pub fn ruling_for<'a>(
+        &'a self,
+        paths: &'a [(&'a str, &'a BTreeSet<String>)],
+    ) -> impl Iterator<Item = RulingAdr<'a>> {
+        self.adrs
+            .iter()
+            .filter(|adr| adr.force >= Force::Pending && adr.reach.count > 0)
+            .filter(|adr| {
+                paths
+                    .iter()
+                    .any(|(path, ids)| adr.reach.may_cover(path, ids.contains(&adr.id)))
             })
+            .map(|adr| self.ruling_adr(adr))
+    }
+
+    /// The ids of the ADRs that govern `path` with at least pending force.
+    pub fn governing_ids(&self, path: &str) -> BTreeSet<String> {
+        self.resolve(path, &[])
+            .into_iter()
+            .filter(|g| g.force >= Force::Pending)
+            .map(|g| g.id)
+            .collect()
+    }
+
+    fn ruling_adr<'a>(&'a self, adr: &'a Indexed) -> RulingAdr<'a> {
+        RulingAdr {
+            id: &adr.id,
+            title: adr.title.as_deref(),
+            file: &adr.file,
+            force: adr.force,
+            rules: adr.rules(&self.rule_block),
+        }
     }
 
     /// The ADRs that replace the ADR at `i`: those it names, and those that name it
@@ -373,7 +536,7 @@ impl Index {
             if adr.modify.iter().any(|e| names(e, path)) {
                 links.push((i, Provenance::FilesModify, Force::Binding));
             }
-            if let Some(glob) = adr.scope.matching(path) {
+            if let Some(glob) = adr.matching(path) {
                 links.push((
                     i,
                     Provenance::Governs {
@@ -480,46 +643,11 @@ pub(super) fn engine(root: &Path) -> anyhow::Result<Engine> {
 pub fn index(root: &Path) -> anyhow::Result<Index> {
     let ws = Workspace::of(engine(root)?);
     if !ws.dir.is_dir() {
-        return Ok(Index {
-            adrs: Vec::new(),
-            by_number: BTreeMap::new(),
-        });
+        return Ok(Index::of(Vec::new()));
     }
     let catalog = Catalog::load(&ws.engine, &ws.dir)?;
     Ok(Index::from_catalog(&ws.engine.root, &catalog))
 }
-
-// --- TEMPORARY STUB (issue 31, session hook): the cache helper's real
-// `cached_index` / `may_govern` / `refresh_cache` replace these three. ---
-
-/// The governing index of the repository at `root` when it has ADRs whose rules
-/// bind or warn ([`Index::ruling`]); `None` otherwise (or when it cannot be read).
-pub fn cached_index(root: &Path) -> Option<Index> {
-    let index = index(root).ok()?;
-    let ruling = index.ruling().next().is_some();
-    ruling.then_some(index)
-}
-
-/// Whether a file of the repository at `root` may be governed by a rule: one
-/// `stat` of the cache's marker, [`crate::fs::data_dir::GOVERNS_INDEX_PATH`].
-pub fn may_govern(root: &Path) -> bool {
-    root.join(crate::fs::data_dir::GOVERNS_INDEX_PATH).exists()
-}
-
-/// Make the marker [`may_govern`] looks for agree with the ADRs now: written
-/// when ADRs with rules bind or warn, removed when none do. Best effort.
-pub fn refresh_cache(root: &Path) {
-    let marker = root.join(crate::fs::data_dir::GOVERNS_INDEX_PATH);
-    if cached_index(root).is_some() {
-        if !marker.exists() && crate::fs::data_dir::ensure(root).is_ok() {
-            let _ = crate::fs::atomic::write(root, &marker, b"");
-        }
-    } else if marker.is_file() {
-        let _ = std::fs::remove_file(&marker);
-    }
-}
-
-// --- end of the temporary stub ---
 
 /// The markers in the comments of the file at the repository-relative `path`; none
 /// when it does not exist, is no regular file, is larger than [`MARKER_FILE_LIMIT`]
@@ -552,7 +680,7 @@ pub fn run(root: &Path, base: &Path, paths: &[impl AsRef<Path>]) -> anyhow::Resu
             .ok_or_else(|| Outside(path.display().to_string(), root.display().to_string()))?;
         rels.push(shown(rel));
     }
-    let index = index(root)?;
+    let (index, _) = cache::load_or_build(root)?;
     Ok(resolve_all(root, &index, &rels))
 }
 

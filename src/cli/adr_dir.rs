@@ -212,6 +212,7 @@ fn approval_type_lines(root: &Path, approvals: &crate::approval::ApprovalSetting
 
 pub(super) fn doctor(format: ReportFormat) -> anyhow::Result<ExitStatus> {
     let root = current_root();
+    adr_dir::governs::refresh_cache_if_used(&root);
     // The approvals config too, so that doctor reproduces the configuration error
     // pre-commit and the Stop gate stop on (exit 2), and names the seed keys that
     // are accepted but do nothing here.

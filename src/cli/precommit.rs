@@ -26,6 +26,9 @@ pub(super) fn run(format: Option<ReportFormat>, files: &[PathBuf]) -> anyhow::Re
     }
     let (text, status) = match precommit::check_commit(&start, &GitEnv::from_process()) {
         Ok(outcome) => {
+            // git runs the hook from the work tree's root: the governing index's
+            // cache follows the ADRs the commit holds.
+            crate::adr_dir::governs::refresh_cache_if_used(&start);
             // Nothing found says nothing here: a commit that stages no ADR (or deletes
             // the last one) passes in silence, as it always has.
             if let Some(found) = &outcome.detected {

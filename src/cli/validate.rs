@@ -61,6 +61,10 @@ pub(super) fn validate(
         );
     }
     let (mut reports, read_errors) = engine.check_files(&files, across);
+    if across && rules_file.is_none() {
+        // The whole directory was read: the governing index's cache follows it.
+        crate::adr_dir::governs::refresh_cache_if_used(&root);
+    }
     // A phase plan's checks that need the project, as `gate --phase` runs them.
     for file in files.iter().filter(|f| crate::config::plan::is_plan(f)) {
         let shown = crate::paths::display(&engine.root, file);

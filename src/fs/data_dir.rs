@@ -11,7 +11,8 @@
 //!   approval-cache/<key>.json  approved verdicts
 //!   approvals/<run-id>/      one folder per reviewer run
 //!   finalized.jsonl          where `finalize` moved each draft
-//!   governs-index            present while ADRs with rules bind or warn
+//!   governs-index            the governing index, cached (only while ADRs rule code)
+//!   governs-none             the same stamps when no ADR rules code
 //!   overrides.json           a person's overrides of ADR rules, each for one commit
 //! ```
 //!
@@ -43,10 +44,12 @@ pub const FINALIZED_PATH: &str = ".helix-gate/finalized.jsonl";
 pub const OVERRIDES_PATH: &str = ".helix-gate/overrides.json";
 /// The intent of a finalize under way (removed when it is done).
 pub const FINALIZE_INTENT_PATH: &str = ".helix-gate/finalize-intent.json";
-/// The governing index's cache: it exists only while the repository has ADRs
-/// whose rules bind or warn, so the hook's one `stat` of it decides whether a
-/// written file can be governed at all.
+/// The governing index's cache: it exists only while ADRs rule code (a binding
+/// or pending ADR has rules, or a binding one links paths), so the hook's one
+/// `stat` of it decides whether a written file can be governed at all.
 pub const GOVERNS_INDEX_PATH: &str = ".helix-gate/governs-index";
+/// The governing index's cache when no ADR rules anything: its stamps only.
+pub const GOVERNS_NONE_PATH: &str = ".helix-gate/governs-none";
 
 /// The `.gitignore` inside [`DIR`].
 const GITIGNORE_NAME: &str = ".gitignore";
@@ -146,7 +149,15 @@ mod tests {
 
     #[test]
     fn every_path_is_inside_the_data_dir() {
-        for path in [STATE_DIR, LOG_PATH, HISTORY_PATH, CACHE_DIR, RUNS_DIR] {
+        for path in [
+            STATE_DIR,
+            LOG_PATH,
+            HISTORY_PATH,
+            CACHE_DIR,
+            RUNS_DIR,
+            GOVERNS_INDEX_PATH,
+            GOVERNS_NONE_PATH,
+        ] {
             let rest = path.strip_prefix(DIR).and_then(|r| r.strip_prefix('/'));
             assert!(rest.is_some_and(|r| !r.is_empty()), "{path}");
         }

@@ -56,12 +56,12 @@ fn rules_for(index: &Index, rel: &str) -> Vec<String> {
     if index.is_adr(rel) {
         return Vec::new();
     }
-    let governing = index.resolve(rel, &[]);
+    let ids = index.governing_ids(rel);
+    let reached = [(rel, &ids)];
     let mut out = Vec::new();
-    for adr in index.ruling() {
-        let governed = governing
-            .iter()
-            .any(|g| g.id == adr.id && g.force >= Force::Pending);
+    // Only the ADRs whose rules can reach the file: the others' are not read.
+    for adr in index.ruling_for(&reached) {
+        let governed = ids.contains(adr.id);
         for compiled in adr.rules {
             if !matches!(compiled.rule.kind, Kind::LlmReview { .. })
                 && compiled.covers(rel, governed)
@@ -408,8 +408,10 @@ fn briefs(root: &Path, index: &Index, rel: &str) -> Vec<GoverningBrief> {
             rules: Vec::new(),
         })
         .collect();
-    for adr in index.ruling() {
-        let governed = out.iter().any(|b| b.id == adr.id);
+    let ids: std::collections::BTreeSet<String> = out.iter().map(|b| b.id.clone()).collect();
+    let reached = [(rel, &ids)];
+    for adr in index.ruling_for(&reached) {
+        let governed = ids.contains(adr.id);
         let rules: Vec<(String, String, String)> = adr
             .rules
             .iter()

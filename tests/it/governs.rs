@@ -173,3 +173,74 @@ app/other.py: no ADR governs it
 "
     );
 }
+
+/// ADR-014 with `status` governing `src/**`, forbidding an import of `module`.
+fn gateway_adr(status: &str, module: &str) -> String {
+    format!(
+        "---\nadr_id: \"014\"\ntitle: Outbound HTTP goes through the gateway\nstatus: {status}\ngoverns: [\"src/**\"]\n---\n# ADR-014: Outbound HTTP goes through the gateway\n\n## Decision\n\nAll outbound HTTP goes through app.gateway.\n\n## Enforcement\n\n```yaml\nrules:\n  - id: no-direct-http\n    kind: forbid_import\n    why: \"All outbound HTTP goes through app.gateway.\"\n    modules: [{module}]\n    examples: {{violates: \"import {module}\", passes: \"from app.gateway import client\"}}\n```\n"
+    )
+}
+
+/// The governing index's cache (`.helix-gate/governs-index`): `validate` over the ADR
+/// directory writes it only while an ADR rules code, and a rule edited by hand is
+/// the one the next hook call enforces.
+#[test]
+fn validate_keeps_the_governing_index_cache_and_a_hand_edit_is_seen() {
+    let repo = ScratchRepo::new();
+    repo.write(
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    repo.write(
+        "adr/014-gateway.md",
+        gateway_adr("Proposed", "requests").replace("## Enforcement", "## Notes"),
+    );
+    repo.write("src/app/gateway.py", "client = None\n");
+    repo.commit_all("ADR-014, proposed, without rules");
+    let index = repo.join(".helix-gate/governs-index");
+    // Where the hook never ran, validate adds no data folder.
+    repo.helix(&["validate"]);
+    assert!(!repo.join(".helix-gate").exists());
+    // Where it did (its folder exists), the cache follows the ADRs.
+    std::fs::create_dir(repo.join(".helix-gate")).unwrap();
+    repo.helix(&["validate"]);
+    assert!(
+        !index.exists(),
+        "a proposed ADR without rules rules nothing"
+    );
+    assert!(repo.join(".helix-gate/governs-none").is_file());
+    repo.write("adr/014-gateway.md", gateway_adr("Accepted", "requests"));
+    repo.helix(&["validate", "adr"]);
+    assert!(index.is_file(), "an accepted ADR with a rule");
+    assert!(!repo.join(".helix-gate/governs-none").exists());
+
+    let root = repo.path();
+    crate::support::hook::hook(
+        root,
+        &json!({"session_id": "s", "transcript_path": "t", "cwd": root,
+                "hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    let save = |content: &str| {
+        repo.write("src/api.py", content);
+        crate::support::hook::hook(
+            root,
+            &json!({"session_id": "s", "transcript_path": "t", "cwd": root,
+                    "hook_event_name": "PostToolUse", "tool_name": "Write",
+                    "tool_input": {"file_path": root.join("src/api.py"), "content": "…"},
+                    "tool_response": {"type": "create"}, "tool_use_id": "toolu_1"}),
+        )
+    };
+    let blocked =
+        |answer: &Option<Value>| answer.as_ref().is_some_and(|a| a["decision"] == "block");
+    assert!(blocked(&save("import requests\n")));
+    assert!(!blocked(&save("import urllib3\n")));
+    // The rule edited by hand (no helix-gate command in between): the next write
+    // is judged by the new rule, not by the cached one.
+    repo.write("adr/014-gateway.md", gateway_adr("Accepted", "urllib3"));
+    assert!(blocked(&save("import json\nimport urllib3\n")));
+    assert!(!blocked(&save("import requests\n")));
+    // Rejected by hand: nothing rules code any more, and the cache says so.
+    repo.write("adr/014-gateway.md", gateway_adr("Rejected", "urllib3"));
+    assert_eq!(save("import json\nimport urllib3\nx = 1\n"), None);
+    assert!(!index.exists());
+}

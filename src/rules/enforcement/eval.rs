@@ -8,6 +8,7 @@
 //! trailing blanks aside); an import when the old text did not import that module.
 
 use std::collections::HashSet;
+use std::sync::OnceLock;
 
 use regex::Regex;
 
@@ -21,13 +22,16 @@ use crate::config::settings::{Globs, build_globs};
 /// matches in time linear in the text whatever the pattern.
 const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
-/// A [`CodeRule`] with its globs and pattern compiled.
+/// A [`CodeRule`] with its globs and pattern compiled, each on first use: a
+/// repository with a thousand rules pays only for those that apply to the path
+/// at hand ([`Compiled::deferred`]); [`Compiled::new`] compiles all at once, to
+/// say what does not compile.
 #[derive(Debug, Clone)]
 pub struct Compiled {
     pub rule: CodeRule,
-    paths: Option<Globs>,
-    with: Option<Globs>,
-    regex: Option<Regex>,
+    paths: OnceLock<Option<Globs>>,
+    with: OnceLock<Option<Globs>>,
+    regex: OnceLock<Option<Regex>>,
 }
 
 /// One violation of a rule in one file.
@@ -38,83 +42,210 @@ pub struct Hit {
     pub message: String,
 }
 
+/// Compile rule globs (a leading `./` is dropped).
+fn rule_globs(list: &[String]) -> Result<Globs, String> {
+    let list: Vec<String> = list
+        .iter()
+        .map(|g| g.trim_start_matches("./").to_owned())
+        .collect();
+    build_globs(&list).map_err(|e| e.to_string())
+}
+
+/// The literal start of a glob, up to its first wildcard, alternative or escape:
+/// a path that does not start with it cannot match the glob (matching is
+/// case-sensitive), so most globs are ruled out without being compiled.
+pub fn literal_prefix(glob: &str) -> &str {
+    let glob = glob.trim_start_matches("./");
+    let end = glob.find(['*', '?', '[', '{', '\\']).unwrap_or(glob.len());
+    &glob[..end]
+}
+
+/// Whether some glob of `globs` may match `path`, by its [`literal_prefix`].
+pub fn may_match(globs: &[String], path: &str) -> bool {
+    globs.iter().any(|g| path.starts_with(literal_prefix(g)))
+}
+
+/// The imports of a file's new text, and the modules its old text imported.
+type Imports = (Vec<(usize, String)>, HashSet<String>);
+/// [`Imports`], borrowed.
+type ImportsRef<'b> = (&'b [(usize, String)], &'b HashSet<String>);
+
+/// One file's change as the rules read it: what each rule needs of it (the lines
+/// it adds, its imports) is worked out once, on first use, for all of them.
+#[derive(Debug)]
+pub struct FileChange<'a> {
+    /// Repository-relative.
+    pub path: &'a str,
+    /// `None`: a new file.
+    pub before: Option<&'a str>,
+    /// `None`: deleted.
+    pub after: Option<&'a str>,
+    added: OnceLock<Vec<(usize, &'a str)>>,
+    imports: OnceLock<Option<Imports>>,
+}
+
+impl<'a> FileChange<'a> {
+    pub fn new(path: &'a str, before: Option<&'a str>, after: Option<&'a str>) -> FileChange<'a> {
+        FileChange {
+            path,
+            before,
+            after,
+            added: OnceLock::new(),
+            imports: OnceLock::new(),
+        }
+    }
+
+    /// The lines of the new text that no line of the old one equals (leading and
+    /// trailing blanks aside), with their 0-based index.
+    fn added_lines(&self) -> &[(usize, &'a str)] {
+        self.added.get_or_init(|| {
+            let Some(after) = self.after else {
+                return Vec::new();
+            };
+            let old: HashSet<&str> = self
+                .before
+                .map(|b| b.lines().map(str::trim).collect())
+                .unwrap_or_default();
+            after
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| !old.contains(line.trim()))
+                .collect()
+        })
+    }
+
+    /// The imports of the new text and the modules the old one imported, in the
+    /// language of the path (None: a file without imports, or deleted).
+    fn imports(&self) -> Option<ImportsRef<'_>> {
+        self.imports
+            .get_or_init(|| {
+                let lang = Lang::of_path(self.path)?;
+                let after = self.after?;
+                let old = self
+                    .before
+                    .map(|b| lang.imports(b).into_iter().map(|(_, m)| m).collect())
+                    .unwrap_or_default();
+                Some((lang.imports(after), old))
+            })
+            .as_ref()
+            .map(|(new, old)| (new.as_slice(), old))
+    }
+}
+
 impl Compiled {
     /// Compile `rule`; `Err` says which glob or pattern does not compile.
     pub fn new(rule: CodeRule) -> Result<Compiled, String> {
-        let globs = |list: &[String]| {
-            let list: Vec<String> = list
-                .iter()
-                .map(|g| g.trim_start_matches("./").to_owned())
-                .collect();
-            build_globs(&list).map_err(|e| e.to_string())
-        };
-        let paths = rule.paths.as_deref().map(globs).transpose()?;
+        let paths = rule.paths.as_deref().map(rule_globs).transpose()?;
         let with = match &rule.kind {
-            Kind::RequireCoChange { with } => Some(globs(with)?),
+            Kind::RequireCoChange { with } => Some(rule_globs(with)?),
             _ => None,
         };
         let regex = match &rule.kind {
-            Kind::ForbidPattern { pattern } | Kind::RequirePattern { pattern } => Some(
-                regex::RegexBuilder::new(pattern)
-                    .multi_line(true)
-                    .size_limit(PATTERN_SIZE_LIMIT)
-                    .build()
-                    .map_err(|e| format!("the pattern `{pattern}` does not compile: {e}"))?,
-            ),
+            Kind::ForbidPattern { pattern } | Kind::RequirePattern { pattern } => {
+                Some(compile_pattern(pattern)?)
+            }
             _ => None,
         };
         Ok(Compiled {
             rule,
-            paths,
-            with,
-            regex,
+            paths: OnceLock::from(paths),
+            with: OnceLock::from(with),
+            regex: OnceLock::from(regex),
         })
+    }
+
+    /// A rule [`Compiled::new`] accepted before (the cached governing index holds
+    /// such rules), compiled piece by piece on first use. Should a glob or the
+    /// pattern not compile after all, it matches nothing.
+    pub fn deferred(rule: CodeRule) -> Compiled {
+        Compiled {
+            rule,
+            paths: OnceLock::new(),
+            with: OnceLock::new(),
+            regex: OnceLock::new(),
+        }
+    }
+
+    fn paths(&self) -> Option<&Globs> {
+        self.paths
+            .get_or_init(|| rule_globs(self.rule.paths.as_deref()?).ok())
+            .as_ref()
+    }
+
+    fn with(&self) -> Option<&Globs> {
+        self.with
+            .get_or_init(|| match &self.rule.kind {
+                Kind::RequireCoChange { with } => rule_globs(with).ok(),
+                _ => None,
+            })
+            .as_ref()
+    }
+
+    fn regex(&self) -> Option<&Regex> {
+        self.regex
+            .get_or_init(|| match &self.rule.kind {
+                Kind::ForbidPattern { pattern } | Kind::RequirePattern { pattern } => {
+                    compile_pattern(pattern).ok()
+                }
+                _ => None,
+            })
+            .as_ref()
     }
 
     /// Whether the rule applies to the repository-relative `path`: its `paths`
     /// match it, or without `paths` the ADR governs it (`governed`).
     pub fn covers(&self, path: &str, governed: bool) -> bool {
-        match &self.paths {
-            Some(globs) => globs.is_match(path),
+        match &self.rule.paths {
+            Some(list) => may_match(list, path) && self.paths().is_some_and(|g| g.is_match(path)),
             None => governed,
         }
     }
 
     /// Whether the path is one of the `with` paths of a `require_co_change`.
     pub fn is_companion(&self, path: &str) -> bool {
-        self.with.as_ref().is_some_and(|g| g.is_match(path))
+        match &self.rule.kind {
+            Kind::RequireCoChange { with } => {
+                may_match(with, path) && self.with().is_some_and(|g| g.is_match(path))
+            }
+            _ => false,
+        }
     }
 
     /// Whether any of `paths` is matched by the rule's own `paths` globs (`None`
     /// when it has none).
     pub fn paths_match_any<'a>(&self, mut paths: impl Iterator<Item = &'a str>) -> Option<bool> {
-        let globs = self.paths.as_ref()?;
+        self.rule.paths.as_ref()?;
+        let globs = self.paths()?;
         Some(paths.any(|p| globs.is_match(p)))
     }
 
     /// The violations of the rule in the change of one file at `path`.
     /// `require_co_change` and `llm_review` judge a change set, not a file: none here.
     pub fn check_file(&self, path: &str, before: Option<&str>, after: Option<&str>) -> Vec<Hit> {
-        let Some(after) = after else {
+        self.check_change(&FileChange::new(path, before, after))
+    }
+
+    /// [`Compiled::check_file`] on a change read once for all the rules that judge it.
+    pub fn check_change(&self, change: &FileChange<'_>) -> Vec<Hit> {
+        let Some(after) = change.after else {
             return Vec::new();
         };
         match &self.rule.kind {
-            Kind::ForbidImport { modules } => {
-                let langs: Vec<Lang> = match Lang::of_path(path) {
-                    Some(lang) => vec![lang],
-                    None => return Vec::new(),
-                };
-                forbidden_imports(&langs, modules, before, after)
+            Kind::ForbidImport { modules } => change
+                .imports()
+                .map(|(new, old)| forbidden(Lang::of_path(change.path), modules, new, old))
+                .unwrap_or_default(),
+            Kind::ForbidDependency { packages } => {
+                manifest::added(change.path, change.before, after, packages)
+                    .into_iter()
+                    .map(|(line, name)| Hit {
+                        line,
+                        message: format!("adds the dependency `{name}`"),
+                    })
+                    .collect()
             }
-            Kind::ForbidDependency { packages } => manifest::added(path, before, after, packages)
-                .into_iter()
-                .map(|(line, name)| Hit {
-                    line,
-                    message: format!("adds the dependency `{name}`"),
-                })
-                .collect(),
             Kind::ForbidPath => {
-                if before.is_none() {
+                if change.before.is_none() {
                     vec![Hit {
                         line: None,
                         message: "creates a file where the rule allows none".to_owned(),
@@ -124,16 +255,16 @@ impl Compiled {
                 }
             }
             Kind::ForbidPattern { pattern } => {
-                let Some(regex) = &self.regex else {
+                let added = change.added_lines();
+                if added.is_empty() {
+                    return Vec::new();
+                }
+                let Some(regex) = self.regex() else {
                     return Vec::new();
                 };
-                let old: HashSet<&str> = before
-                    .map(|b| b.lines().map(str::trim).collect())
-                    .unwrap_or_default();
-                after
-                    .lines()
-                    .enumerate()
-                    .filter(|(_, line)| !old.contains(line.trim()) && regex.is_match(line))
+                added
+                    .iter()
+                    .filter(|(_, line)| regex.is_match(line))
                     .map(|(i, _)| Hit {
                         line: Some(i + 1),
                         message: format!("adds a line matching `{pattern}`"),
@@ -141,7 +272,7 @@ impl Compiled {
                     .take(20)
                     .collect()
             }
-            Kind::RequirePattern { pattern } => match &self.regex {
+            Kind::RequirePattern { pattern } => match self.regex() {
                 Some(regex) if !regex.is_match(after) => vec![Hit {
                     line: None,
                     message: format!("does not match the required pattern `{pattern}`"),
@@ -187,6 +318,15 @@ impl Compiled {
     }
 }
 
+/// A rule's pattern, compiled: multi-line, its size bounded.
+fn compile_pattern(pattern: &str) -> Result<Regex, String> {
+    regex::RegexBuilder::new(pattern)
+        .multi_line(true)
+        .size_limit(PATTERN_SIZE_LIMIT)
+        .build()
+        .map_err(|e| format!("the pattern `{pattern}` does not compile: {e}"))
+}
+
 /// Imports of `modules` in `after` that `before` did not have, read in each of `langs`.
 fn forbidden_imports(
     langs: &[Lang],
@@ -199,23 +339,35 @@ fn forbidden_imports(
         let old: HashSet<String> = before
             .map(|b| lang.imports(b).into_iter().map(|(_, m)| m).collect())
             .unwrap_or_default();
-        for (line, imported) in lang.imports(after) {
-            if old.contains(&imported) {
-                continue;
-            }
-            if let Some(module) = modules.iter().find(|m| lang.is_within(&imported, m)) {
-                hits.push(Hit {
-                    line: Some(line),
-                    message: if imported == *module {
-                        format!("imports `{module}`")
-                    } else {
-                        format!("imports `{imported}` (part of `{module}`)")
-                    },
-                });
-            }
-        }
+        hits.extend(forbidden(Some(lang), modules, &lang.imports(after), &old));
     }
     hits
+}
+
+/// The imports of `new` (in `lang`) of `modules` that `old` did not import.
+fn forbidden(
+    lang: Option<Lang>,
+    modules: &[String],
+    new: &[(usize, String)],
+    old: &HashSet<String>,
+) -> Vec<Hit> {
+    let Some(lang) = lang else {
+        return Vec::new();
+    };
+    new.iter()
+        .filter(|(_, imported)| !old.contains(imported))
+        .filter_map(|(line, imported)| {
+            let module = modules.iter().find(|m| lang.is_within(imported, m))?;
+            Some(Hit {
+                line: Some(*line),
+                message: if imported == module {
+                    format!("imports `{module}`")
+                } else {
+                    format!("imports `{imported}` (part of `{module}`)")
+                },
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -303,6 +455,92 @@ mod tests {
         let r = rule(Kind::ForbidPath, Some(&["legacy/**"]));
         assert_eq!(r.check_file("legacy/a.rs", None, Some("")).len(), 1);
         assert!(r.check_file("legacy/a.rs", Some(""), Some("x")).is_empty());
+    }
+
+    #[test]
+    fn a_deferred_rule_judges_as_a_compiled_one_and_compiles_on_use() {
+        let code = |kind: Kind, paths: Option<&[&str]>| CodeRule {
+            id: "r".into(),
+            kind,
+            why: "w".into(),
+            severity: Severity::Error,
+            paths: paths.map(|p| p.iter().map(|s| (*s).to_owned()).collect()),
+            examples: None,
+        };
+        let forbid = code(
+            Kind::ForbidPattern {
+                pattern: r"\bprintln!".into(),
+            },
+            Some(&["./src/**/*.rs", "lib/{a,b}/*.rs"]),
+        );
+        let eager = Compiled::new(forbid.clone()).unwrap();
+        let lazy = Compiled::deferred(forbid);
+        assert!(lazy.regex.get().is_none() && lazy.paths.get().is_none());
+        // A path outside every glob's literal start compiles nothing.
+        assert!(!lazy.covers("tests/a.rs", true));
+        assert!(lazy.paths.get().is_none());
+        for path in ["src/x/a.rs", "lib/b/c.rs", "lib/c/c.rs", "src/a.py"] {
+            assert_eq!(
+                lazy.covers(path, false),
+                eager.covers(path, false),
+                "{path}"
+            );
+        }
+        let new = "fn a() {\n    println!(\"new\");\n}\n";
+        assert_eq!(
+            lazy.check_file("src/a.rs", Some("fn a() {\n}\n"), Some(new)),
+            eager.check_file("src/a.rs", Some("fn a() {\n}\n"), Some(new))
+        );
+        assert!(lazy.regex.get().is_some());
+        // Nothing added: the pattern is not even compiled.
+        let quiet = Compiled::deferred(code(
+            Kind::ForbidPattern {
+                pattern: "x".into(),
+            },
+            None,
+        ));
+        assert!(
+            quiet
+                .check_file("a.rs", Some("x\n"), Some("x\n"))
+                .is_empty()
+        );
+        assert!(quiet.regex.get().is_none());
+        // What does not compile after all matches nothing, and does not panic.
+        let broken = Compiled::deferred(code(
+            Kind::ForbidPattern {
+                pattern: "(".into(),
+            },
+            Some(&["src/["]),
+        ));
+        assert!(!broken.covers("src/[", true));
+        assert!(broken.check_file("src/a", None, Some("(\n")).is_empty());
+        assert_eq!(literal_prefix("./src/db/**"), "src/db/");
+        assert_eq!(literal_prefix("{a,b}/x"), "");
+        assert_eq!(literal_prefix("docs/x.md"), "docs/x.md");
+    }
+
+    #[test]
+    fn one_file_change_serves_every_rule() {
+        let a = rule(
+            Kind::ForbidImport {
+                modules: vec!["requests".into()],
+            },
+            None,
+        );
+        let b = rule(
+            Kind::ForbidImport {
+                modules: vec!["urllib3".into()],
+            },
+            None,
+        );
+        let change = FileChange::new(
+            "a.py",
+            Some("import urllib3\n"),
+            Some("import urllib3\nimport requests\n"),
+        );
+        assert_eq!(a.check_change(&change)[0].line, Some(2));
+        assert!(b.check_change(&change).is_empty(), "imported before");
+        assert!(change.imports.get().is_some());
     }
 
     #[test]

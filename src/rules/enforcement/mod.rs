@@ -8,7 +8,7 @@ pub mod imports;
 pub mod manifest;
 pub mod model;
 
-pub use eval::{Compiled, Hit};
+pub use eval::{Compiled, FileChange, Hit};
 pub use model::{CodeRule, Enforcement, Examples, Kind};
 
 use super::Context;

@@ -1,0 +1,925 @@
+//! The governing index, cached in `.helix-gate/governs-index`, so that a hook
+//! call on a source file does not read and parse every ADR.
+//!
+//! The file holds the index ([`super::Indexed`] per ADR, rules as written) and
+//! what it was built from: the settings and rules files, every folder of the ADR
+//! directory (a hash of its listing: ADRs added, removed, renamed) and every ADR
+//! (a SHA-256 of the bytes parsed). A load `stat`s each of them; an entry whose
+//! `stat` (size, mtime, ctime, inode) changed is read again and its hash decides:
+//! the same content only refreshes the entry, other content rebuilds the index.
+//! An entry changed within [`RACY_NS`] of its reading may have changed again in
+//! the same clock tick with the same size, so it is hashed again on every load
+//! until that window has passed (git's "racily clean" entries). So the cache is
+//! invalidated by the ADRs' content, not by their timestamps.
+//!
+//! When no ADR rules anything ([`super::Index::rules_anything`]: rules of a
+//! binding or pending ADR, links of a binding one),
+//! `governs-index` is removed and the verdict kept in `.helix-gate/governs-none`
+//! (only where the data folder exists already), so that the hook's gate
+//! ([`may_govern`]) is one `stat` and a repository without ruling ADRs is not
+//! parsed again at every session start.
+//!
+//! The file is helix-gate's own, but it sits in the repository: it is read with a
+//! size limit and without following links, and anything that does not parse is
+//! rebuilt, never trusted.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
+
+use super::{Index, Indexed, Workspace, engine};
+use crate::adr_dir::catalog::Catalog;
+use crate::fs::data_dir;
+
+use crate::fs::data_dir::{GOVERNS_INDEX_PATH as INDEX_PATH, GOVERNS_NONE_PATH as NONE_PATH};
+
+/// Bumped whenever the file's layout or the index's meaning changes.
+const FORMAT: u32 = 1;
+/// The largest cache file read: a thousand ADRs take about 1 MiB.
+const MAX_CACHE_BYTES: u64 = 64 << 20;
+/// How long after its last change an entry is hashed again on every load: more
+/// than the coarsest timestamp granularity of the usual file systems (FAT: 2 s).
+const RACY_NS: i128 = 2_500_000_000;
+
+/// What a file or folder looked like: size, mtime and ctime in nanoseconds, inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Stamp(u64, i128, i128, u64);
+
+impl Stamp {
+    fn of(meta: &std::fs::Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt as _;
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        Stamp(
+            meta.size(),
+            ns(meta.mtime(), meta.mtime_nsec()),
+            ns(meta.ctime(), meta.ctime_nsec()),
+            meta.ino(),
+        )
+    }
+
+    /// The stamp of `path` (links followed), None when it does not exist.
+    fn at(path: &Path) -> Option<Stamp> {
+        std::fs::metadata(path).ok().map(|m| Stamp::of(&m))
+    }
+
+    /// Whether a change in the same clock tick could hide behind this stamp,
+    /// taken at `read_ns`.
+    fn racy(self, read_ns: i128) -> bool {
+        self.1.max(self.2) >= read_ns - RACY_NS
+    }
+}
+
+/// A file or folder the index was built from.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Source {
+    /// Relative to the repository root.
+    path: String,
+    /// A folder: `hash` is of its listing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    dir: bool,
+    /// None: it did not exist.
+    stamp: Option<Stamp>,
+    /// SHA-256 (hex) of the content or listing; empty: not read (missing, or
+    /// refused: a link out of the project), so any change rebuilds.
+    hash: String,
+    /// Changed too shortly before it was read to trust its stamp alone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    racy: bool,
+}
+
+/// The cache file.
+#[derive(Debug, Serialize, Deserialize)]
+struct Stored {
+    format: u32,
+    version: String,
+    /// The size limit the ADRs were read with.
+    limit: u64,
+    sources: Vec<Source>,
+    adrs: Vec<Indexed>,
+    /// The rule block's length: a file cut short is rebuilt.
+    block_len: usize,
+    /// The rule block: each ADR's rules ([`rules`]) where its `rules_at` says,
+    /// after the header's line in the file, read only for the ADRs a path needs.
+    #[serde(skip)]
+    block: Vec<u8>,
+}
+
+impl Stored {
+    fn index(self) -> Index {
+        let mut index = Index::of(self.adrs);
+        index.rule_block = self.block;
+        index
+    }
+}
+
+fn now_ns() -> i128 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| i128::try_from(d.as_nanos()).unwrap_or(i128::MAX))
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    crate::text::hex(&Sha256::digest(bytes))
+}
+
+/// The hash of a folder's listing: its entries' names and kinds, sorted.
+fn listing_hash(dir: &Path) -> Option<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| {
+            let kind = match e.file_type() {
+                Ok(t) if t.is_dir() => 'd',
+                Ok(t) if t.is_symlink() => 'l',
+                Ok(t) if t.is_file() => 'f',
+                _ => '?',
+            };
+            format!("{kind}{}", e.file_name().to_string_lossy())
+        })
+        .collect();
+    names.sort();
+    Some(sha256_hex(names.join("\n").as_bytes()))
+}
+
+/// The hash of a file's content as the catalog reads it (None: not readable).
+fn content_hash(path: &Path, limit: u64) -> Option<String> {
+    crate::engine::read_limited(path, limit)
+        .ok()
+        .map(|bytes| sha256_hex(&bytes))
+}
+
+/// The folders of the ADR directory the catalog walks (itself included): not
+/// hidden, not build output, symbolic links not followed.
+fn folders(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&current) else {
+            out.push(current);
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if entry.file_type().is_ok_and(|t| t.is_dir())
+                && !name.starts_with('.')
+                && !crate::engine::SKIPPED_DIRS.contains(&name.as_ref())
+            {
+                stack.push(entry.path());
+            }
+        }
+        out.push(current);
+    }
+    out
+}
+
+/// How a cache file compares with the repository.
+enum Verdict {
+    /// Every source as recorded.
+    Valid(Stored),
+    /// The same content, some stamps new: write it back.
+    Refreshed(Stored),
+    Stale,
+}
+
+/// Read and parse the cache file at `path` (None: missing, larger than `limit`, a
+/// link, or not a cache of this version). The file is a line of JSON, the header
+/// with the ADRs' links, and the rule block.
+fn read(path: &Path, limit: u64) -> Option<Stored> {
+    let mut bytes = crate::fs::read::regular(path, limit, crate::fs::read::Links::Refuse).ok()?;
+    let end = memchr::memchr(b'\n', &bytes)?;
+    let mut stored: Stored = serde_json::from_slice(&bytes[..end]).ok()?;
+    stored.block = bytes.split_off(end + 1);
+    if stored.block.len() != stored.block_len {
+        return None;
+    }
+    (stored.format == FORMAT && stored.version == env!("CARGO_PKG_VERSION")).then_some(stored)
+}
+
+/// Compare `stored` with the repository at `root`.
+fn verify(root: &Path, mut stored: Stored) -> Verdict {
+    let started = now_ns();
+    let mut refreshed = false;
+    for source in &mut stored.sources {
+        let full = root.join(&source.path);
+        let stamp = Stamp::at(&full);
+        if stamp == source.stamp && !source.racy {
+            continue;
+        }
+        if source.hash.is_empty() || stamp.is_none() || source.stamp.is_none() {
+            // Not read before, or appeared or vanished: nothing to compare.
+            if stamp == source.stamp && stamp.is_none() {
+                continue;
+            }
+            return Verdict::Stale;
+        }
+        let hash = if source.dir {
+            listing_hash(&full)
+        } else {
+            content_hash(&full, stored.limit)
+        };
+        if hash.as_deref() != Some(source.hash.as_str()) {
+            return Verdict::Stale;
+        }
+        let racy = stamp.is_some_and(|s| s.racy(started));
+        if stamp != source.stamp || racy != source.racy {
+            refreshed = true;
+        }
+        source.stamp = stamp;
+        source.racy = racy;
+    }
+    if refreshed {
+        Verdict::Refreshed(stored)
+    } else {
+        Verdict::Valid(stored)
+    }
+}
+
+/// Build the index of the repository at `root` and what it was built from.
+fn build(root: &Path) -> anyhow::Result<(Index, Stored)> {
+    let started = now_ns();
+    let engine = engine(root)?;
+    let limit = engine.settings.adr.max_file_size;
+    let mut sources = Vec::new();
+    let mut record = |path: &Path, dir: bool, hash: Option<String>| {
+        let stamp = Stamp::at(path);
+        let path =
+            crate::paths::relative_to(root, path).unwrap_or_else(|| path.display().to_string());
+        if sources.iter().any(|s: &Source| s.path == path) {
+            return;
+        }
+        sources.push(Source {
+            path,
+            dir,
+            racy: stamp.is_some_and(|s| s.racy(started)),
+            stamp,
+            hash: hash.unwrap_or_default(),
+        });
+    };
+    // What the settings and the detection of an unconfigured layout read.
+    let mut configs = vec![
+        crate::config::settings::SETTINGS_PATH,
+        crate::config::RULES_PATH,
+    ];
+    if crate::config::detect::unconfigured(root) {
+        configs.extend(crate::config::detect::FOLDERS);
+    }
+    for config in configs {
+        let full = root.join(config);
+        let is_dir = full.is_dir();
+        let hash = if is_dir {
+            listing_hash(&full)
+        } else {
+            content_hash(&full, crate::fs::read::CONFIG_LIMIT)
+        };
+        record(&full, is_dir, hash);
+    }
+    let ws = Workspace::of(engine);
+    if !ws.dir.is_dir() {
+        record(&ws.dir, false, None);
+        let stored = Stored {
+            format: FORMAT,
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            limit,
+            sources,
+            adrs: Vec::new(),
+            block_len: 0,
+            block: Vec::new(),
+        };
+        return Ok((Index::of(Vec::new()), stored));
+    }
+    // Folders listed before the catalog walks them: a file added in between is
+    // in the index and not in the listing, which only rebuilds once more.
+    for folder in folders(&ws.dir) {
+        let hash = listing_hash(&folder);
+        record(&folder, true, hash);
+    }
+    let mut read: Vec<(PathBuf, String)> = Vec::new();
+    let catalog = Catalog::load_observed(&ws.engine, &ws.dir, &mut |path, bytes| {
+        read.push((path.to_path_buf(), sha256_hex(bytes)));
+    })?;
+    // Stamped after the read: a change in between has a recent time, so the
+    // entry is racy and hashed again at the next load.
+    for entry in &catalog.entries {
+        let hash = read
+            .iter()
+            .find(|(p, _)| *p == entry.path)
+            .map(|(_, h)| h.clone());
+        record(&entry.path, false, hash);
+    }
+    let index = Index::from_catalog(&ws.engine.root, &catalog);
+    let stored = Stored {
+        format: FORMAT,
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        limit,
+        sources,
+        adrs: Vec::new(),
+        block_len: 0,
+        block: Vec::new(),
+    };
+    Ok((index, stored))
+}
+
+/// Write the cache for `index`: `governs-index` when it rules anything, else
+/// `governs-none` where the data folder exists; the other file is removed.
+fn write(root: &Path, index: Index, mut stored: Stored) -> Index {
+    let ruling = index.rules_anything();
+    let mut block = Vec::new();
+    let mut adrs = index.adrs;
+    for adr in &mut adrs {
+        if adr.reach.count > 0 {
+            let start = block.len();
+            rules::write(adr.rules(&index.rule_block), &mut block);
+            adr.rules_at = Some((start, block.len()));
+        }
+    }
+    stored.adrs = adrs;
+    stored.block_len = block.len();
+    stored.block = block;
+    let (keep, drop) = if ruling {
+        (INDEX_PATH, NONE_PATH)
+    } else {
+        (NONE_PATH, INDEX_PATH)
+    };
+    remove(root, drop);
+    let dir = if ruling {
+        data_dir::ensure(root).ok()
+    } else {
+        data_dir::existing_dir(root, data_dir::DIR)
+    };
+    if let Some(dir) = dir {
+        // Best effort: a cache that cannot be written is rebuilt next time.
+        let _ = save(&dir, keep, &stored);
+    }
+    stored.index()
+}
+
+fn save(dir: &Path, rel: &str, stored: &Stored) -> io::Result<()> {
+    let name = Path::new(rel).file_name().unwrap_or_default();
+    let path = dir.join(name);
+    // A link or anything but a regular file in its place is removed, never
+    // written through.
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.file_type().is_file()) {
+        remove_entry(&path)?;
+    }
+    let mut bytes = serde_json::to_vec(stored).map_err(io::Error::other)?;
+    bytes.push(b'\n');
+    bytes.extend_from_slice(&stored.block);
+    crate::fs::atomic::write_with(dir, &path, &bytes, crate::fs::atomic::Options::FAST)
+}
+
+fn remove_entry(path: &Path) -> io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Remove the cache file `rel` inside the real data folder (never through a link
+/// that leads out of the project).
+fn remove(root: &Path, rel: &str) {
+    if let Some(dir) = data_dir::existing_dir(root, data_dir::DIR) {
+        let name = Path::new(rel).file_name().unwrap_or_default();
+        let _ = remove_entry(&dir.join(name));
+    }
+}
+
+/// Whether the repository at `root` may have ADRs that govern code: its cache
+/// `governs-index` exists. One `stat`, the hook's gate before anything else.
+pub fn may_govern(root: &Path) -> bool {
+    std::fs::symlink_metadata(root.join(INDEX_PATH)).is_ok()
+}
+
+/// The cached index when it is still valid (refreshed on the way), else a fresh one
+/// (and the cache rewritten); `ruling`: whether it rules anything. A `--preset`
+/// given on the command line builds a fresh index and leaves the cache alone.
+pub(super) fn load_or_build(root: &Path) -> anyhow::Result<(Index, bool)> {
+    if crate::config::preset::cli_override().is_some() {
+        let index = super::index(root)?;
+        let ruling = index.rules_anything();
+        return Ok((index, ruling));
+    }
+    for (rel, ruling) in [(INDEX_PATH, true), (NONE_PATH, false)] {
+        let Some(stored) = read(&root.join(rel), MAX_CACHE_BYTES) else {
+            continue;
+        };
+        match verify(root, stored) {
+            Verdict::Valid(stored) => return Ok((stored.index(), ruling)),
+            Verdict::Refreshed(stored) => {
+                let dir = if ruling {
+                    data_dir::ensure(root).ok()
+                } else {
+                    data_dir::existing_dir(root, data_dir::DIR)
+                };
+                let stored = match dir {
+                    Some(dir) => {
+                        let _ = save(&dir, rel, &stored);
+                        stored
+                    }
+                    None => stored,
+                };
+                return Ok((stored.index(), ruling));
+            }
+            Verdict::Stale => break,
+        }
+    }
+    match build(root) {
+        Ok((index, stored)) => {
+            let ruling = index.rules_anything();
+            Ok((write(root, index, stored), ruling))
+        }
+        Err(err) => {
+            // Settings that do not load: no cache to trust, none left behind.
+            remove(root, INDEX_PATH);
+            remove(root, NONE_PATH);
+            Err(err)
+        }
+    }
+}
+
+/// The governing index of the repository at `root` from its cache, rebuilt when an
+/// ADR, a folder of the ADR directory or the configuration changed; None when no
+/// binding or pending ADR has rules and no binding ADR links a path (then
+/// `governs-index` is removed).
+pub fn cached_index(root: &Path) -> Option<Index> {
+    match load_or_build(root) {
+        Ok((index, true)) => Some(index),
+        _ => None,
+    }
+}
+
+/// Validate the cache of the repository at `root` and rebuild it when stale: at
+/// the start of a session, by `validate`, pre-commit and `doctor`.
+pub fn refresh_cache(root: &Path) {
+    let _ = load_or_build(root);
+}
+
+/// [`refresh_cache`] where helix-gate keeps data already (`.helix-gate/` exists,
+/// the hook runs here): `validate`, `doctor` and pre-commit keep the cache fresh
+/// without adding the folder to a repository the hook never ran in, nor building
+/// an index there that nothing reads.
+pub fn refresh_cache_if_used(root: &Path) {
+    if data_dir::existing_dir(root, data_dir::DIR).is_some() {
+        refresh_cache(root);
+    }
+}
+
+/// The rules of an ADR as the cache keeps them: as written, compiled on first use.
+pub(super) mod rules {
+    use serde::{Deserialize, Serialize};
+
+    use crate::diagnostic::Severity;
+    use crate::rules::enforcement::{CodeRule, Compiled, Examples, Kind};
+
+    /// One rule, flat: the kind's list (`modules`, `packages`, `with`) and text
+    /// (`pattern`, `check`) in two fields.
+    #[derive(Serialize, Deserialize)]
+    struct Flat {
+        id: String,
+        kind: String,
+        why: String,
+        severity: Severity,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        paths: Option<Vec<String>>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        list: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        violates: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        passes: Option<String>,
+    }
+
+    impl Flat {
+        fn of(rule: &CodeRule) -> Flat {
+            let (list, text) = match &rule.kind {
+                Kind::ForbidImport { modules: list }
+                | Kind::ForbidDependency { packages: list }
+                | Kind::RequireCoChange { with: list } => (list.clone(), None),
+                Kind::ForbidPath => (Vec::new(), None),
+                Kind::ForbidPattern { pattern: text }
+                | Kind::RequirePattern { pattern: text }
+                | Kind::LlmReview { check: text } => (Vec::new(), Some(text.clone())),
+            };
+            let examples = rule.examples.clone().unwrap_or_default();
+            Flat {
+                id: rule.id.clone(),
+                kind: rule.kind.name().to_owned(),
+                why: rule.why.clone(),
+                severity: rule.severity,
+                paths: rule.paths.clone(),
+                list,
+                text,
+                violates: examples.violates,
+                passes: examples.passes,
+            }
+        }
+
+        fn rule(self) -> Option<CodeRule> {
+            let text = self.text;
+            let list = self.list;
+            let kind = match self.kind.as_str() {
+                "forbid_import" => Kind::ForbidImport { modules: list },
+                "forbid_dependency" => Kind::ForbidDependency { packages: list },
+                "forbid_path" => Kind::ForbidPath,
+                "require_co_change" => Kind::RequireCoChange { with: list },
+                "forbid_pattern" => Kind::ForbidPattern { pattern: text? },
+                "require_pattern" => Kind::RequirePattern { pattern: text? },
+                "llm_review" => Kind::LlmReview { check: text? },
+                _ => return None,
+            };
+            let examples = (self.violates.is_some() || self.passes.is_some()).then_some(Examples {
+                violates: self.violates,
+                passes: self.passes,
+            });
+            Some(CodeRule {
+                id: self.id,
+                kind,
+                why: self.why,
+                severity: self.severity,
+                paths: self.paths,
+                examples,
+            })
+        }
+    }
+
+    /// Append `rules` to `out`, as one line of JSON.
+    pub(in crate::adr_dir::governs) fn write(rules: &[Compiled], out: &mut Vec<u8>) {
+        let flat: Vec<Flat> = rules.iter().map(|c| Flat::of(&c.rule)).collect();
+        // A Vec of plain structs always serializes.
+        let _ = serde_json::to_writer(&mut *out, &flat);
+        out.push(b'\n');
+    }
+
+    /// The rules `write` wrote (None: they do not read).
+    pub(in crate::adr_dir::governs) fn read(bytes: &[u8]) -> Option<Vec<Compiled>> {
+        let flat: Vec<Flat> = serde_json::from_slice(bytes).ok()?;
+        flat.into_iter()
+            .map(|f| f.rule().map(Compiled::deferred))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use super::*;
+    use crate::adr_dir::enforce::{self, Change, Moment};
+
+    /// An accepted ADR governing `src/**` with one `forbid_import` rule of `module`.
+    fn ruling(number: u32, module: &str) -> String {
+        format!(
+            "---\nadr_id: \"{number:03}\"\ntitle: \"Gateway {number}\"\nstatus: Accepted\ngoverns: [\"src/**\"]\n---\n# Gateway\n\n## Decision\n\nUse the gateway.\n\n## Enforcement\n\n```yaml\nrules:\n  - id: no-{module}\n    kind: forbid_import\n    why: all HTTP goes through app.gateway\n    modules: [{module}]\n    examples: {{violates: \"import {module}\", passes: \"import json\"}}\n```\n"
+        )
+    }
+
+    fn repo(adrs: &[(&str, &str)]) -> tempfile::TempDir {
+        let root = tempfile::tempdir().unwrap();
+        fs::create_dir_all(root.path().join("adr")).unwrap();
+        for (name, text) in adrs {
+            fs::write(root.path().join("adr").join(name), text).unwrap();
+        }
+        root
+    }
+
+    /// The rule ids that flag `text` written to `path`.
+    fn flagged(index: &Index, path: &str, text: &str) -> Vec<String> {
+        enforce::check(
+            index,
+            &[Change {
+                path: path.into(),
+                before: None,
+                after: Some(text.into()),
+            }],
+            Moment::Session,
+        )
+        .into_iter()
+        .map(|f| f.rule)
+        .collect()
+    }
+
+    /// Change the title of the first ADR inside the cache file: a load that
+    /// shows it read the cache, one that does not rebuilt the index.
+    fn poison(root: &Path) {
+        edit_header(root, |header| {
+            header["adrs"][0]["title"] = "from the cache".into();
+        });
+    }
+
+    /// Change the header line of the cache file.
+    fn edit_header(root: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+        let path = root.join(INDEX_PATH);
+        let bytes = fs::read(&path).unwrap();
+        let end = bytes.iter().position(|b| *b == b'\n').unwrap();
+        let mut header: serde_json::Value = serde_json::from_slice(&bytes[..end]).unwrap();
+        edit(&mut header);
+        let mut out = serde_json::to_vec(&header).unwrap();
+        out.extend_from_slice(&bytes[end..]);
+        fs::write(&path, out).unwrap();
+    }
+
+    fn title(index: &Index) -> Option<&str> {
+        index.adrs[0].title.as_deref()
+    }
+
+    #[test]
+    fn a_valid_cache_is_used_and_equals_a_fresh_index() {
+        let root = repo(&[("014-gw.md", &ruling(14, "requests"))]);
+        assert!(!may_govern(root.path()));
+        let built = cached_index(root.path()).unwrap();
+        assert!(may_govern(root.path()), "written with a ruling ADR");
+        let fresh = super::super::index(root.path()).unwrap();
+        let cached = cached_index(root.path()).unwrap();
+        for index in [&built, &fresh, &cached] {
+            assert_eq!(
+                flagged(index, "src/a.py", "import requests\n"),
+                ["ADR-014/no-requests"]
+            );
+            assert!(flagged(index, "tools/a.py", "import requests\n").is_empty());
+        }
+        assert_eq!(
+            format!("{:?}", cached.resolve("src/a.py", &[])),
+            format!("{:?}", fresh.resolve("src/a.py", &[]))
+        );
+        let rules = |i: &Index| -> Vec<_> {
+            i.ruling()
+                .flat_map(|r| r.rules)
+                .map(|c| c.rule.clone())
+                .collect()
+        };
+        assert_eq!(rules(&cached), rules(&fresh), "examples and all");
+        poison(root.path());
+        assert_eq!(
+            title(&cached_index(root.path()).unwrap()),
+            Some("from the cache")
+        );
+    }
+
+    #[test]
+    fn an_edited_adr_rebuilds_the_index() {
+        let root = repo(&[("014-gw.md", &ruling(14, "requests"))]);
+        cached_index(root.path()).unwrap();
+        poison(root.path());
+        // Same size, same mtime: only the content (and the ctime) differ.
+        let file = root.path().join("adr/014-gw.md");
+        let mtime = fs::metadata(&file).unwrap().modified().unwrap();
+        fs::write(&file, ruling(14, "urllib3")).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+        let index = cached_index(root.path()).unwrap();
+        assert_eq!(title(&index), Some("Gateway 14"), "rebuilt");
+        assert_eq!(
+            flagged(&index, "src/a.py", "import urllib3\nimport requests\n"),
+            ["ADR-014/no-urllib3"]
+        );
+    }
+
+    #[test]
+    fn a_touched_adr_with_the_same_content_keeps_the_cache() {
+        let root = repo(&[("014-gw.md", &ruling(14, "requests"))]);
+        cached_index(root.path()).unwrap();
+        poison(root.path());
+        let file = root.path().join("adr/014-gw.md");
+        let old = SystemTime::now() - std::time::Duration::from_secs(3600);
+        fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        assert_eq!(
+            title(&cached_index(root.path()).unwrap()),
+            Some("from the cache")
+        );
+        // The new stamp was written back.
+        let stored = read(&root.path().join(INDEX_PATH), MAX_CACHE_BYTES).unwrap();
+        let source = stored
+            .sources
+            .iter()
+            .find(|s| s.path == "adr/014-gw.md")
+            .unwrap();
+        assert_eq!(source.stamp, Stamp::at(&file));
+    }
+
+    #[test]
+    fn an_added_or_removed_adr_rebuilds_the_index() {
+        let root = repo(&[("014-gw.md", &ruling(14, "requests"))]);
+        cached_index(root.path()).unwrap();
+        poison(root.path());
+        fs::create_dir(root.path().join("adr/more")).unwrap();
+        fs::write(
+            root.path().join("adr/more/015-db.md"),
+            ruling(15, "psycopg2"),
+        )
+        .unwrap();
+        let index = cached_index(root.path()).unwrap();
+        assert_eq!(title(&index), Some("Gateway 14"), "rebuilt");
+        assert_eq!(
+            flagged(&index, "src/a.py", "import psycopg2\n"),
+            ["ADR-015/no-psycopg2"]
+        );
+        poison(root.path());
+        fs::remove_file(root.path().join("adr/more/015-db.md")).unwrap();
+        let index = cached_index(root.path()).unwrap();
+        assert_eq!(title(&index), Some("Gateway 14"), "rebuilt");
+        assert!(flagged(&index, "src/a.py", "import psycopg2\n").is_empty());
+    }
+
+    #[test]
+    fn changed_settings_rebuild_the_index() {
+        let root = repo(&[("014-gw.md", &ruling(14, "requests"))]);
+        cached_index(root.path()).unwrap();
+        poison(root.path());
+        fs::create_dir(root.path().join("config")).unwrap();
+        fs::write(
+            root.path().join(crate::config::settings::SETTINGS_PATH),
+            "adr:\n  number_width: 4\n",
+        )
+        .unwrap();
+        let index = cached_index(root.path()).unwrap();
+        assert_eq!(index.adrs[0].id, "ADR-0014");
+    }
+
+    #[test]
+    fn without_ruling_adrs_there_is_no_index_file() {
+        let root = repo(&[(
+            "014-gw.md",
+            "---\nadr_id: \"014\"\nstatus: Rejected\ngoverns: [\"src/**\"]\n---\n# Gateway\n",
+        )]);
+        assert!(cached_index(root.path()).is_none());
+        assert!(!may_govern(root.path()));
+        assert!(
+            !root.path().join(data_dir::DIR).exists(),
+            "no data folder made for nothing"
+        );
+        // With the data folder, the verdict is kept.
+        data_dir::ensure(root.path()).unwrap();
+        refresh_cache(root.path());
+        assert!(root.path().join(NONE_PATH).is_file());
+        assert!(!may_govern(root.path()));
+        // Proposed with a link but no rules: still nothing.
+        fs::write(
+            root.path().join("adr/014-gw.md"),
+            "---\nadr_id: \"014\"\nstatus: Proposed\ngoverns: [\"src/**\"]\n---\n# Gateway\n",
+        )
+        .unwrap();
+        assert!(cached_index(root.path()).is_none());
+        // Accepting the ADR (rules or not: its link gives context) writes the index.
+        fs::write(
+            root.path().join("adr/014-gw.md"),
+            "---\nadr_id: \"014\"\nstatus: Accepted\ngoverns: [\"src/**\"]\n---\n# Gateway\n",
+        )
+        .unwrap();
+        assert!(cached_index(root.path()).is_some());
+        assert!(may_govern(root.path()));
+        assert!(!root.path().join(NONE_PATH).exists());
+        // And rejecting it again removes it.
+        fs::write(
+            root.path().join("adr/014-gw.md"),
+            ruling(14, "requests").replace("Accepted", "Rejected"),
+        )
+        .unwrap();
+        assert!(cached_index(root.path()).is_none());
+        assert!(!may_govern(root.path()));
+        assert!(root.path().join(NONE_PATH).is_file());
+        // Without an ADR directory at all.
+        fs::remove_dir_all(root.path().join("adr")).unwrap();
+        assert!(cached_index(root.path()).is_none());
+    }
+
+    #[test]
+    fn a_corrupt_oversized_or_linked_cache_is_rebuilt() {
+        let root = repo(&[("014-gw.md", &ruling(14, "requests"))]);
+        cached_index(root.path()).unwrap();
+        let path = root.path().join(INDEX_PATH);
+        fs::write(&path, b"{\"format\": 1, \"adrs\": [").unwrap();
+        assert_eq!(
+            title(&cached_index(root.path()).unwrap()),
+            Some("Gateway 14")
+        );
+        assert!(read(&path, MAX_CACHE_BYTES).is_some(), "written again");
+        // Larger than the limit: never read (a sparse file, so nothing is written).
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(MAX_CACHE_BYTES + 1)
+            .unwrap();
+        assert!(read(&path, MAX_CACHE_BYTES).is_none());
+        assert_eq!(
+            title(&cached_index(root.path()).unwrap()),
+            Some("Gateway 14")
+        );
+        assert!(fs::metadata(&path).unwrap().len() < MAX_CACHE_BYTES);
+        // A link planted in its place is replaced, its target left alone.
+        let target = root.path().join("src.txt");
+        fs::write(&target, "mine").unwrap();
+        fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&target, &path).unwrap();
+        assert_eq!(
+            title(&cached_index(root.path()).unwrap()),
+            Some("Gateway 14")
+        );
+        assert_eq!(fs::read_to_string(&target).unwrap(), "mine");
+        assert!(fs::symlink_metadata(&path).unwrap().is_file());
+        // A rule block cut short is not read; one damaged in place gives the ADR
+        // no rules, and makes none up.
+        let bytes = fs::read(&path).unwrap();
+        fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
+        assert!(read(&path, MAX_CACHE_BYTES).is_none());
+        let mut damaged = bytes.clone();
+        let at = damaged.len() - 2; // the `]` that closes the rule list
+        damaged[at] = b'x';
+        fs::write(&path, &damaged).unwrap();
+        let damaged = read(&path, MAX_CACHE_BYTES).unwrap().index();
+        assert!(damaged.ruling().all(|r| r.rules.is_empty()));
+        // A cache of another format is not trusted.
+        poison(root.path());
+        edit_header(root.path(), |header| {
+            header["format"] = 0.into();
+        });
+        assert_eq!(
+            title(&cached_index(root.path()).unwrap()),
+            Some("Gateway 14")
+        );
+    }
+
+    /// The cost of a `PostToolUse` on a 20 KB source file with 200 binding ADRs and
+    /// 1,000 rules (the ADRs of `scripts/gen_governed.py`): a load of the cached index
+    /// and the rules run on the file, per call. Run it with
+    /// `cargo test --release --lib governs::cache::tests::bench -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "a benchmark: run it in a release build"]
+    fn bench_cached_index_and_check() {
+        let root = tempfile::tempdir().unwrap();
+        let status = std::process::Command::new("python3")
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/scripts/gen_governed.py"
+            ))
+            .arg(root.path())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let before = fs::read_to_string(root.path().join("src/mod0/service.py")).unwrap();
+        let after = fs::read_to_string(root.path().join("src/mod0/service.next.py")).unwrap();
+        let start = std::time::Instant::now();
+        refresh_cache(root.path());
+        println!("build (200 ADRs, cache written): {:?}", start.elapsed());
+        // Past the racy window, so that a load trusts the stamps.
+        std::thread::sleep(std::time::Duration::from_nanos(
+            u64::try_from(RACY_NS).unwrap(),
+        ));
+        refresh_cache(root.path());
+        let change = [Change {
+            path: "src/mod0/service.py".into(),
+            before: Some(before),
+            after: Some(after),
+        }];
+        let time = |f: &dyn Fn()| {
+            let mut times: Vec<_> = (0..200)
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    f();
+                    start.elapsed()
+                })
+                .collect();
+            times.sort();
+            times[times.len() / 2]
+        };
+        let gate = time(&|| assert!(may_govern(root.path())));
+        let file = root.path().join(INDEX_PATH);
+        let parse = time(&|| drop(read(&file, MAX_CACHE_BYTES).unwrap()));
+        let verified = time(&|| {
+            let stored = read(&file, MAX_CACHE_BYTES).unwrap();
+            assert!(matches!(verify(root.path(), stored), Verdict::Valid(_)));
+        });
+        println!(
+            "cache file {} bytes; read+parse: {parse:?}, read+parse+verify: {verified:?}",
+            fs::metadata(&file).unwrap().len()
+        );
+        let load = time(&|| drop(cached_index(root.path()).unwrap()));
+        let index = cached_index(root.path()).unwrap();
+        let rules: usize = index.ruling().map(|r| r.rules.len()).sum();
+        assert_eq!((index.len(), rules), (200, 1000));
+        let check = time(&|| assert!(enforce::check(&index, &change, Moment::Session).is_empty()));
+        let both = time(&|| {
+            let index = cached_index(root.path()).unwrap();
+            assert!(enforce::check(&index, &change, Moment::Session).is_empty());
+        });
+        println!(
+            "may_govern: {gate:?}  cached_index: {load:?}  check: {check:?}  both: {both:?} (medians of 200)"
+        );
+    }
+}
