@@ -274,8 +274,17 @@ pub(super) fn post_check(
     let (engine, read) = load_engine_reading(ctx, settings, &path);
     let engine = engine?;
     engine.set_matcher(matcher);
+    // An ADR that states rules about code, or the files it governs: the governing
+    // index is refreshed, so its rules (those proven enforceable) apply from the
+    // next write on, not only from the next session.
+    let mut rules_code = false;
     let mut report = match read.map(|prepared| engine.check_read(&path, prepared)) {
         Ok(checked) => {
+            rules_code = checked.adr.as_ref().is_some_and(|adr| {
+                crate::rules::enforcement::model::parse(adr).is_some()
+                    || crate::rules::enforcement::governs_globs(adr)
+                        .is_ok_and(|globs| !globs.is_empty())
+            });
             let mut report = checked.report;
             report.findings.extend(duplicate_id(
                 ctx,
@@ -306,6 +315,9 @@ pub(super) fn post_check(
     let (charge, note) = count_write(root, session_id(event), &rel, errors, budget, true)
         .map_err(|e| InfraError::new(e.to_string(), Some(&engine.settings)))?;
     std::mem::forget(engine);
+    if rules_code {
+        crate::adr_dir::governs::refresh_cache(root);
+    }
     notes.extend(note.clone());
     Ok(charged_answer(&rel, &report, charge.as_ref(), note, budget))
 }

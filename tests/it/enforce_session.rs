@@ -191,6 +191,30 @@ fn the_budget_is_spent_then_the_person_is_told() {
 }
 
 #[test]
+fn an_adr_the_agent_writes_during_the_session_rules_from_the_next_write_on() {
+    let repo = ScratchRepo::new();
+    repo.write("config/approvals.yaml", NO_APPROVAL);
+    repo.write("src/app/gateway.py", "client = None\n");
+    repo.commit_all("the gateway, no ADR yet");
+    let root = repo.path();
+    start(root, "s");
+    assert!(!root.join(".helix-gate/governs-index").exists());
+    assert_eq!(
+        save(root, "src/api.py", BAD),
+        None,
+        "nothing rules code yet"
+    );
+    // The ADR still lacks sections of its own (blocked for them), but its rules hold.
+    save(root, "adr/014-gateway.md", &gateway_adr("Proposed"));
+    assert!(root.join(".helix-gate/governs-index").exists());
+    let answer = save(root, "src/api2.py", BAD).expect("the new ADR's warning");
+    assert!(
+        context(&answer).contains("- [ADR-014/no-direct-http] line 2"),
+        "{answer}"
+    );
+}
+
+#[test]
 fn a_proposed_adrs_rule_only_warns() {
     let repo = repo("Proposed");
     let root = repo.path();
