@@ -277,7 +277,7 @@ pub(super) fn post_check(
     // An ADR that states rules about code, or the files it governs: the governing
     // index is refreshed, so its rules (those proven enforceable) apply from the
     // next write on, not only from the next session.
-    let mut rules_code = false;
+    let rules_code;
     let mut report = match read.map(|prepared| engine.check_read(&path, prepared)) {
         Ok(checked) => {
             rules_code = checked.adr.as_ref().is_some_and(|adr| {
