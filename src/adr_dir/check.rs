@@ -247,7 +247,8 @@ pub fn check_branch(root: &Path, base: Option<&str>) -> anyhow::Result<BranchChe
     let changed = changed_paths(root, &base_commit)?;
     let repo = Repo::discover(root).map_err(anyhow::Error::from)?;
     let tree = repo.tree_files(&base_commit)?;
-    let limit = governs::engine(root)?.settings.adr.max_file_size;
+    let engine = governs::engine(root)?;
+    let limit = engine.settings.adr.max_file_size;
     let index = governing_index(root)?;
     let mut to_judge = Vec::new();
     let mut skipped = Vec::new();
@@ -257,11 +258,12 @@ pub fn check_branch(root: &Path, base: Option<&str>) -> anyhow::Result<BranchChe
             None => skipped.push(path.clone()),
         }
     }
-    let findings = if index.ruling().next().is_some() {
+    let mut findings = if index.ruling().next().is_some() {
         enforce::check(&index, &to_judge, Moment::Commit)
     } else {
         Vec::new()
     };
+    findings.extend(lifecycle(&engine, &to_judge));
     let governing = governing_adrs(&index, &to_judge, &findings);
     Ok(BranchCheck {
         base,
@@ -271,6 +273,33 @@ pub fn check_branch(root: &Path, base: Option<&str>) -> anyhow::Result<BranchChe
         reports: reports(findings),
         governing,
     })
+}
+
+/// The lifecycle of each changed ADR against its version at the base
+/// ([`crate::rules::lifecycle`]): a legal status change (a new ADR starting as
+/// `lifecycle.initial` says), and an accepted ADR's text kept as accepted.
+fn lifecycle(engine: &Engine, changes: &[Change]) -> Vec<Finding> {
+    use crate::adr::Adr;
+    use crate::rules::lifecycle::{rewritten, transition};
+    let matcher = engine.settings.matcher();
+    let mut out = Vec::new();
+    for change in changes {
+        let Some(after) = change.after.as_deref() else {
+            continue;
+        };
+        if !matcher.is_adr(&change.path) {
+            continue;
+        }
+        let after = Adr::parse(after);
+        let before = change.before.as_deref().map(Adr::parse);
+        out.extend(
+            transition(before.as_ref(), &after, &engine.settings.lifecycle)
+                .into_iter()
+                .chain(before.as_ref().and_then(|b| rewritten(b, &after)))
+                .map(|f| f.in_file(change.path.clone())),
+        );
+    }
+    out
 }
 
 /// Every ADR that governs one of `changes` (by [`Index::resolve`], markers of the

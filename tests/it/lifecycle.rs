@@ -306,3 +306,29 @@ fn a_person_fixes_a_typo_in_an_accepted_adr_with_a_recorded_override_for_one_com
         stdout(&log)
     );
 }
+
+#[test]
+fn check_base_judges_the_lifecycle_of_a_branch() {
+    let repo = repo();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write(
+        OLD,
+        madr("Use REST", "status: proposed").replace("fits the team", "fits nobody"),
+    );
+    repo.commit_all("rewrite the decision");
+    let out = repo.helix(&["check", "--base", "main"]);
+    assert_eq!(code(&out), 1, "{}", rules(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "error[status-transition-illegal] the status changed from Accepted to Proposed"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("error[accepted-adr-rewritten]"), "{text}");
+    // The legal change alone passes.
+    repo.write(OLD, madr("Use REST", "status: deprecated"));
+    repo.commit_all("retire it");
+    let out = repo.helix(&["check", "--base", "main"]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+}
