@@ -156,10 +156,15 @@ fn tail_answer(file: &mut std::fs::File, timestamp: &str) -> Option<String> {
         .lines()
         .filter_map(|line| serde_json::from_str(line).ok())
         .collect();
+    // The hook's input in the line carries the event's own time in milliseconds; the
+    // line's `timestamp` is when Copilot wrote it, at times a millisecond later
+    // (observed: input 05:01:45.078, line 05:01:45.079).
+    let sent = epoch_ms(timestamp);
     let stop = lines.iter().rposition(|line| {
         line["type"] == "hook.start"
             && line["data"]["hookType"] == "agentStop"
-            && line["timestamp"] == timestamp
+            && (line["timestamp"] == timestamp
+                || sent.is_some_and(|ms| line["data"]["input"]["timestamp"].as_i64() == Some(ms)))
     })?;
     Some(
         lines[..stop]
@@ -172,6 +177,26 @@ fn tail_answer(file: &mut std::fs::File, timestamp: &str) -> Option<String> {
             })
             .unwrap_or_default(),
     )
+}
+
+/// Milliseconds since the Unix epoch of an RFC 3339 UTC time as Copilot writes it
+/// (`2026-11-28T05:01:45.078Z`); `None` for any other form.
+fn epoch_ms(time: &str) -> Option<i64> {
+    let b = time.as_bytes();
+    if b.len() != 24 || b[23] != b'Z' || b[10] != b'T' || b[19] != b'.' {
+        return None;
+    }
+    let num = |range: std::ops::Range<usize>| time.get(range)?.parse::<i64>().ok();
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hh, mm, ss, ms) = (num(11..13)?, num(14..16)?, num(17..19)?, num(20..23)?);
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(((days * 24 + hh) * 60 + mm) * 60_000 + ss * 1000 + ms)
 }
 
 /// The answer in the fields Copilot CLI reads.
@@ -293,6 +318,36 @@ mod tests {
         serde_json::json!({"hook_event_name": "Stop", "session_id": "s", "timestamp": "2026-11-26T16:21:04.211Z", "cwd": "/r",
             "transcript_path": transcript, "stop_reason": "end_turn", "stop_hook_active": false})
         .to_string()
+    }
+
+    #[test]
+    fn the_stops_line_is_found_by_the_time_in_its_input() {
+        assert_eq!(
+            epoch_ms("2026-11-28T05:01:45.078Z"),
+            Some(1_795_842_105_078)
+        );
+        assert_eq!(epoch_ms("1970-01-01T00:00:00.000Z"), Some(0));
+        assert_eq!(epoch_ms("2026-11-28"), None);
+        // As recorded: the line written a millisecond after the event's time.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        std::fs::write(
+            &path,
+            concat!(
+                r#"{"type":"assistant.message","data":{"content":"Die Entscheidung steht."},"timestamp":"2026-11-28T05:01:45.073Z"}"#,
+                "\n",
+                r#"{"type":"hook.start","data":{"hookType":"agentStop","input":{"stopReason":"end_turn","timestamp":1795842105078}},"timestamp":"2026-11-28T05:01:45.079Z"}"#,
+                "\n",
+            ),
+        )
+        .unwrap();
+        let mut file = std::fs::File::open(&path).unwrap();
+        assert_eq!(
+            tail_answer(&mut file, "2026-11-28T05:01:45.078Z").as_deref(),
+            Some("Die Entscheidung steht.")
+        );
+        let mut file = std::fs::File::open(&path).unwrap();
+        assert_eq!(tail_answer(&mut file, "2026-11-28T05:01:45.070Z"), None);
     }
 
     #[test]
