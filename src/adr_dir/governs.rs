@@ -26,13 +26,13 @@ pub use cache::{cached_index, may_govern, refresh_cache, refresh_cache_if_used};
 use super::Workspace;
 use super::catalog::Catalog;
 use super::markers::{self, Marker};
+use crate::adr::succession::status_word;
 use crate::adr::{self, Adr};
 use crate::config::detect;
 use crate::config::settings::{Globs, build_globs};
 use crate::engine::Engine;
 use crate::rules::enforcement::Compiled;
 use crate::rules::enforcement::eval::literal_prefix;
-use crate::yaml::{self, Value};
 
 /// How strongly an ADR governs a path, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -69,17 +69,6 @@ impl Force {
             Force::Binding => "binding",
         }
     }
-}
-
-/// The first word of a status, lower-cased (`Superseded by ADR-0005` is `superseded`).
-fn status_word(status: &str) -> String {
-    status
-        .trim()
-        .trim_start_matches(|c: char| !c.is_alphanumeric())
-        .split(|c: char| !c.is_alphanumeric())
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase()
 }
 
 /// Why an ADR governs a path.
@@ -295,17 +284,10 @@ fn governs_of(adr: &Adr) -> Vec<String> {
 
 /// ADR numbers listed under `key` (a scalar or a list).
 fn numbers_under(adr: &Adr, key: &str) -> Vec<u32> {
-    let Some(fm) = adr.front_matter() else {
-        return Vec::new();
-    };
-    let texts: Vec<String> = match fm.map.get(key) {
-        Some(Value::Sequence(items)) => items.iter().filter_map(yaml::scalar_text).collect(),
-        Some(value @ (Value::String(_) | Value::Number(_))) => {
-            yaml::scalar_text(value).into_iter().collect()
-        }
-        _ => Vec::new(),
-    };
-    texts.iter().filter_map(|t| adr::number_in_id(t)).collect()
+    adr::succession::listed(adr, key)
+        .iter()
+        .filter_map(|t| adr::number_in_id(t))
+        .collect()
 }
 
 /// The successor a status names: `superseded by ADR-0005`, `Superseded by [2. X](0002-x.md)`.

@@ -3,12 +3,12 @@
 //! to ADRs that do not exist, a Superseded ADR without a successor, and numbers
 //! too large to be real.
 
+use crate::adr::succession::{SUPERSEDED_BY_KEYS, listed as links};
 use std::collections::BTreeSet;
 
 use crate::adr::catalog::{Catalog, Entry, MAX_NUMBER, format_number_width};
 use crate::adr::{self, Adr};
 use crate::diagnostic::Finding;
-use crate::yaml::{self, Value};
 
 declare_rules! {
     /// ## What it does
@@ -123,23 +123,6 @@ declare_rules! {
         severity: Error,
         category: Numbering,
         summary: "the ADR directory does not exist",
-    }
-}
-
-/// Front matter keys naming the successor (the seeds write both spellings).
-const SUPERSEDED_BY_KEYS: [&str; 2] = ["superseded_by", "superseded-by"];
-
-/// ADR numbers listed under `key` (a scalar or a list), as written.
-fn links(adr: &Adr, key: &str) -> Vec<String> {
-    let Some(fm) = adr.front_matter() else {
-        return Vec::new();
-    };
-    match fm.map.get(key) {
-        Some(Value::Sequence(items)) => items.iter().filter_map(yaml::scalar_text).collect(),
-        Some(value @ (Value::String(_) | Value::Number(_))) => {
-            yaml::scalar_text(value).into_iter().collect()
-        }
-        _ => Vec::new(),
     }
 }
 
