@@ -25,6 +25,7 @@
 //! user is told.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use super::changes;
 use super::store::{Origin, Record, Store};
@@ -43,8 +44,19 @@ pub struct SessionConfig {
     /// For stderr and the log.
     pub note: Option<String>,
     pub store: Option<Store>,
-    /// The record as this event found or made it.
-    pub record: Option<Record>,
+    /// The record as this event found or made it: read on first use when the
+    /// event needed only its header ([`SessionConfig::record`]).
+    record: OnceLock<Option<Record>>,
+}
+
+impl SessionConfig {
+    /// The session's record (its baseline of ADRs, what its hooks last saw),
+    /// read from the store on first use; `None` without a store or record.
+    pub fn record(&self) -> Option<&Record> {
+        self.record
+            .get_or_init(|| self.store.as_ref().and_then(Store::load))
+            .as_ref()
+    }
 }
 
 /// Where in its session the event this process answers stands.
@@ -68,7 +80,7 @@ pub(super) fn open(root: &Path, session: &str, moment: Moment) -> SessionConfig 
         message: None,
         note: None,
         store: None,
-        record: None,
+        record: OnceLock::from(None),
     };
     let Some(store) = Store::of(root, session) else {
         config.note = Some(
@@ -81,45 +93,53 @@ pub(super) fn open(root: &Path, session: &str, moment: Moment) -> SessionConfig 
     // same `stat` as when it was last compared (records are replaced by rename,
     // so a read never sees half of one).
     let stats = crate::config::protected::stat_fingerprint(root);
-    let record = match store.load() {
-        Some(record) if !record.pinned || record.config_stat == stats => record,
-        _ => {
-            let _lock = match store.lock() {
-                Ok(lock) => lock,
-                Err(e) => {
-                    config.note = Some(e.to_string());
-                    return config;
-                }
-            };
-            let now = Snapshot::read(root);
-            let digest = now.digest();
-            match store.load() {
-                Some(mut record) => {
-                    if record.pinned && record.config_digest != digest {
-                        adopt_or_keep(root, &store, &mut record, &now, &digest, &mut config);
-                    }
-                    if record.config_digest == digest && record.config_stat != stats {
-                        // Touched, not changed: the next event needs no read.
-                        record.config_stat = stats;
-                        let _ = store.save(&record);
-                    }
-                    record
-                }
-                None => new_record(
-                    root,
-                    session,
-                    &store,
-                    (&now, &digest, &stats),
-                    moment,
-                    &mut config,
-                ),
+    if let Some(header) = store.load_header()
+        && (!header.pinned || header.config_stat == stats)
+    {
+        // The record itself is read when something needs it.
+        if header.pinned && store.config_dir().is_dir() {
+            config.config_root = store.config_dir();
+        }
+        config.record = OnceLock::new();
+        config.store = Some(store);
+        return config;
+    }
+    let record = {
+        let _lock = match store.lock() {
+            Ok(lock) => lock,
+            Err(e) => {
+                config.note = Some(e.to_string());
+                return config;
             }
+        };
+        let now = Snapshot::read(root);
+        let digest = now.digest();
+        match store.load() {
+            Some(mut record) => {
+                if record.pinned && record.config_digest != digest {
+                    adopt_or_keep(root, &store, &mut record, &now, &digest, &mut config);
+                }
+                if record.config_digest == digest && record.config_stat != stats {
+                    // Touched, not changed: the next event needs no read.
+                    record.config_stat = stats;
+                    let _ = store.save(&record);
+                }
+                record
+            }
+            None => new_record(
+                root,
+                session,
+                &store,
+                (&now, &digest, &stats),
+                moment,
+                &mut config,
+            ),
         }
     };
     if record.pinned && store.config_dir().is_dir() {
         config.config_root = store.config_dir();
     }
-    config.record = Some(record);
+    config.record = OnceLock::from(Some(record));
     config.store = Some(store);
     config
 }

@@ -143,7 +143,7 @@ pub(super) fn post_tool_use(
     let mut loaded = None;
     let changed = changes::changed_since_seen(
         root,
-        config.store.as_ref().zip(config.record.as_ref()),
+        config.store.as_ref().zip(config.record()),
         &candidates,
         || {
             let settings = ctx.settings().ok()?;

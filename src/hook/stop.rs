@@ -406,7 +406,7 @@ pub(super) fn check_touched(
 /// from `HEAD`).
 fn changed_files(ctx: &Context, adrs: &AdrMatcher, notes: &mut Vec<String>) -> Vec<String> {
     let (root, config) = (ctx.root.as_path(), ctx.config());
-    let Some(record) = &config.record else {
+    let Some(record) = config.record() else {
         return Vec::new();
     };
     let mut changed = changes::changed_since_start(root, record, adrs);

@@ -146,6 +146,16 @@ pub struct Record {
     pub dirs: BTreeMap<String, i128>,
 }
 
+/// The fields of a [`Record`] that decide which configuration an event reads;
+/// the rest of the record is skipped, not built.
+#[derive(Debug, Clone, Deserialize)]
+pub(super) struct RecordHeader {
+    #[serde(default)]
+    pub config_stat: String,
+    #[serde(default)]
+    pub pinned: bool,
+}
+
 /// Where one session's record lives.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -242,13 +252,22 @@ impl Store {
     }
 
     pub(super) fn load(&self) -> Option<Record> {
-        let bytes = crate::fs::read::regular(
+        serde_json::from_slice(&self.read_record()?).ok()
+    }
+
+    /// What the record says about the session's configuration, without building
+    /// its file maps (the baseline of every ADR: most events do not need it).
+    pub(super) fn load_header(&self) -> Option<RecordHeader> {
+        serde_json::from_slice(&self.read_record()?).ok()
+    }
+
+    fn read_record(&self) -> Option<Vec<u8>> {
+        crate::fs::read::regular(
             &self.record_path(),
             RECORD_LIMIT,
             crate::fs::read::Links::Refuse,
         )
-        .ok()?;
-        serde_json::from_slice(&bytes).ok()
+        .ok()
     }
 
     pub(super) fn save(&self, record: &Record) -> Result<(), StoreError> {

@@ -463,7 +463,7 @@ fn duplicate_id(
         .adr_id
         .valid()
         .and_then(|id| crate::adr::number_in_id(id))?;
-    let record = ctx.config_if_opened().and_then(|c| c.record.as_ref());
+    let record = ctx.config_if_opened().and_then(|c| c.record());
     let others = super::changes::same_number(&ctx.root, record, rel, number, matcher);
     if others.is_empty() {
         return None;

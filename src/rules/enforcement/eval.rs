@@ -10,7 +10,9 @@
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
-use regex::Regex;
+use regex_automata::meta::{self, Regex};
+use regex_automata::nfa::thompson::WhichCaptures;
+use regex_automata::util::syntax;
 
 use super::imports::Lang;
 use super::manifest;
@@ -141,9 +143,8 @@ impl Compiled {
             _ => None,
         };
         let regex = match &rule.kind {
-            Kind::ForbidPattern { pattern } | Kind::RequirePattern { pattern } => {
-                Some(compile_pattern(pattern)?)
-            }
+            Kind::ForbidPattern { pattern } => Some(compile_pattern(pattern, Haystack::Lines)?),
+            Kind::RequirePattern { pattern } => Some(compile_pattern(pattern, Haystack::File)?),
             _ => None,
         };
         Ok(Compiled {
@@ -184,9 +185,8 @@ impl Compiled {
     fn regex(&self) -> Option<&Regex> {
         self.regex
             .get_or_init(|| match &self.rule.kind {
-                Kind::ForbidPattern { pattern } | Kind::RequirePattern { pattern } => {
-                    compile_pattern(pattern).ok()
-                }
+                Kind::ForbidPattern { pattern } => compile_pattern(pattern, Haystack::Lines).ok(),
+                Kind::RequirePattern { pattern } => compile_pattern(pattern, Haystack::File).ok(),
                 _ => None,
             })
             .as_ref()
@@ -319,12 +319,41 @@ impl Compiled {
 }
 
 /// A rule's pattern, compiled: multi-line, its size bounded.
-fn compile_pattern(pattern: &str) -> Result<Regex, String> {
-    regex::RegexBuilder::new(pattern)
-        .multi_line(true)
-        .size_limit(PATTERN_SIZE_LIMIT)
-        .build()
-        .map_err(|e| format!("the pattern `{pattern}` does not compile: {e}"))
+/// What a pattern is matched against, which decides how it is compiled.
+#[derive(Debug, Clone, Copy)]
+enum Haystack {
+    /// The lines a change adds, each short: the NFA simulation alone answers
+    /// at once, and the lazy DFA would cost more to set up than it saves.
+    Lines,
+    /// A whole file.
+    File,
+}
+
+/// Compile a rule's pattern as the `regex` crate would (multi-line, its size
+/// limit), for `is_match` only. Each engine of `regex_automata::meta` gives the
+/// same answer; the choice only moves the cost between compiling and matching.
+fn compile_pattern(pattern: &str, haystack: Haystack) -> Result<Regex, String> {
+    let mut config = meta::Config::new()
+        .nfa_size_limit(Some(PATTERN_SIZE_LIMIT))
+        .onepass_size_limit(Some(PATTERN_SIZE_LIMIT))
+        .which_captures(WhichCaptures::None);
+    if let Haystack::Lines = haystack {
+        config = config.hybrid(false).dfa(false).onepass(false);
+    }
+    meta::Builder::new()
+        .syntax(syntax::Config::new().multi_line(true))
+        .configure(config)
+        .build(pattern)
+        .map_err(|e| {
+            // The `regex` crate's message shows where the pattern went wrong.
+            let why = regex::RegexBuilder::new(pattern)
+                .multi_line(true)
+                .size_limit(PATTERN_SIZE_LIMIT)
+                .build()
+                .err()
+                .map_or_else(|| e.to_string(), |e| e.to_string());
+            format!("the pattern `{pattern}` does not compile: {why}")
+        })
 }
 
 /// Imports of `modules` in `after` that `before` did not have, read in each of `langs`.
@@ -543,6 +572,49 @@ mod tests {
         assert!(change.imports.get().is_some());
     }
 
+    /// Lines and whole files are matched by differently compiled engines: both
+    /// answer as the `regex` crate does.
+    #[test]
+    fn both_compilations_answer_as_the_regex_crate() {
+        let patterns = [
+            r"requests\.get\(",
+            r"^\s*print\(",
+            r"(?i)TODO|FIXME",
+            r"\bunsafe\b",
+            r"^$",
+            r"[\p{Greek}]+",
+            r"foo$",
+            r"\d{3,}-\w+",
+        ];
+        let texts = [
+            "requests.get(url)",
+            "  print(x)",
+            "todo: later",
+            "let x = unsafe { y };",
+            "",
+            "alpha αβγ",
+            "a foo\nbar",
+            "call 1234-abc",
+            "nothing here\nat all",
+        ];
+        for pattern in patterns {
+            let reference = regex::RegexBuilder::new(pattern)
+                .multi_line(true)
+                .build()
+                .unwrap();
+            for haystack in [Haystack::Lines, Haystack::File] {
+                let ours = compile_pattern(pattern, haystack).unwrap();
+                for text in texts {
+                    assert_eq!(
+                        ours.is_match(text),
+                        reference.is_match(text),
+                        "{pattern:?} on {text:?} ({haystack:?})"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_bad_pattern_or_glob_does_not_compile() {
         let bad = Compiled::new(CodeRule {
@@ -555,7 +627,9 @@ mod tests {
             paths: None,
             examples: None,
         });
-        assert!(bad.unwrap_err().contains("does not compile"));
+        let why = bad.unwrap_err();
+        assert!(why.starts_with("the pattern `(` does not compile: regex parse error:"));
+        assert!(why.contains("unclosed group"), "{why}");
         let huge = Compiled::new(CodeRule {
             id: "r".into(),
             kind: Kind::ForbidPattern {
