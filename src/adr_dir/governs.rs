@@ -162,7 +162,6 @@ struct Indexed {
     #[serde(skip)]
     rules: OnceLock<Vec<Compiled>>,
     /// Where its rules are in the cache's rule block.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     rules_at: Option<(usize, usize)>,
     /// What its rules can reach, known without reading them.
     reach: Reach,

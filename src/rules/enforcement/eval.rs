@@ -8,6 +8,8 @@
 //! trailing blanks aside); an import when the old text did not import that module.
 
 use std::collections::HashSet;
+
+use foldhash::fast::RandomState;
 use std::sync::OnceLock;
 
 use regex_automata::meta::{self, Regex};
@@ -67,10 +69,9 @@ pub fn may_match(globs: &[String], path: &str) -> bool {
     globs.iter().any(|g| path.starts_with(literal_prefix(g)))
 }
 
-/// The imports of a file's new text, and the modules its old text imported.
-type Imports = (Vec<(usize, String)>, HashSet<String>);
-/// [`Imports`], borrowed.
-type ImportsRef<'b> = (&'b [(usize, String)], &'b HashSet<String>);
+/// A set of the lines or modules of one file: `foldhash`, seeded per process,
+/// hashes a file's lines several times faster than std's `SipHash`.
+type Set<T> = HashSet<T, RandomState>;
 
 /// One file's change as the rules read it: what each rule needs of it (the lines
 /// it adds, its imports) is worked out once, on first use, for all of them.
@@ -83,7 +84,11 @@ pub struct FileChange<'a> {
     /// `None`: deleted.
     pub after: Option<&'a str>,
     added: OnceLock<Vec<(usize, &'a str)>>,
-    imports: OnceLock<Option<Imports>>,
+    /// The imports of the new text, in the language of the path.
+    imports: OnceLock<Option<Vec<(usize, String)>>>,
+    /// The modules the old text imported: read only when a new import is one
+    /// that some rule forbids.
+    old_imports: OnceLock<Set<String>>,
 }
 
 impl<'a> FileChange<'a> {
@@ -94,6 +99,7 @@ impl<'a> FileChange<'a> {
             after,
             added: OnceLock::new(),
             imports: OnceLock::new(),
+            old_imports: OnceLock::new(),
         }
     }
 
@@ -104,7 +110,7 @@ impl<'a> FileChange<'a> {
             let Some(after) = self.after else {
                 return Vec::new();
             };
-            let old: HashSet<&str> = self
+            let old: Set<&str> = self
                 .before
                 .map(|b| b.lines().map(str::trim).collect())
                 .unwrap_or_default();
@@ -116,21 +122,24 @@ impl<'a> FileChange<'a> {
         })
     }
 
-    /// The imports of the new text and the modules the old one imported, in the
-    /// language of the path (None: a file without imports, or deleted).
-    fn imports(&self) -> Option<ImportsRef<'_>> {
+    /// The imports of the new text, in the language of the path (None: a file
+    /// without imports, or deleted).
+    fn imports(&self) -> Option<&[(usize, String)]> {
         self.imports
-            .get_or_init(|| {
-                let lang = Lang::of_path(self.path)?;
-                let after = self.after?;
-                let old = self
-                    .before
-                    .map(|b| lang.imports(b).into_iter().map(|(_, m)| m).collect())
-                    .unwrap_or_default();
-                Some((lang.imports(after), old))
+            .get_or_init(|| Some(Lang::of_path(self.path)?.imports(self.after?)))
+            .as_deref()
+    }
+
+    /// Whether the old text imported `module` (exactly as the new text names it).
+    fn imported_before(&self, module: &str) -> bool {
+        self.old_imports
+            .get_or_init(|| match (Lang::of_path(self.path), self.before) {
+                (Some(lang), Some(before)) => {
+                    lang.imports(before).into_iter().map(|(_, m)| m).collect()
+                }
+                _ => Set::default(),
             })
-            .as_ref()
-            .map(|(new, old)| (new.as_slice(), old))
+            .contains(module)
     }
 }
 
@@ -233,7 +242,11 @@ impl Compiled {
         match &self.rule.kind {
             Kind::ForbidImport { modules } => change
                 .imports()
-                .map(|(new, old)| forbidden(Lang::of_path(change.path), modules, new, old))
+                .map(|new| {
+                    forbidden(Lang::of_path(change.path), modules, new, |m| {
+                        change.imported_before(m)
+                    })
+                })
                 .unwrap_or_default(),
             Kind::ForbidDependency { packages } => {
                 manifest::added(change.path, change.before, after, packages)
@@ -365,28 +378,33 @@ fn forbidden_imports(
 ) -> Vec<Hit> {
     let mut hits = Vec::new();
     for &lang in langs {
-        let old: HashSet<String> = before
+        let old: Set<String> = before
             .map(|b| lang.imports(b).into_iter().map(|(_, m)| m).collect())
             .unwrap_or_default();
-        hits.extend(forbidden(Some(lang), modules, &lang.imports(after), &old));
+        hits.extend(forbidden(Some(lang), modules, &lang.imports(after), |m| {
+            old.contains(m)
+        }));
     }
     hits
 }
 
-/// The imports of `new` (in `lang`) of `modules` that `old` did not import.
+/// The imports of `new` (in `lang`) of `modules` that the old text did not
+/// import (`imported_before`, asked only about a forbidden one).
 fn forbidden(
     lang: Option<Lang>,
     modules: &[String],
     new: &[(usize, String)],
-    old: &HashSet<String>,
+    imported_before: impl Fn(&str) -> bool,
 ) -> Vec<Hit> {
     let Some(lang) = lang else {
         return Vec::new();
     };
     new.iter()
-        .filter(|(_, imported)| !old.contains(imported))
         .filter_map(|(line, imported)| {
             let module = modules.iter().find(|m| lang.is_within(imported, m))?;
+            if imported_before(imported) {
+                return None;
+            }
             Some(Hit {
                 line: Some(*line),
                 message: if imported == module {
