@@ -340,6 +340,93 @@ fn check_transitions(
     }
 }
 
+/// An ADR of the commit-to-be as the catalog reads it: its staged content parsed
+/// (`parse`, and when it is a regular file), its path in the work tree.
+fn staged_entry(
+    staged: &StagedIndex,
+    entry: &StagedEntry,
+    root: &Path,
+    dir_rel: &str,
+    limit: u64,
+    parse: bool,
+) -> crate::adr::catalog::Entry {
+    let path = root.join(&entry.path);
+    let adr = (parse && matches!(entry.kind, EntryKind::Regular | EntryKind::Executable))
+        .then(|| {
+            staged
+                .read_blob(entry, limit)
+                .ok()
+                .and_then(|bytes| input::decode(bytes, limit).ok())
+                .map(|text| Adr::parse(&text))
+        })
+        .flatten();
+    crate::adr::catalog::Entry {
+        link: entry.path[dir_rel.len() + 1..].to_owned(),
+        file_number: adr::number_in_file_name(&path),
+        adr,
+        path,
+    }
+}
+
+/// The governing index of the commit-to-be: its ADRs as staged, not as the work
+/// tree has them, so that an accepted ADR's rule weakened in the work tree and
+/// left unstaged does not decide what the commit may do. None when no staged ADR
+/// of the ADR directory has rules that bind or warn.
+fn staged_ruling_index(
+    staged: &StagedIndex,
+    engine: &Engine,
+) -> Option<crate::adr_dir::governs::Index> {
+    let dir_rel = engine
+        .settings
+        .adr
+        .directory
+        .trim_start_matches("./")
+        .trim_end_matches('/');
+    let prefix = format!("{dir_rel}/");
+    let limit = engine.settings.adr.max_file_size;
+    let root = engine.root.as_path();
+    let in_dir = |path: &str| {
+        path.strip_prefix(&prefix).is_some_and(|rest| {
+            // The folders the catalog walks: not hidden, not build output.
+            let mut folders = rest.split('/').rev().skip(1);
+            !folders.any(|f| f.starts_with('.') || engine::SKIPPED_DIRS.contains(&f))
+        }) && engine.matcher().is_adr(path)
+    };
+    let changed = staged.changed();
+    let adrs: Vec<&StagedEntry> = changed
+        .iter()
+        .chain(staged.unchanged())
+        .filter(|e| in_dir(&e.path) && matches!(e.kind, EntryKind::Regular | EntryKind::Executable))
+        .collect();
+    // Only the ADRs that may hold rules are parsed (one blob read each).
+    let mut entries = Vec::new();
+    for entry in adrs {
+        let Ok(bytes) = staged.read_blob(entry, limit) else {
+            continue;
+        };
+        if !rule_check::mentions_rules(&bytes) {
+            continue;
+        }
+        let mut parsed = staged_entry(staged, entry, root, dir_rel, limit, false);
+        parsed.adr = input::decode(bytes, limit)
+            .ok()
+            .map(|text| Adr::parse(&text));
+        entries.push(parsed);
+    }
+    if entries.is_empty() {
+        return None;
+    }
+    let catalog = crate::adr::catalog::Catalog {
+        dir: root.join(dir_rel),
+        entries,
+        width: engine.settings.adr.number_width,
+        reserved: Vec::new(),
+    };
+    let index = crate::adr_dir::governs::Index::from_catalog(root, &catalog);
+    let rules = index.ruling().next().is_some();
+    rules.then_some(index)
+}
+
 /// The rules of the ADRs that govern the staged files, on the staged diff: every staged
 /// file that is not an ADR, `HEAD`'s content before, the staged content after (deleted
 /// files too, for `require_co_change`). Binary files and files above `adr.max_file_size`
@@ -354,14 +441,15 @@ fn check_code(staged: &StagedIndex, engine: &Engine) -> Result<Vec<Finding>, Pre
     if !code_changed {
         return Ok(Vec::new());
     }
-    let Some(index) = rule_check::ruling_index(engine).map_err(PreCommitError::Config)? else {
+    let Some(index) = staged_ruling_index(staged, engine) else {
         return Ok(Vec::new());
     };
     let limit = engine.settings.adr.max_file_size;
     let mut changes = Vec::new();
+    // The index holds the ADRs with rules only: the others are ADRs all the same.
+    let is_adr = |path: &str| index.is_adr(path) || engine.matcher().is_adr(path);
     for entry in staged.changed() {
-        if index.is_adr(&entry.path)
-            || !matches!(entry.kind, EntryKind::Regular | EntryKind::Executable)
+        if is_adr(&entry.path) || !matches!(entry.kind, EntryKind::Regular | EntryKind::Executable)
         {
             continue;
         }
@@ -389,7 +477,7 @@ fn check_code(staged: &StagedIndex, engine: &Engine) -> Result<Vec<Finding>, Pre
         });
     }
     for path in staged.deleted() {
-        if index.is_adr(&path) {
+        if is_adr(&path) {
             continue;
         }
         let before = staged
@@ -552,24 +640,8 @@ fn check_index_drift(staged: &StagedIndex, engine: &Engine, root: &Path) -> Vec<
             .is_some_and(|rest| !rest.contains('/'))
             && engine.matcher().is_adr(path)
     };
-    let entry_of = |entry: &StagedEntry, parse: bool| {
-        let path = root.join(&entry.path);
-        let adr = (parse && matches!(entry.kind, EntryKind::Regular | EntryKind::Executable))
-            .then(|| {
-                staged
-                    .read_blob(entry, limit)
-                    .ok()
-                    .and_then(|bytes| input::decode(bytes, limit).ok())
-                    .map(|text| Adr::parse(&text))
-            })
-            .flatten();
-        Entry {
-            link: entry.path[dir_rel.len() + 1..].to_owned(),
-            file_number: adr::number_in_file_name(&path),
-            adr,
-            path,
-        }
-    };
+    let entry_of =
+        |entry: &StagedEntry, parse: bool| staged_entry(staged, entry, root, dir_rel, limit, parse);
     let entries: Vec<Entry> = changed
         .iter()
         .filter(|e| in_dir(&e.path) && matches!(e.kind, EntryKind::Regular | EntryKind::Executable))

@@ -50,7 +50,7 @@ pub fn ruling_index(engine: &Engine) -> anyhow::Result<Option<Index>> {
 
 /// Whether an ADR's bytes may hold an `## Enforcement` section with rules (a
 /// necessary condition, any case).
-fn mentions_rules(bytes: &[u8]) -> bool {
+pub fn mentions_rules(bytes: &[u8]) -> bool {
     let lower = bytes.to_ascii_lowercase();
     let has = |needle: &[u8]| memchr::memmem::find(&lower, needle).is_some();
     (has(b"enforcement") || has(b"durchsetzung")) && has(b"rules")

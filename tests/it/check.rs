@@ -81,6 +81,41 @@ fn a_commit_adding_a_forbidden_import_is_refused_with_the_rule_named() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
 }
 
+/// The commit is judged by its own ADRs: a rule weakened in the work tree and left
+/// unstaged lets nothing through, and a rule the commit stages applies to it.
+#[test]
+fn the_rules_of_the_staged_adrs_judge_the_commit_not_the_work_tree() {
+    let repo = repo_with("Accepted", NO_HTTP);
+    stage(&repo, "src/api.py", "import requests\n");
+    // The ADR's rule made harmless in the work tree only.
+    repo.write(
+        ADR_FILE,
+        adr(
+            "Accepted",
+            &NO_HTTP.replace("[requests]", "[nothing_at_all]"),
+        ),
+    );
+    let out = repo.pre_commit();
+    let err = stderr(&out);
+    assert_eq!(code(&out), 1, "{err}");
+    assert!(
+        err.contains("error[ADR-014/no-direct-http] imports `requests`"),
+        "{err}"
+    );
+    // The other way round: the work tree drops the rule, the commit adds one.
+    let repo = repo_with("Accepted", NO_HTTP);
+    repo.write(
+        ADR_FILE,
+        adr("Accepted", &format!("{NO_HTTP}{NO_HTTP_CLIENTS}")),
+    );
+    repo.git(&["add", ADR_FILE]);
+    stage(&repo, "Cargo.toml", "[dependencies]\nreqwest = \"0.12\"\n");
+    repo.write(ADR_FILE, adr("Accepted", NO_HTTP));
+    let out = repo.pre_commit();
+    let err = stderr(&out);
+    assert!(err.contains("error[ADR-014/no-http-clients]"), "{err}");
+}
+
 #[test]
 fn the_model_in_claude_code_reads_what_to_do_and_not_the_override() {
     let repo = repo_with("Accepted", NO_HTTP);
