@@ -10,7 +10,8 @@
 # How: an unstripped release build runs each hot path once under callgrind (the hook's
 # no-op for a Write and for a Bash command, a Bash PreToolUse, SessionStart, and the
 # PostToolUse check of the 51 KB seed ADR with the built-in rules and with a repository's
-# rules file); every function it entered becomes one input-section pattern, in that order
+# rules file, and last a PostToolUse Write of a 20 KB source file under the rules of 200
+# accepted ADRs, scripts/bench-governs.sh's case); every function it entered becomes one input-section pattern, in that order
 # (the no-op's first). Rust names are v0 names with their per-build hashes (crate
 # disambiguators) as `*`, so the list matches in any build of the same code, in any folder,
 # with any compiler (scripts/hot_text.py says how); a pattern that matches nothing is ignored
@@ -53,10 +54,25 @@ event bash "$seed_repo" "$(bash_of PostToolUse)"
 event adr "$seed_repo" "$(write_of "$seed_repo/adr/015-approval.md")"
 event adr-rules "$rules_repo" "$(write_of "$rules_repo/adr/015-approval.md")"
 
+# A file under the rules of accepted ADRs (scripts/gen_governed.py), in a real repository:
+# its version at HEAD is read through git.
+gov="$work/governed"
+python3 scripts/gen_governed.py "$gov" 200 5
+mkdir -p "$gov/config" && printf 'approvals:\n  adr:\n    enabled: false\n' > "$gov/config/approvals.yaml"
+(cd "$gov" && git init -q . && git add -A &&
+  git -c user.name=hot -c user.email=hot@example.com commit -q -m "200 ADRs, 1,000 rules")
+cp "$gov/src/mod0/service.next.py" "$gov/src/mod0/service.py"
+event start-governed "$gov" '"hook_event_name":"SessionStart","source":"startup"'
+event governed "$gov" "$(write_of "$gov/src/mod0/service.py")"
+
 export HELIX_GATE_STATE_DIR="$work/state"
+# The governing index's cache, built as a session start builds it, and older than its
+# racy window (2.5 s), so the profiled call reads it as a hook call does.
+(cd "$gov" && CLAUDE_PROJECT_DIR="$gov" "$bin" hook < "$work/start-governed.json" > /dev/null)
+sleep 3
 profiles=()
 # The order of the list: what every call runs first, the ADR check next.
-for spec in noop:seed prebash:seed start:seed start-rules:seed-rules adr:seed adr-rules:seed-rules bash:seed; do
+for spec in noop:seed prebash:seed start:seed start-rules:seed-rules adr:seed adr-rules:seed-rules bash:seed governed:governed; do
   name="${spec%%:*}"
   repo="$work/${spec#*:}"
   (cd "$repo" && CLAUDE_PROJECT_DIR="$repo" valgrind -q --tool=callgrind --demangle=no \
