@@ -257,3 +257,30 @@ fn quoting_and_a_git_hook_without_helix_gate_are_named() {
     );
     assert_eq!(code(&out), 1);
 }
+
+#[test]
+fn a_user_scope_registration_stays_silent_where_the_repository_did_not_opt_in() {
+    let repo = ScratchRepo::new();
+    let setup = Setup {
+        repo,
+        home: tempfile::tempdir().unwrap(),
+        tmp: tempfile::tempdir().unwrap(),
+    };
+    let out = setup.helix(&["install", "claude", "--scope", "user"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let (status, report) = setup.probe();
+    let got = outcomes(&report);
+    assert_eq!(got.len(), 1, "{report:#}");
+    assert_eq!(
+        (got[0].1.as_str(), got[0].2.as_str()),
+        ("user", "silent_as_intended"),
+        "{report:#}"
+    );
+    assert!(
+        got[0]
+            .3
+            .starts_with("this repository has no config/helix-gate.yaml"),
+        "{report:#}"
+    );
+    assert_eq!(status, 0);
+}
