@@ -11,4 +11,7 @@ target_dir="${CARGO_TARGET_DIR:-$root/target}"
 # shellcheck source=release-target.sh
 . scripts/release-target.sh
 cargo build --profile dist --locked --quiet --target "$release_target" >&2
-echo "$target_dir/$release_target/dist/helix-gate"
+case "$release_target" in
+  *-windows-*) echo "$target_dir/$release_target/dist/helix-gate.exe" ;;
+  *) echo "$target_dir/$release_target/dist/helix-gate" ;;
+esac

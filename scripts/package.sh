@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the artifact of one distribution channel and prints its path on the last line:
-#   scripts/package.sh crate|npm|pypi|tarball [OUT_DIR]
+#   scripts/package.sh crate|npm|pypi|tarball|zip [OUT_DIR]
 # OUT_DIR defaults to $CARGO_TARGET_DIR/dist (target/dist). Every artifact gets a
 # `<file>.sha256` beside it (sha256sum's format: `sha256sum -c` checks it).
 #
@@ -11,6 +11,8 @@
 #   pypi     helix_gate-<version>-py3-none-<platform>.whl, by the pinned maturin
 #   tarball  helix-gate-<version>-<target>.tar.gz: the binary, README, LICENSE, CHANGELOG,
 #            shell completions and the man page
+#   zip      helix-gate-<version>-<target>.zip: the same for Windows (helix-gate.exe), the
+#            release workflow's Windows rows
 #
 # The npm, pypi and tarball channels carry the one release binary of scripts/build-release.sh
 # (static and not position-independent on Linux/glibc); building it again is a no-op for
@@ -22,7 +24,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-usage="usage: scripts/package.sh crate|npm|pypi|tarball [OUT_DIR]"
+usage="usage: scripts/package.sh crate|npm|pypi|tarball|zip [OUT_DIR]"
 channel="${1:?$usage}"
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
 out="${2:-$target_dir/dist}"
@@ -35,6 +37,13 @@ epoch="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2> /dev/null || echo 0)}"
 # The release build's target (its RUSTFLAGS are set where maturin builds, not for the crate).
 # shellcheck source=release-target.sh
 release_target="$(. scripts/release-target.sh && echo "$release_target")"
+# The binary's file name: helix-gate.exe on Windows.
+case "$release_target" in
+  *-windows-*) exe=helix-gate.exe ;;
+  *) exe=helix-gate ;;
+esac
+# Python 3 (the Windows runners' setup-python has `python`, not `python3`).
+python="$(command -v python3 || command -v python)"
 
 # `<file>.sha256` beside `<file>`, naming the file without its directory.
 checksum() {
@@ -88,6 +97,8 @@ case "$channel" in
       aarch64-unknown-linux-*) os=linux cpu=arm64 ;;
       x86_64-apple-darwin) os=darwin cpu=x64 ;;
       aarch64-apple-darwin) os=darwin cpu=arm64 ;;
+      x86_64-pc-windows-*) os=win32 cpu=x64 ;;
+      aarch64-pc-windows-*) os=win32 cpu=arm64 ;;
       *) echo "error: no npm platform package for $release_target" >&2; exit 2 ;;
     esac
     platform="@helix-gate/cli-$os-$cpu"
@@ -97,8 +108,8 @@ case "$channel" in
     }
     # The platform package: only the binary, installed by npm where os and cpu match.
     dir="$(stage "npm-cli-$os-$cpu")"
-    cp "$bin" "$dir/helix-gate"
-    chmod 0755 "$dir/helix-gate"
+    cp "$bin" "$dir/$exe"
+    chmod 0755 "$dir/$exe"
     cp LICENSE "$dir/"
     cat > "$dir/package.json" << EOF
 {
@@ -113,7 +124,7 @@ case "$channel" in
   },
   "os": ["$os"],
   "cpu": ["$cpu"],
-  "files": ["helix-gate", "LICENSE"],
+  "files": ["$exe", "LICENSE"],
   "preferUnplugged": true
 }
 EOF
@@ -156,18 +167,18 @@ EOF
       exit 2
     }
     # The wheel must carry the very binary the other channels carry.
-    python3 - "${wheels[0]}" "$bin" << 'EOF'
+    "$python" - "${wheels[0]}" "$bin" "$exe" << 'EOF'
 import sys, zipfile
-wheel, built = sys.argv[1], sys.argv[2]
+wheel, built, exe = sys.argv[1], sys.argv[2], sys.argv[3]
 with zipfile.ZipFile(wheel) as z:
-    names = [n for n in z.namelist() if n.endswith(".data/scripts/helix-gate")]
+    names = [n for n in z.namelist() if n.endswith(".data/scripts/" + exe)]
     if len(names) != 1 or z.read(names[0]) != open(built, "rb").read():
         sys.exit(f"error: {wheel} does not carry {built} ({names})")
 EOF
     # The project page on PyPI shows the README from the wheel's METADATA: the README there
     # becomes the one with absolute links (readme_into), and RECORD gets the new hash.
     readme_into "$dir"
-    python3 - "${wheels[0]}" README.md "$dir/README.md" << 'EOF'
+    "$python" - "${wheels[0]}" README.md "$dir/README.md" << 'EOF'
 import base64, hashlib, sys, zipfile
 wheel, readme, absolute = sys.argv[1], open(sys.argv[2]).read(), open(sys.argv[3]).read()
 with zipfile.ZipFile(wheel) as z:
@@ -216,6 +227,40 @@ EOF
     else
       tar -C "$parent" -cf - "$name" | gzip -9n > "$artifact"
     fi
+    checksum "$artifact"
+    echo "$artifact"
+    ;;
+
+  zip)
+    # The Windows archive: what the tarball has, helix-gate.exe for the binary, as a zip
+    # (what Windows opens without extra tools); entries sorted, times from the commit.
+    bin="$(release_binary)"
+    name="helix-gate-$version-$release_target"
+    parent="$(stage zip)"
+    dir="$parent/$name"
+    mkdir -p "$dir/completions" "$dir/man"
+    cp "$bin" "$dir/$exe"
+    cp LICENSE CHANGELOG.md "$dir/"
+    readme_into "$dir"
+    "$bin" completions powershell > "$dir/completions/_helix-gate.ps1"
+    "$bin" completions bash > "$dir/completions/helix-gate.bash"
+    "$bin" man > "$dir/man/helix-gate.1"
+    artifact="$out/$name.zip"
+    "$python" - "$parent" "$name" "$artifact" "$epoch" << 'EOF'
+import os, sys, time, zipfile
+parent, name, artifact, epoch = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+stamp = time.gmtime(max(epoch, 315532800))[:6]  # zip dates start in 1980
+files = []
+for folder, _, names in os.walk(os.path.join(parent, name)):
+    files += [os.path.join(folder, n) for n in names]
+with zipfile.ZipFile(artifact, "w", zipfile.ZIP_DEFLATED) as z:
+    for path in sorted(files):
+        info = zipfile.ZipInfo(os.path.relpath(path, parent).replace(os.sep, "/"), stamp)
+        info.external_attr = 0o755 << 16
+        info.compress_type = zipfile.ZIP_DEFLATED
+        with open(path, "rb") as f:
+            z.writestr(info, f.read())
+EOF
     checksum "$artifact"
     echo "$artifact"
     ;;

@@ -47,6 +47,12 @@ case "$release_target" in
     fi
     export RUSTFLAGS
     ;;
+  *-windows-msvc)
+    # The C runtime linked in (as ripgrep ships): the .exe runs without the Visual C++
+    # redistributable installed.
+    RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static"
+    export RUSTFLAGS
+    ;;
   *-apple-darwin)
     # maturin sets a deployment target when none is set, and a changed one makes cargo build
     # again: set it here, for both builds (rustc's defaults: 10.12 on x86_64, 11.0 on arm64).

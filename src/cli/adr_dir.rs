@@ -258,6 +258,30 @@ pub(super) fn doctor(format: ReportFormat) -> anyhow::Result<ExitStatus> {
     Ok(status)
 }
 
+/// `helix-gate doctor --probe [--format human|json]`: exit 1 when a registration
+/// that should block does not.
+pub(super) fn doctor_probe(format: ReportFormat) -> anyhow::Result<ExitStatus> {
+    if !matches!(format, ReportFormat::Human | ReportFormat::Json) {
+        print_stderr(
+            "helix-gate: error: `doctor --probe` writes human or json (--format human|json)\n",
+        );
+        return Ok(ExitStatus::Error);
+    }
+    let report = crate::install::probe::run(&current_root())?;
+    if format == ReportFormat::Json {
+        print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
+    } else {
+        print(&crate::text::escape_controls_multiline(
+            &crate::install::probe::human(&report),
+        ))?;
+    }
+    Ok(if report.fails() {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}
+
 /// `helix-gate init [--preset NAME] [--force]`: exit 2 when the configuration exists.
 pub(super) fn init(
     preset: Option<crate::config::Preset>,

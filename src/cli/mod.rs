@@ -341,6 +341,12 @@ pub enum Command {
         /// Output format of the findings.
         #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
         format: ReportFormat,
+        /// Instead of the ADR checks: run each registration of the hook (and the git
+        /// pre-commit shim) as its agent runs it, with a write of a broken ADR in a
+        /// scratch folder, and say whether it blocks; exit 1 when one that should
+        /// block does not. Formats: human, json.
+        #[arg(long)]
+        probe: bool,
     },
     /// Consent to run the programs this repository's configuration names (its reviewer
     /// `command`): the user-scope hook runs a reviewer other than `claude` only after this.
@@ -565,7 +571,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Init { force } => adr_dir::init(cli.preset.map(Into::into), force),
         Command::List { format } => adr_dir::list(format),
         Command::Governs { paths, format } => adr_dir::governs(&paths, format),
-        Command::Doctor { format } => adr_dir::doctor(format),
+        Command::Doctor { format, probe } => {
+            if probe {
+                adr_dir::doctor_probe(format)
+            } else {
+                adr_dir::doctor(format)
+            }
+        }
         Command::Key { action, out } => key::run(action, out.as_deref()),
         Command::Trust { show, revoke } => trust::run(if show {
             trust::Action::Show

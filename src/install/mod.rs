@@ -4,3 +4,4 @@
 
 pub mod git;
 pub mod in_effect;
+pub mod probe;

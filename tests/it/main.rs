@@ -52,6 +52,7 @@ mod platforms;
 mod precommit;
 mod preset_edges;
 mod presets;
+mod probe;
 mod readme;
 mod reference;
 mod report;

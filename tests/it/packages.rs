@@ -480,7 +480,15 @@ fn npm_launcher_alone_names_the_platform_package_to_install() {
     let project = scratch.path().join("project");
     let (code, stderr, _) = launcher_in(&project, &node);
     assert_eq!(code, Some(2), "{stderr}");
-    let listed = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"].contains(&key);
+    let listed = [
+        "linux-x64",
+        "linux-arm64",
+        "darwin-x64",
+        "darwin-arm64",
+        "win32-x64",
+        "win32-arm64",
+    ]
+    .contains(&key);
     if listed {
         for part in [
             format!("the platform package @helix-gate/cli-{key}@{VERSION} is not installed"),
@@ -530,6 +538,36 @@ fn npm_launcher_alone_names_the_platform_package_to_install() {
             (code, stdout.as_str()),
             (Some(3), "native --version\n"),
             "{stderr}"
+        );
+
+        // On Windows x64 (node's platform and arch made so by a preloaded script) it runs
+        // helix-gate.exe of @helix-gate/cli-win32-x64, a platform of its table.
+        let win = project.join("node_modules/@helix-gate/cli-win32-x64");
+        std::fs::create_dir_all(&win).unwrap();
+        std::fs::copy(platform.join("helix-gate"), win.join("helix-gate.exe")).unwrap();
+        let preload = scratch.path().join("as-win32-x64.js");
+        std::fs::write(
+            &preload,
+            "Object.defineProperty(process, 'platform', { value: 'win32' });\n\
+             Object.defineProperty(process, 'arch', { value: 'x64' });\n",
+        )
+        .unwrap();
+        let out = bounded(
+            isolated(&node, &project)
+                .arg("-r")
+                .arg(&preload)
+                .arg(project.join("node_modules/helix-gate/bin/helix-gate"))
+                .arg("--version"),
+            INSTALL_LIMIT,
+        );
+        assert_eq!(
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).as_ref()
+            ),
+            (Some(3), "native --version\n"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
         );
     }
 }
@@ -685,6 +723,8 @@ fn release_targets_npm_platforms_and_changelog_agree() {
             };
             let os = if t.contains("linux") {
                 "linux"
+            } else if t.contains("windows") {
+                "win32"
             } else {
                 "darwin"
             };
