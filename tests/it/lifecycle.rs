@@ -609,6 +609,30 @@ fn a_shell_that_accepts_an_adr_is_blocked_after_the_command() {
     assert!(text.contains("acceptance-unrecorded"), "{text}");
 }
 
+#[test]
+fn report_lists_the_status_changes_a_person_made_per_adr() {
+    let repo = proposed();
+    let out = repo.helix(&["report", "--out", "-"]);
+    assert!(
+        stdout(&out).contains("No ADR's status was changed with"),
+        "{}",
+        rules(&out)
+    );
+    let out = repo.helix(&["accept", "7", "--by", "Ann <ann@x>", "--reason", "review"]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    let out = repo.helix(&["report", "--out", "-"]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    let page = stdout(&out);
+    assert!(
+        page.contains("<h2>Status changes by a person</h2>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<td>docs/decisions/0007-grpc.md</td><td>Proposed &rarr; Accepted</td><td>Ann &lt;ann@x&gt;</td>"),
+        "{page}"
+    );
+}
+
 mod e2e {
     //! The real Claude Code client against the fake model API: the scripted model
     //! sets its own ADR to accepted and edits an accepted Decision; both are
