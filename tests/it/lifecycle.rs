@@ -633,6 +633,41 @@ fn report_lists_the_status_changes_a_person_made_per_adr() {
     );
 }
 
+#[test]
+fn validate_of_files_warns_of_a_one_sided_supersession() {
+    let repo = repo();
+    repo.write(
+        NEW,
+        madr("Use gRPC", "status: proposed\nsupersedes: [\"0003\"]"),
+    );
+    // 0003 was not among the files: a warning, the exit stays 0.
+    let out = repo.helix(&["validate", NEW]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    assert!(
+        rules(&out).contains("warning[supersession-one-sided] supersedes names 0003, but docs/decisions/0003-rest.md does not name this ADR in superseded_by"),
+        "{}",
+        rules(&out)
+    );
+    // Both given: a warning on each side; doctor makes them errors.
+    let out = repo.helix(&["validate", NEW, OLD]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    assert_eq!(
+        rules(&out)
+            .matches("warning[supersession-one-sided]")
+            .count(),
+        2,
+        "{}",
+        rules(&out)
+    );
+    let out = repo.helix(&["validate"]);
+    assert_eq!(code(&out), 1, "{}", rules(&out));
+    assert!(
+        rules(&out).contains("error[supersession-one-sided]"),
+        "{}",
+        rules(&out)
+    );
+}
+
 mod e2e {
     //! The real Claude Code client against the fake model API: the scripted model
     //! sets its own ADR to accepted and edits an accepted Decision; both are
