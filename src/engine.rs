@@ -689,6 +689,62 @@ pub fn check_across(checked: &mut [(PathBuf, Checked)], bystanders: &[across::Me
     }
 }
 
+/// The supersession rules across files for `files` validated by name
+/// (`validate FILE...`), with the repository's other ADRs taking part: as
+/// warnings, each with the file it belongs to. The other side may not be among the
+/// files checked, and validate of files never failed on another file's state;
+/// `doctor`, pre-commit, `check` and `validate` of the repository or a directory
+/// keep them errors.
+pub fn supersession_of_files(engine: &Engine, files: &[PathBuf]) -> Vec<(PathBuf, Finding)> {
+    fn member((path, shown, adr): &(PathBuf, String, Adr)) -> across::Member<'_> {
+        across::Member {
+            path: shown.as_str(),
+            adr,
+            file_number: adr::number_in_file_name(path),
+        }
+    }
+    const RULES: [&str; 3] = [
+        across::SUPERSESSION_ONE_SIDED.id,
+        across::SUPERSESSION_CYCLE.id,
+        across::PREDECESSOR_ACTIVE.id,
+    ];
+    let limit = engine.settings.adr.max_file_size;
+    let parse = |path: &Path| {
+        read_limited(path, limit)
+            .ok()
+            .and_then(|bytes| rules::input::decode(bytes, limit).ok())
+            .map(|text| Adr::parse(&text))
+    };
+    let absolute: Vec<PathBuf> = files.iter().map(|f| crate::paths::absolute(f)).collect();
+    let parsed = |paths: Vec<PathBuf>| -> Vec<(PathBuf, String, Adr)> {
+        paths
+            .into_iter()
+            .filter_map(|p| {
+                let adr = parse(&p)?;
+                Some((p.clone(), crate::paths::display(&engine.root, &p), adr))
+            })
+            .collect()
+    };
+    let own = parsed(files.to_vec());
+    let others = parsed(
+        engine
+            .repository_adrs()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| !absolute.contains(&crate::paths::absolute(p)))
+            .collect(),
+    );
+    let members: Vec<across::Member<'_>> = own.iter().chain(&others).map(member).collect();
+    across::check(&members)
+        .into_iter()
+        .filter(|(i, f)| *i < own.len() && RULES.contains(&f.rule.as_str()))
+        .map(|(i, mut finding)| {
+            finding.severity = crate::diagnostic::Severity::Warning;
+            (own[i].0.clone(), finding)
+        })
+        .collect()
+}
+
 /// Directories never descended into.
 pub const SKIPPED_DIRS: [&str; 4] = ["node_modules", "target", ".git", crate::fs::data_dir::DIR];
 

@@ -315,7 +315,8 @@ fn check_transitions(
         let Ok(now) = staged.read_blob(entry, limit) else {
             continue;
         };
-        let now = Adr::parse(&String::from_utf8_lossy(&now));
+        let content = now;
+        let now = Adr::parse(&String::from_utf8_lossy(&content));
         let before = match entry.status {
             ChangeStatus::Added if !born => continue,
             ChangeStatus::Added => None,
@@ -324,14 +325,21 @@ fn check_transitions(
                 _ => continue,
             },
         };
-        let found =
-            crate::rules::lifecycle::transition(before.as_ref(), &now, &engine.settings.lifecycle)
-                .into_iter()
-                .chain(
-                    before
-                        .as_ref()
-                        .and_then(|b| crate::rules::lifecycle::rewritten(b, &now)),
-                );
+        let lifecycle = &engine.settings.lifecycle;
+        let found = crate::rules::lifecycle::transition(before.as_ref(), &now, lifecycle)
+            .into_iter()
+            .chain(
+                before
+                    .as_ref()
+                    .and_then(|b| crate::rules::lifecycle::rewritten(b, &now)),
+            )
+            .chain(unrecorded_acceptance(
+                &engine.root,
+                &entry.path,
+                before.as_ref(),
+                (&now, &content),
+                lifecycle,
+            ));
         let before_count = report.findings.len();
         report.findings.extend(found);
         if report.findings.len() > before_count {
@@ -425,6 +433,21 @@ fn staged_ruling_index(
     let index = crate::adr_dir::governs::Index::from_catalog(root, &catalog);
     let rules = index.ruling().next().is_some();
     rules.then_some(index)
+}
+
+/// [`crate::adr_dir::acceptance::unrecorded`] with this user's key.
+pub fn unrecorded_acceptance(
+    root: &Path,
+    rel: &str,
+    before: Option<&Adr>,
+    now: (&Adr, &[u8]),
+    lifecycle: &crate::config::settings::LifecycleSettings,
+) -> Option<Finding> {
+    let before = before?;
+    crate::rules::lifecycle::into_accepted(Some(before), now.0, lifecycle)?;
+    let key = crate::approval::signing::load().ok().flatten();
+    let verify = |fields: &[&[u8]], tag: &[u8]| key.as_ref().is_some_and(|k| k.verify(fields, tag));
+    crate::adr_dir::acceptance::unrecorded(root, rel, before, now, lifecycle, &verify)
 }
 
 /// The rules of the ADRs that govern the staged files, on the staged diff: every staged

@@ -41,6 +41,20 @@ pub fn build(root: &Path) -> Report {
     data.generated = crate::clock::now_rfc3339();
     let coverage = crate::approval::coverage(root);
     data.coverage = (coverage.adrs, coverage.approved);
+    let mut changes: Vec<_> = crate::adr_dir::acceptance::records(root)
+        .into_iter()
+        .map(|r| crate::render::report::StatusChange {
+            path: r.path,
+            from: r.from,
+            to: r.to,
+            by: r.by,
+            time: r.time,
+            reason: r.reason,
+        })
+        .collect();
+    // Per ADR, each ADR's changes oldest first (a stable sort keeps append order).
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    data.status_changes = changes;
     Report {
         page: crate::render::report::html(&data),
         decisions: decisions.len(),

@@ -7,6 +7,7 @@
 //! command finds the repository root from the current directory, so it works
 //! from `projects/sessions/<id>/` too.
 
+pub mod acceptance;
 pub mod catalog;
 pub mod check;
 pub mod concept_path;

@@ -103,6 +103,8 @@ pub struct HookEvent {
     /// `tool_input.file_path` of Write / Edit / `MultiEdit` (a `tool_input` that
     /// is not an object counts as broken).
     pub file_path: Option<String>,
+    /// What a Write, Edit or `MultiEdit` is about to write (`PreToolUse` only).
+    pub write_text: Option<WriteText>,
     /// `tool_input.command` of Bash (and of Codex's `apply_patch`: the patch text).
     pub command: Option<String>,
     /// The paths a Codex `apply_patch` call touches, read from its patch by the
@@ -120,6 +122,70 @@ pub struct HookEvent {
     pub source: Option<String>,
     /// Fields present with a type helix-gate cannot use; each is treated as absent.
     pub broken: Vec<BrokenField>,
+}
+
+/// What a write tool is about to write: Write's `content`, or Edit's and
+/// `MultiEdit`'s replacements, applied to the file as it is by [`WriteText::apply`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteText {
+    Content(String),
+    /// (`old_string`, `new_string`, `replace_all`), in order.
+    Edits(Vec<(String, String, bool)>),
+}
+
+impl WriteText {
+    fn of(input: &Map<String, Value>) -> Option<WriteText> {
+        if let Some(content) = input.get("content").and_then(Value::as_str) {
+            return Some(WriteText::Content(content.to_owned()));
+        }
+        let edit = |v: &Map<String, Value>| {
+            Some((
+                v.get("old_string")?.as_str()?.to_owned(),
+                v.get("new_string")?.as_str()?.to_owned(),
+                v.get("replace_all")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            ))
+        };
+        if let Some(edits) = input.get("edits").and_then(Value::as_array) {
+            let edits: Option<Vec<_>> =
+                edits.iter().map(|e| e.as_object().and_then(edit)).collect();
+            return edits.map(WriteText::Edits);
+        }
+        edit(input).map(|e| WriteText::Edits(vec![e]))
+    }
+
+    /// The new text, in any of its parts, says `word` (ASCII case-insensitive):
+    /// a screen before any file is read.
+    pub fn mentions(&self, word: &str) -> bool {
+        let has = |t: &str| t.to_ascii_lowercase().contains(word);
+        match self {
+            WriteText::Content(c) => has(c),
+            WriteText::Edits(edits) => edits.iter().any(|(_, new, _)| has(new)),
+        }
+    }
+
+    /// The file's text after the write (`current`: as it is now, `None`: no file);
+    /// `None` when an edit's text is not there (the tool fails then).
+    pub fn apply(&self, current: Option<&str>) -> Option<String> {
+        match self {
+            WriteText::Content(c) => Some(c.clone()),
+            WriteText::Edits(edits) => {
+                let mut text = current?.to_owned();
+                for (old, new, all) in edits {
+                    if old.is_empty() || !text.contains(old.as_str()) {
+                        return None;
+                    }
+                    text = if *all {
+                        text.replace(old.as_str(), new)
+                    } else {
+                        text.replacen(old.as_str(), new, 1)
+                    };
+                }
+                Some(text)
+            }
+        }
+    }
 }
 
 /// An agent's transcript file and the Stop's `timestamp` in it.
@@ -256,6 +322,15 @@ fn known_fields(bytes: &[u8]) -> Result<Map<String, Value>, DecodeError> {
         "source",
     ];
     const TOOL_INPUT: [&str; 2] = ["file_path", "command"];
+    // Before a write lands, its new text too: the hook refuses a write that makes
+    // an ADR Accepted ([`WriteText`]).
+    const WRITE_TEXT: [&str; 5] = [
+        "content",
+        "old_string",
+        "new_string",
+        "replace_all",
+        "edits",
+    ];
     type Raw<'a> = std::collections::HashMap<std::borrow::Cow<'a, str>, &'a RawValue>;
     let json_error = |e: serde_json::Error| DecodeError::Json(e.to_string());
     let raw: Raw<'_> = match serde_json::from_slice(bytes) {
@@ -268,6 +343,9 @@ fn known_fields(bytes: &[u8]) -> Result<Map<String, Value>, DecodeError> {
             });
         }
     };
+    let before_write = raw
+        .get("hook_event_name")
+        .is_some_and(|name| name.get() == "\"PreToolUse\"");
     let mut map = Map::new();
     for name in TOP {
         let Some(raw_value) = raw.get(name) else {
@@ -278,6 +356,7 @@ fn known_fields(bytes: &[u8]) -> Result<Map<String, Value>, DecodeError> {
                 Ok(input) => Value::Object(
                     TOOL_INPUT
                         .iter()
+                        .chain(WRITE_TEXT.iter().filter(|_| before_write))
                         .filter_map(|key| {
                             let value = serde_json::from_str(input.get(*key)?.get()).ok()?;
                             Some(((*key).to_owned(), value))
@@ -313,6 +392,10 @@ pub fn decode(bytes: &[u8]) -> Result<HookEvent, DecodeError> {
     let mut fields = Fields {
         map: &map,
         broken: Vec::new(),
+    };
+    let write_text = match map.get("tool_input") {
+        Some(Value::Object(input)) => WriteText::of(input),
+        _ => None,
     };
     // By reference: a Write's tool_input carries the whole file content.
     let (file_path, command) = match map.get("tool_input") {
@@ -355,6 +438,7 @@ pub fn decode(bytes: &[u8]) -> Result<HookEvent, DecodeError> {
         tool_name: fields.string("tool_name"),
         file_path,
         command,
+        write_text,
         patch: None,
         stop_hook_active: fields.get("stop_hook_active", "a boolean", Value::as_bool),
         last_assistant_message: fields.string("last_assistant_message"),

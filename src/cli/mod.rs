@@ -17,6 +17,7 @@ mod mcp;
 mod precommit;
 mod report;
 mod schema;
+mod status;
 mod terminal;
 mod trust;
 mod validate;
@@ -25,6 +26,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::adr_dir::acceptance::Change;
 use crate::agent::Agent;
 
 pub use hook::run as run_hook;
@@ -261,6 +263,22 @@ pub enum Command {
         #[arg(long, required = true)]
         reason: String,
     },
+    /// Accept an ADR: set its status to Accepted (a legal change of lifecycle.transitions
+    /// only) and record who, when, from, to and why, in the ADR and in a record signed
+    /// with your key (a person's decision: refused inside an agent's session).
+    Accept(StatusArgs),
+    /// Reject an ADR, recorded like `accept`.
+    Reject(StatusArgs),
+    /// Deprecate an ADR, recorded like `accept`.
+    Deprecate(StatusArgs),
+    /// Show the recorded status changes of an ADR (`accept`, `reject`, `deprecate`).
+    History {
+        /// The ADR: its number (14, 0014, ADR-0014) or its path.
+        adr: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = status::HistoryFormat::Human)]
+        format: status::HistoryFormat,
+    },
     /// Show the hook's decision log (.helix-gate/log.jsonl).
     Log {
         /// Show the last N decisions (20 when N is left out).
@@ -456,7 +474,19 @@ pub enum Scope {
     User,
 }
 
-/// Parse arguments and run the command.
+/// `accept`, `reject` and `deprecate`: the ADR and the person.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StatusArgs {
+    /// The ADR: its number (14, 0014, ADR-0014) or its path.
+    adr: String,
+    /// Who decides (recorded).
+    #[arg(long, required = true)]
+    by: String,
+    /// Why (recorded).
+    #[arg(long)]
+    reason: Option<String>,
+}
+
 /// `--ignore` / `--select`: rules switched off or chosen for one run, over the
 /// configuration's `rules.ignore` (repeated or comma-separated, as in ruff).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -557,6 +587,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitStatus> {
         Command::Gate(args) => gate::run(args),
         Command::Check { base, format } => check::run(base.as_deref(), format),
         Command::Override { rule, reason } => check::override_rule(&rule, &reason),
+        Command::Accept(a) => status::change(Change::Accept, &a.adr, &a.by, a.reason.as_deref()),
+        Command::Reject(a) => status::change(Change::Reject, &a.adr, &a.by, a.reason.as_deref()),
+        Command::Deprecate(a) => {
+            status::change(Change::Deprecate, &a.adr, &a.by, a.reason.as_deref())
+        }
+        Command::History { adr, format } => status::history(&adr, format),
         Command::Log { tail } => log::show(tail),
         Command::Stats { format } => log::stats(format),
         Command::Report { out } => report::run(out.as_deref()),

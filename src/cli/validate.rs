@@ -61,6 +61,17 @@ pub(super) fn validate(
         );
     }
     let (mut reports, read_errors) = engine.check_files(&files, across);
+    if !across {
+        // Files by name: supersession with the repository's other ADRs, as warnings.
+        for (file, finding) in crate::engine::supersession_of_files(&engine, &files) {
+            let shown = crate::paths::display(&engine.root, &file);
+            if let Some(report) = reports.iter_mut().find(|r| r.path == shown) {
+                report.findings.push(finding);
+                engine.retain_selected(&file, &mut report.findings);
+                report.sort();
+            }
+        }
+    }
     if across && rules_file.is_none() {
         // The whole directory was read: the governing index's cache follows it.
         crate::adr_dir::governs::refresh_cache_if_used(&root);

@@ -104,6 +104,7 @@ pub(super) fn pre_tool_use(ctx: &Context) -> Ruling {
     guard
         .or_else(|| shell::skips_hooks(command).map(guarded::Guard::pre_commit_command))
         .or_else(|| shell::overrides_rule(command).map(guarded::Guard::override_command))
+        .or_else(|| shell::changes_status(command).map(guarded::Guard::status_command))
         .map_or_else(Ruling::default, |guard| guard.ask(ctx))
 }
 
@@ -169,7 +170,20 @@ pub(super) fn post_tool_use(
     for rel in changed {
         let path = root.join(&rel);
         let report = match engine.check_file(&path) {
-            Ok(checked) => checked.report,
+            Ok(checked) => {
+                // The lifecycle against HEAD, as for a Write: a status set to
+                // Accepted by the shell is caught here, after the fact.
+                let mut report = checked.report;
+                report.findings.extend(super::tool_use::lifecycle(
+                    root,
+                    &rel,
+                    checked.adr.as_ref(),
+                    &engine.settings,
+                ));
+                engine.retain_selected(&path, &mut report.findings);
+                report.sort();
+                report
+            }
             Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(InfraError::new(e.to_string(), Some(&engine.settings))),
         };

@@ -108,6 +108,19 @@ impl Guard {
         }
     }
 
+    /// A `helix-gate accept | reject | deprecate` command (as written): a person's
+    /// change of an ADR's status.
+    pub(super) fn status_command(command: String) -> Guard {
+        Guard {
+            what: format!(
+                "helix-gate: `{command}` changes an ADR's status as a person's recorded decision (who, when, why); the session's model may not accept, reject or deprecate a decision itself."
+            ),
+            target: command,
+            tell: "which ADR you think is ready and why: they can run `helix-gate accept ADR --by NAME` (or `reject`, `deprecate`) themselves",
+            log: "command that changes an ADR's status as a person",
+        }
+    }
+
     fn state(shown: String) -> Guard {
         Guard {
             what: format!(

@@ -406,6 +406,18 @@ fn route(ctx: &Context) -> Early {
         }
         (PreToolUse, Tool::Write(Ok(path))) => {
             let ruling = tool_use::pre_write(ctx, path);
+            if ruling.is_quiet() && tool_use::may_accept(event, path) {
+                // A write that may make an ADR Accepted: refused, else as below.
+                let path = path.clone();
+                return later(move |ctx, _| {
+                    let refused = tool_use::pre_accept(ctx, &path)?;
+                    if refused.is_quiet() && governed::may_govern(&ctx.root) {
+                        Ok(governed::pre_context(ctx, &path))
+                    } else {
+                        Ok(refused)
+                    }
+                });
+            }
             // The decisions that govern the file, for the model (one `stat` when none can).
             if ruling.is_quiet() && governed::may_govern(root) {
                 let path = path.clone();

@@ -356,13 +356,26 @@ fn sets_hooks_path(assignment: &str) -> bool {
 /// A `helix-gate override ...` in `command` (as written, shortened): a person's
 /// override of an ADR rule for one commit, which the model may not give itself.
 pub(super) fn overrides_rule(command: &str) -> Option<String> {
+    helix_gate_running(command, &["override"])
+}
+
+/// A `helix-gate accept | reject | deprecate ...` in `command` (as written,
+/// shortened): a person's change of an ADR's status, which the model may not
+/// make itself.
+pub(super) fn changes_status(command: &str) -> Option<String> {
+    helix_gate_running(command, &["accept", "reject", "deprecate"])
+}
+
+/// The simple command of `command` that runs helix-gate with one of `subcommands`.
+fn helix_gate_running(command: &str, subcommands: &[&str]) -> Option<String> {
     let words = words(command);
     simple_commands(&words).into_iter().find_map(|simple| {
-        (simple.program == "helix-gate" && simple.args.contains(&"override")).then(|| {
-            let mut all = vec![simple.program];
-            all.extend(&simple.args);
-            crate::text::truncate(&all.join(" "), 120)
-        })
+        (simple.program == "helix-gate" && simple.args.iter().any(|a| subcommands.contains(a)))
+            .then(|| {
+                let mut all = vec![simple.program];
+                all.extend(&simple.args);
+                crate::text::truncate(&all.join(" "), 120)
+            })
     })
 }
 
@@ -653,6 +666,24 @@ mod tests {
             "helix-gate check --base origin/main",
         ] {
             assert_eq!(overrides_rule(command), None, "{command}");
+        }
+    }
+
+    #[test]
+    fn a_status_change_is_the_persons() {
+        for command in [
+            "helix-gate accept 3 --by Ann",
+            "cd repo && ./target/debug/helix-gate reject ADR-0003 --by 'A B'",
+            "helix-gate --preset madr deprecate 3 --by x",
+        ] {
+            assert!(changes_status(command).is_some(), "{command}");
+        }
+        for command in [
+            "helix-gate history 3",
+            "echo helix-gate accept 3",
+            "helix-gate validate adr/003-accept.md",
+        ] {
+            assert_eq!(changes_status(command), None, "{command}");
         }
     }
 

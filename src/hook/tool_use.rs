@@ -485,7 +485,7 @@ fn duplicate_id(
 /// rewrite an accepted one (its rules included) to make its code pass. git is
 /// opened only for an ADR with a status; before the repository's first commit
 /// every status may start (adoption).
-fn lifecycle(
+pub(super) fn lifecycle(
     root: &Path,
     rel: &str,
     adr: Option<&crate::adr::Adr>,
@@ -519,5 +519,89 @@ fn lifecycle_findings(
             .as_ref()
             .and_then(|b| crate::rules::lifecycle::rewritten(b, adr)),
     );
+    found.extend(before.as_ref().and_then(|before| {
+        crate::rules::lifecycle::into_accepted(Some(before), adr, &settings.lifecycle)?;
+        let key = crate::approval::signing::load().ok().flatten();
+        let verify =
+            |fields: &[&[u8]], tag: &[u8]| key.as_ref().is_some_and(|k| k.verify(fields, tag));
+        crate::adr_dir::acceptance::unrecorded(
+            root,
+            rel,
+            before,
+            (adr, adr.text.as_bytes()),
+            &settings.lifecycle,
+            &verify,
+        )
+    }));
     Some(found)
+}
+
+/// Whether a `PreToolUse` write of `path` may make an ADR Accepted: a Markdown
+/// file whose new text says "accepted" (no file opened).
+pub(super) fn may_accept(event: &HookEvent, path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"))
+        && event
+            .write_text
+            .as_ref()
+            .is_some_and(|t| t.mentions("accepted"))
+}
+
+/// `PreToolUse` of a write that would make an ADR Accepted (from another status, or
+/// a new ADR born Accepted): refused before it lands. Accepting a decision is a
+/// person's act, recorded by `helix-gate accept`.
+pub(super) fn pre_accept(ctx: &Context, path: &Path) -> Result<Ruling, InfraError> {
+    let root = ctx.root.as_path();
+    let Some(text) = ctx.event.write_text.as_ref() else {
+        return Ok(Ruling::default());
+    };
+    let Some(rel) = paths::relative_to_real(root, path) else {
+        return Ok(Ruling::default());
+    };
+    let settings = ctx.settings()?;
+    let matcher = settings
+        .adr_matcher()
+        .map_err(|e| InfraError::new(e, Some(&settings)))?;
+    if !matcher.is_adr(&rel) {
+        return Ok(Ruling::default());
+    }
+    let current = crate::fs::read::regular(
+        path,
+        settings.adr.max_file_size,
+        crate::fs::read::Links::Follow,
+    )
+    .ok()
+    .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+    let Some(after) = text.apply(current.as_deref()) else {
+        return Ok(Ruling::default());
+    };
+    let before = current.as_deref().map(crate::adr::Adr::parse);
+    let after = crate::adr::Adr::parse(&after);
+    let Some((from, to)) =
+        crate::rules::lifecycle::into_accepted(before.as_ref(), &after, &settings.lifecycle)
+    else {
+        return Ok(Ruling::default());
+    };
+    let name = crate::adr::number_in_file_name(path).map_or_else(|| rel.clone(), |n| n.to_string());
+    let was = if from.is_empty() {
+        "a new ADR".to_owned()
+    } else {
+        format!("it is {from}")
+    };
+    let keep = if from.is_empty() {
+        "Write it with a status it may start with (Proposed)".to_owned()
+    } else {
+        format!("Leave the status at {from}")
+    };
+    Ok(Ruling {
+        output: Some(HookOutput::deny(format!(
+            "helix-gate: this write sets {rel} to {to} ({was}). Accepting a decision is a person's act, recorded with who, when and why; the session's model may not accept an ADR on its own, so the write was refused. {keep}, and ask a person to run `helix-gate accept {name} --by NAME [--reason TEXT]`."
+        ))),
+        decisions: vec![Decision {
+            target: rel,
+            verdict: Verdict::Block,
+            note: Some(format!("write that makes an ADR {to} refused")),
+            ..Decision::default()
+        }],
+    })
 }

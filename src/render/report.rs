@@ -59,6 +59,18 @@ pub struct AdrRules {
     pub overrides: usize,
 }
 
+/// One status change a person made (`helix-gate accept`, `reject`, `deprecate`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct StatusChange {
+    /// The ADR's file, relative to the repository.
+    pub path: String,
+    pub from: String,
+    pub to: String,
+    pub by: String,
+    pub time: String,
+    pub reason: String,
+}
+
 /// Everything the page shows, aggregated by the caller.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReportData {
@@ -82,6 +94,8 @@ pub struct ReportData {
     pub coverage: (usize, usize),
     /// The rules of ADRs on code, per ADR, most findings first.
     pub adr_rules: Vec<AdrRules>,
+    /// The status changes persons made, per ADR (sorted by path), oldest first.
+    pub status_changes: Vec<StatusChange>,
 }
 
 const BLOCK: &str = "#d64545";
@@ -123,6 +137,7 @@ pub fn html(data: &ReportData) -> String {
     decisions_over_time(&mut out, data);
     failing_rules(&mut out, data);
     adr_rules(&mut out, data);
+    status_changes(&mut out, data);
     fixed_share(&mut out, data);
     verdicts(&mut out, data);
     cost_and_latency(&mut out, data);
@@ -342,6 +357,30 @@ fn adr_rules(out: &mut String, data: &ReportData) {
             a.findings,
             a.blocks,
             a.overrides
+        );
+    }
+    out.push_str("</tbody></table></section>");
+}
+
+fn status_changes(out: &mut String, data: &ReportData) {
+    out.push_str("<section><h2>Status changes by a person</h2>");
+    if data.status_changes.is_empty() {
+        out.push_str(
+            "<p class=\"muted\">No ADR's status was changed with <code>helix-gate accept</code>, <code>reject</code> or <code>deprecate</code> yet.</p></section>",
+        );
+        return;
+    }
+    out.push_str("<table><thead><tr><th>ADR</th><th>Change</th><th>By</th><th>When</th><th>Why</th></tr></thead><tbody>");
+    for c in &data.status_changes {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{} &rarr; {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&c.path),
+            escape(&c.from),
+            escape(&c.to),
+            escape(&c.by),
+            escape(&c.time),
+            escape(&c.reason)
         );
     }
     out.push_str("</tbody></table></section>");

@@ -59,6 +59,35 @@ declare_rules! {
         category: FrontMatter,
         summary: "the text of an accepted ADR changed (only status, succession and appended references may)",
     }
+
+    /// ## What it does
+    /// Compares the ADR's status with the last commit's (pre-commit; the hook after a
+    /// shell command): a change into Accepted (HELIX `Accepted`, MADR `accepted`, Nygard
+    /// `Accepted`) must be a person's, recorded by `helix-gate accept ADR --by NAME`: a
+    /// record in `.helix-gate/status-history.jsonl` signed with the person's key over
+    /// the ADR as accepted. A new ADR is judged by `lifecycle.initial` alone, and an ADR
+    /// with no history is no error (history starts at adoption).
+    ///
+    /// ## Why
+    /// An accepted ADR binds code. An agent that sets its own draft to Accepted makes
+    /// its decision binding without anyone having decided it; the reviewer's approval
+    /// ("the document is complete") is not a person's acceptance ("we decided this").
+    ///
+    /// ## Example
+    /// ```yaml
+    /// # before: status: Proposed (no `helix-gate accept` ran)
+    /// status: Accepted
+    /// ```
+    ///
+    /// ## Fix
+    /// Set the status back, and have a person run `helix-gate accept ADR --by NAME
+    /// [--reason TEXT]`: it sets the status and records who, when and why.
+    pub const UNRECORDED {
+        id: "acceptance-unrecorded",
+        severity: Error,
+        category: FrontMatter,
+        summary: "the ADR became Accepted without a person's recorded `helix-gate accept`",
+    }
 }
 
 /// Front matter keys an accepted ADR may still change.
@@ -196,6 +225,69 @@ fn state_of<'a>(status: &str, known: impl Iterator<Item = &'a String>) -> Option
                     .is_some_and(|rest| rest.starts_with(|c: char| !c.is_alphanumeric()))
         })
         .max_by_key(|state| state.len())
+}
+
+/// The lifecycle state (as the table spells it) of a status text.
+pub fn state(status: &str, lifecycle: &LifecycleSettings) -> Option<String> {
+    state_of(status, states(lifecycle).into_iter()).cloned()
+}
+
+/// The state of the table named `word` (case-insensitively): `Accepted`.
+pub fn named_state(word: &str, lifecycle: &LifecycleSettings) -> Option<String> {
+    states(lifecycle)
+        .into_iter()
+        .find(|s| s.eq_ignore_ascii_case(word))
+        .cloned()
+}
+
+/// Whether a state is the accepted one.
+pub fn is_accepted(state: &str) -> bool {
+    state.eq_ignore_ascii_case("accepted")
+}
+
+/// The states the table allows after `from` (none: it is final, or unknown).
+pub fn allowed_after<'a>(from: &str, lifecycle: &'a LifecycleSettings) -> &'a [String] {
+    lifecycle
+        .transitions
+        .get(from)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// The change `(from, to)` when `after` is Accepted and `before` (`None`: no
+/// earlier version) was in another state or had none the table knows.
+pub fn into_accepted(
+    before: Option<&Adr>,
+    after: &Adr,
+    lifecycle: &LifecycleSettings,
+) -> Option<(String, String)> {
+    let to = state(&succession::status(after)?, lifecycle)?;
+    if !is_accepted(&to) {
+        return None;
+    }
+    let from = before
+        .and_then(succession::status)
+        .map(|s| state(&s, lifecycle).unwrap_or(s))
+        .unwrap_or_default();
+    (!is_accepted(&from)).then_some((from, to))
+}
+
+/// The finding for a change into Accepted that no person recorded (`adr`: how a
+/// person names it to `helix-gate accept`).
+pub fn unrecorded(after: &Adr, from: &str, to: &str, adr: &str) -> Finding {
+    let line = after
+        .front_matter()
+        .and_then(|fm| fm.key_lines.get("status").copied())
+        .or_else(|| after.body_status().map(|v| v.line))
+        .unwrap_or(1);
+    UNRECORDED
+        .finding(format!(
+            "the status changed from {from} to {to}, and no person's `helix-gate accept` recorded it"
+        ))
+        .at(line)
+        .hint(format!(
+            "accepting a decision is a person's act: set the status back to {from} and have a person run `helix-gate accept {adr} --by NAME [--reason TEXT]`"
+        ))
 }
 
 /// Every state the table names, as keys or as targets.

@@ -58,11 +58,17 @@ fn a_successor_is_accepted_only_with_its_predecessor_superseded_in_the_same_comm
         text.contains("docs/decisions/0003-rest.md (0003), whose status is still `accepted`"),
         "{text}"
     );
-    // Both in one commit: accepted.
+    // Both in one commit, the successor accepted by a person: accepted.
     repo.write(
         OLD,
         madr("Use REST", "status: superseded\nsuperseded_by: [\"0007\"]"),
     );
+    repo.write(
+        NEW,
+        madr("Use gRPC", "status: proposed\nsupersedes: [\"0003\"]"),
+    );
+    let out = repo.helix(&["accept", "7", "--by", "Ann"]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
     repo.git(&["add", "-A"]);
     let out = repo.pre_commit();
     assert_eq!(code(&out), 0, "{}", rules(&out));
@@ -331,4 +337,425 @@ fn check_base_judges_the_lifecycle_of_a_branch() {
     repo.commit_all("retire it");
     let out = repo.helix(&["check", "--base", "main"]);
     assert_eq!(code(&out), 0, "{}", rules(&out));
+}
+
+/// The MADR repository with ADR 0007 proposed, committed, and no reviewer.
+fn proposed() -> ScratchRepo {
+    let repo = repo();
+    repo.write(
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    repo.write(NEW, madr("Use gRPC", "status: proposed"));
+    repo.commit_all("gRPC proposed");
+    repo
+}
+
+#[test]
+fn a_person_accepts_and_pre_commit_takes_only_a_recorded_acceptance() {
+    let repo = proposed();
+    // A hand edit (or a model's) to accepted: refused at commit, with the way out.
+    repo.write(NEW, madr("Use gRPC", "status: accepted"));
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 1, "{}", rules(&out));
+    let text = rules(&out);
+    assert!(
+        text.contains("error[acceptance-unrecorded] the status changed from Proposed to Accepted, and no person's `helix-gate accept` recorded it"),
+        "{text}"
+    );
+    assert!(
+        text.contains("set the status back to Proposed and have a person run `helix-gate accept 7 --by NAME [--reason TEXT]`"),
+        "{text}"
+    );
+    // A history entry written by hand is no record either.
+    repo.write(
+        NEW,
+        madr(
+            "Use gRPC",
+            "status: accepted\nstatus_history:\n  - {from: Proposed, to: Accepted, by: Ann}",
+        ),
+    );
+    repo.git(&["add", "-A"]);
+    assert_eq!(code(&repo.pre_commit()), 1);
+    // The person's command: sets the status as MADR writes it and records it.
+    repo.write(NEW, madr("Use gRPC", "status: proposed"));
+    let out = repo.helix(&[
+        "accept",
+        "ADR-0007",
+        "--by",
+        "Ann",
+        "--reason",
+        "we agreed in review",
+    ]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    let text = repo.read(NEW).unwrap();
+    assert!(text.contains("\nstatus: accepted\n"), "{text}");
+    assert!(
+        text.contains(
+            "status_history:\n  - {from: \"Proposed\", to: \"Accepted\", by: \"Ann\", at: \""
+        ),
+        "{text}"
+    );
+    assert!(text.contains("reason: \"we agreed in review\"}"), "{text}");
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    // `history` shows the record, signed by this user's key.
+    let out = repo.helix(&["history", "7", "--format", "json"]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let entry = &json["history"][0];
+    assert_eq!(json["path"], NEW);
+    assert_eq!(
+        (
+            &entry["from"],
+            &entry["to"],
+            &entry["by"],
+            &entry["reason"],
+            &entry["verified"]
+        ),
+        (
+            &"Proposed".into(),
+            &"Accepted".into(),
+            &"Ann".into(),
+            &"we agreed in review".into(),
+            &true.into()
+        )
+    );
+    let human = stdout(&repo.helix(&["history", NEW]));
+    assert!(
+        human.contains("Proposed -> Accepted  by Ann: we agreed in review"),
+        "{human}"
+    );
+}
+
+#[test]
+fn reject_and_deprecate_follow_the_table_and_nygard_writes_its_status_section() {
+    let repo = proposed();
+    // Proposed -> Deprecated is not in MADR's table.
+    let out = repo.helix(&["deprecate", "7", "--by", "Ann"]);
+    assert_eq!(code(&out), 2, "{}", rules(&out));
+    assert!(
+        rules(&out).contains(
+            "is Proposed; from Proposed the status may change to: Accepted, Rejected, On hold"
+        ),
+        "{}",
+        rules(&out)
+    );
+    let out = repo.helix(&["reject", NEW, "--by", "Ann"]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    assert!(repo.read(NEW).unwrap().contains("\nstatus: rejected\n"));
+    let out = repo.helix(&[
+        "deprecate",
+        "3",
+        "--by",
+        "Bo",
+        "--reason",
+        "gRPC everywhere",
+    ]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    assert!(repo.read(OLD).unwrap().contains("\nstatus: deprecated\n"));
+    repo.git(&["add", "-A"]);
+    let out = repo.pre_commit();
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+
+    let nygard = ScratchRepo::empty();
+    nygard.write("config/helix-gate.yaml", "preset: nygard\n");
+    let adr = "doc/adr/0001-use-rest.md";
+    nygard.write(
+        adr,
+        "# 1. Use REST\n\nDate: 2026-11-20\n\n## Status\n\nProposed\n\n## Context\n\nThe services talk.\n\n## Decision\n\nWe use REST.\n\n## Consequences\n\nSimple.\n",
+    );
+    nygard.commit_all("proposed");
+    let out = nygard.helix(&["accept", "1", "--by", "Ann"]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    let text = nygard.read(adr).unwrap();
+    assert!(
+        text.contains("## Status\n\nAccepted\n\nStatus history: Proposed -> Accepted on "),
+        "{text}"
+    );
+    assert!(text.contains(" by Ann\n\n## Context"), "{text}");
+    nygard.git(&["add", "-A"]);
+    let out = nygard.pre_commit();
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+}
+
+#[test]
+fn a_status_command_is_refused_inside_an_agents_session() {
+    let repo = proposed();
+    let out = bounded(
+        crate::support::repo::in_repo(bin(), repo.path())
+            .args(["accept", "7", "--by", "Claude"])
+            .env("CLAUDECODE", "1"),
+        crate::support::repo::TIME_LIMIT,
+    );
+    assert_eq!(code(&out), 2, "{}", rules(&out));
+    assert!(
+        rules(&out).contains("`helix-gate accept` records a person's decision and is refused inside an agent's session (CLAUDECODE is set)"),
+        "{}",
+        rules(&out)
+    );
+    assert!(repo.read(NEW).unwrap().contains("status: proposed"));
+    assert!(
+        !repo
+            .path()
+            .join(".helix-gate/status-history.jsonl")
+            .exists()
+    );
+}
+
+/// The hook's answer to a `PreToolUse` of `tool` with `input` in the repository at `root`.
+fn before(
+    root: &std::path::Path,
+    tool: &str,
+    input: &serde_json::Value,
+) -> Option<serde_json::Value> {
+    crate::support::hook::hook(
+        root,
+        &serde_json::json!({"session_id": "s", "transcript_path": "t", "cwd": root,
+            "hook_event_name": "PreToolUse", "tool_name": tool,
+            "tool_input": input, "tool_use_id": "toolu_1"}),
+    )
+}
+
+#[test]
+fn the_hook_refuses_a_write_that_accepts_an_adr_before_it_lands() {
+    let repo = proposed();
+    let path = repo.path().join(NEW);
+    let refused = |answer: Option<serde_json::Value>| {
+        let answer = answer.expect("an answer");
+        let text = answer.to_string();
+        assert_eq!(
+            answer["hookSpecificOutput"]["permissionDecision"], "deny",
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "this write sets docs/decisions/0007-grpc.md to Accepted (it is Proposed)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("ask a person to run `helix-gate accept 7 --by NAME [--reason TEXT]`"),
+            "{text}"
+        );
+    };
+    // Write, Edit and MultiEdit.
+    refused(before(
+        repo.path(),
+        "Write",
+        &serde_json::json!({"file_path": path, "content": madr("Use gRPC", "status: accepted")}),
+    ));
+    refused(before(
+        repo.path(),
+        "Edit",
+        &serde_json::json!({"file_path": path, "old_string": "status: proposed", "new_string": "status: Accepted"}),
+    ));
+    refused(before(
+        repo.path(),
+        "MultiEdit",
+        &serde_json::json!({"file_path": path, "edits": [
+            {"old_string": "Use gRPC", "new_string": "Use gRPC now"},
+            {"old_string": "status: proposed", "new_string": "status: accepted"}]}),
+    ));
+    assert!(repo.read(NEW).unwrap().contains("status: proposed"));
+    // The word elsewhere is no acceptance.
+    let answer = before(
+        repo.path(),
+        "Edit",
+        &serde_json::json!({"file_path": path, "old_string": "fits the team", "new_string": "fits the team, as accepted practice"}),
+    );
+    assert!(
+        answer
+            .as_ref()
+            .is_none_or(|a| a["hookSpecificOutput"]["permissionDecision"] != "deny"),
+        "{answer:?}"
+    );
+    // The model's shell running the person's command: put to the person.
+    let answer = before(
+        repo.path(),
+        "Bash",
+        &serde_json::json!({"command": "helix-gate accept 7 --by Claude"}),
+    )
+    .expect("an answer");
+    let text = answer.to_string();
+    assert!(
+        text.contains("`helix-gate accept 7 --by Claude` changes an ADR's status as a person's recorded decision"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_shell_that_accepts_an_adr_is_blocked_after_the_command() {
+    let repo = proposed();
+    // The session starts (the hook takes its baseline), then the shell writes.
+    crate::support::hook::hook(
+        repo.path(),
+        &serde_json::json!({"session_id": "s", "transcript_path": "t", "cwd": repo.path(),
+            "hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    repo.write(NEW, madr("Use gRPC", "status: accepted"));
+    let answer = crate::support::hook::hook(
+        repo.path(),
+        &serde_json::json!({"session_id": "s", "transcript_path": "t", "cwd": repo.path(),
+            "hook_event_name": "PostToolUse", "tool_name": "Bash",
+            "tool_input": {"command": format!("sed -i s/proposed/accepted/ {NEW}")},
+            "tool_response": {"stdout": "", "stderr": ""}, "tool_use_id": "toolu_1"}),
+    )
+    .expect("an answer");
+    let text = answer.to_string();
+    assert_eq!(answer["decision"], "block", "{text}");
+    assert!(text.contains("acceptance-unrecorded"), "{text}");
+}
+
+#[test]
+fn report_lists_the_status_changes_a_person_made_per_adr() {
+    let repo = proposed();
+    let out = repo.helix(&["report", "--out", "-"]);
+    assert!(
+        stdout(&out).contains("No ADR's status was changed with"),
+        "{}",
+        rules(&out)
+    );
+    let out = repo.helix(&["accept", "7", "--by", "Ann <ann@x>", "--reason", "review"]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    let out = repo.helix(&["report", "--out", "-"]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    let page = stdout(&out);
+    assert!(
+        page.contains("<h2>Status changes by a person</h2>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<td>docs/decisions/0007-grpc.md</td><td>Proposed &rarr; Accepted</td><td>Ann &lt;ann@x&gt;</td>"),
+        "{page}"
+    );
+}
+
+#[test]
+fn validate_of_files_warns_of_a_one_sided_supersession() {
+    let repo = repo();
+    repo.write(
+        NEW,
+        madr("Use gRPC", "status: proposed\nsupersedes: [\"0003\"]"),
+    );
+    // 0003 was not among the files: a warning, the exit stays 0.
+    let out = repo.helix(&["validate", NEW]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    assert!(
+        rules(&out).contains("warning[supersession-one-sided] supersedes names 0003, but docs/decisions/0003-rest.md does not name this ADR in superseded_by"),
+        "{}",
+        rules(&out)
+    );
+    // Both given: a warning on each side; doctor makes them errors.
+    let out = repo.helix(&["validate", NEW, OLD]);
+    assert_eq!(code(&out), 0, "{}", rules(&out));
+    assert_eq!(
+        rules(&out)
+            .matches("warning[supersession-one-sided]")
+            .count(),
+        2,
+        "{}",
+        rules(&out)
+    );
+    let out = repo.helix(&["validate"]);
+    assert_eq!(code(&out), 1, "{}", rules(&out));
+    assert!(
+        rules(&out).contains("error[supersession-one-sided]"),
+        "{}",
+        rules(&out)
+    );
+}
+
+mod e2e {
+    //! The real Claude Code client against the fake model API: the scripted model
+    //! sets its own ADR to accepted and edits an accepted Decision; both are
+    //! refused, and the run ends with the way out in the transcript.
+
+    use serde_json::json;
+
+    use super::{NEW as OWN, OLD as ACCEPTED, madr};
+    use crate::support::claude::{ClaudeRun, error_tool_results, require_claude};
+    use crate::support::cli::*;
+    use crate::support::fake_api::{Conversation, FakeApi, RecordedRequest, Turn};
+    use crate::support::repo::ScratchRepo;
+
+    const DECISION: &str = "Chosen option: the one this ADR names, because it fits the team.";
+    const LAST: &str = "Both were refused: a person must run `helix-gate accept 7 --by NAME`, and a changed decision is a new ADR.";
+
+    #[test]
+    fn claude_cannot_accept_its_own_adr_or_rewrite_an_accepted_decision() {
+        let Some(claude) = require_claude() else {
+            return;
+        };
+        let repo = ScratchRepo::empty();
+        repo.write("config/helix-gate.yaml", "preset: madr\n");
+        repo.write(
+            "config/approvals.yaml",
+            "approvals:\n  adr:\n    enabled: false\n",
+        );
+        repo.write(ACCEPTED, madr("Use REST", "status: accepted"));
+        repo.write(OWN, madr("Use gRPC", "status: proposed"));
+        let out = run(repo.path(), &["install", "claude"]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        repo.commit_all("0003 accepted, 0007 proposed");
+        let api = FakeApi::start(move |_: &RecordedRequest, conv: &Conversation<'_>| {
+            let dir = conv.working_dir().expect("working dir");
+            // Claude Code edits only a file read first.
+            let read = |rel: &str| {
+                Turn::text("Reading it.").with_tool("Read", json!({"file_path": dir.join(rel)}))
+            };
+            let edit = |rel: &str, old: &str, new: &str| {
+                Turn::text("Editing it.").with_tool(
+                    "Edit",
+                    json!({"file_path": dir.join(rel), "old_string": old, "new_string": new}),
+                )
+            };
+            match conv.request_index() {
+                0 => read(OWN),
+                1 => edit(OWN, "status: proposed", "status: accepted"),
+                2 => read(ACCEPTED),
+                3 => edit(
+                    ACCEPTED,
+                    DECISION,
+                    "Chosen option: whatever the code does today.",
+                ),
+                _ => Turn::text(LAST),
+            }
+        });
+        let outcome = ClaudeRun::new(
+            &claude,
+            &api,
+            repo.path(),
+            "Accept ADR-0007 and relax ADR-0003",
+        )
+        .run();
+        outcome.assert_success();
+        let requests = api.main_requests();
+        assert_eq!(requests.len(), 5, "{}", outcome.describe());
+        // The acceptance never landed; the model heard the way out.
+        assert!(repo.read(OWN).unwrap().contains("status: proposed"));
+        let refused: Vec<String> = error_tool_results(&requests)
+            .into_iter()
+            .map(|r| r.content)
+            .collect();
+        let all = refused.join("\n");
+        assert!(
+            all.contains("this write sets docs/decisions/0007-grpc.md to Accepted (it is Proposed)")
+                && all.contains(
+                    "Leave the status at Proposed, and ask a person to run `helix-gate accept 7 --by NAME [--reason TEXT]`"
+                ),
+            "{all}\n{}",
+            outcome.describe()
+        );
+        // The accepted Decision's rewrite was blocked, with its way out.
+        assert!(
+            requests[4].contains("accepted-adr-rewritten")
+                && requests[4].contains("helix-gate new --supersedes N"),
+            "{}",
+            outcome.describe()
+        );
+        assert_eq!(outcome.result_text(), Some(LAST));
+    }
 }
