@@ -847,6 +847,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn read_limited_reads_regular_files_and_their_symlinks() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("a.md");
@@ -859,6 +860,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn read_limited_refuses_what_is_not_a_regular_file() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(kind_of_refusal(dir.path()), Some("a directory"));

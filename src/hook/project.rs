@@ -183,6 +183,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn a_symlinked_session_folder_finds_the_repository_it_leads_into() {
         let tmp = tempfile::tempdir().unwrap();
         let repo = tmp.path().join("repo");

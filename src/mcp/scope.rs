@@ -120,7 +120,7 @@ impl Scope {
         if !kind.is_file() {
             return Err(Refused::NotRegular {
                 shown,
-                kind: describe(kind),
+                kind: describe(&meta),
             });
         }
         if meta.len() > limit {
@@ -178,8 +178,10 @@ pub(super) enum Refused {
     },
 }
 
-fn describe(kind: std::fs::FileType) -> &'static str {
+#[cfg(unix)]
+fn describe(meta: &std::fs::Metadata) -> &'static str {
     use std::os::unix::fs::FileTypeExt as _;
+    let kind = meta.file_type();
     if kind.is_fifo() {
         "a named pipe (FIFO)"
     } else if kind.is_socket() {
@@ -191,6 +193,11 @@ fn describe(kind: std::fs::FileType) -> &'static str {
     } else {
         "not a file"
     }
+}
+
+#[cfg(windows)]
+fn describe(meta: &std::fs::Metadata) -> &'static str {
+    crate::fs::platform::special_kind(meta)
 }
 
 #[cfg(test)]
@@ -227,6 +234,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn a_link_out_of_the_repository_is_refused() {
         let (dir, scope) = scope();
         let outside = dir.path().join("secret.md");
