@@ -234,6 +234,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn a_git_file_counts_only_when_git_would_accept_it() {
         let tmp = tempfile::tempdir().unwrap();
         let outer = tmp.path().join("outer");
@@ -285,6 +286,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
+    )]
     fn relative_paths() {
         let root = Path::new("/r");
         assert_eq!(

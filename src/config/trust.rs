@@ -269,6 +269,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn a_damaged_or_foreign_record_is_no_consent() {
         let state = tempfile::tempdir().unwrap();
         let repo = repo();
