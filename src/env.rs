@@ -97,7 +97,9 @@ pub const HELIX_GATE_SUPERVISION: &str = "HELIX_GATE_SUPERVISION";
 /// helix-gate's per-user state folder, outside every work tree (the approval
 /// cache's signing key, session baselines, trust records):
 /// `$HELIX_GATE_STATE_DIR`, else `$XDG_STATE_HOME/helix-gate`, else
-/// `$HOME/.local/state/helix-gate`. A relative value is ignored (the XDG rule):
+/// `$HOME/.local/state/helix-gate`, on Windows else `%LOCALAPPDATA%\helix-gate`
+/// (the profile's folder only its user, SYSTEM and Administrators may read).
+/// A relative value is ignored (the XDG rule):
 /// it would resolve against the current directory, which is usually the work tree.
 pub fn state_dir() -> Option<std::path::PathBuf> {
     let absolute = |name: &str| {
@@ -108,7 +110,15 @@ pub fn state_dir() -> Option<std::path::PathBuf> {
     absolute(HELIX_GATE_STATE_DIR)
         .or_else(|| absolute(XDG_STATE_HOME).map(|p| p.join("helix-gate")))
         .or_else(|| absolute(HOME).map(|p| p.join(".local/state/helix-gate")))
+        .or_else(|| {
+            cfg!(windows)
+                .then(|| absolute(LOCALAPPDATA).map(|p| p.join("helix-gate")))
+                .flatten()
+        })
 }
+
+/// Windows: the user's local application data folder (`C:\Users\<name>\AppData\Local`).
+pub const LOCALAPPDATA: &str = "LOCALAPPDATA";
 
 /// The value of `name` when set and not empty.
 pub fn var(name: &str) -> Option<String> {

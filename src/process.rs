@@ -37,6 +37,7 @@
 //! the binary's C entry point is the one exception, in src/main.rs).
 
 use std::io::Read;
+#[cfg(unix)]
 use std::os::unix::process::CommandExt as _;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -45,6 +46,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+#[cfg(unix)]
 use rustix::process::{Pid, Signal};
 
 use crate::env;
@@ -55,11 +57,14 @@ const READER_GRACE: Duration = Duration::from_secs(2);
 /// waiter thread (a process in uninterruptible I/O ignores even SIGKILL).
 const REAP_AFTER_KILL: Duration = Duration::from_secs(10);
 /// How long the watchdog may take to kill the group and exit.
+#[cfg(unix)]
 const WATCHDOG_EXIT: Duration = Duration::from_secs(5);
 /// How long killed orphans adopted by helix-gate may take to become reapable.
+#[cfg(unix)]
 const REAP_ORPHANS: Duration = Duration::from_secs(2);
 /// Rounds of "stop what is new, look again" before the kill; each round
 /// stops every process found, so a tree converges after its depth in rounds.
+#[cfg(unix)]
 const SWEEP_ROUNDS: usize = 32;
 
 /// Bounds of one supervised run.
@@ -116,14 +121,15 @@ pub fn run(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .env(env::HELIX_GATE_SUPERVISION, &token)
-        .process_group(0);
+        .env(env::HELIX_GATE_SUPERVISION, &token);
+    #[cfg(unix)]
+    command.process_group(0);
     // Before the spawn, so that no orphan of the child can go to init.
     let _reaper = Subreaper::acquire();
     let spawning = SPAWN_LOCK.lock().unwrap_or_else(PoisonError::into_inner);
     let mut child = command.spawn()?;
     // From here on the tree is killed however this function is left.
-    let mut group = Group::join(child.id(), token);
+    let mut group = Group::join(&child, token);
     drop(spawning);
 
     let stdout_buf = Arc::new(Mutex::new(Vec::new()));
@@ -287,6 +293,7 @@ fn set_subreaper(_on: bool) {}
 /// The child's process group, its watchdog and its run's token. Dropping it
 /// kills the group; dropped before the child ended (a panic in `tick`), it
 /// kills the whole tree first.
+#[cfg(unix)]
 struct Group {
     pgid: u32,
     token: String,
@@ -297,8 +304,10 @@ struct Group {
     child_ended: bool,
 }
 
+#[cfg(unix)]
 impl Group {
-    fn join(pgid: u32, token: String) -> Self {
+    fn join(child: &Child, token: String) -> Self {
+        let pgid = child.id();
         let watchdog = Command::new("sh")
             .args(["-c", "read -r _; kill -KILL 0"])
             .stdin(Stdio::piped())
@@ -336,6 +345,7 @@ impl Group {
     }
 }
 
+#[cfg(unix)]
 impl Drop for Group {
     /// Close the watchdog's pipe (it kills the group, itself included) and
     /// reap it.
@@ -361,6 +371,7 @@ impl Drop for Group {
     }
 }
 
+#[cfg(unix)]
 /// One line of the process table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Proc {
@@ -369,6 +380,7 @@ struct Proc {
     pgid: u32,
 }
 
+#[cfg(unix)]
 /// Stop, collect and kill everything that belongs to the run with `token`
 /// and process group `pgid`: see the module documentation. `leader` is the
 /// child while it still runs (it is reaped by its waiter, not here);
@@ -440,6 +452,7 @@ fn sweep(pgid: u32, token: &str, leader: Option<u32>, watchdog: Option<u32>) {
     reap(&adopted);
 }
 
+#[cfg(unix)]
 /// A child of helix-gate that helix-gate did not start: outside helix-gate's
 /// own process group (children it starts without a group of their own share
 /// it) and without any run's token (every supervised child and watchdog has
@@ -449,6 +462,7 @@ fn is_adopted_orphan(p: &Proc, me: u32, own_group: u32, watchdog: Option<u32>) -
     p.ppid == me && Some(p.pid) != watchdog && p.pgid != own_group && !carries_token(p.pid, None)
 }
 
+#[cfg(unix)]
 /// Whether the environment of `pid` holds the supervision variable (with
 /// exactly `token`, when given). False where it cannot be read.
 fn carries_token(pid: u32, token: Option<&str>) -> bool {
@@ -464,6 +478,7 @@ fn carries_token(pid: u32, token: Option<&str>) -> bool {
     })
 }
 
+#[cfg(unix)]
 /// Wait (bounded) for the killed `pids`, children of helix-gate, to end, and
 /// reap them.
 fn reap(pids: &[u32]) {
@@ -487,6 +502,7 @@ fn reap(pids: &[u32]) {
     }
 }
 
+#[cfg(unix)]
 /// A pid that may be signalled: never 0, init, or helix-gate itself.
 fn to_pid(pid: u32) -> Option<Pid> {
     if pid <= 1 || pid == std::process::id() {
@@ -495,12 +511,14 @@ fn to_pid(pid: u32) -> Option<Pid> {
     Pid::from_raw(i32::try_from(pid).ok()?)
 }
 
+#[cfg(unix)]
 fn signal(pid: u32, sig: Signal) {
     if let Some(pid) = to_pid(pid) {
         let _ = rustix::process::kill_process(pid, sig);
     }
 }
 
+#[cfg(unix)]
 /// Signal the group `pgid`; never helix-gate's own group (or "every process",
 /// which is what group 1 would mean to `kill(2)`).
 fn signal_group(pgid: u32, sig: Signal) {
@@ -513,6 +531,7 @@ fn signal_group(pgid: u32, sig: Signal) {
     }
 }
 
+#[cfg(unix)]
 /// `(pid, ppid, pgid)` of every live process from `/proc/*/stat` (empty where
 /// `/proc` is unavailable). Zombies are left out: they run nothing.
 fn process_table() -> Vec<Proc> {
@@ -540,6 +559,7 @@ fn process_table() -> Vec<Proc> {
     table
 }
 
+#[cfg(unix)]
 /// `(state, ppid, pgid)` from a `/proc/<pid>/stat` line: `pid (comm) state ppid pgrp ...`.
 /// `comm` may contain spaces and `)`, so the fields are counted from the last `)`.
 fn parse_stat(stat: &str) -> Option<(char, u32, u32)> {
@@ -555,18 +575,144 @@ fn parse_stat(stat: &str) -> Option<(char, u32, u32)> {
 
 /// `exit code 3`, `signal 9`: how a status reads in an error message.
 pub fn describe_status(status: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt as _;
-    match (status.code(), status.signal()) {
+    #[cfg(unix)]
+    let signal = {
+        use std::os::unix::process::ExitStatusExt as _;
+        status.signal()
+    };
+    #[cfg(not(unix))]
+    let signal: Option<i32> = None;
+    match (status.code(), signal) {
         (Some(code), _) => format!("exit code {code}"),
         (None, Some(signal)) => format!("signal {signal}"),
         _ => status.to_string(),
     }
 }
 
+/// Windows: the child and everything it starts run in a Job Object that kills
+/// them all when it is terminated or its last handle closes (helix-gate ending
+/// for any reason closes it, as the watchdog does on Unix). A process the
+/// child starts before it joins the job (the few microseconds between spawn
+/// and assignment) is outside it; where no job can be made (a job without
+/// nesting rights), `taskkill /T` kills the child's tree by parent id.
+#[cfg(windows)]
+struct Group {
+    pid: u32,
+    job: Option<job::Job>,
+    child_ended: bool,
+}
+
+#[cfg(windows)]
+impl Group {
+    fn join(child: &Child, _token: String) -> Self {
+        Group {
+            pid: child.id(),
+            job: job::Job::assign(child).ok(),
+            child_ended: false,
+        }
+    }
+
+    fn kill_tree(&mut self) {
+        match &self.job {
+            Some(job) => job.terminate(),
+            None if !self.child_ended => {
+                let _ = Command::new("taskkill")
+                    .args(["/F", "/T", "/PID", &self.pid.to_string()])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status();
+            }
+            None => {}
+        }
+    }
+
+    fn sweep(&mut self) {
+        self.kill_tree();
+    }
+}
+
+#[cfg(windows)]
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.kill_tree();
+    }
+}
+
+#[cfg(windows)]
+#[expect(
+    unsafe_code,
+    reason = "Job Objects have no safe binding: four calls to kernel32 on a handle owned here"
+)]
+mod job {
+    use std::os::windows::io::AsRawHandle as _;
+
+    use windows_sys::Win32::Foundation::{CloseHandle, HANDLE};
+    use windows_sys::Win32::System::JobObjects::{
+        AssignProcessToJobObject, CreateJobObjectW, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+        JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JobObjectExtendedLimitInformation,
+        SetInformationJobObject, TerminateJobObject,
+    };
+
+    /// A Job Object that kills its processes when its handle closes.
+    pub(super) struct Job(HANDLE);
+
+    impl Job {
+        /// A new job with `child` in it.
+        pub(super) fn assign(child: &std::process::Child) -> std::io::Result<Job> {
+            // SAFETY: no security attributes and no name: both may be null.
+            let handle = unsafe { CreateJobObjectW(std::ptr::null(), std::ptr::null()) };
+            if handle.is_null() {
+                return Err(std::io::Error::last_os_error());
+            }
+            let job = Job(handle);
+            // SAFETY: a plain C struct, all zeroes is its empty value.
+            let mut info: JOBOBJECT_EXTENDED_LIMIT_INFORMATION = unsafe { std::mem::zeroed() };
+            info.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+            let size = u32::try_from(size_of::<JOBOBJECT_EXTENDED_LIMIT_INFORMATION>())
+                .unwrap_or(u32::MAX);
+            // SAFETY: `job.0` is a job handle owned here; `info` lives across the call
+            // and `size` is its size.
+            let set = unsafe {
+                SetInformationJobObject(
+                    job.0,
+                    JobObjectExtendedLimitInformation,
+                    (&raw const info).cast(),
+                    size,
+                )
+            };
+            if set == 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // SAFETY: both handles are open: the job's (owned here) and the child's
+            // (owned by `child`, borrowed for the call).
+            if unsafe { AssignProcessToJobObject(job.0, child.as_raw_handle()) } == 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(job)
+        }
+
+        /// Kill every process in the job.
+        pub(super) fn terminate(&self) {
+            // SAFETY: `self.0` is a job handle owned here.
+            unsafe { TerminateJobObject(self.0, 1) };
+        }
+    }
+
+    impl Drop for Job {
+        fn drop(&mut self) {
+            // SAFETY: closed once, here; the kill-on-close limit ends what is left.
+            unsafe { CloseHandle(self.0) };
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(unix)]
     use std::os::unix::process::ExitStatusExt as _;
+    #[cfg(unix)]
     use std::path::Path;
 
     fn limits(timeout: Duration) -> Limits {
@@ -578,6 +724,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn stat_parsing() {
         assert_eq!(
             parse_stat("123 (a b) c) S 45 67 67 0 -1"),
@@ -587,12 +734,14 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn status_descriptions() {
         assert_eq!(describe_status(ExitStatus::from_raw(3 << 8)), "exit code 3");
         assert_eq!(describe_status(ExitStatus::from_raw(9)), "signal 9");
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs a unix shell (sh)")]
     fn output_is_captured_up_to_the_cap() {
         let mut cmd = Command::new("sh");
         cmd.args(["-c", "printf 'abcdefgh'; printf 'err' >&2; exit 3"]);
@@ -610,6 +759,7 @@ mod tests {
         assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
     }
 
+    #[cfg(unix)]
     /// Whether `pid` is a live process (not a zombie).
     fn alive(pid: u32) -> bool {
         std::fs::read_to_string(format!("/proc/{pid}/stat"))
@@ -619,6 +769,7 @@ mod tests {
             .is_some_and(|(state, _, _)| state != 'Z')
     }
 
+    #[cfg(unix)]
     /// Run `script` (sh) whose escaping descendant prints its pid first.
     fn escaped_pid(script: &str, timeout: Duration) -> (Finished, u32) {
         let mut cmd = Command::new("sh");
@@ -633,6 +784,7 @@ mod tests {
         (done, pid)
     }
 
+    #[cfg(unix)]
     fn limits_with_room(timeout: Duration) -> Limits {
         Limits {
             timeout,
@@ -642,6 +794,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn a_descendant_in_a_session_of_its_own_dies_when_the_child_answers() {
         if !Path::new("/proc/self/environ").exists() {
             return;
@@ -659,6 +812,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn a_double_forked_grandchild_dies_with_a_child_that_timed_out() {
         if !Path::new("/proc/self/environ").exists() {
             return;
@@ -686,9 +840,22 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs a unix shell (sh)")]
     fn the_deadline_kills_the_child() {
         let mut cmd = Command::new("sh");
         cmd.args(["-c", "exec sleep 30"]);
+        let started = Instant::now();
+        let done = run(cmd, &limits(Duration::from_millis(500)), &mut |_| {}).unwrap();
+        assert!(done.timed_out);
+        assert!(started.elapsed() < Duration::from_secs(20));
+    }
+
+    /// Windows: the child's tree is in a Job Object, killed at the deadline.
+    #[test]
+    #[cfg(windows)]
+    fn the_deadline_kills_the_child_and_its_children() {
+        let mut cmd = Command::new("cmd");
+        cmd.args(["/C", "ping -n 60 127.0.0.1 > NUL"]);
         let started = Instant::now();
         let done = run(cmd, &limits(Duration::from_millis(500)), &mut |_| {}).unwrap();
         assert!(done.timed_out);

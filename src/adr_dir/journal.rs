@@ -119,13 +119,9 @@ fn witness_of(root: &Path, intent: &[u8]) -> Witness {
 
 /// Write the witness of `intent` (the intent file's bytes) to `state_dir`.
 fn write_witness(state_dir: &Path, root: &Path, intent: &[u8]) -> io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt as _;
     let path = witness_path(state_dir, root);
     let dir = state_dir.join(WITNESS_DIR);
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&dir)?;
+    crate::fs::platform::private_dir(std::fs::DirBuilder::new().recursive(true)).create(&dir)?;
     let json = serde_json::to_vec(&witness_of(root, intent)).map_err(io::Error::other)?;
     atomic::write_with(
         &dir,

@@ -508,6 +508,10 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
+    )]
     fn recognises_our_entries_only() {
         let entry = |command: &str| json!({"type": "command", "command": command});
         assert!(is_ours(&entry("helix-gate hook")));

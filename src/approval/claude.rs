@@ -296,10 +296,23 @@ pub fn interpret(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::process::ExitStatusExt as _;
+
+    /// The status of a child that exited with `code`.
+    fn exited(code: u8) -> ExitStatus {
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::ExitStatusExt as _;
+            ExitStatus::from_raw(i32::from(code) << 8)
+        }
+        #[cfg(windows)]
+        {
+            use std::os::windows::process::ExitStatusExt as _;
+            ExitStatus::from_raw(u32::from(code))
+        }
+    }
 
     fn ok_status() -> ExitStatus {
-        ExitStatus::from_raw(0)
+        exited(0)
     }
 
     fn result(extra: &str) -> Vec<u8> {
@@ -367,17 +380,17 @@ mod tests {
         let (v, _) = interpret(Some(ok_status()), b"", b"", 0.3);
         assert_eq!(v.unwrap_err().kind(), "invalid-json");
 
-        let (v, _) = interpret(Some(ExitStatus::from_raw(3 << 8)), b"", b"boom\n", 0.3);
+        let (v, _) = interpret(Some(exited(3)), b"", b"boom\n", 0.3);
         let err = v.unwrap_err();
         assert_eq!(err.kind(), "exit-status");
         assert!(err.to_string().contains("exit code 3: boom"), "{err}");
 
         let budget = br#"{"type":"result","subtype":"error_max_budget_usd","is_error":true,"errors":["Reached maximum budget ($0.3)"]}"#;
-        let (v, _) = interpret(Some(ExitStatus::from_raw(1 << 8)), budget, b"", 0.3);
+        let (v, _) = interpret(Some(exited(1)), budget, b"", 0.3);
         assert_eq!(v.unwrap_err().kind(), "budget");
 
         let retries = br#"{"type":"result","subtype":"error_max_structured_output_retries","is_error":true,"errors":["Failed to provide valid structured output after 5 attempts"]}"#;
-        let (v, _) = interpret(Some(ExitStatus::from_raw(1 << 8)), retries, b"", 0.3);
+        let (v, _) = interpret(Some(exited(1)), retries, b"", 0.3);
         let err = v.unwrap_err();
         assert_eq!(err.kind(), "invalid-verdict");
         assert!(err.to_string().contains("after 5 attempts"), "{err}");

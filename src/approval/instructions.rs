@@ -480,6 +480,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn a_type_folder_gives_its_skills_but_not_links_out_or_odd_names() {
         let settings = settings::from_layers(None, "none").unwrap();
         let dir = tempfile::tempdir().unwrap();

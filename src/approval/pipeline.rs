@@ -868,6 +868,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
+    )]
     fn control_and_direction_characters_are_unsafe_in_paths() {
         for c in [
             '\n', '\r', '\u{1b}', '\0', '\u{7f}', '\u{85}', '\u{2028}', '\u{202e}', '\u{2067}',

@@ -20,8 +20,7 @@
 //! no-op path.
 
 use std::fmt;
-use std::io::{Read as _, Write as _};
-use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use hmac::{KeyInit as _, Mac as _};
@@ -155,15 +154,16 @@ fn read_secret(path: &Path) -> Result<Option<[u8; LEN]>, KeyError> {
         Err(e) => return Err(read_error(e)),
     };
     // helix-gate makes the key 0600; group or other access was given by hand.
-    if let Ok(meta) = std::fs::metadata(path) {
-        use std::os::unix::fs::PermissionsExt as _;
-        let mode = meta.permissions().mode() & 0o7777;
-        if mode & 0o077 != 0 {
-            return Err(KeyError::Exposed {
-                path: path.display().to_string(),
-                mode,
-            });
-        }
+    if let Some(mode) = std::fs::metadata(path)
+        .ok()
+        .as_ref()
+        .and_then(crate::fs::platform::mode)
+        && mode & 0o077 != 0
+    {
+        return Err(KeyError::Exposed {
+            path: path.display().to_string(),
+            mode,
+        });
     }
     let secret: [u8; LEN] = bytes.as_slice().try_into().map_err(|_| KeyError::Damaged {
         path: path.display().to_string(),
@@ -187,15 +187,11 @@ fn create(path: &Path) -> Result<(), KeyError> {
         source,
     };
     let dir = path.parent().unwrap_or(Path::new("/"));
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
+    crate::fs::platform::private_dir(std::fs::DirBuilder::new().recursive(true))
         .create(dir)
         .map_err(create_error)?;
     let mut secret = [0u8; LEN];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut secret))
-        .map_err(create_error)?;
+    crate::fs::platform::random(&mut secret).map_err(create_error)?;
     // Unique per thread too: the Stop gate runs several approvals at once, and
     // two of them may make the first key together.
     let temp = dir.join(format!(
@@ -203,12 +199,10 @@ fn create(path: &Path) -> Result<(), KeyError> {
         std::process::id(),
         TEMP.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&temp)
-        .and_then(|mut f| f.write_all(&secret).and_then(|()| f.sync_all()));
+    let written =
+        crate::fs::platform::private_file(std::fs::OpenOptions::new().write(true).create_new(true))
+            .open(&temp)
+            .and_then(|mut f| f.write_all(&secret).and_then(|()| f.sync_all()));
     let linked = written.and_then(|()| match std::fs::hard_link(&temp, path) {
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(e),
         _ => Ok(()),
@@ -341,7 +335,6 @@ fn framed(fields: &[&[u8]]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt as _;
 
     #[test]
     fn hmac_sha256_matches_rfc_4231() {
@@ -411,18 +404,12 @@ mod tests {
         assert!(read_key(&path).unwrap().is_none());
         create(&path).unwrap();
         let first = read_key(&path).unwrap().unwrap();
-        assert_eq!(
-            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
-            0o600
-        );
-        assert_eq!(
-            std::fs::metadata(path.parent().unwrap())
-                .unwrap()
-                .permissions()
-                .mode()
-                & 0o777,
-            0o700
-        );
+        // Unix modes; Windows has none (the profile's ACL keeps the state private).
+        let mode = |p: &Path| crate::fs::platform::mode(&std::fs::metadata(p).unwrap());
+        if let Some(file_mode) = mode(&path) {
+            assert_eq!(file_mode & 0o777, 0o600);
+            assert_eq!(mode(path.parent().unwrap()).unwrap() & 0o777, 0o700);
+        }
         // A second creation (a lost race) keeps the first key.
         create(&path).unwrap();
         assert_eq!(read_key(&path).unwrap().unwrap().secret, first.secret);
@@ -441,6 +428,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn a_key_open_to_others_is_refused_with_the_fix() {
         use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().unwrap();

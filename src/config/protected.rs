@@ -207,20 +207,22 @@ fn config_paths(root: &Path) -> (Vec<String>, Option<String>) {
 /// fingerprints mean unchanged files (any write moves the change time); a new
 /// fingerprint only means the bytes must be compared ([`Snapshot::digest`]).
 pub fn stat_fingerprint(root: &Path) -> String {
-    use std::os::unix::fs::MetadataExt as _;
     let (paths, problem) = config_paths(root);
     let mut hasher = Sha256::new();
     for rel in &paths {
         hasher.update(rel.as_bytes());
         hasher.update(b"\0");
         if let Ok(meta) = std::fs::metadata(root.join(rel)) {
+            let (size, modified, changed, inode) = crate::fs::platform::stamp(&meta);
+            let seconds = |ns: i128| i64::try_from(ns.div_euclid(1_000_000_000)).unwrap_or(0);
+            let nanos = |ns: i128| i64::try_from(ns.rem_euclid(1_000_000_000)).unwrap_or(0);
             for number in [
-                meta.len(),
-                meta.ino(),
-                meta.mtime().cast_unsigned(),
-                meta.mtime_nsec().cast_unsigned(),
-                meta.ctime().cast_unsigned(),
-                meta.ctime_nsec().cast_unsigned(),
+                size,
+                inode,
+                seconds(modified).cast_unsigned(),
+                nanos(modified).cast_unsigned(),
+                seconds(changed).cast_unsigned(),
+                nanos(changed).cast_unsigned(),
             ] {
                 hasher.update(number.to_le_bytes());
             }

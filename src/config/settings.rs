@@ -665,9 +665,15 @@ fn exclusions(patterns: &[String], templates: bool) -> Vec<String> {
 }
 
 /// Whether the relative folder `path` stays below where it starts: not absolute, no `..`.
+/// On Windows `\etc` and `C:adr` are not absolute but leave the folder: a root or a
+/// drive counts as absolute too.
 fn stays_below(path: &str) -> bool {
     let path = Path::new(path);
     !path.is_absolute()
+        && !path.has_root()
+        && !path
+            .components()
+            .any(|c| matches!(c, std::path::Component::Prefix(_)))
         && !path
             .components()
             .any(|c| matches!(c, std::path::Component::ParentDir))

@@ -17,7 +17,6 @@
 //! that names another folder, counts as no consent.
 
 use std::io;
-use std::os::unix::fs::DirBuilderExt as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -170,9 +169,7 @@ pub fn trust_in(
         trusted_at: crate::clock::now_rfc3339(),
     };
     let dir = state_dir.join(TRUST_DIR);
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
+    crate::fs::platform::private_dir(std::fs::DirBuilder::new().recursive(true))
         .create(&dir)
         .map_err(write_error)?;
     let mut text = serde_json::to_string_pretty(&record)
@@ -214,7 +211,6 @@ pub fn revoke_in(state_dir: &Path, root: &Path) -> Result<bool, TrustError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt as _;
 
     fn repo() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
@@ -247,18 +243,12 @@ mod tests {
         );
         assert_eq!(record_in(state.path(), root), Some(record.clone()));
         let (path, _) = locate_in(state.path(), root).unwrap();
-        assert_eq!(
-            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
-            0o600
-        );
-        assert_eq!(
-            std::fs::metadata(path.parent().unwrap())
-                .unwrap()
-                .permissions()
-                .mode()
-                & 0o777,
-            0o700
-        );
+        // Unix modes; Windows has none (the profile's ACL keeps the state private).
+        let mode = |p: &Path| crate::fs::platform::mode(&std::fs::metadata(p).unwrap());
+        if let Some(file_mode) = mode(&path) {
+            assert_eq!(file_mode & 0o777, 0o600);
+            assert_eq!(mode(path.parent().unwrap()).unwrap() & 0o777, 0o700);
+        }
         std::fs::write(
             root.join(crate::config::protected::APPROVALS_PATH),
             "defaults: {command: ./other.sh}\n",
@@ -279,6 +269,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn a_damaged_or_foreign_record_is_no_consent() {
         let state = tempfile::tempdir().unwrap();
         let repo = repo();

@@ -380,6 +380,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "Windows keeps an open temporary file from being removed; open (issue 33)"
+    )]
     fn only_old_leftovers_of_this_module_are_removed() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("INDEX.md");
@@ -443,6 +447,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
+    )]
     fn a_missing_directory_is_reported_with_its_path() {
         let dir = tempfile::tempdir().unwrap();
         let err = write(dir.path(), &dir.path().join("no/such/file"), b"x").unwrap_err();

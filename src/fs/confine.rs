@@ -254,8 +254,22 @@ pub fn open_no_follow(path: &Path, access: Access) -> io::Result<File> {
     Ok(file)
 }
 
+/// Windows: a final reparse point (a symbolic link or junction) is opened as
+/// itself (`FILE_FLAG_OPEN_REPARSE_POINT`) and refused, never written through.
+#[cfg(windows)]
+pub fn open_no_follow(path: &Path, access: Access) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    match access {
+        Access::Append { create } => options.append(true).create(create),
+        Access::ReadWriteCreate => options.read(true).write(true).create(true).truncate(false),
+    };
+    let file = super::platform::no_follow(&mut options).open(path)?;
+    super::read::irregular_at(path, &file.metadata()?)?;
+    Ok(file)
+}
+
 /// Elsewhere, std's open ([`resolve`] has checked the path).
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 pub fn open_no_follow(path: &Path, access: Access) -> io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
     match access {

@@ -14,4 +14,5 @@ pub mod atomic;
 pub mod confine;
 pub mod data_dir;
 pub mod lock;
+pub mod platform;
 pub mod read;

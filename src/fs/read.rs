@@ -8,7 +8,7 @@
 use std::io::Read as _;
 use std::path::Path;
 
-use rustix::fs::{Mode, OFlags};
+use super::platform;
 
 /// A path that exists but is not a regular file: a directory, FIFO, socket or device
 /// (also behind a symlink). [`read_limited`] never reads it; [`not_regular`] finds it in
@@ -19,31 +19,24 @@ pub struct NotRegular {
     pub kind: &'static str,
 }
 
-/// What a file type is, when it is not a regular file.
-fn irregular_kind(file_type: std::fs::FileType) -> Option<&'static str> {
-    use std::os::unix::fs::FileTypeExt as _;
-    if file_type.is_file() {
+/// What a file is, when it is not a regular file (on Windows, a reparse point
+/// opened as itself is not one either).
+fn irregular_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
+    let file_type = meta.file_type();
+    if file_type.is_file() && !platform::is_reparse_point(meta) {
         return None;
     }
-    Some(if file_type.is_dir() {
+    Some(if file_type.is_dir() && !platform::is_reparse_point(meta) {
         "a directory"
-    } else if file_type.is_fifo() {
-        "a named pipe (FIFO)"
-    } else if file_type.is_socket() {
-        "a socket"
-    } else if file_type.is_char_device() {
-        "a character device"
-    } else if file_type.is_block_device() {
-        "a block device"
     } else {
-        "a special file"
+        platform::special_kind(meta)
     })
 }
 
 /// The error of a refused non-regular `path`, naming it: for helix-gate's own
 /// files, whose callers do not report the path themselves.
 pub(super) fn irregular_at(path: &Path, meta: &std::fs::Metadata) -> std::io::Result<()> {
-    match irregular_kind(meta.file_type()) {
+    match irregular_kind(meta) {
         None => Ok(()),
         Some(kind) => Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
@@ -56,7 +49,7 @@ pub(super) fn irregular_at(path: &Path, meta: &std::fs::Metadata) -> std::io::Re
 }
 
 fn refuse_irregular(meta: &std::fs::Metadata) -> std::io::Result<()> {
-    match irregular_kind(meta.file_type()) {
+    match irregular_kind(meta) {
         None => Ok(()),
         Some(kind) => Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
@@ -74,16 +67,12 @@ pub fn not_regular(err: &std::io::Error) -> Option<&'static str> {
 /// large without reading all of it. Anything else is refused with [`NotRegular`] and
 /// never read, so no input can make this block or run forever.
 pub fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
-    use std::os::unix::fs::OpenOptionsExt as _;
     // stat first: it never blocks and opens nothing (opening some devices has effects).
     refuse_irregular(&std::fs::metadata(path)?)?;
     // The path can be swapped between the stat and the open. Opening a FIFO for reading
     // blocks in open(2) until a writer appears; O_NONBLOCK makes it return at once, and
     // fstat on the open file then decides on what was really opened.
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits().cast_signed())
-        .open(path)?;
+    let file = platform::nonblocking(std::fs::OpenOptions::new().read(true)).open(path)?;
     let meta = file.metadata()?;
     refuse_irregular(&meta)?;
     // Only a capacity hint: on a 32-bit target a size beyond `usize` reserves nothing.
@@ -107,25 +96,50 @@ pub enum Links {
 /// with [`NotRegular`] and never read. For a reader that does not read the whole file
 /// (a transcript's tail); [`regular`] reads it all.
 pub fn open_regular(path: &Path, links: Links) -> std::io::Result<std::fs::File> {
+    let file = open_read(path, links)?;
+    refuse_irregular(&file.metadata()?)?;
+    Ok(file)
+}
+
+fn link_refused(path: &Path) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!(
+            "`{}` is a symbolic link, which helix-gate's own files never are; not read",
+            path.display()
+        ),
+    )
+}
+
+#[cfg(unix)]
+fn open_read(path: &Path, links: Links) -> std::io::Result<std::fs::File> {
+    use rustix::fs::{Mode, OFlags};
     let mut flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
     if links == Links::Refuse {
         flags |= OFlags::NOFOLLOW;
     }
     let fd = rustix::fs::open(path, flags, Mode::empty()).map_err(|errno| {
         if links == Links::Refuse && errno == rustix::io::Errno::LOOP {
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!(
-                    "`{}` is a symbolic link, which helix-gate's own files never are; not read",
-                    path.display()
-                ),
-            )
+            link_refused(path)
         } else {
             std::io::Error::from(errno)
         }
     })?;
-    let file = std::fs::File::from(fd);
-    refuse_irregular(&file.metadata()?)?;
+    Ok(std::fs::File::from(fd))
+}
+
+/// Windows: a final reparse point is opened as itself and refused, never followed.
+#[cfg(windows)]
+fn open_read(path: &Path, links: Links) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    if links == Links::Refuse {
+        platform::no_follow(&mut options);
+    }
+    let file = options.open(path)?;
+    if links == Links::Refuse && platform::is_reparse_point(&file.metadata()?) {
+        return Err(link_refused(path));
+    }
     Ok(file)
 }
 
@@ -170,7 +184,6 @@ pub const CONFIG_LIMIT: u64 = 4 << 20;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::{Duration, Instant};
 
     #[test]
     fn only_regular_files_are_read() {
@@ -180,6 +193,15 @@ mod tests {
         assert_eq!(regular(&file, 10, Links::Refuse).unwrap(), b"{}");
         assert!(regular(&file, 1, Links::Refuse).is_err(), "over the limit");
         assert!(regular(dir.path(), 10, Links::Refuse).is_err(), "a folder");
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn links_devices_and_fifos_are_refused() {
+        use std::time::{Duration, Instant};
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.json");
+        std::fs::write(&file, b"{}").unwrap();
         let link = dir.path().join("link.json");
         std::os::unix::fs::symlink(&file, &link).unwrap();
         assert!(regular(&link, 10, Links::Refuse).is_err(), "a symlink");
@@ -197,5 +219,21 @@ mod tests {
         let started = Instant::now();
         assert!(regular(&fifo, 10, Links::Refuse).is_err(), "a FIFO");
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    /// Windows: a symbolic link (a reparse point) is opened as itself and refused.
+    #[test]
+    #[cfg_attr(windows, ignore = "Wine's symbolic links are not NTFS reparse points")]
+    #[cfg(windows)]
+    fn a_reparse_point_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.json");
+        std::fs::write(&file, b"{}").unwrap();
+        let link = dir.path().join("link.json");
+        if std::os::windows::fs::symlink_file(&file, &link).is_err() {
+            return; // creating links needs a privilege this account may not have
+        }
+        assert!(regular(&link, 10, Links::Refuse).is_err(), "a link");
+        assert_eq!(regular(&link, 10, Links::Follow).unwrap(), b"{}");
     }
 }

@@ -199,7 +199,8 @@ impl Ctx<'_> {
     /// A gate's path made absolute against the base; `Err` for an absolute path or one
     /// that climbs out of the base.
     fn path(&self, rel: &str) -> Result<PathBuf, GateError> {
-        if Path::new(rel).is_absolute() || escapes(rel) {
+        // `has_root`: on Windows `\x` is not absolute but leaves the base.
+        if Path::new(rel).is_absolute() || Path::new(rel).has_root() || escapes(rel) {
             return Err(GateError::Escapes {
                 path: rel.to_owned(),
                 base: self.shown(self.base),

@@ -328,6 +328,10 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
+    )]
     fn the_consultants_plan_is_relative_to_its_session_folder() {
         assert_eq!(
             plan_base(Path::new("/p/sessions/a/output/phases.yaml")),

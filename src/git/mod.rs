@@ -222,6 +222,7 @@ mod tests {
     // ---------------------------------------------------------------- staged content
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn first_commit_on_unborn_head_reports_everything_added() {
         let fx = Fixture::new();
         fx.write("adr/001-first.md", "# First\n");
@@ -245,6 +246,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn fresh_repository_without_index_is_empty() {
         let fx = Fixture::new();
         let staged = fx.staged();
@@ -254,6 +256,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn modified_and_staged_file_is_modified_unchanged_files_are_not_listed() {
         let fx = Fixture::new();
         fx.write("adr/001.md", "v1\n");
@@ -271,6 +274,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn partial_staging_work_tree_ahead_of_index_reads_index_content() {
         let fx = Fixture::new();
         fx.write("adr/001.md", "line1\n");
@@ -287,6 +291,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn partial_staging_index_ahead_of_work_tree_reads_index_content() {
         let fx = Fixture::new();
         fx.write("adr/001.md", "v1\n");
@@ -307,6 +312,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn git_mv_reports_new_path_as_added_and_old_path_as_deleted() {
         let fx = Fixture::new();
         fx.write("adr/001-old.md", "content\n");
@@ -324,6 +330,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn git_rm_reports_deleted_only() {
         let fx = Fixture::new();
         fx.write("adr/001.md", "a\n");
@@ -338,6 +345,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn file_removed_from_index_but_still_on_disk_is_not_in_the_commit() {
         let fx = Fixture::new();
         fx.write("adr/001.md", "a\n");
@@ -351,6 +359,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn file_on_disk_but_never_added_is_not_in_the_commit() {
         let fx = Fixture::new();
         fx.write("adr/001.md", "a\n");
@@ -362,6 +371,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn intent_to_add_entries_are_not_part_of_the_commit() {
         let fx = Fixture::new();
         fx.write("a.md", "a\n");
@@ -375,6 +385,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn paths_with_spaces_and_non_ascii_are_returned_verbatim() {
         let fx = Fixture::new();
         fx.write("README.md", "x\n");
@@ -438,6 +449,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn submodule_entry_is_reported_and_never_read_as_blob() {
         let fx = Fixture::new();
         fx.write("a.md", "a\n");
@@ -463,6 +475,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn blob_over_limit_is_refused_blob_at_limit_is_returned() {
         let fx = Fixture::new();
         fx.write("adr/big.md", &"x".repeat(1000));
@@ -480,6 +493,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn blob_over_limit_is_refused_when_packed_and_deltified() {
         let fx = Fixture::new();
         let base = (0..2000).fold(String::new(), |mut base, i| {
@@ -508,6 +522,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn split_index_is_read_through_the_shared_index() {
         let fx = Fixture::new();
         fx.write("adr/001.md", "v1\n");
@@ -538,6 +553,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn sparse_index_directories_are_neither_changed_nor_deleted() {
         let fx = Fixture::new();
         fx.write("adr/001.md", "v1\n");
@@ -565,6 +581,7 @@ mod tests {
     // ---------------------------------------------------------------- GIT_INDEX_FILE
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn git_index_file_absolute_points_at_a_temporary_index() {
         let fx = Fixture::new();
         fx.write("adr/001.md", "v1\n");
@@ -602,6 +619,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn git_index_file_relative_is_resolved_against_cwd() {
         let fx = Fixture::new();
         fx.write("adr/001.md", "v1\n");
@@ -635,6 +653,7 @@ mod tests {
     /// Installs a pre-commit hook that records its environment and a copy of the index it was
     /// given, then aborts the commit; feeds what git really exported back into `GitEnv`.
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn hook_environment_of_real_git_commits_is_understood() {
         let fx = Fixture::new();
         fx.write("a.md", "a1\n");
@@ -749,6 +768,7 @@ mod tests {
     // ---------------------------------------------------------------- discovery
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn discovery_from_a_subdirectory_finds_the_root() {
         let fx = Fixture::new();
         fx.write("adr/deep/001.md", "x\n");
@@ -786,6 +806,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn git_dir_env_pointing_nowhere_is_not_a_repository() {
         let fx = Fixture::new();
         let env = GitEnv {
@@ -799,6 +820,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn ceiling_directories_stop_discovery() {
         let fx = Fixture::new();
         let inner = fx.root.join("inner/dir");
@@ -815,6 +837,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn bare_repository_opens_without_work_tree_and_has_no_staged_index() {
         let fx = Fixture::new();
         fx.write("a.md", "a\n");
@@ -841,6 +864,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn explicit_git_dir_and_work_tree_like_a_separate_git_dir_setup() {
         let fx = Fixture::new();
         let gd = fx.base().join("store.git");
@@ -888,6 +912,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn linked_worktree_has_its_own_index_and_shares_hooks() {
         let fx = Fixture::new();
         fx.write("adr/001.md", "v1\n");
@@ -941,6 +966,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn linked_worktree_of_a_bare_repository_via_hook_environment() {
         let fx = Fixture::new();
         fx.write("a.md", "a\n");
@@ -973,6 +999,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn git_common_dir_must_match_the_resolved_one() {
         let fx = Fixture::new();
         fx.write("a.md", "a\n");
@@ -1000,6 +1027,7 @@ mod tests {
     // ---------------------------------------------------------------- hooks, merges
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn hooks_dir_default_relative_and_absolute() {
         let fx = Fixture::new();
         let sub = fx.root.join("sub");
@@ -1017,6 +1045,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn merge_in_progress_and_conflicts_are_exposed() {
         let fx = Fixture::new();
         fx.write("adr/001.md", "base\n");
@@ -1058,6 +1087,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn detached_head_compares_against_the_detached_commit() {
         let fx = Fixture::new();
         fx.write("a.md", "1\n");
@@ -1072,6 +1102,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn many_files_are_compared_without_touching_the_work_tree() {
         let fx = Fixture::new();
         for i in 0..1500 {
@@ -1128,6 +1159,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn staged_links_are_followed_inside_the_index_like_a_checkout() {
         let fx = Fixture::new();
         fx.write("adr/001-a.md", "a\n");
@@ -1159,6 +1191,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn staged_links_that_leave_the_commit_are_refused() {
         let fx = Fixture::new();
         fx.write("adr/001-a.md", "a\n");
@@ -1219,6 +1252,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "needs git.exe (Wine has none)")]
     fn touches_names_what_the_commit_changes() {
         let fx = Fixture::new();
         fx.write("a.md", "a\n");

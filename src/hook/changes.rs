@@ -3,7 +3,6 @@
 //! status` where the baseline came late.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 use std::time::Duration;
 
@@ -53,8 +52,7 @@ pub(super) fn dirs_of(
 
 fn dir_mtime(root: &Path, dir: &str) -> Option<i128> {
     let meta = std::fs::metadata(root.join(dir)).ok()?;
-    meta.is_dir()
-        .then(|| i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()))
+    meta.is_dir().then(|| crate::fs::platform::stamp(&meta).1)
 }
 
 /// The covered files whose content differs from the session's baseline now

@@ -326,6 +326,10 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
+    )]
     fn words_are_resolved_as_the_shell_would_when_plain() {
         let dir = Path::new("/r/sub");
         assert_eq!(
@@ -387,6 +391,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
+    )]
     fn a_registration_counts_while_it_names_helix_gate() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();

@@ -408,6 +408,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
+    )]
     fn paths_limit_the_marker_to_matching_session_folders() {
         let root = Path::new("/repo");
         let s1 = Path::new("/repo/projects/sessions/s1");

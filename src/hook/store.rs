@@ -4,7 +4,6 @@
 //! `rm -rf .helix-gate`. What it means is [`super::baseline`]'s business.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -50,14 +49,7 @@ pub struct FileState {
 impl FileState {
     pub(super) fn stat(path: &Path) -> Option<(u64, i128, i128, u64)> {
         let meta = std::fs::metadata(path).ok()?;
-        meta.is_file().then(|| {
-            (
-                meta.len(),
-                i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
-                i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
-                meta.ino(),
-            )
-        })
+        meta.is_file().then(|| crate::fs::platform::stamp(&meta))
     }
 
     /// The file at `path` now (`None` when it is gone or not a regular file).
@@ -230,10 +222,7 @@ impl Store {
     }
 
     pub(super) fn ensure(&self) -> std::io::Result<()> {
-        use std::os::unix::fs::DirBuilderExt as _;
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
+        crate::fs::platform::private_dir(std::fs::DirBuilder::new().recursive(true))
             .create(&self.dir)
     }
 

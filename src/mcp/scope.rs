@@ -120,7 +120,7 @@ impl Scope {
         if !kind.is_file() {
             return Err(Refused::NotRegular {
                 shown,
-                kind: describe(kind),
+                kind: describe(&meta),
             });
         }
         if meta.len() > limit {
@@ -178,8 +178,10 @@ pub(super) enum Refused {
     },
 }
 
-fn describe(kind: std::fs::FileType) -> &'static str {
+#[cfg(unix)]
+fn describe(meta: &std::fs::Metadata) -> &'static str {
     use std::os::unix::fs::FileTypeExt as _;
+    let kind = meta.file_type();
     if kind.is_fifo() {
         "a named pipe (FIFO)"
     } else if kind.is_socket() {
@@ -191,6 +193,11 @@ fn describe(kind: std::fs::FileType) -> &'static str {
     } else {
         "not a file"
     }
+}
+
+#[cfg(windows)]
+fn describe(meta: &std::fs::Metadata) -> &'static str {
+    crate::fs::platform::special_kind(meta)
 }
 
 #[cfg(test)]
@@ -207,6 +214,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
+    )]
     fn relative_paths_start_at_the_working_folder_and_stay_inside() {
         let (_dir, scope) = scope();
         let root = scope.root().to_path_buf();
@@ -227,6 +238,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn a_link_out_of_the_repository_is_refused() {
         let (dir, scope) = scope();
         let outside = dir.path().join("secret.md");

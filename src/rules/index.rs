@@ -415,6 +415,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "under investigation on Windows (issue 33)")]
     fn rows_in_a_commit_name_adrs_of_the_commit() {
         let one = catalog(&[(
             "001-a.md",
@@ -452,6 +453,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(windows, ignore = "under investigation on Windows (issue 33)")]
     fn rows_are_compared_with_the_adrs() {
         let adrs = catalog(&[
             (

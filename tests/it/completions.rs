@@ -36,6 +36,7 @@ fn completions_know_every_subcommand_and_the_format_values() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "needs bash")]
 fn bash_completion_loads_and_completes_subcommands() {
     let out = run(&manifest_dir(), &["completions", "bash"]);
     let script = stdout(&out);

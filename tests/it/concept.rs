@@ -72,6 +72,7 @@ fn validate_compares_the_adr_with_the_concept_its_front_matter_names() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_named_concept_that_cannot_be_used_is_a_finding_not_a_crash() {
     let repo = scratch();
     let outside = tempfile::tempdir().unwrap();

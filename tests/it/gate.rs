@@ -437,6 +437,7 @@ fn approval_passed_refuses_a_genuine_result_for_another_file() {
 }
 
 #[test]
+#[cfg(unix)]
 fn approval_passed_reports_a_result_it_cannot_read() {
     let repo = helix_repo();
     let args = [
@@ -865,6 +866,7 @@ fn adr_complete_semantic_true_never_claims_a_review_that_did_not_happen() {
 /// An output that is a link to nothing or a folder with nothing in it was never
 /// written: `files_exist` fails on both and passes the file and the full folder.
 #[test]
+#[cfg(unix)]
 fn files_exist_fails_a_dangling_link_and_an_empty_directory() {
     let repo = helix_repo();
     reviewer_off(&repo);
@@ -915,6 +917,7 @@ fn as_user(repo: &ScratchRepo, state: &Path, user: &str, args: &[&str]) -> (i32,
 /// and B trusts the repository's configuration as it is; a changed configuration (a key
 /// added) asks B again, a tampered result and an unknown key fail, naming why.
 #[test]
+#[cfg(unix)]
 fn approval_passed_verifies_a_teammates_result_by_a_public_key_the_person_trusted() {
     let repo = helix_repo();
     reviewer(&repo, &approved(0.9));

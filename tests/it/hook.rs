@@ -326,6 +326,7 @@ fn unknown_events_tools_and_missing_fields_are_ignored() {
 }
 
 #[test]
+#[cfg(unix)]
 fn symlink_out_of_the_project_and_deleted_files_are_not_read() {
     let root = project();
     let outside = tempfile::tempdir().unwrap();

@@ -311,6 +311,7 @@ fn a_broken_field_the_decision_does_not_need_is_only_noted() {
 // ------------------------------------------------------------------ paths
 
 /// `<tmp>/alias` -> the project.
+#[cfg(unix)]
 fn alias_of(root: &Path) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let alias = dir.path().join("alias");
@@ -319,6 +320,7 @@ fn alias_of(root: &Path) -> (tempfile::TempDir, PathBuf) {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_project_dir_reached_through_a_symlink_still_checks_logs_and_records_the_adr() {
     let root = project();
     let (_keep, alias) = alias_of(root.path());
@@ -339,6 +341,7 @@ fn a_project_dir_reached_through_a_symlink_still_checks_logs_and_records_the_adr
 }
 
 #[test]
+#[cfg(unix)]
 fn a_private_prefix_on_the_path_is_compared_by_real_location() {
     // macOS: /tmp is /private/tmp. Built here as <tmp>/private/<repo> reached
     // through <tmp>/tmp -> <tmp>/private.
@@ -356,6 +359,7 @@ fn a_private_prefix_on_the_path_is_compared_by_real_location() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_touched_adr_replaced_by_a_symlink_out_of_the_project_is_not_read_at_stop() {
     let root = project();
     let outside = tempfile::tempdir().unwrap();
@@ -393,6 +397,7 @@ fn a_touched_adr_replaced_by_a_symlink_out_of_the_project_is_not_read_at_stop() 
 }
 
 #[test]
+#[cfg(unix)]
 fn the_step_fallback_file_is_not_appended_through_a_symlink_out_of_the_project() {
     let root = project();
     let outside = tempfile::tempdir().unwrap();
@@ -424,6 +429,7 @@ fn the_step_fallback_file_is_not_appended_through_a_symlink_out_of_the_project()
 // ------------------------------------------------------------------ .helix-gate/
 
 #[test]
+#[cfg(unix)]
 fn pre_tool_use_denies_writes_into_the_data_folder_by_any_path() {
     let root = project();
     std::fs::create_dir_all(root.path().join(".helix-gate/approval-cache")).unwrap();

@@ -264,6 +264,7 @@ fn flow_nesting_in_the_settings_file_is_a_quick_configuration_error() {
 }
 
 #[test]
+#[cfg(unix)]
 fn configuration_files_that_are_devices_or_fifos_are_refused_without_reading() {
     // A cloned repository can ship any configuration file as a link to /dev/zero
     // (never ends) or as a FIFO (blocks open): each is a quick configuration error.
@@ -297,6 +298,7 @@ fn configuration_files_that_are_devices_or_fifos_are_refused_without_reading() {
 }
 
 #[test]
+#[cfg(unix)]
 fn adr_linked_out_of_the_project_is_neither_read_by_validate_nor_sent_by_approve() {
     let root = project();
     let outside = tempfile::tempdir().unwrap();
@@ -525,6 +527,7 @@ fn directory_named_like_an_adr_is_refused_by_approve() {
 }
 
 #[test]
+#[cfg(unix)]
 fn socket_named_like_an_adr_is_refused() {
     let root = project();
     std::fs::create_dir_all(root.path().join("adr")).unwrap();
@@ -542,6 +545,7 @@ fn socket_named_like_an_adr_is_refused() {
 
 /// Reading /dev/zero never ends; it is refused by what the symlink leads to.
 #[test]
+#[cfg(unix)]
 fn dev_zero_symlinked_as_an_adr_is_refused_without_reading() {
     let root = project();
     std::fs::create_dir_all(root.path().join("adr")).unwrap();

@@ -205,6 +205,7 @@ fn without_a_state_folder_recovery_leaves_draft_and_adr_and_names_both() {
 /// a file outside with the draft's very bytes); the finalize is finished, the
 /// link and its target stay, and the witness is gone afterwards.
 #[test]
+#[cfg(unix)]
 fn a_witnessed_intent_never_removes_a_draft_that_is_a_link() {
     let repo = ScratchRepo::with_adr();
     let draft = interrupted_finalize(&repo, Some(repo.state_dir()));

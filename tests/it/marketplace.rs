@@ -104,10 +104,9 @@ fn shim_without_a_binary_tells_the_user_how_to_get_one() {
 
 /// An executable shell script at `path` that prints `fake <name> <args>`.
 fn fake(path: &Path, name: &str) {
-    use std::os::unix::fs::PermissionsExt as _;
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, format!("#!/bin/sh\necho \"fake {name} $*\"\n")).unwrap();
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    crate::support::make_executable(path);
 }
 
 /// Where each install channel puts the binary, relative to a scratch folder `D` (HOME is
@@ -176,6 +175,7 @@ fn shim_finds_the_binary_of_every_install_channel_off_path() {
 /// binary of the platform package beside it instead (no node start per hook call), hoisted
 /// or nested, and the launcher itself when there is no such binary.
 #[test]
+#[cfg(unix)]
 fn shim_runs_the_native_binary_of_an_npm_install_not_its_launcher() {
     for native in [
         "lib/node_modules/@helix-gate/cli-linux-x64/helix-gate",
@@ -240,6 +240,7 @@ fn shim_prefers_the_clone_then_path_then_the_channel_folders() {
 }
 
 #[test]
+#[cfg(unix)]
 fn shim_runs_the_binary_it_finds_on_path() {
     let dir = tempfile::tempdir().unwrap();
     plugin_copy(dir.path());

@@ -444,6 +444,7 @@ fn run_gate_runs_a_phase_as_gate_does_and_never_starts_the_reviewer() {
 }
 
 #[test]
+#[cfg(unix)]
 fn paths_outside_links_out_fifos_and_huge_files_are_tool_errors_never_a_hang() {
     let repo = adr_repo();
     repo.write("config/helix-gate.yaml", "adr:\n  max_file_size: 20000\n");

@@ -17,7 +17,6 @@ use crate::support::repo::{ScratchRepo, TIME_LIMIT, in_repo};
 /// prints `result`; with `fail_first`, its first run crashes (exit 3, no
 /// output). Returns the directory (to put first on PATH).
 pub(crate) fn counting_reviewer(dir: &Path, result: &str, fail_first: bool) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt as _;
     let result_path = write(dir, "result.json", result);
     let runs = dir.join("runs");
     let script = write(
@@ -34,7 +33,7 @@ pub(crate) fn counting_reviewer(dir: &Path, result: &str, fail_first: bool) -> P
             },
         ),
     );
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    crate::support::make_executable(&script);
     dir.to_path_buf()
 }
 

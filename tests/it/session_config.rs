@@ -422,7 +422,6 @@ fn reviewer_output(result: &str) -> String {
 /// Write `tools/reviewer`, a program that notes each run in `runs.txt` under `tag`
 /// and answers `result`.
 fn write_program(root: &Path, tag: &str, result: &str) {
-    use std::os::unix::fs::PermissionsExt as _;
     let script = write(
         root,
         "tools/reviewer",
@@ -432,7 +431,7 @@ fn write_program(root: &Path, tag: &str, result: &str) {
             reviewer_output(result)
         ),
     );
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    crate::support::make_executable(&script);
 }
 
 /// A committed repository whose ADR reviewer is its own program `tools/reviewer`,

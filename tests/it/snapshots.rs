@@ -554,6 +554,7 @@ fn pre_commit_required_approval_missing() {
 }
 
 #[test]
+#[cfg(unix)]
 fn pre_commit_skipped_entries_and_infrastructure_error() {
     let repo = git_repo();
     let head = repo.git(&["rev-parse", "HEAD"]);

@@ -150,6 +150,7 @@ fn a_status_file_that_is_no_json_object_is_left_alone_and_noted() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_status_file_linked_out_of_the_project_is_not_written() {
     let repo = repo(ON);
     let outside = tempfile::tempdir().unwrap();

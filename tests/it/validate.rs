@@ -214,6 +214,7 @@ fn rules_override_and_strict_rules_file() {
 }
 
 #[test]
+#[cfg(unix)]
 fn bad_input_gets_a_finding_or_exit_2_never_a_panic() {
     let repo = scratch_repo();
     let dir = repo.path();
@@ -550,4 +551,31 @@ fn madr_files_checked_as_helix_get_a_preset_hint() {
         &["--preset", "madr", "validate", "docs/decisions"],
     );
     assert!(!stderr(&out).contains("hint:"), "{}", stderr(&out));
+}
+
+/// ADRs saved with CRLF line ends (Windows editors, git's autocrlf) give the same
+/// findings, on the same lines, as the same ADRs with LF.
+#[test]
+fn crlf_adrs_give_the_same_findings_as_lf() {
+    let lf = tempfile::tempdir().unwrap();
+    let crlf = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(manifest_dir().join("examples/adr")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains('\r'));
+        let name = path.file_name().unwrap();
+        std::fs::create_dir_all(lf.path().join("adr")).unwrap();
+        std::fs::create_dir_all(crlf.path().join("adr")).unwrap();
+        std::fs::write(lf.path().join("adr").join(name), &text).unwrap();
+        std::fs::write(
+            crlf.path().join("adr").join(name),
+            text.replace('\n', "\r\n"),
+        )
+        .unwrap();
+    }
+    let with_lf = run(lf.path(), &["validate", "adr/"]);
+    let with_crlf = run(crlf.path(), &["validate", "adr/"]);
+    assert_eq!(code(&with_lf), 1, "{}", stderr(&with_lf));
+    assert_eq!(stdout(&with_crlf), stdout(&with_lf));
+    assert_eq!(code(&with_crlf), code(&with_lf));
 }

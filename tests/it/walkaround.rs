@@ -384,6 +384,7 @@ fn wiping_the_state_folder_does_not_make_the_stop_forget_a_broken_adr() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_write_through_a_linked_folder_is_checked_as_the_adr_it_is() {
     let Some(claude) = require_claude() else {
         return;

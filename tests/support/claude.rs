@@ -26,8 +26,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use std::os::unix::process::CommandExt;
-
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -315,8 +313,8 @@ impl ClaudeRun {
         }
         cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .stderr(Stdio::piped());
+        super::own_group(&mut cmd);
         cmd
     }
 }

@@ -140,14 +140,13 @@ pub(crate) fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) -> PathBu
 /// `fake/reviewer.sh` runs the shell lines `before`, then prints it. Returns the
 /// script's path; `fake/reviewer.sh` is the repository-relative command.
 pub(crate) fn fake_reviewer(root: &Path, result: &str, before: &str) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt as _;
     let result_path = write(root, "fake/result.json", result);
     let script = write(
         root,
         "fake/reviewer.sh",
         format!("#!/bin/sh\n{before}cat '{}'\n", result_path.display()),
     );
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    super::make_executable(&script);
     script
 }
 
@@ -194,14 +193,13 @@ impl ClientRun {
 /// client, its native binary and the hooks it runs) is killed and the run
 /// reported as timed out.
 pub(crate) fn run_client(cmd: &mut Command, what: &'static str, limit: Duration) -> ClientRun {
-    use std::os::unix::process::CommandExt as _;
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawn {what}: {e}"));
+    let mut child = super::own_group(
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .spawn()
+    .unwrap_or_else(|e| panic!("spawn {what}: {e}"));
     // Read with a bound: a hook that escaped the group may hold a pipe open.
     let reader = |pipe: Option<Box<dyn Read + Send>>| {
         let (tx, rx) = std::sync::mpsc::channel();

@@ -49,3 +49,24 @@ pub(crate) mod plugin;
 pub(crate) mod procs;
 pub(crate) mod repo;
 pub(crate) mod schema;
+
+/// Make `path` executable (mode 0755 on Unix; Windows runs by extension).
+pub(crate) fn make_executable(path: &std::path::Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod 755");
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+}
+
+/// Start `cmd` in a process group of its own (Unix), so its whole tree can be killed.
+pub(crate) fn own_group(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt as _;
+        cmd.process_group(0);
+    }
+    cmd
+}

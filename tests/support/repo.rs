@@ -8,7 +8,6 @@
 
 use std::ffi::OsStr;
 use std::fs;
-use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
@@ -174,11 +173,7 @@ impl ScratchRepo {
         contents: impl AsRef<[u8]>,
     ) -> PathBuf {
         let path = self.write(rel, contents);
-        let mut perms = fs::metadata(&path)
-            .expect("stat written script")
-            .permissions();
-        perms.set_mode(0o755);
-        fs::set_permissions(&path, perms).expect("chmod 755 script");
+        super::make_executable(&path);
         path
     }
 

@@ -50,14 +50,8 @@ struct Stamp(u64, i128, i128, u64);
 
 impl Stamp {
     fn of(meta: &std::fs::Metadata) -> Stamp {
-        use std::os::unix::fs::MetadataExt as _;
-        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
-        Stamp(
-            meta.size(),
-            ns(meta.mtime(), meta.mtime_nsec()),
-            ns(meta.ctime(), meta.ctime_nsec()),
-            meta.ino(),
-        )
+        let (size, modified, changed, inode) = crate::fs::platform::stamp(meta);
+        Stamp(size, modified, changed, inode)
     }
 
     /// The stamp of `path` (links followed), None when it does not exist.
@@ -800,6 +794,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn a_corrupt_oversized_or_linked_cache_is_rebuilt() {
         let root = repo(&[("014-gw.md", &ruling(14, "requests"))]);
         cached_index(root.path()).unwrap();

@@ -256,6 +256,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
+    )]
     fn malformed_or_untrusted_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.toml");

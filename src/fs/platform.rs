@@ -1,0 +1,153 @@
+//! What the file system offers differently on Unix and on Windows, in one place:
+//! the kinds of special files refused before a read, opening without blocking
+//! and without following a final link, the stamp that tells an unchanged file,
+//! and the private folders and files of helix-gate's state (the signing key).
+//!
+//! On Unix: FIFOs, sockets and devices are refused, `O_NONBLOCK` / `O_NOFOLLOW`,
+//! mode 0700 / 0600. On Windows only regular files and folders exist for std;
+//! a reparse point (a symbolic link, a junction, a cloud placeholder) is
+//! refused where a link would be, opened with `FILE_FLAG_OPEN_REPARSE_POINT` so
+//! it is never followed. Windows has no mode bits: the state folder lives in
+//! the user's profile (`%LOCALAPPDATA%`), whose inherited ACL gives access to
+//! the user, SYSTEM and Administrators only; helix-gate sets no ACL of its own.
+
+use std::fs::{DirBuilder, FileType, Metadata, OpenOptions};
+
+/// What a file or folder looked like: size, modification and change times in
+/// nanoseconds, inode. Equal stamps mean an unchanged file (as git's index does).
+pub type Stamp = (u64, i128, i128, u64);
+
+/// `FILE_ATTRIBUTE_REPARSE_POINT`: a symbolic link, junction or placeholder.
+#[cfg(windows)]
+const REPARSE_POINT: u32 = 0x400;
+/// `FILE_FLAG_OPEN_REPARSE_POINT`: open the reparse point itself, never its target.
+#[cfg(windows)]
+const OPEN_REPARSE_POINT: u32 = 0x0020_0000;
+
+/// The special kind of a file that is neither a regular file nor a folder.
+#[cfg(unix)]
+pub fn special_kind(meta: &Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    let file_type: FileType = meta.file_type();
+    if file_type.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else if file_type.is_char_device() {
+        "a character device"
+    } else if file_type.is_block_device() {
+        "a block device"
+    } else {
+        "a special file"
+    }
+}
+
+/// The special kind of a file that is neither a regular file nor a folder.
+#[cfg(windows)]
+pub fn special_kind(meta: &Metadata) -> &'static str {
+    let file_type: FileType = meta.file_type();
+    if file_type.is_symlink() || is_reparse_point(meta) {
+        "a reparse point (a link or junction)"
+    } else {
+        "a special file"
+    }
+}
+
+/// Whether `meta` (from an open file or `symlink_metadata`) is a reparse point:
+/// never on Unix, where links are found by `O_NOFOLLOW`.
+#[cfg(windows)]
+pub fn is_reparse_point(meta: &Metadata) -> bool {
+    use std::os::windows::fs::MetadataExt as _;
+    meta.file_attributes() & REPARSE_POINT != 0
+}
+
+#[cfg(unix)]
+pub fn is_reparse_point(_meta: &Metadata) -> bool {
+    false
+}
+
+/// Options that open a file for reading without blocking: a FIFO's `open(2)`
+/// returns at once (Unix; Windows has no FIFOs in the file system).
+pub fn nonblocking(options: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits().cast_signed());
+    }
+    options
+}
+
+/// Options that open a final reparse point itself instead of following it
+/// (Windows; on Unix `open_no_follow` uses `O_NOFOLLOW`).
+#[cfg(windows)]
+pub fn no_follow(options: &mut OpenOptions) -> &mut OpenOptions {
+    use std::os::windows::fs::OpenOptionsExt as _;
+    options.custom_flags(OPEN_REPARSE_POINT)
+}
+
+/// The stamp of `meta`. Windows has no inode and no change time for std: the
+/// last write time stands for both times and the inode is 0, so a rewrite
+/// within the same 100 ns tick with the same size goes unseen there.
+#[cfg(unix)]
+pub fn stamp(meta: &Metadata) -> Stamp {
+    use std::os::unix::fs::MetadataExt as _;
+    let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+    (
+        meta.size(),
+        ns(meta.mtime(), meta.mtime_nsec()),
+        ns(meta.ctime(), meta.ctime_nsec()),
+        meta.ino(),
+    )
+}
+
+#[cfg(windows)]
+pub fn stamp(meta: &Metadata) -> Stamp {
+    use std::os::windows::fs::MetadataExt as _;
+    let written = i128::from(meta.last_write_time()) * 100;
+    (meta.file_size(), written, written, 0)
+}
+
+/// A folder only its user may enter (0700 on Unix; on Windows the profile's ACL).
+pub fn private_dir(builder: &mut DirBuilder) -> &mut DirBuilder {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt as _;
+        builder.mode(0o700);
+    }
+    builder
+}
+
+/// A new file only its user may read (0600 on Unix; on Windows the folder's ACL).
+pub fn private_file(options: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    options
+}
+
+/// The permission bits of `meta` (Unix), None where there are none (Windows).
+#[cfg(unix)]
+pub fn mode(meta: &Metadata) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt as _;
+    Some(meta.permissions().mode() & 0o7777)
+}
+
+#[cfg(windows)]
+pub fn mode(_meta: &Metadata) -> Option<u32> {
+    None
+}
+
+/// Fill `buf` from the system's random generator (`/dev/urandom`, `ProcessPrng`).
+pub fn random(buf: &mut [u8]) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::io::Read as _;
+        std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(buf))
+    }
+    #[cfg(windows)]
+    {
+        getrandom::fill(buf).map_err(|e| std::io::Error::other(e.to_string()))
+    }
+}
