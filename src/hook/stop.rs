@@ -383,15 +383,32 @@ pub(super) fn check_touched(
             continue;
         }
         match engine.check_file(&path) {
-            Ok(checked) if checked.report.has_errors() => failing.push(
-                Failing::new(
-                    rel.clone(),
-                    format!("{}:\n{}", rel, feedback::describe(&checked.report)),
-                    rule_ids(&checked.report),
-                )
-                .with_failures(count(&checked.report, Severity::Error)),
-            ),
-            Ok(_) => passing.push(rel.clone()),
+            Ok(checked) => {
+                // The lifecycle against HEAD too, as for a write: an accepted
+                // Decision rewritten, or a status moved where it may not go, is
+                // still there at the end of the turn however it was made.
+                let mut report = checked.report;
+                report.findings.extend(super::tool_use::lifecycle(
+                    root,
+                    rel,
+                    checked.adr.as_ref(),
+                    &engine.settings,
+                ));
+                engine.retain_selected(&path, &mut report.findings);
+                report.sort();
+                if report.has_errors() {
+                    failing.push(
+                        Failing::new(
+                            rel.clone(),
+                            format!("{}:\n{}", rel, feedback::describe(&report)),
+                            rule_ids(&report),
+                        )
+                        .with_failures(count(&report, Severity::Error)),
+                    );
+                } else {
+                    passing.push(rel.clone());
+                }
+            }
             Err(e) if e.cause.kind() == std::io::ErrorKind::NotFound => {
                 passing.push(rel.clone());
             }

@@ -586,6 +586,40 @@ fn the_hook_refuses_a_write_that_accepts_an_adr_before_it_lands() {
     );
 }
 
+/// An accepted Decision rewritten during the session (by a write whose block the
+/// model ignored, or a way the hook did not see) is still held at the end of the turn.
+#[test]
+fn the_stop_holds_a_rewritten_accepted_decision() {
+    let repo = repo();
+    repo.write(
+        "config/approvals.yaml",
+        "approvals:\n  adr:\n    enabled: false\n",
+    );
+    repo.commit_all("no reviewer");
+    let event = |name: &str| {
+        serde_json::json!({"session_id": "s", "transcript_path": "t", "cwd": repo.path(),
+            "hook_event_name": name, "source": "startup", "stop_hook_active": false,
+            "last_assistant_message": "Done."})
+    };
+    crate::support::hook::hook(repo.path(), &event("SessionStart"));
+    let rewritten = madr("Use REST", "status: accepted").replace(
+        "Chosen option: the one this ADR names, because it fits the team.",
+        "Chosen option: whatever the code does today.",
+    );
+    repo.write(OLD, &rewritten);
+    let answer = crate::support::hook::hook(repo.path(), &event("Stop")).expect("an answer");
+    let text = answer.to_string();
+    assert_eq!(answer["decision"], "block", "{text}");
+    assert!(text.contains("accepted-adr-rewritten"), "{text}");
+    // Put back as accepted, the turn may end.
+    repo.write(OLD, madr("Use REST", "status: accepted"));
+    let answer = crate::support::hook::hook(repo.path(), &event("Stop"));
+    assert!(
+        answer.as_ref().is_none_or(|a| a["decision"] != "block"),
+        "{answer:?}"
+    );
+}
+
 #[test]
 fn a_shell_that_accepts_an_adr_is_blocked_after_the_command() {
     let repo = proposed();
@@ -721,6 +755,13 @@ mod e2e {
                     DECISION,
                     "Chosen option: whatever the code does today.",
                 ),
+                // Ending the turn with the rewrite still on disk is held at Stop; the
+                // model puts the Decision back and ends again.
+                5 => edit(
+                    ACCEPTED,
+                    "Chosen option: whatever the code does today.",
+                    DECISION,
+                ),
                 _ => Turn::text(LAST),
             }
         });
@@ -733,7 +774,7 @@ mod e2e {
         .run();
         outcome.assert_success();
         let requests = api.main_requests();
-        assert_eq!(requests.len(), 5, "{}", outcome.describe());
+        assert_eq!(requests.len(), 7, "{}", outcome.describe());
         // The acceptance never landed; the model heard the way out.
         assert!(repo.read(OWN).unwrap().contains("status: proposed"));
         let refused: Vec<String> = error_tool_results(&requests)
@@ -756,6 +797,14 @@ mod e2e {
             "{}",
             outcome.describe()
         );
+        // The turn it tried to end with the rewrite in place was held at Stop.
+        assert!(
+            requests[5].contains("Stop hook feedback")
+                && requests[5].contains("accepted-adr-rewritten"),
+            "{}",
+            outcome.describe()
+        );
+        assert!(repo.read(ACCEPTED).unwrap().contains(DECISION));
         assert_eq!(outcome.result_text(), Some(LAST));
     }
 }
