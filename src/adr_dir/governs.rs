@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 mod cache;
 
-pub use cache::{cached_index, may_govern, refresh_cache, refresh_cache_if_used};
+pub use cache::{any_index, cached_index, may_govern, refresh_cache, refresh_cache_if_used};
 
 use super::Workspace;
 use super::catalog::Catalog;
@@ -481,6 +481,23 @@ impl Index {
             force: adr.force,
             rules: adr.rules(&self.rule_block),
         }
+    }
+
+    /// Every superseded ADR with the ids of the ADRs that replace it (as either side
+    /// says), in the directory's order: `("ADR-0003", ["ADR-0007"])`.
+    pub fn replaced(&self) -> Vec<(&str, Vec<&str>)> {
+        self.adrs
+            .iter()
+            .enumerate()
+            .filter(|(_, adr)| adr.superseded)
+            .map(|(i, adr)| {
+                let by = self
+                    .successors(i)
+                    .into_iter()
+                    .map(|j| self.adrs[j].id.as_str());
+                (adr.id.as_str(), by.collect())
+            })
+            .collect()
     }
 
     /// The ADRs that replace the ADR at `i`: those it names, and those that name it

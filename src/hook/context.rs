@@ -29,6 +29,40 @@ fn concept_source(settings: &Settings) -> String {
     }
 }
 
+/// The most superseded ADRs the summary names.
+const REPLACED_MAX: usize = 10;
+
+/// "These ADRs are superseded: follow their successors", from the governing index
+/// the session's start keeps cached; nothing when none is superseded.
+fn superseded_line(root: &Path, text: &mut String) {
+    let Some(index) = crate::adr_dir::governs::any_index(root) else {
+        return;
+    };
+    let replaced = index.replaced();
+    if replaced.is_empty() {
+        return;
+    }
+    let named: Vec<String> = replaced
+        .iter()
+        .take(REPLACED_MAX)
+        .map(|(id, by)| match by.as_slice() {
+            [] => format!("{id} (no successor named)"),
+            by => format!("{id} by {}", by.join(", ")),
+        })
+        .collect();
+    let more = replaced.len().saturating_sub(REPLACED_MAX);
+    let _ = writeln!(
+        text,
+        "- superseded, so follow their successors instead: {}{}",
+        named.join("; "),
+        if more > 0 {
+            format!("; and {more} more")
+        } else {
+            String::new()
+        }
+    );
+}
+
 /// `SessionStart` / `UserPromptSubmit`: a short summary of the rules, so fewer mistakes happen.
 pub(super) fn session_context(
     event: &HookEvent,
@@ -91,6 +125,12 @@ pub(super) fn session_context(
             "End EVERY answer with a STEP marker as its last line: {}",
             step_marker::format_hint(&settings.step_marker.steps)
         );
+    }
+    text.push_str(
+        "- an ADR's status is a person's decision: leave yours Proposed and ask a person to run `helix-gate accept N --by NAME`; an accepted ADR's text stays as accepted: a changed decision is a new ADR (`helix-gate new --supersedes N \"<title>\"`)\n",
+    );
+    if event.kind == EventKind::SessionStart {
+        superseded_line(root, &mut text);
     }
     text.push_str("Run `helix-gate validate <file>` to check an ADR yourself.");
     Ok(Ruling {

@@ -586,6 +586,40 @@ fn the_hook_refuses_a_write_that_accepts_an_adr_before_it_lands() {
     );
 }
 
+/// The session's start tells the model which ADRs are superseded and by what, and
+/// that a status is a person's to set.
+#[test]
+fn the_session_start_names_the_successors_of_superseded_adrs() {
+    let repo = repo();
+    repo.write(
+        NEW,
+        madr("Use gRPC", "status: accepted\nsupersedes: [\"0003\"]"),
+    );
+    repo.write(
+        OLD,
+        madr("Use REST", "status: superseded\nsuperseded_by: [\"0007\"]"),
+    );
+    repo.commit_all("gRPC replaces REST");
+    let answer = crate::support::hook::hook(
+        repo.path(),
+        &serde_json::json!({"session_id": "s", "transcript_path": "t", "cwd": repo.path(),
+            "hook_event_name": "SessionStart", "source": "startup"}),
+    )
+    .expect("a summary");
+    let text = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        text.contains("- superseded, so follow their successors instead: ADR-0003 by ADR-0007\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ask a person to run `helix-gate accept N --by NAME`"),
+        "{text}"
+    );
+}
+
 /// An accepted Decision rewritten during the session (by a write whose block the
 /// model ignored, or a way the hook did not see) is still held at the end of the turn.
 #[test]

@@ -451,6 +451,13 @@ pub fn cached_index(root: &Path) -> Option<Index> {
     }
 }
 
+/// The governing index of the repository at `root`, from its cache when valid,
+/// whether or not an ADR rules code (the session start's summary names the
+/// superseded ADRs' successors); None when the settings do not load.
+pub fn any_index(root: &Path) -> Option<Index> {
+    load_or_build(root).ok().map(|(index, _)| index)
+}
+
 /// Validate the cache of the repository at `root` and rebuild it when stale: at
 /// the start of a session, by `validate`, pre-commit and `doctor`.
 pub fn refresh_cache(root: &Path) {
