@@ -120,7 +120,7 @@ impl Scope {
         if !kind.is_file() {
             return Err(Refused::NotRegular {
                 shown,
-                kind: describe(&meta),
+                kind: crate::fs::platform::special_kind(&meta),
             });
         }
         if meta.len() > limit {
@@ -176,28 +176,6 @@ pub(super) enum Refused {
         size: u64,
         limit: u64,
     },
-}
-
-#[cfg(unix)]
-fn describe(meta: &std::fs::Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt as _;
-    let kind = meta.file_type();
-    if kind.is_fifo() {
-        "a named pipe (FIFO)"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else {
-        "not a file"
-    }
-}
-
-#[cfg(windows)]
-fn describe(meta: &std::fs::Metadata) -> &'static str {
-    crate::fs::platform::special_kind(meta)
 }
 
 #[cfg(test)]

@@ -340,50 +340,72 @@ fn failing_rules(out: &mut String, data: &ReportData) {
     out.push_str("</section>");
 }
 
-fn adr_rules(out: &mut String, data: &ReportData) {
-    out.push_str("<section><h2>Decisions that govern code</h2>");
-    if data.adr_rules.is_empty() {
-        out.push_str(
-            "<p class=\"muted\">No rule of an ADR has been found broken in code yet.</p></section>",
-        );
+/// A section with a table: `empty` when there are no `rows`; everything is HTML
+/// (the callers escape their text).
+fn table_section(out: &mut String, title: &str, empty: &str, head: &[&str], rows: &[Vec<String>]) {
+    let _ = write!(out, "<section><h2>{title}</h2>");
+    if rows.is_empty() {
+        let _ = write!(out, "<p class=\"muted\">{empty}</p></section>");
         return;
     }
-    out.push_str("<table><thead><tr><th>ADR</th><th>Rule findings</th><th>Blocks</th><th>Overrides</th></tr></thead><tbody>");
-    for a in &data.adr_rules {
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(&a.adr),
-            a.findings,
-            a.blocks,
-            a.overrides
-        );
+    out.push_str("<table><thead><tr>");
+    for h in head {
+        let _ = write!(out, "<th>{h}</th>");
+    }
+    out.push_str("</tr></thead><tbody>");
+    for row in rows {
+        out.push_str("<tr>");
+        for cell in row {
+            let _ = write!(out, "<td>{cell}</td>");
+        }
+        out.push_str("</tr>");
     }
     out.push_str("</tbody></table></section>");
 }
 
+fn adr_rules(out: &mut String, data: &ReportData) {
+    let rows: Vec<Vec<String>> = data
+        .adr_rules
+        .iter()
+        .map(|a| {
+            vec![
+                escape(&a.adr),
+                a.findings.to_string(),
+                a.blocks.to_string(),
+                a.overrides.to_string(),
+            ]
+        })
+        .collect();
+    table_section(
+        out,
+        "Decisions that govern code",
+        "No rule of an ADR has been found broken in code yet.",
+        &["ADR", "Rule findings", "Blocks", "Overrides"],
+        &rows,
+    );
+}
+
 fn status_changes(out: &mut String, data: &ReportData) {
-    out.push_str("<section><h2>Status changes by a person</h2>");
-    if data.status_changes.is_empty() {
-        out.push_str(
-            "<p class=\"muted\">No ADR's status was changed with <code>helix-gate accept</code>, <code>reject</code> or <code>deprecate</code> yet.</p></section>",
-        );
-        return;
-    }
-    out.push_str("<table><thead><tr><th>ADR</th><th>Change</th><th>By</th><th>When</th><th>Why</th></tr></thead><tbody>");
-    for c in &data.status_changes {
-        let _ = write!(
-            out,
-            "<tr><td>{}</td><td>{} &rarr; {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(&c.path),
-            escape(&c.from),
-            escape(&c.to),
-            escape(&c.by),
-            escape(&c.time),
-            escape(&c.reason)
-        );
-    }
-    out.push_str("</tbody></table></section>");
+    let rows: Vec<Vec<String>> = data
+        .status_changes
+        .iter()
+        .map(|c| {
+            vec![
+                escape(&c.path),
+                format!("{} &rarr; {}", escape(&c.from), escape(&c.to)),
+                escape(&c.by),
+                escape(&c.time),
+                escape(&c.reason),
+            ]
+        })
+        .collect();
+    table_section(
+        out,
+        "Status changes by a person",
+        "No ADR's status was changed with <code>helix-gate accept</code>, <code>reject</code> or <code>deprecate</code> yet.",
+        &["ADR", "Change", "By", "When", "Why"],
+        &rows,
+    );
 }
 
 fn fixed_share(out: &mut String, data: &ReportData) {
