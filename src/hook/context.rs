@@ -34,10 +34,7 @@ const REPLACED_MAX: usize = 10;
 
 /// "These ADRs are superseded: follow their successors", from the governing index
 /// the session's start keeps cached; nothing when none is superseded.
-fn superseded_line(root: &Path, text: &mut String) {
-    let Some(index) = crate::adr_dir::governs::any_index(root) else {
-        return;
-    };
+fn superseded_line(index: &crate::adr_dir::governs::Index, text: &mut String) {
     let replaced = index.replaced();
     if replaced.is_empty() {
         return;
@@ -76,10 +73,11 @@ pub(super) fn session_context(
         root,
         &project::session_folders(event),
     );
+    let mut index = None;
     if event.kind == EventKind::SessionStart {
         state::prune(root, settings.hook.state_retention_days);
         super::store::prune(root, settings.hook.state_retention_days);
-        super::governed::session_start(event, root);
+        index = super::governed::session_start(event, root);
     }
     if !enabled(&settings) {
         return Ok(Ruling::default());
@@ -129,8 +127,8 @@ pub(super) fn session_context(
     text.push_str(
         "- an ADR's status is a person's decision: leave yours Proposed and ask a person to run `helix-gate accept N --by NAME`; an accepted ADR's text stays as accepted: a changed decision is a new ADR (`helix-gate new --supersedes N \"<title>\"`)\n",
     );
-    if event.kind == EventKind::SessionStart {
-        superseded_line(root, &mut text);
+    if let Some(index) = &index {
+        superseded_line(index, &mut text);
     }
     text.push_str("Run `helix-gate validate <file>` to check an ADR yourself.");
     Ok(Ruling {

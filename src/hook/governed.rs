@@ -318,15 +318,18 @@ pub(super) fn at_stop(
 /// `SessionStart`: bring the cache's marker up to date, and record the files
 /// under rules that differ from `HEAD` already, so that a shell command that
 /// leaves them as they are is not taken to have changed them. Best effort.
-pub(super) fn session_start(event: &HookEvent, root: &Path) {
-    governs::refresh_cache(root);
-    if !may_govern(root) {
-        return;
+/// Returns the index (for the session's summary), ruling or not.
+pub(super) fn session_start(event: &HookEvent, root: &Path) -> Option<Index> {
+    let (index, ruling) = governs::any_index(root)?;
+    if ruling {
+        record_found(event, root, &index);
     }
-    let Some(index) = governs::cached_index(root) else {
-        return;
-    };
-    let found: Vec<(String, String)> = dirty(root, &index)
+    Some(index)
+}
+
+/// The files under rules that differ from `HEAD` at the session's start.
+fn record_found(event: &HookEvent, root: &Path, index: &Index) {
+    let found: Vec<(String, String)> = dirty(root, index)
         .into_iter()
         .filter_map(|rel| {
             let bytes = crate::fs::read::read_limited(&root.join(&rel), CODE_LIMIT).ok()?;

@@ -451,11 +451,12 @@ pub fn cached_index(root: &Path) -> Option<Index> {
     }
 }
 
-/// The governing index of the repository at `root`, from its cache when valid,
-/// whether or not an ADR rules code (the session start's summary names the
-/// superseded ADRs' successors); None when the settings do not load.
-pub fn any_index(root: &Path) -> Option<Index> {
-    load_or_build(root).ok().map(|(index, _)| index)
+/// The governing index of the repository at `root`, from its cache when valid (else
+/// built, and the cache written), whether or not an ADR rules code, and whether one
+/// does; None when the settings do not load. The session's start uses it once for
+/// both the code it records and the superseded ADRs its summary names.
+pub fn any_index(root: &Path) -> Option<(Index, bool)> {
+    load_or_build(root).ok()
 }
 
 /// Validate the cache of the repository at `root` and rebuild it when stale: at
