@@ -218,6 +218,21 @@ pub fn interpret(
     stderr: &[u8],
     budget: f64,
 ) -> (Result<ReviewerVerdict, RunnerError>, Metering) {
+    let (output, meter) = interpret_output(status, stdout, stderr, budget);
+    let verdict = output.and_then(|output| {
+        verdict::parse(&output).map_err(|e| RunnerError::InvalidVerdict { message: e.0 })
+    });
+    (verdict, meter)
+}
+
+/// Map exit status + output to the reviewer's `structured_output` (whatever
+/// schema it was asked for) or the infrastructure failure.
+pub fn interpret_output(
+    status: Option<ExitStatus>,
+    stdout: &[u8],
+    stderr: &[u8],
+    budget: f64,
+) -> (Result<Value, RunnerError>, Metering) {
     let success = status.is_some_and(|s| s.success());
     let exit_error = |detail: String| RunnerError::Exit {
         status: match status {
@@ -286,11 +301,10 @@ pub fn interpret(
         return (Err(error), meter);
     }
     // Claude Code omits the key when the model never made a valid call.
-    let Some(output) = value.get("structured_output").filter(|v| !v.is_null()) else {
-        return (Err(RunnerError::NoStructuredOutput), meter);
-    };
-    let verdict = verdict::parse(output).map_err(|e| RunnerError::InvalidVerdict { message: e.0 });
-    (verdict, meter)
+    match value.get("structured_output").filter(|v| !v.is_null()) {
+        Some(output) => (Ok(output.clone()), meter),
+        None => (Err(RunnerError::NoStructuredOutput), meter),
+    }
 }
 
 #[cfg(test)]

@@ -31,6 +31,7 @@
 pub mod cache;
 pub mod claude;
 pub mod consent;
+pub mod decision_review;
 pub mod finalize;
 pub mod history;
 mod inputs;

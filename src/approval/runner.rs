@@ -53,6 +53,34 @@ pub struct RunOutcome {
 /// Start the reviewer, wait (bounded) and interpret its output. `tick` is
 /// called about once a second with the elapsed time while it runs.
 pub fn run(invocation: &Invocation, tick: &mut dyn FnMut(Duration)) -> RunOutcome {
+    let raw = run_structured(invocation, tick);
+    RunOutcome {
+        verdict: raw.output.and_then(|output| {
+            super::verdict::parse(&output).map_err(|e| RunnerError::InvalidVerdict { message: e.0 })
+        }),
+        metering: raw.metering,
+        duration: raw.duration,
+        stdout: raw.stdout,
+        stderr: raw.stderr,
+    }
+}
+
+/// The end of one reviewer run asked for another schema than the verdict's:
+/// its `structured_output` as given (the caller validates it).
+#[derive(Debug)]
+pub struct StructuredOutcome {
+    pub output: Result<serde_json::Value, RunnerError>,
+    pub metering: Metering,
+    pub duration: Duration,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+/// [`run`] for any `--json-schema`: the reviewer's `structured_output`.
+pub fn run_structured(
+    invocation: &Invocation,
+    tick: &mut dyn FnMut(Duration),
+) -> StructuredOutcome {
     let started = Instant::now();
     let command = claude::command(&invocation.program, &invocation.args, &invocation.cwd);
     let limits = process::Limits {
@@ -72,8 +100,8 @@ pub fn run(invocation: &Invocation, tick: &mut dyn FnMut(Duration)) -> RunOutcom
                     message: e.to_string(),
                 }
             };
-            return RunOutcome {
-                verdict: Err(error),
+            return StructuredOutcome {
+                output: Err(error),
                 metering: Metering::default(),
                 duration: started.elapsed(),
                 stdout: Vec::new(),
@@ -81,7 +109,7 @@ pub fn run(invocation: &Invocation, tick: &mut dyn FnMut(Duration)) -> RunOutcom
             };
         }
     };
-    let (verdict, metering) = if done.timed_out {
+    let (output, metering) = if done.timed_out {
         // Whatever the reviewer reported before the kill still says what it cost.
         let parsed = claude::parse_result(&done.stdout).ok();
         let seconds = invocation.timeout.as_secs();
@@ -94,10 +122,10 @@ pub fn run(invocation: &Invocation, tick: &mut dyn FnMut(Duration)) -> RunOutcom
             parsed.as_ref().map(claude::metering).unwrap_or_default(),
         )
     } else {
-        claude::interpret(done.status, &done.stdout, &done.stderr, invocation.budget)
+        claude::interpret_output(done.status, &done.stdout, &done.stderr, invocation.budget)
     };
-    RunOutcome {
-        verdict,
+    StructuredOutcome {
+        output,
         metering,
         duration: done.duration,
         stdout: done.stdout,

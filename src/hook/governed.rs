@@ -38,7 +38,7 @@ use crate::render::feedback::{self, GoverningBrief};
 use crate::rules::enforcement::Kind;
 
 /// The largest code file the rules read (and the largest `HEAD` version).
-const CODE_LIMIT: u64 = 4 << 20;
+pub(super) const CODE_LIMIT: u64 = 4 << 20;
 /// The most characters of governing context one `PreToolUse` gives.
 const CONTEXT_MAX: usize = 1500;
 /// The largest ADR read for its Decision.
@@ -123,12 +123,12 @@ fn check_file(root: &Path, index: &Index, rel: &str) -> Option<Checked> {
     })
 }
 
-fn digest(bytes: &[u8]) -> String {
+pub(super) fn digest(bytes: &[u8]) -> String {
     crate::text::hex(&Sha256::digest(bytes))
 }
 
 /// The file at `rel` as `HEAD` has it; `None` for a new file (and outside git).
-fn head_text(root: &Path, rel: &str) -> Option<String> {
+pub(super) fn head_text(root: &Path, rel: &str) -> Option<String> {
     let repo = crate::git::Repo::discover(root).ok()?;
     let bytes = repo.head_file(rel, CODE_LIMIT).ok()??;
     Some(String::from_utf8_lossy(&bytes).into_owned())
@@ -329,13 +329,16 @@ pub(super) fn session_start(event: &HookEvent, root: &Path) -> Option<Index> {
 
 /// The files under rules that differ from `HEAD` at the session's start.
 fn record_found(event: &HookEvent, root: &Path, index: &Index) {
-    let found: Vec<(String, String)> = dirty(root, index)
-        .into_iter()
-        .filter_map(|rel| {
-            let bytes = crate::fs::read::read_limited(&root.join(&rel), CODE_LIMIT).ok()?;
-            Some((rel, digest(&bytes)))
-        })
-        .collect();
+    // The files under a deterministic rule or one for the reviewer.
+    let found: Vec<(String, String)> = changes::differ_from_head(root, |rel| {
+        !rules_for(index, rel).is_empty() || super::code_review::reviewed(index, rel)
+    })
+    .into_iter()
+    .filter_map(|rel| {
+        let bytes = crate::fs::read::read_limited(&root.join(&rel), CODE_LIMIT).ok()?;
+        Some((rel, digest(&bytes)))
+    })
+    .collect();
     if found.is_empty() {
         return;
     }

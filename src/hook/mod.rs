@@ -25,6 +25,7 @@ pub mod baseline;
 mod bash;
 pub mod budget;
 mod changes;
+mod code_review;
 mod context;
 mod ctx;
 pub mod deadline;

@@ -113,10 +113,52 @@ pub(super) fn stop(
             Some(&settings),
         ));
     }
+    // No deterministic error left at all (none escalated either): the reviewer
+    // decides the `llm_review` rules of the accepted ADRs over the session's code.
+    // A conflict blocks here; what it tells the person comes with the answer.
+    let mut code_message = None;
+    if checks.failing.is_empty() {
+        let scope = super::code_review::StopScope {
+            session: &session,
+            last: &last,
+        };
+        match super::code_review::at_stop(event, ctx, &settings, &scope, &mut decisions, notes)? {
+            Some(output) if output.decision.is_some() => {
+                return Ok(Ruling {
+                    output: Some(output),
+                    decisions,
+                });
+            }
+            Some(output) => code_message = output.system_message,
+            None => {}
+        }
+    }
+    let mut ruling =
+        after_deterministic(event, root, ctx, &settings, &checks, escalation, decisions)?;
+    if let Some(message) = code_message {
+        ruling.output = Some(match ruling.output {
+            Some(output) => output.add_message(message),
+            None => HookOutput::message(message),
+        });
+    }
+    Ok(ruling)
+}
+
+/// The Stop after its deterministic half and the code review: the ADR reviewer
+/// (cache first) on the ADRs that pass, the escalation, or the turn may end.
+fn after_deterministic(
+    event: &HookEvent,
+    root: &Path,
+    ctx: &Context,
+    settings: &Settings,
+    checks: &StopChecks,
+    escalation: Option<HookOutput>,
+    mut decisions: Vec<Decision>,
+) -> Result<Ruling, InfraError> {
     // Deterministic checks all pass: the independent reviewer, last and only now.
     // Only ADRs that pass every deterministic check now (an escalated, still failing
     // ADR is a person's business, never the reviewer's).
-    let reviewable = reviewable(root, &settings, &checks, &mut decisions);
+    let reviewable = reviewable(root, settings, checks, &mut decisions);
     if !reviewable.is_empty() {
         match approval_gate(
             event,

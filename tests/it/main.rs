@@ -22,6 +22,7 @@ mod concept;
 mod consultant;
 mod copilot;
 mod corpus;
+mod decision_review;
 mod decisions;
 mod economy;
 mod enforce_session;
