@@ -109,18 +109,28 @@ pub(super) fn pre_tool_use(ctx: &Context) -> Ruling {
 }
 
 /// Codex's `apply_patch` run as a shell command (`apply_patch <<'EOF'`): each
-/// path of the patch decided as by the `apply_patch` tool. `None` when the
-/// command is no such patch, or refuses nothing.
+/// path of the patch decided as by the `apply_patch` tool, and when none is
+/// refused, the decisions that govern the files it writes as context, as for
+/// the tool. `None` when the command is no such patch, or has nothing to say.
 fn patch_command(ctx: &Context, dir: &Path, command: &str) -> Option<Ruling> {
     let (cd, script) = shell::apply_patch_script(command)?;
     let patch = crate::agent::patch::parse(&script).ok()?;
     let dir = cd.map_or_else(|| dir.to_path_buf(), |cd| paths::absolute(&dir.join(cd)));
-    let refusals = patch
+    let refusals: Vec<Ruling> = patch
         .iter()
         .map(|touched| tool_use::pre_write(ctx, &dir.join(&touched.path)))
         .filter(|ruling| ruling.output.is_some())
         .collect();
-    let ruling = super::apply_patch::refuse_all(refusals);
+    let ruling = if refusals.is_empty() && super::governed::may_govern(&ctx.root) {
+        let contexts = patch
+            .iter()
+            .filter(|touched| touched.change.writes_content())
+            .map(|touched| super::governed::pre_context(ctx, &dir.join(&touched.path)))
+            .collect();
+        super::ruling::merge(contexts, &ctx.event)
+    } else {
+        super::apply_patch::refuse_all(refusals)
+    };
     ruling.output.is_some().then_some(ruling)
 }
 

@@ -285,6 +285,36 @@ rule no-direct-http (forbid_import): All outbound HTTP goes through app.gateway.
     assert!(other.is_some());
 }
 
+/// Codex may run `apply_patch` through its shell (`apply_patch <<'EOF'`): the
+/// files the patch writes get the same context before the command runs.
+#[test]
+fn an_apply_patch_run_through_the_shell_is_told_the_governing_decisions() {
+    let repo = repo("Accepted");
+    let root = repo.path();
+    let command = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: src/api.py\n+import os\n*** End Patch\nEOF\n";
+    let event = json!({"session_id": "s", "transcript_path": "t", "cwd": root,
+        "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": command}, "tool_use_id": "call_1"});
+    let answer = hook(root, &event).expect("context");
+    assert!(
+        answer["hookSpecificOutput"]
+            .get("permissionDecision")
+            .is_none(),
+        "{answer}"
+    );
+    assert!(
+        context(&answer).starts_with("helix-gate: decisions govern src/api.py;"),
+        "{answer}"
+    );
+    assert!(context(&answer).contains("rule no-direct-http (forbid_import)"));
+    // An ungoverned file written the same way: nothing.
+    let docs = command.replace("src/api.py", "docs/notes.md");
+    let event = json!({"session_id": "s", "transcript_path": "t", "cwd": root,
+        "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": docs}, "tool_use_id": "call_2"});
+    assert_eq!(hook(root, &event), None);
+}
+
 #[test]
 fn a_violation_written_by_a_shell_command_is_caught_on_the_spot_and_at_stop() {
     let repo = repo("Accepted");
