@@ -134,14 +134,18 @@ pub enum WriteText {
 }
 
 impl WriteText {
+    /// Claude Code's and Gemini's fields (`content`; `old_string`,
+    /// `new_string`), or Copilot CLI's (`file_text`; `old_str`, `new_str`).
     fn of(input: &Map<String, Value>) -> Option<WriteText> {
-        if let Some(content) = input.get("content").and_then(Value::as_str) {
+        let text = |a: &str, b: &str| input.get(a).or_else(|| input.get(b));
+        if let Some(content) = text("content", "file_text").and_then(Value::as_str) {
             return Some(WriteText::Content(content.to_owned()));
         }
         let edit = |v: &Map<String, Value>| {
+            let field = |a: &str, b: &str| v.get(a).or_else(|| v.get(b));
             Some((
-                v.get("old_string")?.as_str()?.to_owned(),
-                v.get("new_string")?.as_str()?.to_owned(),
+                field("old_string", "old_str")?.as_str()?.to_owned(),
+                field("new_string", "new_str")?.as_str()?.to_owned(),
                 v.get("replace_all")
                     .and_then(Value::as_bool)
                     .unwrap_or(false),
@@ -324,12 +328,16 @@ fn known_fields(bytes: &[u8]) -> Result<Map<String, Value>, DecodeError> {
     const TOOL_INPUT: [&str; 2] = ["file_path", "command"];
     // Before a write lands, its new text too: the hook refuses a write that makes
     // an ADR Accepted ([`WriteText`]).
-    const WRITE_TEXT: [&str; 5] = [
+    // Claude Code's and Gemini's names, then Copilot CLI's.
+    const WRITE_TEXT: [&str; 8] = [
         "content",
         "old_string",
         "new_string",
         "replace_all",
         "edits",
+        "file_text",
+        "old_str",
+        "new_str",
     ];
     type Raw<'a> = std::collections::HashMap<std::borrow::Cow<'a, str>, &'a RawValue>;
     let json_error = |e: serde_json::Error| DecodeError::Json(e.to_string());
@@ -343,9 +351,10 @@ fn known_fields(bytes: &[u8]) -> Result<Map<String, Value>, DecodeError> {
             });
         }
     };
+    // Claude Code's, Codex's and Copilot's name, and Gemini's.
     let before_write = raw
         .get("hook_event_name")
-        .is_some_and(|name| name.get() == "\"PreToolUse\"");
+        .is_some_and(|name| matches!(name.get(), "\"PreToolUse\"" | "\"BeforeTool\""));
     let mut map = Map::new();
     for name in TOP {
         let Some(raw_value) = raw.get(name) else {

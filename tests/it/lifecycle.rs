@@ -586,6 +586,57 @@ fn the_hook_refuses_a_write_that_accepts_an_adr_before_it_lands() {
     );
 }
 
+/// Gemini CLI's and Copilot CLI's writes are refused before they land as well,
+/// in their own event shapes and answers.
+#[test]
+fn gemini_and_copilot_writes_that_accept_an_adr_are_refused_before_they_land() {
+    use crate::support::hook::Hook;
+    let repo = proposed();
+    let root = repo.path();
+    let path = root.join(NEW);
+    let ask = |agent: &str, event: serde_json::Value| {
+        let run = Hook::new(root).args(&["--agent", agent]).event(&event);
+        run.answer()
+            .unwrap_or_else(|| panic!("{agent}: no answer: {}", run.stderr))
+            .to_string()
+    };
+    let gemini = ask(
+        "gemini",
+        serde_json::json!({"session_id": "g", "transcript_path": "t", "cwd": root,
+            "hook_event_name": "BeforeTool", "tool_name": "replace",
+            "tool_input": {"file_path": path, "instruction": "accept it",
+                           "old_string": "status: proposed", "new_string": "status: accepted"}}),
+    );
+    assert!(gemini.contains("\"decision\":\"deny\""), "{gemini}");
+    assert!(
+        gemini.contains("this write sets docs/decisions/0007-grpc.md to Accepted"),
+        "{gemini}"
+    );
+    let copilot = ask(
+        "copilot",
+        serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "c",
+            "timestamp": "2026-11-26T16:14:20.146Z", "cwd": root, "tool_name": "Edit",
+            "tool_input": {"path": path, "old_str": "status: proposed", "new_str": "status: accepted"}}),
+    );
+    assert!(copilot.contains("deny"), "{copilot}");
+    assert!(
+        copilot.contains("this write sets docs/decisions/0007-grpc.md to Accepted"),
+        "{copilot}"
+    );
+    let created = ask(
+        "copilot",
+        serde_json::json!({"hook_event_name": "PreToolUse", "session_id": "c",
+            "timestamp": "2026-11-26T16:14:20.146Z", "cwd": root, "tool_name": "Write",
+            "tool_input": {"path": root.join("docs/decisions/0008-queue.md"),
+                           "file_text": madr("Use a queue", "status: accepted")}}),
+    );
+    assert!(
+        created.contains("0008-queue.md to Accepted (a new ADR)"),
+        "{created}"
+    );
+    assert!(repo.read(NEW).unwrap().contains("status: proposed"));
+}
+
 /// The session's start tells the model which ADRs are superseded and by what, and
 /// that a status is a person's to set.
 #[test]
