@@ -105,14 +105,25 @@ fn check_file(root: &Path, index: &Index, rel: &str) -> Option<Checked> {
     if bytes.len() as u64 > CODE_LIMIT {
         return None;
     }
-    let change = Change {
+    // First as a new file, without git: every rule flags at least what it flags
+    // against the file in `HEAD` (a new file, an added line, import or
+    // package), so a file that passes so passes, and only one that does not is
+    // judged again against `HEAD`, to leave out what was there before.
+    let mut change = Change {
         path: rel.to_owned(),
-        before: head_text(root, rel),
+        before: None,
         after: Some(String::from_utf8_lossy(&bytes).into_owned()),
     };
+    let mut findings = enforce::check(index, std::slice::from_ref(&change), Moment::Session);
+    if !findings.is_empty() {
+        change.before = head_text(root, rel);
+        if change.before.is_some() {
+            findings = enforce::check(index, &[change], Moment::Session);
+        }
+    }
     let mut report = FileReport {
         path: rel.to_owned(),
-        findings: enforce::check(index, &[change], Moment::Session),
+        findings,
     };
     report.sort();
     Some(Checked {

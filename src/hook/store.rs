@@ -247,7 +247,8 @@ impl Store {
     /// What the record says about the session's configuration, without building
     /// its file maps (the baseline of every ADR: most events do not need it).
     pub(super) fn load_header(&self) -> Option<RecordHeader> {
-        serde_json::from_slice(&self.read_record()?).ok()
+        let bytes = self.read_record()?;
+        header_of(&bytes).or_else(|| serde_json::from_slice(&bytes).ok())
     }
 
     fn read_record(&self) -> Option<Vec<u8>> {
@@ -269,6 +270,19 @@ impl Store {
         )
         .map_err(StoreError::Write)
     }
+}
+
+/// The header of a record as [`Store::save`] writes it, parsed from the bytes
+/// before its file maps: [`Record`]'s fields are written in their order, the
+/// header's scalars first, and the key `"files"` cannot occur earlier outside a
+/// string (a quote inside a string is escaped). Reading a large session's
+/// baseline only to skip it cost more than the rest of a governed write's check.
+/// `None` when the record does not have that shape (the caller parses it whole).
+fn header_of(bytes: &[u8]) -> Option<RecordHeader> {
+    let end = memchr::memmem::find(bytes, b",\"files\":")?;
+    let mut head = bytes[..end].to_vec();
+    head.push(b'}');
+    serde_json::from_slice(&head).ok()
 }
 
 /// Why the session record could not be locked or written.
@@ -339,6 +353,30 @@ mod tests {
         ] {
             assert_eq!(adr_number(text.as_bytes()), number, "{text:?}");
         }
+    }
+
+    #[test]
+    fn the_header_is_read_before_the_file_maps_as_from_the_whole_record() {
+        let mut record = Record {
+            config_stat: "st,\"files\":x".to_owned(),
+            pinned: true,
+            notified: Some("n".to_owned()),
+            ..Record::default()
+        };
+        record.dirs.insert("adr".to_owned(), 7);
+        let bytes = serde_json::to_vec(&record).unwrap();
+        let quick = header_of(&bytes).expect("the header before the maps");
+        let whole: RecordHeader = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(
+            (quick.config_stat.as_str(), quick.pinned),
+            ("st,\"files\":x", true)
+        );
+        assert_eq!(
+            (whole.config_stat, whole.pinned),
+            (quick.config_stat, quick.pinned)
+        );
+        // Another shape: no quick header, the caller parses the whole record.
+        assert!(header_of(br#"{"pinned":true}"#).is_none());
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub struct Compiled {
     paths: OnceLock<Option<Globs>>,
     with: OnceLock<Option<Globs>>,
     regex: OnceLock<Option<Regex>>,
+    literals: OnceLock<Option<Vec<Vec<u8>>>>,
 }
 
 /// One violation of a rule in one file.
@@ -161,6 +162,8 @@ impl Compiled {
             paths: OnceLock::from(paths),
             with: OnceLock::from(with),
             regex: OnceLock::from(regex),
+            // Compiled already: no literals needed to avoid compiling it.
+            literals: OnceLock::from(None),
         })
     }
 
@@ -173,6 +176,7 @@ impl Compiled {
             paths: OnceLock::new(),
             with: OnceLock::new(),
             regex: OnceLock::new(),
+            literals: OnceLock::new(),
         }
     }
 
@@ -189,6 +193,29 @@ impl Compiled {
                 _ => None,
             })
             .as_ref()
+    }
+
+    /// Literals one of which every match of the rule's pattern starts with
+    /// (`None`: no such short list): a text holding none of them cannot match,
+    /// and the pattern is not compiled for it.
+    fn literals(&self) -> Option<&[Vec<u8>]> {
+        self.literals
+            .get_or_init(|| match &self.rule.kind {
+                Kind::ForbidPattern { pattern } | Kind::RequirePattern { pattern } => {
+                    required_literals(pattern)
+                }
+                _ => None,
+            })
+            .as_deref()
+    }
+
+    /// Whether `text` may match the rule's pattern, by its literals alone.
+    fn may_match_text(&self, text: &str) -> bool {
+        self.literals().is_none_or(|literals| {
+            literals
+                .iter()
+                .any(|literal| memchr::memmem::find(text.as_bytes(), literal).is_some())
+        })
     }
 
     fn regex(&self) -> Option<&Regex> {
@@ -269,7 +296,7 @@ impl Compiled {
             }
             Kind::ForbidPattern { pattern } => {
                 let added = change.added_lines();
-                if added.is_empty() {
+                if added.is_empty() || !added.iter().any(|(_, line)| self.may_match_text(line)) {
                     return Vec::new();
                 }
                 let Some(regex) = self.regex() else {
@@ -285,13 +312,24 @@ impl Compiled {
                     .take(20)
                     .collect()
             }
-            Kind::RequirePattern { pattern } => match self.regex() {
-                Some(regex) if !regex.is_match(after) => vec![Hit {
-                    line: None,
-                    message: format!("does not match the required pattern `{pattern}`"),
-                }],
-                _ => Vec::new(),
-            },
+            // A text without the pattern's literals fails it without compiling it.
+            Kind::RequirePattern { pattern } => {
+                // A text without the pattern's literals fails it uncompiled; a
+                // pattern that does not compile fails nothing.
+                let matched = if self.may_match_text(after) {
+                    self.regex().map(|regex| regex.is_match(after))
+                } else {
+                    Some(false)
+                };
+                if matched == Some(false) {
+                    vec![Hit {
+                        line: None,
+                        message: format!("does not match the required pattern `{pattern}`"),
+                    }]
+                } else {
+                    Vec::new()
+                }
+            }
             Kind::RequireCoChange { .. } | Kind::LlmReview { .. } => Vec::new(),
         }
     }
@@ -340,6 +378,23 @@ enum Haystack {
     Lines,
     /// A whole file.
     File,
+}
+
+/// The literals every match of `pattern` starts with, when they are few and
+/// none is empty (regex-syntax's prefix extractor on the pattern as it is
+/// compiled; `\b` and `^` take no text and are passed over). Parsing is a
+/// small part of compiling, and most added lines hold none of the literals.
+fn required_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
+    use regex_syntax::hir::literal::Extractor;
+    let hir = regex_syntax::ParserBuilder::new()
+        .multi_line(true)
+        .build()
+        .parse(pattern)
+        .ok()?;
+    let seq = Extractor::new().extract(&hir);
+    let literals = seq.literals()?;
+    (!literals.is_empty() && literals.len() <= 16 && literals.iter().all(|l| !l.is_empty()))
+        .then(|| literals.iter().map(|l| l.as_bytes().to_vec()).collect())
 }
 
 /// Compile a rule's pattern as the `regex` crate would (multi-line, its size
@@ -460,6 +515,97 @@ mod tests {
         assert!(r.check_file("a.py", Some(old), None).is_empty());
         assert!(r.flags_example("import requests"));
         assert!(!r.flags_example("import json"));
+    }
+
+    #[test]
+    fn the_literals_of_a_pattern_spare_its_compilation_and_judge_alike() {
+        assert_eq!(
+            required_literals(r"\bcall_1_2\("),
+            Some(vec![b"call_1_2(".to_vec()])
+        );
+        assert_eq!(
+            required_literals("^# License: "),
+            Some(vec![b"# License: ".to_vec()])
+        );
+        assert_eq!(
+            required_literals(r"(?i)ab"),
+            Some(vec![
+                b"AB".to_vec(),
+                b"Ab".to_vec(),
+                b"aB".to_vec(),
+                b"ab".to_vec()
+            ])
+        );
+        // A pattern that may match without text, or starts with a wide class: none.
+        for pattern in ["x*", r"\w+", "(", ""] {
+            assert_eq!(required_literals(pattern), None, "{pattern}");
+        }
+        // A rule from the cache (deferred) judges as one compiled at once.
+        for (kind, before, after) in [
+            (
+                Kind::ForbidPattern {
+                    pattern: r"\bcall_1_2\(".into(),
+                },
+                "x = 1\n",
+                "x = 1\ny = call_1_2(3)\nrecall_1_2(4)\n",
+            ),
+            (
+                Kind::ForbidPattern {
+                    pattern: r"(?i)todo".into(),
+                },
+                "",
+                "# ToDo: later\n",
+            ),
+            (
+                Kind::RequirePattern {
+                    pattern: "^# License: ".into(),
+                },
+                "",
+                "x = 1  # License: none\n",
+            ),
+            (
+                Kind::RequirePattern {
+                    pattern: "^# License: ".into(),
+                },
+                "",
+                "# License: MIT\n",
+            ),
+        ] {
+            let rule = CodeRule {
+                id: "r".into(),
+                kind,
+                why: "w".into(),
+                severity: Severity::Error,
+                paths: None,
+                examples: None,
+            };
+            let now = Compiled::new(rule.clone()).unwrap();
+            let later = Compiled::deferred(rule);
+            assert_eq!(
+                now.check_file("a.py", Some(before), Some(after)),
+                later.check_file("a.py", Some(before), Some(after)),
+                "{after}"
+            );
+        }
+        let later = Compiled::deferred(CodeRule {
+            id: "r".into(),
+            kind: Kind::ForbidPattern {
+                pattern: r"\bcall_1_2\(".into(),
+            },
+            why: "w".into(),
+            severity: Severity::Error,
+            paths: None,
+            examples: None,
+        });
+        assert!(
+            later
+                .check_file("a.py", None, Some("x = other(1)\n"))
+                .is_empty()
+        );
+        assert!(
+            later.regex.get().is_none(),
+            "no line holds the literal: not compiled"
+        );
     }
 
     #[test]
