@@ -272,7 +272,6 @@ fn not_run(
         decisions.push(Decision {
             target: rule.id.clone(),
             verdict: Verdict::Skip,
-            rules: vec![rule.id.clone()],
             note: Some(format!("llm_review not run: {error}")),
             ..Decision::default()
         });
@@ -314,10 +313,11 @@ fn sort(
                 if judged.verdict == RuleVerdict::Unclear {
                     unclear.push(format!("{}: {reason}", rule.id));
                 }
+                // Targeted at the rule, not naming it as a finding (`report`
+                // counts a decision's `rules` as findings).
                 decisions.push(Decision {
                     target: rule.id.clone(),
                     verdict: Verdict::Allow,
-                    rules: vec![rule.id.clone()],
                     note: Some(format!("llm_review {}: {reason}", judged.verdict.as_str())),
                     ..Decision::default()
                 });

@@ -170,12 +170,15 @@ fn a_conflict_blocks_the_stop_the_fix_passes_and_one_change_is_reviewed_once() {
     assert!(
         records
             .iter()
-            .any(|r| r["target"] == format!("llm_review:{RULE}") && r["verdict"] == "block"),
+            .any(|r| r["target"] == format!("llm_review:{RULE}")
+                && r["verdict"] == "block"
+                && r["rules"] == json!([RULE])),
         "{records:?}"
     );
     assert!(
         records.iter().any(|r| r["target"] == RULE
             && r["verdict"] == "allow"
+            && r.get("rules").is_none_or(|rules| rules == &json!([]))
             && r["note"]
                 .as_str()
                 .is_some_and(|n| n.starts_with("llm_review consistent"))),

@@ -221,8 +221,8 @@ impl Compiled {
     fn regex(&self) -> Option<&Regex> {
         self.regex
             .get_or_init(|| match &self.rule.kind {
-                Kind::ForbidPattern { pattern } => compile_pattern(pattern, Haystack::Lines).ok(),
-                Kind::RequirePattern { pattern } => compile_pattern(pattern, Haystack::File).ok(),
+                Kind::ForbidPattern { pattern } => shared_pattern(pattern, Haystack::Lines),
+                Kind::RequirePattern { pattern } => shared_pattern(pattern, Haystack::File),
                 _ => None,
             })
             .as_ref()
@@ -295,6 +295,10 @@ impl Compiled {
                 }
             }
             Kind::ForbidPattern { pattern } => {
+                // No added line can hold a literal the whole file does not.
+                if !self.may_match_text(after) {
+                    return Vec::new();
+                }
                 let added = change.added_lines();
                 if added.is_empty() || !added.iter().any(|(_, line)| self.may_match_text(line)) {
                     return Vec::new();
@@ -371,7 +375,7 @@ impl Compiled {
 
 /// A rule's pattern, compiled: multi-line, its size bounded.
 /// What a pattern is matched against, which decides how it is compiled.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Haystack {
     /// The lines a change adds, each short: the NFA simulation alone answers
     /// at once, and the lazy DFA would cost more to set up than it saves.
@@ -395,6 +399,29 @@ fn required_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
     let literals = seq.literals()?;
     (!literals.is_empty() && literals.len() <= 16 && literals.iter().all(|l| !l.is_empty()))
         .then(|| literals.iter().map(|l| l.as_bytes().to_vec()).collect())
+}
+
+/// [`compile_pattern`], once per pattern in the process: ADRs often repeat a
+/// pattern (a license header, a banned call), and a compiled one is shared at
+/// the cost of a reference count. `None` when it does not compile.
+fn shared_pattern(pattern: &str, haystack: Haystack) -> Option<Regex> {
+    type Shared = std::collections::HashMap<(String, Haystack), Option<Regex>, RandomState>;
+    static SHARED: std::sync::Mutex<Option<Shared>> = std::sync::Mutex::new(None);
+    let key = (pattern.to_owned(), haystack);
+    if let Some(found) = SHARED
+        .lock()
+        .ok()
+        .and_then(|shared| shared.as_ref()?.get(&key).cloned())
+    {
+        return found;
+    }
+    let compiled = compile_pattern(pattern, haystack).ok();
+    if let Ok(mut shared) = SHARED.lock() {
+        shared
+            .get_or_insert_with(Shared::default)
+            .insert(key, compiled.clone());
+    }
+    compiled
 }
 
 /// Compile a rule's pattern as the `regex` crate would (multi-line, its size
