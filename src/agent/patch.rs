@@ -58,6 +58,103 @@ impl Change {
 pub struct Touched {
     pub path: String,
     pub change: Change,
+    /// The patch's lines for this path: the `+` lines of an added file, the
+    /// hunks of an updated or moved-to one; empty for the others.
+    pub lines: Vec<String>,
+}
+
+impl Touched {
+    /// The path's text after the patch, given its text now (`None`: no file):
+    /// an added file's lines; an update's hunks applied in order, each found
+    /// from where the last one ended (exactly, else ignoring trailing blanks, as
+    /// Codex finds them). `None` when the patch writes no text here or a hunk is
+    /// not found (Codex refuses that patch as well).
+    pub fn new_text(&self, current: Option<&str>) -> Option<String> {
+        match self.change {
+            Change::Add => Some(joined(self.lines.iter().map(|l| &l[1..]))),
+            Change::Update | Change::MovedTo => apply_hunks(current?, &self.lines),
+            Change::Delete | Change::MovedAway => None,
+        }
+    }
+}
+
+/// Lines joined with a final newline.
+fn joined<'a>(lines: impl Iterator<Item = &'a str>) -> String {
+    let mut text = String::new();
+    for line in lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    text
+}
+
+/// `hunks` (Codex's update lines) applied to `current`.
+fn apply_hunks(current: &str, hunks: &[String]) -> Option<String> {
+    let mut lines: Vec<&str> = current.lines().collect();
+    let mut cursor = 0;
+    let mut hunk_start = 0;
+    // (first line, end, the `@@ context` line that leads to it)
+    let mut bounds: Vec<(usize, usize, Option<&str>)> = Vec::new();
+    let mut anchor = None;
+    for (i, line) in hunks.iter().enumerate() {
+        if let Some(context) = line.strip_prefix("@@") {
+            if i > hunk_start {
+                bounds.push((hunk_start, i, anchor));
+            }
+            hunk_start = i + 1;
+            anchor = Some(context.trim()).filter(|c| !c.is_empty());
+        }
+    }
+    bounds.push((hunk_start, hunks.len(), anchor));
+    for (start, end, anchor) in bounds {
+        if let Some(anchor) = anchor {
+            cursor = find_lines(&lines, &[anchor], cursor, |a, b| a.trim() == b.trim())? + 1;
+        }
+        let mut old: Vec<&str> = Vec::new();
+        let mut new: Vec<&str> = Vec::new();
+        for line in &hunks[start..end] {
+            if line.trim() == END_OF_FILE {
+                continue;
+            }
+            match line.chars().next() {
+                Some('+') => new.push(&line[1..]),
+                Some('-') => old.push(&line[1..]),
+                Some(' ') => {
+                    old.push(&line[1..]);
+                    new.push(&line[1..]);
+                }
+                // An empty line in a hunk is an empty context line.
+                None => {
+                    old.push("");
+                    new.push("");
+                }
+                Some(_) => return None,
+            }
+        }
+        if old.is_empty() && new.is_empty() {
+            continue;
+        }
+        let at = if old.is_empty() {
+            lines.len()
+        } else {
+            find_lines(&lines, &old, cursor, |a, b| a == b)
+                .or_else(|| find_lines(&lines, &old, cursor, |a, b| a.trim_end() == b.trim_end()))?
+        };
+        lines.splice(at..at + old.len(), new.iter().copied());
+        cursor = at + new.len();
+    }
+    Some(joined(lines.into_iter()))
+}
+
+/// Where `needle` starts in `lines` at or after `from`, lines compared by `same`.
+fn find_lines(
+    lines: &[&str],
+    needle: &[&str],
+    from: usize,
+    same: impl Fn(&str, &str) -> bool,
+) -> Option<usize> {
+    (from..=lines.len().checked_sub(needle.len())?)
+        .find(|&at| needle.iter().zip(&lines[at..]).all(|(n, l)| same(l, n)))
 }
 
 /// Every path a patch touches, in the patch's order.
@@ -89,23 +186,28 @@ pub fn parse(text: &str) -> Result<Patch, PatchError> {
             continue;
         }
         if let Some(path) = header.strip_prefix(ADD) {
-            touched.push(entry(path, Change::Add));
+            let start = i;
             while i < body.len() && body[i].starts_with('+') {
                 i += 1;
             }
+            touched.push(with_lines(entry(path, Change::Add), &body[start..i]));
         } else if let Some(path) = header.strip_prefix(DELETE) {
             touched.push(entry(path, Change::Delete));
         } else if let Some(path) = header.strip_prefix(UPDATE) {
-            match body.get(i).and_then(|l| l.strip_prefix(MOVE_TO)) {
-                Some(to) => {
-                    touched.push(entry(path, Change::MovedAway));
-                    touched.push(entry(to, Change::MovedTo));
-                    i += 1;
-                }
-                None => touched.push(entry(path, Change::Update)),
+            let moved = body.get(i).and_then(|l| l.strip_prefix(MOVE_TO));
+            if moved.is_some() {
+                i += 1;
             }
+            let start = i;
             while i < body.len() && !(body[i].starts_with('*') && body[i].trim() != END_OF_FILE) {
                 i += 1;
+            }
+            match moved {
+                Some(to) => {
+                    touched.push(entry(path, Change::MovedAway));
+                    touched.push(with_lines(entry(to, Change::MovedTo), &body[start..i]));
+                }
+                None => touched.push(with_lines(entry(path, Change::Update), &body[start..i])),
             }
         } else {
             return Err(PatchError::Header {
@@ -125,7 +227,13 @@ fn entry(path: &str, change: Change) -> Touched {
     Touched {
         path: path.trim().to_owned(),
         change,
+        lines: Vec::new(),
     }
+}
+
+fn with_lines(mut touched: Touched, lines: &[&str]) -> Touched {
+    touched.lines = lines.iter().map(|l| (*l).to_owned()).collect();
+    touched
 }
 
 /// The lines between `*** Begin Patch` and `*** End Patch`, also inside a
@@ -170,6 +278,24 @@ mod tests {
                 ("adr/041-y.md".to_owned(), Change::MovedTo),
             ]
         );
+    }
+
+    #[test]
+    fn the_text_after_the_patch_is_worked_out_as_codex_applies_it() {
+        let patch = parse("*** Begin Patch\n*** Add File: a.md\n+---\n+status: accepted\n*** Update File: b.md\n@@ # Head\n-status: proposed\n+status: accepted\n ---\n@@\n # T\n+\n+x\n*** End of File\n*** Delete File: c.md\n*** End Patch").unwrap();
+        assert_eq!(
+            patch[0].new_text(None).as_deref(),
+            Some("---\nstatus: accepted\n")
+        );
+        let current = "# Head\nstatus: proposed  \n---\n# T\n";
+        assert_eq!(
+            patch[1].new_text(Some(current)).as_deref(),
+            Some("# Head\nstatus: accepted\n---\n# T\n\nx\n")
+        );
+        // A hunk the file does not have: no text (Codex refuses that patch too).
+        assert_eq!(patch[1].new_text(Some("# other\n")), None);
+        assert_eq!(patch[1].new_text(None), None);
+        assert_eq!(patch[2].new_text(Some(current)), None);
     }
 
     #[test]

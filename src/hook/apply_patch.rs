@@ -51,6 +51,10 @@ pub(super) fn pre_tool_use(
             written.push(file);
         }
     }
+    // A patch that makes an ADR Accepted: refused before it lands, as a Write.
+    if refusals.is_empty() {
+        refusals.extend(accepting(event, patch, ctx)?);
+    }
     if refusals.is_empty() && super::governed::may_govern(&ctx.root) {
         // The decisions that govern the files it writes, for the model.
         let contexts: Vec<Ruling> = written
@@ -61,6 +65,48 @@ pub(super) fn pre_tool_use(
     }
     Ok(refuse_all(refusals))
 }
+
+/// The refusals of the patch's writes that would make an ADR Accepted: each
+/// Markdown file whose added lines say "accepted", its text after the patch
+/// worked out from the file now ([`crate::agent::patch::Touched::new_text`]).
+fn accepting(
+    event: &HookEvent,
+    patch: &Result<Patch, String>,
+    ctx: &Context,
+) -> Result<Vec<Ruling>, InfraError> {
+    let mut refusals = Vec::new();
+    for touched in touched(patch, ctx)? {
+        let adds_the_word = touched
+            .lines
+            .iter()
+            .any(|l| l.starts_with('+') && l.to_ascii_lowercase().contains("accepted"));
+        if !(touched.change.writes_content() && adds_the_word) {
+            continue;
+        }
+        let file = tool_use::resolve(event, ctx, &touched.path)?;
+        if !file
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("md"))
+        {
+            continue;
+        }
+        let current = crate::fs::read::regular(&file, ADR_LIMIT, crate::fs::read::Links::Follow)
+            .ok()
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+        let Some(after) = touched.new_text(current.as_deref()) else {
+            continue;
+        };
+        let ruling =
+            tool_use::pre_accept_text(ctx, &file, &crate::agent::event::WriteText::Content(after))?;
+        if ruling.output.is_some() {
+            refusals.push(ruling);
+        }
+    }
+    Ok(refusals)
+}
+
+/// The largest ADR whose text after a patch is worked out.
+const ADR_LIMIT: u64 = 4 << 20;
 
 /// One refusal for the refused paths of a call: a deny when any of them is
 /// denied, else the question to the person; every reason, every log record.

@@ -551,10 +551,19 @@ pub(super) fn may_accept(event: &HookEvent, path: &Path) -> bool {
 /// a new ADR born Accepted): refused before it lands. Accepting a decision is a
 /// person's act, recorded by `helix-gate accept`.
 pub(super) fn pre_accept(ctx: &Context, path: &Path) -> Result<Ruling, InfraError> {
+    match ctx.event.write_text.as_ref() {
+        Some(text) => pre_accept_text(ctx, path, text),
+        None => Ok(Ruling::default()),
+    }
+}
+
+/// [`pre_accept`] of a write of `text` to `path` (a Codex patch's new text).
+pub(super) fn pre_accept_text(
+    ctx: &Context,
+    path: &Path,
+    text: &crate::agent::event::WriteText,
+) -> Result<Ruling, InfraError> {
     let root = ctx.root.as_path();
-    let Some(text) = ctx.event.write_text.as_ref() else {
-        return Ok(Ruling::default());
-    };
     let Some(rel) = paths::relative_to_real(root, path) else {
         return Ok(Ruling::default());
     };

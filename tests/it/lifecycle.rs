@@ -637,6 +637,47 @@ fn gemini_and_copilot_writes_that_accept_an_adr_are_refused_before_they_land() {
     assert!(repo.read(NEW).unwrap().contains("status: proposed"));
 }
 
+/// Codex's `apply_patch` that makes an ADR Accepted is refused before it lands,
+/// its text after the patch worked out from the file now.
+#[test]
+fn a_codex_patch_that_accepts_an_adr_is_refused_before_it_lands() {
+    use crate::support::hook::Hook;
+    let repo = proposed();
+    let root = repo.path();
+    let ask = |patch: &str| {
+        let event = serde_json::json!({"session_id": "x", "transcript_path": null, "cwd": root,
+            "hook_event_name": "PreToolUse", "model": "gpt-5", "turn_id": "t1",
+            "tool_name": "apply_patch", "tool_input": {"command": patch}, "tool_use_id": "call_1"});
+        Hook::new(root)
+            .args(&["--agent", "codex"])
+            .event(&event)
+            .answer()
+            .map(|a| a.to_string())
+            .unwrap_or_default()
+    };
+    let update = format!(
+        "*** Begin Patch\n*** Update File: {NEW}\n@@\n-status: proposed\n+status: accepted\n*** End Patch"
+    );
+    let answer = ask(&update);
+    assert!(answer.contains("deny"), "{answer}");
+    assert!(
+        answer.contains("this write sets docs/decisions/0007-grpc.md to Accepted (it is Proposed)"),
+        "{answer}"
+    );
+    let add = "*** Begin Patch\n*** Add File: docs/decisions/0008-queue.md\n+---\n+status: accepted\n+---\n+# Use a queue\n*** End Patch";
+    assert!(
+        ask(add).contains("0008-queue.md to Accepted (a new ADR)"),
+        "{}",
+        ask(add)
+    );
+    // The word in another line is no acceptance.
+    let other = format!(
+        "*** Begin Patch\n*** Update File: {NEW}\n@@\n-status: proposed\n+status: proposed\n+# accepted practice\n*** End Patch"
+    );
+    assert!(!ask(&other).contains("deny"), "{}", ask(&other));
+    assert!(repo.read(NEW).unwrap().contains("status: proposed"));
+}
+
 /// The session's start tells the model which ADRs are superseded and by what, and
 /// that a status is a person's to set.
 #[test]
