@@ -238,3 +238,68 @@ fn a_proposed_decision_and_code_the_session_did_not_change_are_not_reviewed() {
     assert_eq!(stop(repo.path(), &api), None);
     assert!(api.requests().is_empty());
 }
+
+/// End to end: the real Claude Code session (hooks installed) writes code that
+/// retries in a loop, its Stop is held by the reviewer's conflict (a second
+/// `claude -p`, the same fake API), it takes the loop out, and the turn ends
+/// once the reviewer finds the change consistent.
+#[test]
+fn claude_is_held_by_the_reviewers_conflict_and_corrects_itself() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use crate::support::claude::{ClaudeRun, stop_hook_feedback};
+    use crate::support::cli::{code, run, stderr};
+
+    let Some(claude) = require_claude() else {
+        return;
+    };
+    let repo = project(&claude, "Accepted", false);
+    let out = run(repo.path(), &["install", "claude"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    repo.commit_all("hooks installed");
+    let file = repo.join(CODE);
+    let (main, reviews) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let api = FakeApi::start(move |_: &RecordedRequest, conv: &Conversation<'_>| {
+        if conv.is_structured_output() {
+            let (verdict, reason) = match reviews.fetch_add(1, Ordering::SeqCst) {
+                0 => (
+                    "conflicts",
+                    "src/app/sync.py:4 retries client.get in a loop",
+                ),
+                _ => ("consistent", "one call through the gateway"),
+            };
+            return Turn::structured_output(
+                json!({"rules": [{"rule": RULE, "verdict": verdict, "reason": reason}]}),
+            );
+        }
+        match main.fetch_add(1, Ordering::SeqCst) {
+            0 => Turn::text("Writing the sync job.")
+                .with_tool("Write", json!({"file_path": file, "content": RETRYING})),
+            1 => Turn::text("The sync job retries until the call succeeds."),
+            2 => Turn::text("Taking the loop out.")
+                .with_tool("Write", json!({"file_path": file, "content": PLAIN})),
+            _ => Turn::text("The sync job calls the gateway once; the gateway retries."),
+        }
+    });
+    let outcome = ClaudeRun::new(&claude, &api, repo.path(), "Add a sync job").run();
+    outcome.assert_success();
+    let feedback = stop_hook_feedback(&api.main_requests());
+    assert_eq!(feedback.len(), 1, "{}", outcome.describe());
+    assert!(
+        feedback[0].contains(RULE)
+            && feedback[0].contains("Reviewer: src/app/sync.py:4 retries client.get in a loop"),
+        "{}",
+        feedback[0]
+    );
+    let reviewer_calls = api
+        .requests()
+        .iter()
+        .filter(|r| r.is_structured_output())
+        .count();
+    assert_eq!(reviewer_calls, 2, "{}", outcome.describe());
+    assert_eq!(
+        outcome.result_text(),
+        Some("The sync job calls the gateway once; the gateway retries.")
+    );
+    assert_eq!(repo.read(CODE).unwrap(), PLAIN);
+}
