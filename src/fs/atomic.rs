@@ -447,10 +447,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
-    )]
     fn a_missing_directory_is_reported_with_its_path() {
         let dir = tempfile::tempdir().unwrap();
         let err = write(dir.path(), &dir.path().join("no/such/file"), b"x").unwrap_err();
