@@ -224,8 +224,7 @@ fn registrations(root: &Path) -> Vec<Registration> {
 /// `powershell` on Windows).
 fn command_of(hook: &Value, agent: Agent) -> Option<&str> {
     let key = match agent {
-        Agent::Copilot if cfg!(windows) => "powershell",
-        Agent::Copilot => "bash",
+        Agent::Copilot => crate::agent::copilot::hooks::command_key(cfg!(windows)),
         _ => "command",
     };
     hook.get(key).and_then(Value::as_str)
@@ -237,10 +236,11 @@ fn is_ours(hook: &Value, agent: Agent) -> bool {
     hooks_file::is_ours(hook)
         || hook.get("comment").and_then(Value::as_str) == Some(STATUS_MARKER)
         || (agent == Agent::Copilot
-            && hook
-                .get("bash")
-                .and_then(Value::as_str)
-                .is_some_and(hooks_file::is_hook_command))
+            && ["bash", "powershell"].iter().any(|key| {
+                hook.get(*key)
+                    .and_then(Value::as_str)
+                    .is_some_and(hooks_file::is_hook_command)
+            }))
 }
 
 /// helix-gate's entries (each as `(event, matcher, hook)`) in the hooks file
