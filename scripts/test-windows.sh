@@ -25,12 +25,8 @@ fi
 rustup target add "$target" > /dev/null
 
 export WINEDEBUG=-all
-export WINEPREFIX="${WINEPREFIX:-$HOME/.wine-helix-gate}"
-shim="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
-if [ ! -f "$shim" ]; then
-  wine cmd /c exit > /dev/null 2>&1 || true # creates the prefix
-  x86_64-w64-mingw32-gcc -shared -O2 -o "$shim" scripts/windows/bcp.c -ladvapi32 -Wl,--kill-at
-fi
+WINEPREFIX="$(bash scripts/windows/wine-prefix.sh)"
+export WINEPREFIX
 
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
