@@ -974,6 +974,8 @@ mod tests {
                 builder.add(
                     GlobBuilder::new(glob)
                         .literal_separator(true)
+                        // On Windows in any case, as NTFS names files.
+                        .case_insensitive(crate::paths::WINDOWS)
                         .build()
                         .unwrap(),
                 );

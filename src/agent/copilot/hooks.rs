@@ -415,7 +415,8 @@ mod tests {
 
     #[test]
     fn only_a_copilot_hook_command_registers_for_copilot() {
-        let file = |command: &str| json!({"version": 1, "hooks": {"Stop": [{"type": "command", "bash": command}]}});
+        // The command under both keys, as install writes it: Copilot runs one per platform.
+        let file = |command: &str| json!({"version": 1, "hooks": {"Stop": [{"type": "command", "bash": command, "powershell": command}]}});
         assert!(registers_hook(&file("helix-gate hook --agent copilot")));
         assert!(registers_hook(&file(
             "\"/opt/bin/helix-gate\" hook --agent copilot --scope user"
