@@ -14,6 +14,13 @@
 #   zip      helix-gate-<version>-<target>.zip: the same for Windows (helix-gate.exe), the
 #            release workflow's Windows rows
 #
+# Another target's npm, pypi and zip artifacts, from its binary built here (the Windows ones
+# from the MinGW cross-build of scripts/test-windows.sh): HELIX_GATE_TARGET names the target
+# (x86_64-pc-windows-gnu), HELIX_GATE_BINARY its binary (default: its release build,
+# <target dir>/<target>/release/helix-gate.exe, which must exist). The binary's own commands
+# (completions, man page) run under Wine (scripts/windows/wine-prefix.sh), and maturin wraps
+# the same release build.
+#
 # The npm, pypi and tarball channels carry the one release binary of scripts/build-release.sh
 # (static and not position-independent on Linux/glibc); building it again is a no-op for
 # cargo, so the channels share one build. The release workflow (.github/workflows/release.yml)
@@ -37,6 +44,10 @@ epoch="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2> /dev/null || echo 0)}"
 # The release build's target (its RUSTFLAGS are set where maturin builds, not for the crate).
 # shellcheck source=release-target.sh
 release_target="$(. scripts/release-target.sh && echo "$release_target")"
+cross_target="${HELIX_GATE_TARGET:-}"
+if [ -n "$cross_target" ]; then
+  release_target="$cross_target"
+fi
 # The binary's file name: helix-gate.exe on Windows.
 case "$release_target" in
   *-windows-*) exe=helix-gate.exe ;;
@@ -64,14 +75,35 @@ readme_into() { # readme_into DIR
     README.md > "$1/README.md"
 }
 
-# The release binary (built when its sources changed, else cargo's no-op).
+# The release binary (built when its sources changed, else cargo's no-op); when packaging
+# for another target, the binary built for it.
 release_binary() {
+  if [ -n "$cross_target" ]; then
+    local bin="${HELIX_GATE_BINARY:-$target_dir/$release_target/release/$exe}"
+    [ -f "$bin" ] || {
+      echo "error: no $bin: build it first (cargo build --release --target $release_target)" >&2
+      exit 2
+    }
+    echo "$bin"
+    return
+  fi
   bash scripts/build-release.sh | tail -n 1
+}
+
+# Run the packaged binary: under Wine when it is another target's Windows binary.
+run_binary() { # run_binary BIN ARGS...
+  if [ -n "$cross_target" ] && [[ "$release_target" == *-windows-* ]]; then
+    local prefix
+    prefix="$(bash scripts/windows/wine-prefix.sh)"
+    WINEDEBUG=-all WINEPREFIX="$prefix" wine "$@"
+  else
+    "$@"
+  fi
 }
 
 # A fresh staging folder under the target directory.
 stage() {
-  local dir="$target_dir/package-stage/$1"
+  local dir="$target_dir/package-stage${cross_target:+-$cross_target}/$1"
   rm -rf "$dir"
   mkdir -p "$dir"
   echo "$dir"
@@ -158,9 +190,16 @@ EOF
     # maturin runs cargo with the release build's target and RUSTFLAGS (release-target.sh),
     # so cargo finds the binary just built up to date and maturin only wraps it.
     dir="$(stage wheel)"
-    # shellcheck source=release-target.sh
-    . scripts/release-target.sh
-    SOURCE_DATE_EPOCH="$epoch" "$maturin" build --profile dist --locked --quiet --target "$release_target" --out "$dir" >&2
+    profile=dist
+    if [ -n "$cross_target" ]; then
+      # The cross-built release binary, with the linker scripts/test-windows.sh uses.
+      profile=release
+      export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER="${CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER:-x86_64-w64-mingw32-gcc}"
+    else
+      # shellcheck source=release-target.sh
+      . scripts/release-target.sh
+    fi
+    SOURCE_DATE_EPOCH="$epoch" "$maturin" build --profile "$profile" --locked --quiet --target "$release_target" --out "$dir" >&2
     wheels=("$dir"/*.whl)
     [ "${#wheels[@]}" = 1 ] && [ -f "${wheels[0]}" ] || {
       echo "error: maturin wrote no single wheel into $dir" >&2
@@ -242,9 +281,9 @@ EOF
     cp "$bin" "$dir/$exe"
     cp LICENSE CHANGELOG.md "$dir/"
     readme_into "$dir"
-    "$bin" completions powershell > "$dir/completions/_helix-gate.ps1"
-    "$bin" completions bash > "$dir/completions/helix-gate.bash"
-    "$bin" man > "$dir/man/helix-gate.1"
+    run_binary "$bin" completions powershell > "$dir/completions/_helix-gate.ps1"
+    run_binary "$bin" completions bash > "$dir/completions/helix-gate.bash"
+    run_binary "$bin" man > "$dir/man/helix-gate.1"
     artifact="$out/$name.zip"
     "$python" - "$parent" "$name" "$artifact" "$epoch" << 'EOF'
 import os, sys, time, zipfile

@@ -25,12 +25,8 @@ fi
 rustup target add "$target" > /dev/null
 
 export WINEDEBUG=-all
-export WINEPREFIX="${WINEPREFIX:-$HOME/.wine-helix-gate}"
-shim="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
-if [ ! -f "$shim" ]; then
-  wine cmd /c exit > /dev/null 2>&1 || true # creates the prefix
-  x86_64-w64-mingw32-gcc -shared -O2 -o "$shim" scripts/windows/bcp.c -ladvapi32 -Wl,--kill-at
-fi
+WINEPREFIX="$(bash scripts/windows/wine-prefix.sh)"
+export WINEPREFIX
 
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
@@ -52,7 +48,10 @@ cargo test --target "$target" --test it "$@" -- "${filter[@]}" 2>&1 | tee /tmp/h
 echo "== test-windows: not run under Wine"
 echo "- integration tests: $SKIP_MODULES"
 echo "- ignored on Windows (cargo lists them as ignored above):"
-grep -rhoE 'cfg_attr\(windows, ignore = "[^"]*"\)' src tests | sort | uniq -c | sed 's/^/    /'
+# The attribute as rustfmt leaves it, on one line or over several.
+find src tests -name '*.rs' -exec perl -0777 -ne \
+  'while (/cfg_attr\(\s*windows,\s*ignore\s*=\s*"([^"]*)"\s*,?\s*\)/g) { print "cfg_attr(windows, ignore = \"$1\")\n" }' {} + \
+  | sort | uniq -c | sed 's/^/    /'
 unix_tests=$(find src tests -name '*.rs' -exec awk 'prev ~ /#\[test\]/ && /#\[cfg\(unix\)\]/ {n++} prev ~ /#\[cfg\(unix\)\]/ && /#\[test\]/ {n++} {prev=$0} END {print n+0}' {} \; | awk '{s+=$1} END {print s}')
 unix_modules=$(grep -B1 -E '^mod ' tests/it/main.rs | grep -c 'cfg(unix)')
 echo "- Unix-only, not compiled for Windows (modes, FIFOs, symbolic links, sh): $unix_tests tests marked #[cfg(unix)], and $unix_modules modules of tests/it"

@@ -150,9 +150,24 @@ pub fn normalize_relative(rel: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
+/// Whether this build compares paths as Windows does ([`relative_form`],
+/// [`comparable`]): separators `\` and `/`, `\\?\` prefixes, names in any case.
+pub const WINDOWS: bool = cfg!(windows);
+
 /// `path` relative to `root` with `/` separators, or None when outside it.
+/// On Windows in any of the forms its agents send ([`relative_form`]).
 pub fn relative_to(root: &Path, path: &Path) -> Option<String> {
-    let rel = absolute(path).strip_prefix(root).ok()?.to_path_buf();
+    let path = absolute(path);
+    if WINDOWS {
+        return relative_form(&root.to_string_lossy(), &path.to_string_lossy(), true);
+    }
+    relative_by_components(root, &path)
+}
+
+/// `path` relative to `root` by their components (Unix: byte for byte, `\` is a
+/// character of a name there).
+fn relative_by_components(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
     let parts: Vec<String> = rel
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -160,21 +175,122 @@ pub fn relative_to(root: &Path, path: &Path) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// Whether two metadata describe the same file or folder: device and inode on
-/// Unix. std has no stable file id on Windows, where the creation and write
-/// times and the attributes stand in.
+/// `path` relative to `root` (both absolute, as text) with `/` separators, None
+/// when outside it. With `windows`, as Windows reads paths: `\` and `/` both
+/// separate, a `\\?\` prefix is dropped (`\\?\UNC\srv\share` is `\\srv\share`),
+/// `.` and `..` apply lexically, and names compare case-insensitively, as on
+/// NTFS by default (`C:\Users\A\proj` holds `c:/users/a/proj/docs/x.md`); the
+/// result keeps the case `path` has. Without, by path components (Unix).
+/// A pure function of its text, so the Windows forms are tested on Linux too.
+pub fn relative_form(root: &str, path: &str, windows: bool) -> Option<String> {
+    if !windows {
+        return relative_by_components(Path::new(root), Path::new(path));
+    }
+    let root = windows_parts(root);
+    let path = windows_parts(path);
+    let inside =
+        path.len() >= root.len() && root.iter().zip(&path).all(|(a, b)| same_name(a, b, true));
+    inside.then(|| path[root.len()..].join("/"))
+}
+
+/// The names of a Windows path after its prefix: `C:` first for a drive,
+/// `.` dropped and `..` applied (never above the first name).
+fn windows_parts(text: &str) -> Vec<String> {
+    let text = windows_slashes(text);
+    let mut parts: Vec<String> = Vec::new();
+    for part in text.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.len() > 1 {
+                    parts.pop();
+                }
+            }
+            name => parts.push(name.to_owned()),
+        }
+    }
+    parts
+}
+
+/// A Windows path's text with `/` for every `\` and without the verbatim prefix
+/// `\\?\` (which canonicalized paths and some agents' events carry).
+pub fn windows_slashes(text: &str) -> String {
+    let text = text.replace('\\', "/");
+    match text.strip_prefix("//?/") {
+        Some(unc) if unc.len() >= 4 && unc[..4].eq_ignore_ascii_case("UNC/") => {
+            format!("//{}", &unc[4..])
+        }
+        Some(rest) => rest.to_owned(),
+        None => text,
+    }
+}
+
+/// Whether two names (or paths as text) name the same thing: byte for byte, or
+/// with `windows` case-insensitively, as NTFS compares by default.
+pub fn same_name(a: &str, b: &str, windows: bool) -> bool {
+    if windows {
+        a.chars()
+            .flat_map(char::to_lowercase)
+            .eq(b.chars().flat_map(char::to_lowercase))
+    } else {
+        a == b
+    }
+}
+
+/// A path's text as this platform compares it: unchanged on Unix; on Windows
+/// with `/` separators, no `\\?\` prefix and in lower case ([`comparable_on`]).
+pub fn comparable(text: &str) -> std::borrow::Cow<'_, str> {
+    comparable_on(text, WINDOWS)
+}
+
+/// [`comparable`] for the platform `windows` says.
+pub fn comparable_on(text: &str, windows: bool) -> std::borrow::Cow<'_, str> {
+    if windows {
+        std::borrow::Cow::Owned(windows_slashes(text).to_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// Whether `path` is `dir` or below it, as this platform compares paths.
+pub fn starts_with(path: &Path, dir: &Path) -> bool {
+    if WINDOWS {
+        relative_form(&dir.to_string_lossy(), &path.to_string_lossy(), true).is_some()
+    } else {
+        path.starts_with(dir)
+    }
+}
+
+/// Whether `a` and `b` are the same path, as this platform compares paths.
+pub fn same_path(a: &Path, b: &Path) -> bool {
+    if WINDOWS {
+        relative_form(&a.to_string_lossy(), &b.to_string_lossy(), true)
+            .is_some_and(|rel| rel.is_empty())
+    } else {
+        a == b
+    }
+}
+
+/// Whether `path` (with metadata `meta`) is the file or folder `root` (with
+/// `root_meta`): device and inode on Unix; on Windows the volume serial number
+/// and file index (`same-file`), which std has no stable call for. (Times and
+/// attributes do not tell: a folder just made inside another gives its parent
+/// the same write time.)
 #[cfg(unix)]
-fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+fn same_file(
+    (_, meta): (&Path, &std::fs::Metadata),
+    (_, root_meta): (&Path, &std::fs::Metadata),
+) -> bool {
     use std::os::unix::fs::MetadataExt as _;
-    a.dev() == b.dev() && a.ino() == b.ino()
+    meta.dev() == root_meta.dev() && meta.ino() == root_meta.ino()
 }
 
 #[cfg(windows)]
-fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
-    use std::os::windows::fs::MetadataExt as _;
-    a.creation_time() == b.creation_time()
-        && a.last_write_time() == b.last_write_time()
-        && a.file_attributes() == b.file_attributes()
+fn same_file(
+    (path, _): (&Path, &std::fs::Metadata),
+    (root, _): (&Path, &std::fs::Metadata),
+) -> bool {
+    same_file::is_same_file(path, root).unwrap_or(false)
 }
 
 /// `path` relative to `root` like [`relative_to`]; when the text comparison fails,
@@ -192,7 +308,7 @@ pub fn relative_to_real(root: &Path, path: &Path) -> Option<String> {
     path.ancestors()
         .find_map(|ancestor| {
             let meta = std::fs::metadata(ancestor).ok()?;
-            if same_file(&meta, &root_meta) {
+            if same_file((ancestor, &meta), (root, &root_meta)) {
                 relative_to(ancestor, &path)
             } else {
                 None
@@ -286,21 +402,80 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
-    )]
     fn relative_paths() {
-        let root = Path::new("/r");
+        let root = Path::new(if cfg!(windows) { r"C:\r" } else { "/r" });
         assert_eq!(
-            relative_to(root, Path::new("/r/adr/001.md")).as_deref(),
+            relative_to(root, &root.join("adr/001.md")).as_deref(),
             Some("adr/001.md")
         );
         assert_eq!(
-            relative_to(root, Path::new("/r/adr/../x.md")).as_deref(),
+            relative_to(root, &root.join("adr/../x.md")).as_deref(),
             Some("x.md")
         );
-        assert_eq!(relative_to(root, Path::new("/other/x.md")), None);
+        let other = root.parent().unwrap().join("other/x.md");
+        assert_eq!(relative_to(root, &other), None);
+    }
+
+    #[test]
+    fn windows_paths_in_the_forms_agents_send_are_made_relative() {
+        let rel = |root: &str, path: &str| relative_form(root, path, true);
+        let root = r"C:\Users\a\proj";
+        for path in [
+            r"C:\Users\a\proj\docs\adr\0007-x.md",
+            "c:/Users/a/proj/docs/adr/0007-x.md",
+            r"\\?\C:\Users\a\proj\docs\adr\0007-x.md",
+            r"C:\USERS\A\Proj\docs/adr\.\0007-x.md",
+            r"C:\Users\a\proj\src\..\docs\adr\0007-x.md",
+        ] {
+            assert_eq!(
+                rel(root, path).as_deref(),
+                Some("docs/adr/0007-x.md"),
+                "{path}"
+            );
+        }
+        // The root in the verbatim form canonicalize gives on Windows.
+        assert_eq!(
+            rel(r"\\?\c:\users\A\PROJ", r"C:\Users\a\proj\Docs\ADR\x.md").as_deref(),
+            Some("Docs/ADR/x.md"),
+            "the rest keeps the case it was sent in"
+        );
+        assert_eq!(rel(root, root).as_deref(), Some(""));
+        assert_eq!(
+            rel(r"\\?\UNC\srv\share\proj", r"\\srv\share\proj\a.md").as_deref(),
+            Some("a.md")
+        );
+        for outside in [
+            r"D:\Users\a\proj\x.md",
+            r"C:\Users\a\proj2\x.md",
+            r"C:\Users\a\proj\..\other\x.md",
+            r"C:\Users\a",
+        ] {
+            assert_eq!(rel(root, outside), None, "{outside}");
+        }
+        // On Unix a backslash is part of a name and case counts: nothing changes there.
+        if cfg!(windows) {
+            return;
+        }
+        assert_eq!(
+            relative_form("/r", r"/r/a\b.md", false).as_deref(),
+            Some(r"a\b.md")
+        );
+        assert_eq!(relative_form("/r", "/R/a.md", false), None);
+        assert_eq!(relative_form("/r", r"\r\a.md", false), None);
+    }
+
+    #[test]
+    fn names_compare_as_the_platform_does() {
+        assert!(same_name(".Claude", ".claude", true));
+        assert!(!same_name(".Claude", ".claude", false));
+        assert_eq!(
+            comparable_on(r".Claude\Settings.JSON", true),
+            ".claude/settings.json"
+        );
+        assert_eq!(
+            comparable_on(r".Claude\Settings.JSON", false),
+            r".Claude\Settings.JSON"
+        );
     }
 
     #[test]

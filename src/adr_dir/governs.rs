@@ -317,8 +317,14 @@ fn normalized(entry: &str) -> Option<String> {
     }
 }
 
-/// Whether the `files` entry `entry` names `path` (or a folder that holds it).
+/// Whether the `files` entry `entry` names `path` (or a folder that holds it);
+/// on Windows in any case ([`crate::paths::comparable`]).
 fn names(entry: &str, path: &str) -> bool {
+    let (entry, path) = (
+        crate::paths::comparable(entry),
+        crate::paths::comparable(path),
+    );
+    let (entry, path) = (entry.as_ref(), path.as_ref());
     path == entry
         || path
             .strip_prefix(entry)
@@ -434,7 +440,9 @@ impl Index {
 
     /// Whether `path` is one of the ADRs themselves.
     pub fn is_adr(&self, path: &str) -> bool {
-        self.adrs.iter().any(|adr| adr.file == path)
+        self.adrs
+            .iter()
+            .any(|adr| crate::paths::same_name(&adr.file, path, crate::paths::WINDOWS))
     }
 
     /// The ADRs whose rules can bind or warn (binding or pending, with rules):

@@ -40,6 +40,16 @@ pub struct Done {
     pub record: bool,
 }
 
+/// One of an agent's hooks files: the scope `install` writes it for, where it
+/// is (`None`: its folder cannot be found, no home directory) and how people
+/// are shown it.
+#[derive(Debug, Clone)]
+pub struct HooksFile {
+    pub scope: Scope,
+    pub path: Option<PathBuf>,
+    pub shown: String,
+}
+
 /// One agent: its wire (decode, encode, event names), its registration (the
 /// tool matchers of its entries, its hooks files) and what it can do.
 pub trait Backend: Sync {
@@ -106,6 +116,10 @@ pub trait Backend: Sync {
     /// The agent's hooks file at user scope (where `install --scope user`
     /// writes).
     fn user_hooks_file(&self, root: &Path) -> anyhow::Result<PathBuf>;
+
+    /// Every hooks file `install` writes for the agent, project (and local)
+    /// scope first, then user scope (`doctor --probe` runs what they register).
+    fn hooks_files(&self, root: &Path) -> Vec<HooksFile>;
 
     /// Whether `install` takes `--trust-hooks` and `--trust-project` (the
     /// gates of Codex's `config.toml`).

@@ -125,20 +125,66 @@ Settings are written through a link only to a file inside {} ({}): edit the file
 pub const STATUS_MARKER: &str = "helix-gate: ADR gate";
 
 /// `helix-gate hook` when that name on PATH is this binary, else the absolute path
-/// (quoted). The command text appears in the feedback the model reads, so short is better.
+/// (quoted) for a POSIX shell ([`Shell::Posix`]). The command text appears in the
+/// feedback the model reads, so short is better.
 pub fn hook_command() -> String {
+    hook_command_for(Shell::Posix)
+}
+
+/// The shell that runs a registered command, for its quoting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shell {
+    /// `sh`, `bash`, Git Bash on Windows, and cmd: `"<path>" hook`.
+    Posix,
+    /// PowerShell, which reads a leading quoted path as a string: `& "<path>" hook`.
+    PowerShell,
+}
+
+/// [`hook_command`] quoted for `shell`.
+pub fn hook_command_for(shell: Shell) -> String {
+    command_text(this_binary_off_path().as_deref(), shell)
+}
+
+/// This binary's absolute path when `helix-gate` on PATH is not this binary
+/// (`None`: the bare name runs it). Without Windows' `\\?\` prefix.
+fn this_binary_off_path() -> Option<String> {
     let exe = std::env::current_exe()
         .ok()
-        .and_then(|p| p.canonicalize().ok());
+        .and_then(|p| p.canonicalize().ok())?;
+    let name = if cfg!(windows) {
+        "helix-gate.exe"
+    } else {
+        "helix-gate"
+    };
     let on_path = std::env::var_os(crate::env::PATH).and_then(|paths| {
         std::env::split_paths(&paths)
-            .map(|dir| dir.join("helix-gate"))
+            .map(|dir| dir.join(name))
             .find(|candidate| candidate.is_file())
             .and_then(|p| p.canonicalize().ok())
     });
-    match exe {
-        Some(exe) if on_path.as_ref() != Some(&exe) => format!("\"{}\" hook", exe.display()),
-        _ => "helix-gate hook".to_owned(),
+    (on_path.as_ref() != Some(&exe)).then(|| dunce::simplified(&exe).display().to_string())
+}
+
+/// The command that runs helix-gate's hook from the binary at `exe` (`None`: the
+/// name on PATH) in `shell`. A pure function of its arguments, so the Windows
+/// forms are tested everywhere.
+pub fn command_text(exe: Option<&str>, shell: Shell) -> String {
+    match (exe, shell) {
+        (None, _) => "helix-gate hook".to_owned(),
+        (Some(exe), Shell::Posix) => format!("\"{exe}\" hook"),
+        (Some(exe), Shell::PowerShell) => format!("& \"{exe}\" hook"),
+    }
+}
+
+/// The shell `agent` runs a hook command with on Windows (`windows`) or elsewhere:
+/// Gemini CLI uses PowerShell on Windows (`-NoProfile -NonInteractive -Command`,
+/// its `getShellConfiguration`); Claude Code uses Git Bash there; Codex's is not
+/// verified and gets the form Git Bash and cmd run. Copilot's entries carry both
+/// (`bash` and `powershell`: [`crate::agent::copilot::hooks`]).
+pub fn agent_shell(agent: Agent, windows: bool) -> Shell {
+    match agent {
+        Agent::Gemini if windows => Shell::PowerShell,
+        _ => Shell::Posix,
     }
 }
 
@@ -169,11 +215,17 @@ const SCOPES: [&str; 3] = ["project", "local", "user"];
 
 /// `command` taken apart when it runs helix-gate's hook in the forms
 /// [`hook_command`] and the installers write: `helix-gate hook`, or
-/// `"<absolute path to helix-gate>" hook`, each optionally followed by
-/// ` --agent claude|codex|gemini|copilot` and then ` --scope project|local|user`. Exact: a
-/// wrapper script, another subcommand, other arguments or a relative path are
-/// not helix-gate's hook.
+/// `"<absolute path to helix-gate>" hook` (PowerShell's `& "<path>" hook`), each
+/// optionally followed by ` --agent claude|codex|gemini|copilot` and then
+/// ` --scope project|local|user`. Exact: a wrapper script, another subcommand,
+/// other arguments or a relative path are not helix-gate's hook. On Windows the
+/// path may be a drive's (`C:\...`), a share's or Git Bash's (`/c/...`).
 pub fn parse_hook_command(command: &str) -> Option<HookCommand<'_>> {
+    parse_hook_command_on(command, crate::paths::WINDOWS)
+}
+
+/// [`parse_hook_command`] for the platform `windows` says.
+pub fn parse_hook_command_on(command: &str, windows: bool) -> Option<HookCommand<'_>> {
     fn strip<'a>(
         command: &'a str,
         flag: &str,
@@ -193,17 +245,36 @@ pub fn parse_hook_command(command: &str) -> Option<HookCommand<'_>> {
     if command == "helix-gate hook" {
         return Some(parsed);
     }
+    let command = command.strip_suffix(" hook")?;
+    let command = command.strip_prefix("& ").unwrap_or(command);
     let exe = command
-        .strip_suffix(" hook")
-        .and_then(|c| c.strip_prefix('"'))
+        .strip_prefix('"')
         .and_then(|c| c.strip_suffix('"'))?;
-    let exe = Path::new(exe);
-    (!exe.as_os_str().to_string_lossy().contains('"')
-        && exe.is_absolute()
-        && exe
-            .file_name()
-            .is_some_and(|n| n == "helix-gate" || n == "helix-gate.exe"))
-    .then_some(parsed)
+    (!exe.contains('"') && is_helix_gate_path(exe, windows)).then_some(parsed)
+}
+
+/// Whether `exe` is an absolute path whose last name is helix-gate's binary: on
+/// Unix `/...`; on Windows (`windows`) also `C:\...`, `C:/...` and `\\server\...`,
+/// with `\` separating names, in any case.
+fn is_helix_gate_path(exe: &str, windows: bool) -> bool {
+    if !windows {
+        let path = Path::new(exe);
+        return exe.starts_with('/')
+            && path
+                .file_name()
+                .is_some_and(|n| n == "helix-gate" || n == "helix-gate.exe");
+    }
+    let bytes = exe.as_bytes();
+    let drive = bytes.len() >= 3
+        && bytes[0].is_ascii_alphabetic()
+        && bytes[1] == b':'
+        && matches!(bytes[2], b'\\' | b'/');
+    let absolute = drive || exe.starts_with('/') || exe.starts_with(r"\\");
+    let name = exe.rsplit(['/', '\\']).next().unwrap_or(exe);
+    absolute
+        && ["helix-gate", "helix-gate.exe"]
+            .iter()
+            .any(|ours| crate::paths::same_name(name, ours, true))
 }
 
 /// Whether `command` runs helix-gate's hook ([`parse_hook_command`]), for any agent.
@@ -412,7 +483,12 @@ pub fn hook_groups(entries: &[Entry], command: &str) -> Vec<(&'static str, Value
 /// NAME` (none for Claude Code, the default) and [`USER_SCOPE_FLAG`] at user
 /// scope.
 pub fn agent_hook_command(agent: Agent, user_scope: bool) -> String {
-    let mut command = hook_command();
+    agent_hook_command_in(agent, user_scope, agent_shell(agent, cfg!(windows)))
+}
+
+/// [`agent_hook_command`] quoted for `shell`.
+pub fn agent_hook_command_in(agent: Agent, user_scope: bool, shell: Shell) -> String {
+    let mut command = hook_command_for(shell);
     if agent != Agent::Claude {
         command.push_str(" --agent ");
         command.push_str(agent.cli_name());
@@ -508,10 +584,62 @@ mod tests {
     use super::*;
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
-    )]
+    fn the_command_is_quoted_for_the_shell_that_runs_it() {
+        let exe = r"C:\Users\a\AppData\Local\Programs\helix-gate\helix-gate.exe";
+        assert_eq!(
+            command_text(Some(exe), Shell::Posix),
+            format!("\"{exe}\" hook")
+        );
+        assert_eq!(
+            command_text(Some(exe), Shell::PowerShell),
+            format!("& \"{exe}\" hook")
+        );
+        for shell in [Shell::Posix, Shell::PowerShell] {
+            assert_eq!(command_text(None, shell), "helix-gate hook");
+        }
+        // Gemini CLI runs hooks with PowerShell on Windows, Claude Code with Git Bash.
+        assert_eq!(agent_shell(Agent::Gemini, true), Shell::PowerShell);
+        assert_eq!(agent_shell(Agent::Gemini, false), Shell::Posix);
+        assert_eq!(agent_shell(Agent::Claude, true), Shell::Posix);
+        // Every form written is recognised as ours where it is written.
+        for shell in [Shell::Posix, Shell::PowerShell] {
+            let command = format!(
+                "{} --agent gemini --scope user",
+                command_text(Some(exe), shell)
+            );
+            let parsed = parse_hook_command_on(&command, true).unwrap();
+            assert_eq!((parsed.agent, parsed.scope), (Some("gemini"), Some("user")));
+        }
+    }
+
+    #[test]
+    fn windows_paths_of_the_binary_are_recognised_on_windows_only() {
+        for command in [
+            r#""C:\Tools\helix-gate.exe" hook"#,
+            r#"& "C:\Tools\HELIX-GATE.EXE" hook"#,
+            r#""c:/tools/helix-gate" hook"#,
+            r#""\\srv\share\helix-gate.exe" hook"#,
+            r#""/c/Tools/helix-gate.exe" hook"#,
+        ] {
+            assert!(parse_hook_command_on(command, true).is_some(), "{command}");
+        }
+        for command in [
+            r#""C:\Tools\helix-gate.exe" hook"#,
+            r#""c:/tools/helix-gate" hook"#,
+        ] {
+            assert!(parse_hook_command_on(command, false).is_none(), "{command}");
+        }
+        for foreign in [
+            r#""Tools\helix-gate.exe" hook"#,
+            r#""C:\Tools\helix-gate-wrapper.exe" hook"#,
+            r#"& "C:\Tools\helix-gate.exe" hook; evil"#,
+            r#"&& "C:\Tools\helix-gate.exe" hook"#,
+        ] {
+            assert!(parse_hook_command_on(foreign, true).is_none(), "{foreign}");
+        }
+    }
+
+    #[test]
     fn recognises_our_entries_only() {
         let entry = |command: &str| json!({"type": "command", "command": command});
         assert!(is_ours(&entry("helix-gate hook")));

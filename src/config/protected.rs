@@ -42,13 +42,26 @@ pub fn repository_key(root: &Path) -> String {
 }
 
 /// Whether the repository-relative path `rel` is one of helix-gate's own files:
-/// its configuration or anything in its data folder.
+/// its configuration or anything in its data folder. On Windows in any case and
+/// with `\` separators too, as the file system there takes them
+/// ([`crate::paths::comparable`]).
 pub fn is_protected(rel: &str) -> bool {
-    is_config(rel) || is_data(rel)
+    is_protected_on(rel, crate::paths::WINDOWS)
+}
+
+/// [`is_protected`] for the platform `windows` says.
+pub fn is_protected_on(rel: &str, windows: bool) -> bool {
+    let rel = crate::paths::comparable_on(rel, windows);
+    is_config_exactly(&rel) || is_data_exactly(&rel)
 }
 
 /// Whether `rel` is part of helix-gate's configuration.
 pub fn is_config(rel: &str) -> bool {
+    is_config_exactly(&crate::paths::comparable(rel))
+}
+
+/// [`is_config`] of a path already in its compared form.
+fn is_config_exactly(rel: &str) -> bool {
     let rel = rel.trim_start_matches("./");
     CONFIG_FILES.contains(&rel)
         || rel == APPROVALS_DIR
@@ -163,6 +176,11 @@ pub fn changed_programs(root: &Path, config_root: &Path) -> Vec<String> {
 
 /// Whether `rel` lies in helix-gate's data folder.
 pub fn is_data(rel: &str) -> bool {
+    is_data_exactly(&crate::paths::comparable(rel))
+}
+
+/// [`is_data`] of a path already in its compared form.
+fn is_data_exactly(rel: &str) -> bool {
     rel.split('/').any(|part| part == crate::fs::data_dir::DIR)
 }
 
@@ -381,6 +399,21 @@ mod tests {
         ] {
             assert!(!is_protected(rel), "{rel}");
         }
+    }
+
+    #[test]
+    fn on_windows_protected_names_match_in_any_case_and_with_backslashes() {
+        for rel in [
+            r"Config\Helix-Gate.YAML",
+            "CONFIG/approvals.yaml",
+            r"Approvals\adr\CLAUDE.md",
+            r"sub\.Helix-Gate\log.jsonl",
+        ] {
+            assert!(is_protected_on(rel, true), "{rel}");
+            // Other names on Unix, where case counts and `\` is part of a name.
+            assert!(!is_protected_on(rel, false), "{rel}");
+        }
+        assert!(!is_protected_on(r"docs\approvals.md", true));
     }
 
     #[test]

@@ -698,16 +698,29 @@ pub struct Globs {
 const MAX_GLOB_ALTERNATIVES: usize = 4096;
 
 impl Globs {
+    /// Whether a glob matches the repository-relative `path`; on Windows in any
+    /// case and with `\` separators too, as NTFS names files ([`Globs::is_match_on`]).
     pub fn is_match(&self, path: impl AsRef<str>) -> bool {
+        self.is_match_on(path.as_ref(), crate::paths::WINDOWS)
+    }
+
+    /// [`Globs::is_match`] for the platform `windows` says.
+    pub fn is_match_on(&self, path: &str, windows: bool) -> bool {
         use gix_glob::wildmatch::Mode;
-        let path = path.as_ref().as_bytes();
-        self.alternatives.iter().any(|glob| {
-            gix_glob::wildmatch(
-                glob.as_slice().into(),
-                path.into(),
+        let (path, mode) = if windows {
+            (
+                std::borrow::Cow::Owned(path.replace('\\', "/")),
+                Mode::NO_MATCH_SLASH_LITERAL | Mode::IGNORE_CASE,
+            )
+        } else {
+            (
+                std::borrow::Cow::Borrowed(path),
                 Mode::NO_MATCH_SLASH_LITERAL,
             )
-        })
+        };
+        self.alternatives
+            .iter()
+            .any(|glob| gix_glob::wildmatch(glob.as_slice().into(), path.as_bytes().into(), mode))
     }
 }
 
@@ -961,6 +974,8 @@ mod tests {
                 builder.add(
                     GlobBuilder::new(glob)
                         .literal_separator(true)
+                        // On Windows in any case, as NTFS names files.
+                        .case_insensitive(crate::paths::WINDOWS)
                         .build()
                         .unwrap(),
                 );
@@ -1077,6 +1092,19 @@ mod tests {
         let parsed: Settings = yaml::parse(DEFAULT_SETTINGS).unwrap();
         assert_eq!(Settings::builtin(), parsed);
         assert_eq!(Settings::from_layers(None, "none").unwrap(), parsed);
+    }
+
+    #[test]
+    fn on_windows_globs_match_in_any_case_and_with_backslashes() {
+        let globs =
+            build_globs(&["docs/adr/**/*.md".to_owned(), "src/{a,b}/*.rs".to_owned()]).unwrap();
+        for path in [r"Docs\ADR\0007-x.MD", "DOCS/adr/sub/x.md", r"src\B\x.rs"] {
+            assert!(globs.is_match_on(path, true), "{path}");
+            assert!(!globs.is_match_on(path, false), "{path}");
+        }
+        assert!(globs.is_match_on("docs/adr/0007-x.md", false));
+        // `*` still stops at a folder, whichever separator it is written with.
+        assert!(!globs.is_match_on(r"src\a\x\y.rs", true));
     }
 
     #[test]

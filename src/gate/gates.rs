@@ -220,6 +220,7 @@ impl Ctx<'_> {
             self.path(pattern)?;
             let glob = globset::GlobBuilder::new(pattern.trim_start_matches("./"))
                 .literal_separator(true)
+                .case_insensitive(crate::paths::WINDOWS)
                 .build()
                 .map_err(|e| GateError::Glob {
                     pattern: pattern.clone(),

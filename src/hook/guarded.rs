@@ -150,6 +150,12 @@ impl Guard {
 /// Whether `rel` (repository-relative) is git's pre-commit hook, its folder,
 /// git's configuration (`core.hooksPath`) or a folder that holds them.
 fn is_git_hook(rel: &str) -> bool {
+    is_git_hook_on(rel, paths::WINDOWS)
+}
+
+/// [`is_git_hook`] for the platform `windows` says (there in any case).
+fn is_git_hook_on(rel: &str, windows: bool) -> bool {
+    let rel = paths::comparable_on(rel, windows);
     rel == ".git"
         || rel == ".git/hooks"
         || rel.starts_with(".git/hooks/")
@@ -215,12 +221,27 @@ fn shown(root: &Path, path: &Path) -> String {
 
 /// Whether `path` could be a registration by its name alone (no file opened).
 fn named_like_registration(root: &Path, path: &Path) -> bool {
-    let text = path.to_string_lossy();
-    registration_paths().any(|rel| text.ends_with(&format!("/{rel}")))
-        || (matches!(
-            path.file_name().and_then(|n| n.to_str()),
-            Some("settings.json" | "hooks.json" | "helix-gate.json")
-        ) && registration_files(root).iter().any(|f| f == path))
+    ends_like_registration(&path.to_string_lossy(), paths::WINDOWS)
+        || (path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|name| {
+                ["settings.json", "hooks.json", "helix-gate.json"]
+                    .iter()
+                    .any(|known| paths::same_name(name, known, paths::WINDOWS))
+            })
+            && registration_files(root)
+                .iter()
+                .any(|f| paths::same_path(f, path)))
+}
+
+/// Whether the path `text` ends in one of the agents' registration paths: on
+/// Windows (`windows`) with `\` separators and in any case too
+/// (`.Claude\Settings.json`), as the file system there opens them.
+fn ends_like_registration(text: &str, windows: bool) -> bool {
+    let text = paths::comparable_on(text, windows);
+    registration_paths()
+        .any(|rel| text.ends_with(&format!("/{}", paths::comparable_on(rel, windows))))
 }
 
 /// A write tool's write of `path` (absolute): the guarded thing it changes.
@@ -231,7 +252,10 @@ pub(super) fn written_file(root: &Path, path: &Path) -> Option<Guard> {
     if let Some(rel) = paths::relative_to(root, &path).filter(|rel| is_git_hook(rel)) {
         return Some(Guard::pre_commit_file(rel));
     }
-    if let Some(dir) = state_dirs().into_iter().find(|dir| path.starts_with(dir)) {
+    if let Some(dir) = state_dirs()
+        .into_iter()
+        .find(|dir| paths::starts_with(&path, dir))
+    {
         return Some(Guard::state(dir.display().to_string()));
     }
     (named_like_registration(root, &path) && registers(&path))
@@ -326,20 +350,11 @@ mod tests {
     use super::*;
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
-    )]
     fn words_are_resolved_as_the_shell_would_when_plain() {
-        let dir = Path::new("/r/sub");
-        assert_eq!(
-            expand(dir, "../x/./y"),
-            Some((PathBuf::from("/r/x/y"), false))
-        );
-        assert_eq!(
-            expand(dir, "/abs/p*"),
-            Some((PathBuf::from("/abs/p"), true))
-        );
+        let top = Path::new(if cfg!(windows) { r"C:\" } else { "/" });
+        let dir = &top.join("r/sub");
+        assert_eq!(expand(dir, "../x/./y"), Some((top.join("r/x/y"), false)));
+        assert_eq!(expand(dir, "/abs/p*"), Some((top.join("abs/p"), true)));
         assert_eq!(expand(dir, "$OTHER/x"), None);
         assert_eq!(expand(dir, "a/$(pwd)/x"), None);
         if let Some(home) = env::var(env::HOME) {
@@ -388,13 +403,26 @@ mod tests {
         for rel in [".github/hooks/x.json", ".gitignore", ".git/HEAD"] {
             assert!(!is_git_hook(rel), "{rel}");
         }
+        assert!(is_git_hook_on(r".GIT\Hooks\pre-commit", true));
+        assert!(!is_git_hook_on(r".GIT\Hooks\pre-commit", false));
     }
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
-    )]
+    fn on_windows_a_registration_is_known_in_any_case_and_with_backslashes() {
+        for path in [
+            r"C:\Users\a\proj\.Claude\Settings.json",
+            "c:/Users/a/proj/.Claude/settings.local.json",
+            r"\\?\C:\p\.CODEX\hooks.json",
+            r"C:\p\.github\Hooks\helix-gate.json",
+        ] {
+            assert!(ends_like_registration(path, true), "{path}");
+            assert!(!ends_like_registration(path, false), "{path}");
+        }
+        assert!(ends_like_registration("/p/.claude/settings.json", false));
+        assert!(!ends_like_registration(r"C:\p\.claude\other.json", true));
+    }
+
+    #[test]
     fn a_registration_counts_while_it_names_helix_gate() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();

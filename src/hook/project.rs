@@ -320,10 +320,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
-    )]
     fn only_a_real_registration_silences_the_user_scope_hook() {
         let tmp = tempfile::tempdir().unwrap();
         let repo = tmp.path();

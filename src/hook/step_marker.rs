@@ -408,13 +408,10 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
-    )]
     fn paths_limit_the_marker_to_matching_session_folders() {
-        let root = Path::new("/repo");
-        let s1 = Path::new("/repo/projects/sessions/s1");
+        let top = Path::new(if cfg!(windows) { r"C:\" } else { "/" });
+        let root: &Path = &top.join("repo");
+        let s1: &Path = &root.join("projects/sessions/s1");
         // No paths: every session, the root included.
         assert!(required(&marker(&[]), root, root));
         assert!(required(&marker(&[]), root, s1));
@@ -422,13 +419,13 @@ mod tests {
         assert!(required(&scoped, root, s1));
         assert!(required(&scoped, root, &s1.join("output")));
         assert!(!required(&scoped, root, root));
-        assert!(!required(&scoped, root, Path::new("/repo/src")));
-        assert!(!required(&scoped, root, Path::new("/elsewhere/s1")));
+        assert!(!required(&scoped, root, &root.join("src")));
+        assert!(!required(&scoped, root, &top.join("elsewhere/s1")));
         // One level only, yet a `cd` below the session folder keeps it.
         let direct = marker(&["projects/sessions/*"]);
         assert!(required(&direct, root, s1));
         assert!(required(&direct, root, &s1.join("output")));
-        assert!(!required(&direct, root, Path::new("/repo/projects")));
+        assert!(!required(&direct, root, &root.join("projects")));
         let off = StepMarkerSettings {
             enabled: false,
             ..scoped.clone()

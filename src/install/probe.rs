@@ -143,62 +143,23 @@ pub fn run(root: &Path) -> anyhow::Result<Report> {
     })
 }
 
-/// The registrations of every agent at project (and local) and user scope.
+/// The registrations of every agent at project (and local) and user scope, in
+/// the hooks files each agent's backend names ([`crate::agent::Backend::hooks_files`]).
 fn registrations(root: &Path) -> Vec<Registration> {
-    use crate::agent::{claude, codex, copilot, gemini};
-    let mut files: Vec<(Agent, &'static str, Option<PathBuf>, String)> = Vec::new();
-    for (scope, name, shown) in [
-        (
-            hooks_file::Scope::Project,
-            "project",
-            ".claude/settings.json",
-        ),
-        (
-            hooks_file::Scope::Local,
-            "local",
-            ".claude/settings.local.json",
-        ),
-        (hooks_file::Scope::User, "user", "~/.claude/settings.json"),
-    ] {
-        let path = claude::hooks::settings_path(root, scope).ok();
-        files.push((Agent::Claude, name, path, shown.to_owned()));
-    }
-    files.push((
-        Agent::Codex,
-        "project",
-        codex::hooks::hooks_path(root, codex::hooks::Scope::Project).ok(),
-        codex::hooks::PROJECT_HOOKS.to_owned(),
-    ));
-    files.push((
-        Agent::Codex,
-        "user",
-        codex::hooks::hooks_path(root, codex::hooks::Scope::User).ok(),
-        "$CODEX_HOME/hooks.json".to_owned(),
-    ));
-    files.push((
-        Agent::Gemini,
-        "project",
-        gemini::hooks::settings_path(root, gemini::hooks::Scope::Project).ok(),
-        gemini::hooks::PROJECT_SETTINGS.to_owned(),
-    ));
-    files.push((
-        Agent::Gemini,
-        "user",
-        gemini::hooks::settings_path(root, gemini::hooks::Scope::User).ok(),
-        "~/.gemini/settings.json".to_owned(),
-    ));
-    files.push((
-        Agent::Copilot,
-        "project",
-        copilot::hooks::hooks_path(root, copilot::hooks::Scope::Project).ok(),
-        copilot::hooks::PROJECT_HOOKS.to_owned(),
-    ));
-    files.push((
-        Agent::Copilot,
-        "user",
-        copilot::hooks::hooks_path(root, copilot::hooks::Scope::User).ok(),
-        "~/.copilot/hooks/helix-gate.json".to_owned(),
-    ));
+    let files = Agent::ALL.into_iter().flat_map(|agent| {
+        agent
+            .backend()
+            .hooks_files(root)
+            .into_iter()
+            .map(move |file| {
+                let scope = match file.scope {
+                    hooks_file::Scope::Project => "project",
+                    hooks_file::Scope::Local => "local",
+                    hooks_file::Scope::User => "user",
+                };
+                (agent, scope, file.path, file.shown)
+            })
+    });
     let mut found = Vec::new();
     for (agent, scope, path, shown) in files {
         let Some(path) = path else { continue };
@@ -224,8 +185,7 @@ fn registrations(root: &Path) -> Vec<Registration> {
 /// `powershell` on Windows).
 fn command_of(hook: &Value, agent: Agent) -> Option<&str> {
     let key = match agent {
-        Agent::Copilot if cfg!(windows) => "powershell",
-        Agent::Copilot => "bash",
+        Agent::Copilot => crate::agent::copilot::hooks::command_key(cfg!(windows)),
         _ => "command",
     };
     hook.get(key).and_then(Value::as_str)
@@ -237,10 +197,11 @@ fn is_ours(hook: &Value, agent: Agent) -> bool {
     hooks_file::is_ours(hook)
         || hook.get("comment").and_then(Value::as_str) == Some(STATUS_MARKER)
         || (agent == Agent::Copilot
-            && hook
-                .get("bash")
-                .and_then(Value::as_str)
-                .is_some_and(hooks_file::is_hook_command))
+            && ["bash", "powershell"].iter().any(|key| {
+                hook.get(*key)
+                    .and_then(Value::as_str)
+                    .is_some_and(hooks_file::is_hook_command)
+            }))
 }
 
 /// helix-gate's entries (each as `(event, matcher, hook)`) in the hooks file

@@ -192,10 +192,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
-    )]
     fn relative_paths_start_at_the_working_folder_and_stay_inside() {
         let (_dir, scope) = scope();
         let root = scope.root().to_path_buf();

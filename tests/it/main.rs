@@ -58,6 +58,8 @@ mod new_presets;
 mod orchestrator;
 mod packages;
 mod phases;
+// Builds for x86_64 musl and runs the result: only where that binary runs.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod platforms;
 mod precommit;
 mod preset_edges;

@@ -87,7 +87,6 @@ fn build_for(target: &str) -> Option<PathBuf> {
     Some(dir.join(target).join("debug/helix-gate"))
 }
 
-#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 #[test]
 fn a_musl_build_reads_its_arguments() {
     let Some(musl) = build_for(MUSL) else {

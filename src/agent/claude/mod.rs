@@ -9,7 +9,7 @@ pub mod hooks;
 
 use std::path::{Path, PathBuf};
 
-use super::backend::{Backend, Done, InstallRequest};
+use super::backend::{Backend, Done, HooksFile, InstallRequest};
 use super::doctor::Line;
 use super::event::{self, DecodeError, EventKind, HookEvent};
 use super::hooks_file::Scope;
@@ -75,6 +75,24 @@ impl Backend for Claude {
 
     fn registration_paths(&self) -> &'static [&'static str] {
         &[".claude/settings.json", ".claude/settings.local.json"]
+    }
+
+    fn hooks_files(&self, root: &Path) -> Vec<HooksFile> {
+        let [project, local] = self.registration_paths() else {
+            unreachable!("Claude Code has a project and a local settings file")
+        };
+        [
+            (Scope::Project, *project),
+            (Scope::Local, *local),
+            (Scope::User, "~/.claude/settings.json"),
+        ]
+        .into_iter()
+        .map(|(scope, shown)| HooksFile {
+            scope,
+            path: hooks::settings_path(root, scope).ok(),
+            shown: shown.to_owned(),
+        })
+        .collect()
     }
 
     fn user_hooks_file(&self, root: &Path) -> anyhow::Result<PathBuf> {

@@ -426,10 +426,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
-    )]
     fn only_a_codex_hook_command_registers_for_codex() {
         let file = |command: &str| json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}});
         assert!(registers_hook(&file("helix-gate hook --agent codex")));

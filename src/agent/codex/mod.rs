@@ -11,7 +11,7 @@ mod wire;
 
 use std::path::{Path, PathBuf};
 
-use super::backend::{Backend, Done, InstallRequest};
+use super::backend::{Backend, Done, HooksFile, InstallRequest};
 use super::doctor::Line;
 use std::fmt::Write as _;
 
@@ -80,6 +80,21 @@ impl Backend for Codex {
 
     fn registration_paths(&self) -> &'static [&'static str] {
         &[hooks::PROJECT_HOOKS]
+    }
+
+    fn hooks_files(&self, root: &Path) -> Vec<HooksFile> {
+        vec![
+            HooksFile {
+                scope: Scope::Project,
+                path: hooks::hooks_path(root, hooks::Scope::Project).ok(),
+                shown: hooks::PROJECT_HOOKS.to_owned(),
+            },
+            HooksFile {
+                scope: Scope::User,
+                path: hooks::hooks_path(root, hooks::Scope::User).ok(),
+                shown: "$CODEX_HOME/hooks.json".to_owned(),
+            },
+        ]
     }
 
     fn user_hooks_file(&self, root: &Path) -> anyhow::Result<PathBuf> {

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, bail};
 use serde_json::{Map, Value, json};
 
-use crate::agent::hooks_file::{self, Area};
+use crate::agent::hooks_file::{self, Area, Shell};
 use crate::agent::name::Agent;
 
 /// The project hooks file, relative to the repository root.
@@ -65,29 +65,51 @@ fn allowed_area(root: &Path, scope: Scope) -> anyhow::Result<Area> {
     })
 }
 
-/// The command Copilot runs: the Claude Code command with `--agent copilot`.
+/// The command Copilot runs with `bash` (Linux, macOS): the Claude Code command
+/// with `--agent copilot`.
 pub fn hook_command(scope: Scope) -> String {
-    hooks_file::agent_hook_command(Agent::Copilot, scope == Scope::User)
+    hooks_file::agent_hook_command_in(Agent::Copilot, scope == Scope::User, Shell::Posix)
+}
+
+/// The command Copilot runs with PowerShell on Windows: the same, a full path
+/// behind PowerShell's call operator (`& "C:\...\helix-gate.exe" hook ...`).
+pub fn powershell_command(scope: Scope) -> String {
+    hooks_file::agent_hook_command_in(Agent::Copilot, scope == Scope::User, Shell::PowerShell)
+}
+
+/// The key of an entry's command that Copilot runs on Windows (`windows`) or
+/// elsewhere: `powershell` or `bash` (Copilot 1.0.102 refuses an entry with
+/// neither: "Neither 'bash' nor 'powershell' specified in hook command configuration").
+pub fn command_key(windows: bool) -> &'static str {
+    if windows { "powershell" } else { "bash" }
 }
 
 /// Whether an entry of a Copilot hooks file is one of ours.
 fn is_ours(entry: &Value) -> bool {
     entry.get("comment").and_then(Value::as_str) == Some(hooks_file::STATUS_MARKER)
-        || entry
-            .get("bash")
-            .and_then(Value::as_str)
-            .is_some_and(hooks_file::is_hook_command)
+        || ["bash", "powershell"].iter().any(|key| {
+            entry
+                .get(*key)
+                .and_then(Value::as_str)
+                .is_some_and(hooks_file::is_hook_command)
+        })
 }
 
 /// Whether a Copilot hooks file registers helix-gate's Copilot hook: an entry
-/// whose `bash` command is helix-gate's with `--agent copilot`.
+/// whose command for this platform ([`command_key`]) is helix-gate's with
+/// `--agent copilot`.
 pub fn registers_hook(file: &Value) -> bool {
+    registers_hook_on(file, crate::paths::WINDOWS)
+}
+
+/// [`registers_hook`] for the platform `windows` says.
+pub fn registers_hook_on(file: &Value, windows: bool) -> bool {
     entries(file).any(|(_, entry)| {
         entry.get("type").and_then(Value::as_str) == Some("command")
             && entry
-                .get("bash")
+                .get(command_key(windows))
                 .and_then(Value::as_str)
-                .and_then(hooks_file::parse_hook_command)
+                .and_then(|c| hooks_file::parse_hook_command_on(c, windows))
                 .is_some_and(|c| c.agent == Some("copilot"))
     })
 }
@@ -176,8 +198,10 @@ pub fn install(
         },
     )?;
     let command = hook_command(scope);
+    let powershell = powershell_command(scope);
     // No matcher: Copilot runs tool hooks for every tool; the hook settles
-    // the others at once.
+    // the others at once. Both commands on every platform: a project's file
+    // serves teammates on Linux, macOS (`bash`) and Windows (`powershell`).
     let ours: Vec<(&'static str, Value)> = hooks_file::entries(
         super::wire::event_name,
         |_| None,
@@ -189,7 +213,7 @@ pub fn install(
             let timeout = e.timeout_s;
             (
                 e.event,
-                json!({"type": "command", "bash": command, "timeoutSec": timeout, "comment": hooks_file::STATUS_MARKER}),
+                json!({"type": "command", "bash": command, "powershell": powershell, "timeoutSec": timeout, "comment": hooks_file::STATUS_MARKER}),
             )
         })
         .collect();
@@ -243,7 +267,7 @@ pub fn registered_events(path: &Path) -> Result<Option<(Vec<String>, bool)>, Str
             events.push(event.clone());
         }
         user_scope |= entry
-            .get("bash")
+            .get(command_key(crate::paths::WINDOWS))
             .and_then(Value::as_str)
             .is_some_and(|c| c.ends_with(hooks_file::USER_SCOPE_FLAG));
     }
@@ -321,6 +345,31 @@ mod tests {
                 .unwrap()
                 .ends_with(" hook --agent copilot")
         );
+        // PowerShell's command for Windows beside it, the same binary behind `&`
+        // when it is a path.
+        let (bash, powershell) = (
+            stop["bash"].as_str().unwrap(),
+            stop["powershell"].as_str().unwrap(),
+        );
+        assert!(
+            powershell == bash || powershell == format!("& {bash}"),
+            "{powershell}"
+        );
+        // Copilot on Windows runs `powershell`, elsewhere `bash`.
+        let exe = r"C:\Tools\helix-gate.exe";
+        let windows_file = json!({"version": 1, "hooks": {"Stop": [{"type": "command",
+            "bash": format!("{} --agent copilot", hooks_file::command_text(Some(exe), Shell::Posix)),
+            "powershell": format!("{} --agent copilot", hooks_file::command_text(Some(exe), Shell::PowerShell))}]}});
+        assert!(registers_hook_on(&windows_file, true));
+        let mut bash_only = windows_file.clone();
+        bash_only["hooks"]["Stop"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("powershell");
+        assert!(
+            !registers_hook_on(&bash_only, true),
+            "without `powershell` Copilot on Windows runs nothing"
+        );
         assert_eq!(installed_stop_timeouts(root), [(path.clone(), 90)]);
         assert_eq!(registered_events(&path).unwrap().unwrap().0.len(), 5);
         // Someone else's entry in the same file is kept.
@@ -365,12 +414,9 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "Unix paths in the test's fixture; Windows path forms are open (issue 33)"
-    )]
     fn only_a_copilot_hook_command_registers_for_copilot() {
-        let file = |command: &str| json!({"version": 1, "hooks": {"Stop": [{"type": "command", "bash": command}]}});
+        // The command under both keys, as install writes it: Copilot runs one per platform.
+        let file = |command: &str| json!({"version": 1, "hooks": {"Stop": [{"type": "command", "bash": command, "powershell": command}]}});
         assert!(registers_hook(&file("helix-gate hook --agent copilot")));
         assert!(registers_hook(&file(
             "\"/opt/bin/helix-gate\" hook --agent copilot --scope user"

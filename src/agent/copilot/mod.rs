@@ -9,7 +9,7 @@ mod wire;
 
 use std::path::{Path, PathBuf};
 
-use super::backend::{Backend, Done, InstallRequest};
+use super::backend::{Backend, Done, HooksFile, InstallRequest};
 use super::doctor::Line;
 use super::event::{DecodeError, EventKind, HookEvent, Transcript};
 use super::hooks_file::Scope;
@@ -80,6 +80,21 @@ impl Backend for Copilot {
 
     fn registration_paths(&self) -> &'static [&'static str] {
         &[hooks::PROJECT_HOOKS, ".copilot/hooks/helix-gate.json"]
+    }
+
+    fn hooks_files(&self, root: &Path) -> Vec<HooksFile> {
+        vec![
+            HooksFile {
+                scope: Scope::Project,
+                path: hooks::hooks_path(root, hooks::Scope::Project).ok(),
+                shown: hooks::PROJECT_HOOKS.to_owned(),
+            },
+            HooksFile {
+                scope: Scope::User,
+                path: hooks::hooks_path(root, hooks::Scope::User).ok(),
+                shown: "~/.copilot/hooks/helix-gate.json".to_owned(),
+            },
+        ]
     }
 
     fn user_hooks_file(&self, root: &Path) -> anyhow::Result<PathBuf> {

@@ -9,7 +9,7 @@ mod wire;
 
 use std::path::{Path, PathBuf};
 
-use super::backend::{Backend, Done, InstallRequest};
+use super::backend::{Backend, Done, HooksFile, InstallRequest};
 use super::doctor::Line;
 use std::fmt::Write as _;
 
@@ -78,6 +78,21 @@ impl Backend for Gemini {
 
     fn registration_paths(&self) -> &'static [&'static str] {
         &[hooks::PROJECT_SETTINGS]
+    }
+
+    fn hooks_files(&self, root: &Path) -> Vec<HooksFile> {
+        vec![
+            HooksFile {
+                scope: Scope::Project,
+                path: hooks::settings_path(root, hooks::Scope::Project).ok(),
+                shown: hooks::PROJECT_SETTINGS.to_owned(),
+            },
+            HooksFile {
+                scope: Scope::User,
+                path: hooks::settings_path(root, hooks::Scope::User).ok(),
+                shown: "~/.gemini/settings.json".to_owned(),
+            },
+        ]
     }
 
     fn user_hooks_file(&self, root: &Path) -> anyhow::Result<PathBuf> {
