@@ -126,6 +126,34 @@ impl Prepared {
         })
     }
 
+    /// [`Prepared::read`] with `alongside` run at the same time: an ADR's Markdown is
+    /// parsed on a second thread while this one runs `alongside` and parses the front
+    /// matter ([`Adr::parse_alongside`]); anything else is read, then `alongside` runs.
+    pub fn read_alongside<R>(
+        root: &Path,
+        path: &Path,
+        max_file_size: u64,
+        alongside: impl FnOnce() -> R,
+    ) -> (Result<Prepared, ReadError>, R) {
+        let bytes = match load_file(root, path, max_file_size) {
+            Ok(Loaded::Bytes(bytes)) => bytes,
+            Ok(Loaded::Refused(finding)) => {
+                return (Ok(Prepared(Parsed::Refused(finding))), alongside());
+            }
+            Err(e) => return (Err(e), alongside()),
+        };
+        match rules::input::decode(bytes, max_file_size) {
+            Err(finding) => (Ok(Prepared(Parsed::Refused(finding))), alongside()),
+            Ok(text) if config::plan::is_plan(path) => {
+                (Ok(Prepared(Parsed::Plan(text))), alongside())
+            }
+            Ok(text) => {
+                let (adr, result) = Adr::parse_alongside(&text, alongside);
+                (Ok(Prepared(Parsed::Adr(Box::new(adr)))), result)
+            }
+        }
+    }
+
     /// Decode and parse a document given as bytes (`path` tells a plan from an ADR).
     pub fn from_bytes(path: &Path, bytes: Vec<u8>, max_file_size: u64) -> Prepared {
         Prepared(match rules::input::decode(bytes, max_file_size) {
