@@ -410,14 +410,21 @@ impl Engine {
                 .entry(dir.clone())
                 .or_insert_with(|| self.concept_candidates(&dir, concept.uses_slug()));
             // The patterns without `{slug}` were matched once per folder; one with it can
-            // only match a name that holds the slug, so most names cost one `contains`.
+            // only match a name that holds the slug, so most names cost one search, with
+            // a searcher built once per ADR (a `contains` per name built one per name: for
+            // 1,000 ADRs in one folder, a million, two thirds of `validate`'s work), and
+            // the patterns lower-cased with the slug put in once per ADR.
+            let finder = slug_lower
+                .as_deref()
+                .map(|slug| memchr::memmem::Finder::new(slug.as_bytes()));
+            let matcher = concept.matcher_for(slug.as_deref());
             names
                 .iter()
                 .filter_map(|(name, lower, rank)| {
-                    let by_slug = slug_lower
-                        .as_deref()
-                        .filter(|slug| lower.contains(slug))
-                        .and_then(|_| concept.matches_for(name, slug.as_deref()));
+                    let by_slug = finder
+                        .as_ref()
+                        .filter(|finder| finder.find(lower.as_bytes()).is_some())
+                        .and_then(|_| matcher.position(lower));
                     let rank = match (rank, by_slug) {
                         (Some(a), Some(b)) => (*a).min(b),
                         (Some(a), None) => *a,
