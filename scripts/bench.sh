@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks: whole-process time (hyperfine, median) and peak RSS (/usr/bin/time).
 # Usage: scripts/bench.sh [section...]   sections: validate hook pre-commit approve governs
-# (default: these five) and worst (pathological inputs, scripts/bench-worst.sh; only on request).
+# madr (default: these six) and worst (pathological inputs, scripts/bench-worst.sh; only on
+# request). madr installs the pinned `adrs` it compares with (scripts/install-adrs.sh).
 # Numbers are for this machine; quote medians, never assert them in tests.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -12,7 +13,7 @@ fi
 bin="$(bash scripts/build-release.sh | tail -n 1)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-sections="${*:-validate hook pre-commit approve governs}"
+sections="${*:-validate hook pre-commit approve governs madr}"
 
 peak_rss() { # peak resident set size in KB of one run of "$@"
   /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1

@@ -266,6 +266,12 @@ pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, YamlError> {
     Ok(yaml_serde::from_value(value)?)
 }
 
+/// [`from_value`] without taking the value (no deep copy of it). Its errors may be
+/// worded differently: callers that report them use [`from_value`] to say why.
+pub fn from_value_ref<T: DeserializeOwned>(value: &Value) -> Option<T> {
+    T::deserialize(value).ok()
+}
+
 /// Render a value as YAML text (for `explain` and diagnostics).
 pub fn to_string(value: &Value) -> String {
     yaml_serde::to_string(value).unwrap_or_default()

@@ -156,6 +156,20 @@ pub enum PatternError {
 impl Pattern {
     /// Validate `source`; the error text is the regex parser's.
     pub fn new(source: &str) -> Result<Pattern, PatternError> {
+        // Word lists (`Schritt|Step`, `\b(alt|new)\b`, escaped literal text) are read
+        // directly; only the rest goes through the regex parser.
+        let matcher = match quick::matcher(source) {
+            Some(matcher) => matcher,
+            None => Pattern::parsed_matcher(source)?,
+        };
+        Ok(Pattern {
+            source: source.to_owned(),
+            matcher,
+        })
+    }
+
+    /// The matcher of `source` from the regex parser's HIR.
+    fn parsed_matcher(source: &str) -> Result<Matcher, PatternError> {
         let hir = regex_syntax::ParserBuilder::new()
             .unicode(false)
             .utf8(true)
@@ -182,17 +196,13 @@ impl Pattern {
         } else {
             bounded_alternatives(&hir)
         };
-        let matcher = match (literals, bounded) {
+        Ok(match (literals, bounded) {
             (Some(literals), _) => Matcher::Literals(
                 literals.iter().map(|l| l.to_ascii_lowercase()).collect(),
                 OnceLock::new(),
             ),
             (None, Some(bounded)) => Matcher::Bounded(bounded, OnceLock::new()),
             (None, None) => Matcher::Regex(OnceLock::new()),
-        };
-        Ok(Pattern {
-            source: source.to_owned(),
-            matcher,
         })
     }
 
@@ -269,6 +279,204 @@ impl Pattern {
 
     pub fn is_match(&self, haystack: &str) -> Result<bool, PatternError> {
         self.count(haystack, 1).map(|n| n > 0)
+    }
+}
+
+/// The common rule patterns read without the regex parser: parsing them into a HIR was
+/// about 50,000 instructions each, 0.6 M of a hook call on the seed ADR with the
+/// repository's rules file (12 patterns), for what is a word list.
+///
+/// Read here: alternatives (`|`) of an optional `\b`, a sequence, an optional `\b`;
+/// a sequence is characters (a regex meta character escaped, `-` also unescaped),
+/// groups (`(...)`, `(?:...)`) of alternatives of sequences, and greedy `?` after a
+/// character or group. Anything else (classes, repetitions, anchors, other escapes,
+/// flags, an empty alternative, too many spelled-out literals) is `None`, and the
+/// regex parser decides, so every pattern read here is valid regex syntax. The
+/// literals are spelled out in the order a regex tries them (leftmost-first), so
+/// [`Matcher::Literals`] and [`Matcher::Bounded`] count exactly what the regex would.
+mod quick {
+    use std::sync::OnceLock;
+
+    use super::{BoundedLiteral, MAX_BOUNDED, Matcher};
+
+    pub(super) fn matcher(source: &str) -> Option<Matcher> {
+        let mut reader = Reader {
+            rest: source.as_bytes(),
+        };
+        let mut items: Vec<BoundedLiteral> = Vec::new();
+        loop {
+            let start = reader.eat(b"\\b");
+            let literals = reader.sequence()?;
+            let end = reader.eat(b"\\b");
+            for literal in literals {
+                if literal.is_empty() {
+                    return None;
+                }
+                items.push(BoundedLiteral {
+                    literal: literal.to_ascii_lowercase(),
+                    start,
+                    end,
+                });
+            }
+            if items.len() > MAX_BOUNDED {
+                return None;
+            }
+            match reader.rest {
+                [] => break,
+                [b'|', rest @ ..] => reader.rest = rest,
+                _ => return None,
+            }
+        }
+        Some(if items.iter().any(|i| i.start || i.end) {
+            Matcher::Bounded(items, OnceLock::new())
+        } else {
+            Matcher::Literals(
+                items.into_iter().map(|i| i.literal).collect(),
+                OnceLock::new(),
+            )
+        })
+    }
+
+    struct Reader<'a> {
+        rest: &'a [u8],
+    }
+
+    impl Reader<'_> {
+        fn eat(&mut self, prefix: &[u8]) -> bool {
+            match self.rest.strip_prefix(prefix) {
+                Some(rest) => {
+                    self.rest = rest;
+                    true
+                }
+                None => false,
+            }
+        }
+
+        /// Alternatives of sequences, up to a `)` (left unread) or the end.
+        fn alternation(&mut self) -> Option<Vec<Vec<u8>>> {
+            let mut all = self.sequence()?;
+            while self.eat(b"|") {
+                all.extend(self.sequence()?);
+                if all.len() > MAX_BOUNDED {
+                    return None;
+                }
+            }
+            Some(all)
+        }
+
+        /// The literals a sequence matches, up to `|`, `)`, a `\b` or the end (left
+        /// unread; the caller decides whether it may stand there).
+        fn sequence(&mut self) -> Option<Vec<Vec<u8>>> {
+            let mut all: Vec<Vec<u8>> = vec![Vec::new()];
+            loop {
+                let choices: Vec<Vec<u8>> = match self.rest {
+                    [] | [b'|' | b')', ..] | [b'\\', b'b', ..] => return Some(all),
+                    [b'(', ..] => {
+                        self.rest = &self.rest[1..];
+                        if self.rest.first() == Some(&b'?') && !self.eat(b"?:") {
+                            return None; // flags or a named group
+                        }
+                        let inner = self.alternation()?;
+                        if !self.eat(b")") {
+                            return None;
+                        }
+                        inner
+                    }
+                    [b'\\', c, ..]
+                        if c.is_ascii() && regex_syntax::is_meta_character(char::from(*c)) =>
+                    {
+                        let (_, rest) = self.rest.split_at(1);
+                        self.rest = rest;
+                        self.character(&mut all, 1)?;
+                        continue;
+                    }
+                    [c, ..]
+                        if c.is_ascii()
+                            && *c != b'-'
+                            && regex_syntax::is_meta_character(char::from(*c)) =>
+                    {
+                        return None;
+                    }
+                    // One character (a UTF-8 sequence: the source is a `str`).
+                    [c, ..] => {
+                        self.character(&mut all, utf8_len(*c))?;
+                        continue;
+                    }
+                };
+                let choices = self.optional(choices)?;
+                if let [only] = choices.as_slice() {
+                    for head in &mut all {
+                        head.extend_from_slice(only);
+                    }
+                } else {
+                    all = cross(&all, &choices)?;
+                }
+            }
+        }
+
+        /// The next `len` bytes as one character, and a `?` after it: grown in place
+        /// (no copies) when it is not optional.
+        fn character(&mut self, all: &mut Vec<Vec<u8>>, len: usize) -> Option<()> {
+            let (char, rest) = self.rest.split_at_checked(len)?;
+            self.rest = rest;
+            if self.rest.first() == Some(&b'?') {
+                let choices = self.optional(vec![char.to_vec()])?;
+                *all = cross(all, &choices)?;
+            } else {
+                if matches!(self.rest.first(), Some(b'*' | b'+' | b'{')) {
+                    return None;
+                }
+                for head in all.iter_mut() {
+                    head.extend_from_slice(char);
+                }
+            }
+            Some(())
+        }
+
+        /// `choices` with a greedy `?` after them read (the empty choice last), or as
+        /// they are; `None` for any other repetition.
+        fn optional(&mut self, choices: Vec<Vec<u8>>) -> Option<Vec<Vec<u8>>> {
+            let choices = if self.eat(b"?") {
+                if matches!(self.rest.first(), Some(b'?' | b'+')) {
+                    return None; // lazy or possessive
+                }
+                choices.into_iter().chain([Vec::new()]).collect()
+            } else {
+                choices
+            };
+            if matches!(self.rest.first(), Some(b'*' | b'+' | b'{' | b'?')) {
+                return None;
+            }
+            Some(choices)
+        }
+    }
+
+    /// Every head followed by every tail, heads outermost; `None` past [`MAX_BOUNDED`].
+    fn cross(heads: &[Vec<u8>], tails: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+        if heads.len() * tails.len() > MAX_BOUNDED {
+            return None;
+        }
+        Some(
+            heads
+                .iter()
+                .flat_map(|head| {
+                    tails.iter().map(move |tail| {
+                        let mut joined = head.clone();
+                        joined.extend_from_slice(tail);
+                        joined
+                    })
+                })
+                .collect(),
+        )
+    }
+
+    fn utf8_len(first: u8) -> usize {
+        match first {
+            0..0x80 => 1,
+            0xE0..0xF0 => 3,
+            0xF0.. => 4,
+            _ => 2,
+        }
     }
 }
 
@@ -593,7 +801,11 @@ mod tests {
         ];
         for (source, text, expected) in cases {
             let p = Pattern::new(source).unwrap();
-            assert!(!is_literal(&p), "{source}");
+            // (`Endpunkte?n?` is spelled out into literals: the same counts.)
+            assert!(
+                !is_literal(&p) || quick::matcher(source).is_some(),
+                "{source}"
+            );
             // (Word lists with boundaries are counted without a regex: the same counts.)
             assert_eq!(
                 p.count(text, 100).unwrap(),
@@ -665,6 +877,78 @@ mod tests {
         // A boundary inside the core, or a class, stays a regex.
         for source in [r"a\bb", r"\b[ab]x\b", r"\bx+\b", r"(?-i)\bA\b"] {
             assert!(!is_bounded(&Pattern::new(source).unwrap()), "{source}");
+        }
+    }
+
+    /// Patterns read without the regex parser ([`quick`]) are valid regexes and count
+    /// exactly what the regex crate's case-insensitive ASCII build counts: every
+    /// pattern of up to seven pieces drawn from a set made to trip groups, optional
+    /// parts, boundaries, escapes and empty alternatives, on texts made to trip them.
+    #[test]
+    fn patterns_read_without_the_parser_count_as_the_regex_does() {
+        const PIECES: [&str; 18] = [
+            "a", "b", "ab", "A", "\u{fc}", "-", "|", "(", ")", "(?:", "?", "\\b", "\\.", "\\(",
+            "*", "[a]", "(?i)", " ",
+        ];
+        const TEXTS: [&str; 4] = [
+            "a ab b A AB aab ba -a a-b \u{fc} \u{dc} x . ( ab_ abab a.b",
+            "",
+            "bA-a(ab) .a\u{fc}b bb aa\u{fc}",
+            "a",
+        ];
+        // A fixed linear congruential sequence: the same patterns on every run.
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            usize::try_from(state >> 33).unwrap() % n
+        };
+        let mut quick_read = 0;
+        for _ in 0..20_000 {
+            let len = 1 + next(7);
+            let source: String = (0..len).map(|_| PIECES[next(PIECES.len())]).collect();
+            let Some(matcher) = quick::matcher(&source) else {
+                continue;
+            };
+            quick_read += 1;
+            let slow = Pattern::parsed_matcher(&source);
+            assert!(slow.is_ok(), "{source:?} read, but the parser refuses it");
+            let reference = RegexBuilder::new(&source)
+                .case_insensitive(true)
+                .unicode(false)
+                .build()
+                .unwrap();
+            let pattern = Pattern {
+                source: source.clone(),
+                matcher,
+            };
+            for text in TEXTS {
+                for limit in [1, 2, 100] {
+                    assert_eq!(
+                        pattern.count(text, limit).unwrap(),
+                        reference.find_iter(text).take(limit).count(),
+                        "{source:?} in {text:?}, limit {limit}"
+                    );
+                }
+            }
+        }
+        assert!(
+            quick_read > 2_000,
+            "only {quick_read} patterns read quickly"
+        );
+        // The shipped rules' patterns and escaped literal text are all read quickly.
+        for source in [
+            "(rollback|zur\u{fc}ckrollen|revert)",
+            r"\b(vorher|nachher|alt|alte|alten|alter|altes|altem|neu|neue|neuen|neuer|neues|neuem|before|after|old|new)\b",
+            r"--help|python -m|\b(CLI|commands?)\b|\b(Befehl|Kommando|Aufruf)",
+            r"\b(GET|POST|PUT|PATCH|DELETE|endpoints?|Endpunkte?n?|APIs?|OpenAPI|Schnittstellen?)\b",
+            "Phase",
+            "Schritt|Step",
+            "```",
+            &regex::escape("breaking change (v2.0) [draft]"),
+        ] {
+            assert!(quick::matcher(source).is_some(), "{source}");
         }
     }
 

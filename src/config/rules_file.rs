@@ -494,13 +494,16 @@ fn compile_rule(value: &Value, index: usize, problems: &mut Vec<String>) -> Opti
         .get("id")
         .and_then(Value::as_str)
         .map_or_else(|| format!("#{}", index + 1), str::to_owned);
-    let raw: RawRule = match yaml::from_value(value.clone()) {
-        Ok(raw) => raw,
-        Err(err) => {
-            problems.push(format!("rule `{label}`: {}", err.message));
-            return None;
-        }
-    };
+    // Read in place (a copy of each rule's value was 0.12 M instructions of a hook
+    // call); only a rule that does not read is copied, for the owned reader's message.
+    let raw: RawRule =
+        match yaml::from_value_ref(value).map_or_else(|| yaml::from_value(value.clone()), Ok) {
+            Ok(raw) => raw,
+            Err(err) => {
+                problems.push(format!("rule `{label}`: {}", err.message));
+                return None;
+            }
+        };
     let id = raw.id.clone();
     let before = problems.len();
     if id.is_empty()

@@ -383,9 +383,11 @@ fn record_answer_write(
     });
 }
 
-/// The engine, and the file at `path` read and parsed ([`Prepared`]): the file on
-/// a second thread while the rules load on this one, since on a large ADR the two
-/// take about as long (the seed ADR: 2.0 M and 2.9 M instructions). Without a
+/// The engine, and the file at `path` read and parsed ([`Prepared`]): the file is read
+/// first, then an ADR's Markdown is parsed on a second thread while the rules load on
+/// this one and the front matter is parsed after them ([`Prepared::read_alongside`]).
+/// On the seed ADR the two sides take about as long (1.3 M and 1.4 M instructions);
+/// the whole parse on the second thread (2.0 M) had been the longer side. Without a
 /// thread to spare, one after the other.
 fn load_engine_reading(
     ctx: &Context,
@@ -393,19 +395,9 @@ fn load_engine_reading(
     path: &Path,
 ) -> (Result<Engine, InfraError>, Result<Prepared, ReadError>) {
     let max_file_size = settings.adr.max_file_size;
-    let read = || Prepared::read(&ctx.root, path, max_file_size);
-    std::thread::scope(|scope| {
-        let reading = std::thread::Builder::new().spawn_scoped(scope, read);
-        let engine = ctx.load_engine(settings);
-        let read = match reading {
-            // A panic while reading is the hook's own: it reaches the catch of `decide`.
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => read(),
-        };
-        (engine, read)
-    })
+    let (read, engine) =
+        Prepared::read_alongside(&ctx.root, path, max_file_size, || ctx.load_engine(settings));
+    (engine, read)
 }
 
 /// Whether `rel` is a consultant's phase plan (checked on save like an ADR,

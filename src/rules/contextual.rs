@@ -154,15 +154,18 @@ fn check_dependency_mentions(adr: &Adr, rule: &ContextualRule, out: &mut Vec<Fin
         .adr_id
         .valid()
         .and_then(|id| crate::adr::number_in_id(id));
-    let body = adr.text[adr.body_start..].to_ascii_lowercase();
-    let mentioned: std::collections::BTreeSet<u32> = body
-        .match_indices("adr-")
-        .filter_map(|(at, _)| {
-            let digits: String = body[at + 4..]
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            digits.parse().ok()
+    // The lower-cased text the content patterns search too (no copy of the body), and
+    // memchr's vectorised substring search (`match_indices` ran the two-way searcher
+    // byte by byte: 0.18 M instructions on the 51 KB seed ADR, with a `String` per hit).
+    let body = &adr.lowercase().as_bytes()[adr.body_start..];
+    let mentioned: std::collections::BTreeSet<u32> = memchr::memmem::find_iter(body, b"adr-")
+        .filter_map(|at| {
+            let rest = &body[at + 4..];
+            let digits = &rest[..rest
+                .iter()
+                .position(|b| !b.is_ascii_digit())
+                .unwrap_or(rest.len())];
+            std::str::from_utf8(digits).ok()?.parse().ok()
         })
         .collect();
     let line = front_matter

@@ -147,26 +147,27 @@ pub fn check(adr: &Adr, ctx: &Context<'_>, out: &mut Vec<Finding>) {
             if path.starts_with('<') && path.ends_with('>') {
                 continue;
             }
-            let line = line_of(adr, path, files_line);
+            // Looked up only for a finding: most paths have none.
+            let line = || line_of(adr, path, files_line);
             match classify(path) {
                 PathCheck::Absolute => out.push(
                     PATH_ABSOLUTE
                         .finding(format!(
                             "files.{list}: `{path}` is not relative to the repository"
                         ))
-                        .at(line)
+                        .at(line())
                         .hint("write the path relative to the repository root, e.g. src/main.rs"),
                 ),
                 PathCheck::Escapes => out.push(
                     PATH_ESCAPES
                         .finding(format!("files.{list}: `{path}` leaves the repository"))
-                        .at(line)
+                        .at(line())
                         .hint("reference only files inside the repository, relative to its root"),
                 ),
                 PathCheck::Empty => out.push(
                     PATH_ESCAPES
                         .finding(format!("files.{list}: an entry names no file"))
-                        .at(line)
+                        .at(line())
                         .hint("remove the empty entry"),
                 ),
                 PathCheck::Relative(rel) => {
@@ -181,14 +182,14 @@ pub fn check(adr: &Adr, ctx: &Context<'_>, out: &mut Vec<Finding>) {
                         out.push(
                             MODIFY_MISSING
                                 .finding(format!("files.modify: `{path}` {message}"))
-                                .at(line)
+                                .at(line())
                                 .hint(hint),
                         );
                     } else if list == "create" && proposed && ctx.repo.exists(&rel) {
                         out.push(
                             CREATE_EXISTS
                                 .finding(format!("files.create: `{path}` already exists"))
-                                .at(line)
+                                .at(line())
                                 .hint("move it to files.modify or choose a new name"),
                         );
                     }
