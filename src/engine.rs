@@ -896,10 +896,10 @@ pub fn workers_for(count: usize) -> usize {
 
 /// Map `work` over `items` on up to `workers` threads, keeping the order: the one
 /// parallel map of the crate (the engine's files, pre-commit's blobs, the Stop
-/// gate's reviews). `items` is consumed on the calling thread, so it may use values
-/// that cannot leave it (a gix handle), while the workers take what it produced so
-/// far, each the next item when it is free. One worker runs everything inline. A
-/// panic in `work` is resumed on the calling thread.
+/// gate's reviews). `items` is consumed on the calling thread first, so it may use
+/// values that cannot leave it (a gix handle); then each worker takes the next item
+/// when it is free. One worker runs everything inline. A panic in `work` is resumed
+/// on the calling thread.
 pub fn parallel_map<T: Send, R: Send>(
     items: impl IntoIterator<Item = T>,
     workers: usize,
@@ -908,31 +908,33 @@ pub fn parallel_map<T: Send, R: Send>(
     if workers <= 1 {
         return items.into_iter().map(work).collect();
     }
-    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, T)>(workers * 8);
-    let rx = std::sync::Mutex::new(rx);
+    // Each worker takes the next index from one counter: no lock is ever
+    // contended (a channel behind a mutex cost a futex call or more per item).
+    let items: Vec<std::sync::Mutex<Option<T>>> = items
+        .into_iter()
+        .map(|item| std::sync::Mutex::new(Some(item)))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
+        let handles: Vec<_> = (0..workers.min(items.len().max(1)))
             .map(|_| {
                 scope.spawn(|| {
                     let mut out = Vec::new();
                     loop {
-                        let next = rx
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(slot) = items.get(i) else { break };
+                        let item = slot
                             .lock()
                             .unwrap_or_else(std::sync::PoisonError::into_inner)
-                            .recv();
-                        let Ok((i, item)) = next else { break };
-                        out.push((i, work(item)));
+                            .take();
+                        if let Some(item) = item {
+                            out.push((i, work(item)));
+                        }
                     }
                     out
                 })
             })
             .collect();
-        for (i, item) in items.into_iter().enumerate() {
-            if tx.send((i, item)).is_err() {
-                break;
-            }
-        }
-        drop(tx);
         let mut all: Vec<(usize, R)> = handles
             .into_iter()
             .flat_map(|h| {

@@ -97,13 +97,21 @@ fn is_gitfile(path: &Path, dir: &Path) -> bool {
     dir.join(target).is_dir()
 }
 
+/// The process's working directory, read once: helix-gate never changes it, and
+/// `validate` of a thousand files asked the kernel for it four times a file.
+fn current_dir() -> PathBuf {
+    static CWD: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    CWD.get_or_init(|| std::env::current_dir().unwrap_or_default())
+        .clone()
+}
+
 /// `path` made absolute against the current directory, with `.` and `..` removed
 /// lexically (symlinks are not resolved).
 pub fn absolute(path: &Path) -> PathBuf {
     let joined = if path.is_absolute() {
         path.to_path_buf()
     } else {
-        std::env::current_dir().unwrap_or_default().join(path)
+        current_dir().join(path)
     };
     let mut out = PathBuf::new();
     for component in joined.components() {
