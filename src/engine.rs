@@ -41,6 +41,11 @@ struct Folder {
     joined: String,
     /// Where each name starts in `joined`.
     starts: Vec<usize>,
+    /// The names a pattern without `{slug}` matches (their index, ascending): with
+    /// the names holding an ADR's slug, the only ones its discovery looks at.
+    ranked: Vec<usize>,
+    /// Every name's index, sorted by the lower-case name.
+    by_lower: Vec<usize>,
 }
 
 impl Folder {
@@ -52,16 +57,41 @@ impl Folder {
             joined.push_str(lower);
             joined.push('/');
         }
+        let ranked = (0..names.len()).filter(|&i| names[i].2.is_some()).collect();
+        let mut by_lower: Vec<usize> = (0..names.len()).collect();
+        by_lower.sort_by(|&a, &b| names[a].1.cmp(&names[b].1));
         Folder {
             names,
             joined,
             starts,
+            ranked,
+            by_lower,
         }
     }
 
-    /// Whether each name holds `slug` (lower-case), as `str::contains` tells.
-    fn holding(&self, slug: &str) -> Vec<bool> {
-        let mut holds = vec![false; self.names.len()];
+    /// The names whose lower-case form is one of `lowers`: their index, ascending.
+    fn named(&self, lowers: &[&str]) -> Vec<usize> {
+        let mut found: Vec<usize> = lowers
+            .iter()
+            .flat_map(|lower| {
+                let from = self
+                    .by_lower
+                    .partition_point(|&i| self.names[i].1.as_str() < *lower);
+                self.by_lower[from..]
+                    .iter()
+                    .take_while(move |&&i| self.names[i].1 == *lower)
+                    .copied()
+            })
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+
+    /// The names that hold `slug` (lower-case), as `str::contains` tells: their
+    /// index, ascending.
+    fn holding(&self, slug: &str) -> Vec<usize> {
+        let mut holds = Vec::new();
         let finder = memchr::memmem::Finder::new(slug.as_bytes());
         let haystack = self.joined.as_bytes();
         let mut from = 0;
@@ -71,7 +101,7 @@ impl Folder {
             let index = self.starts.partition_point(|&start| start <= at) - 1;
             let end = self.starts[index] + self.names[index].1.len();
             if at + slug.len() <= end {
-                holds[index] = true;
+                holds.push(index);
                 // One hit is enough: go on with the next name.
                 from = end + 1;
             } else {
@@ -470,17 +500,25 @@ impl Engine {
             // folder's names at once, and the patterns are lower-cased with the slug put
             // in once per ADR (per name, that was two thirds of `validate`'s work on
             // 1,000 ADRs in one folder).
-            let holds = slug_lower.as_deref().map(|slug| folder.holding(slug));
-            let matcher = concept.matcher_for(slug.as_deref());
-            folder
-                .names
+            // Only the names a pattern without `{slug}` matched and those holding the
+            // slug can match (walking all of them per ADR was a million steps for
+            // 1,000 ADRs in one folder).
+            // The names ranked by the `{slug}` patterns alone: combined with the
+            // folder's rank below, the first pattern of all that matches.
+            let matcher = slug_lower.as_deref().map(|slug| concept.slug_matcher(slug));
+            let holds = match (slug_lower.as_deref(), &matcher) {
+                (Some(slug), Some(matcher)) => match matcher.literal_names() {
+                    // `{slug}.md`: only a name equal to it can match, looked up.
+                    Some(names) => folder.named(&names),
+                    None => folder.holding(slug),
+                },
+                _ => Vec::new(),
+            };
+            let mut found: Vec<(usize, String)> = holds
                 .iter()
-                .enumerate()
-                .filter_map(|(index, (name, lower, rank))| {
-                    let by_slug = holds
-                        .as_ref()
-                        .filter(|holds| holds[index])
-                        .and_then(|_| matcher.position(lower));
+                .filter_map(|&index| {
+                    let (name, lower, rank) = &folder.names[index];
+                    let by_slug = matcher.as_ref().and_then(|m| m.position(lower));
                     let rank = match (rank, by_slug) {
                         (Some(a), Some(b)) => (*a).min(b),
                         (Some(a), None) => *a,
@@ -489,7 +527,18 @@ impl Engine {
                     };
                     Some((rank, name.clone()))
                 })
-                .collect()
+                .collect();
+            found.extend(
+                folder
+                    .ranked
+                    .iter()
+                    .filter(|index| holds.binary_search(index).is_err())
+                    .filter_map(|&index| {
+                        let (name, _, rank) = &folder.names[index];
+                        Some(((*rank)?, name.clone()))
+                    }),
+            );
+            found
         };
         found.sort();
         found.into_iter().find_map(|(rank, name)| {
@@ -973,10 +1022,14 @@ mod tests {
         for slug in [
             "ab", "aa", "a", "b.md", "md/x", "aab", "x", "", "zz", "\u{e4}a", "abab",
         ] {
-            let expected: Vec<bool> = lowers.iter().map(|l| l.contains(slug)).collect();
+            let expected: Vec<usize> = (0..lowers.len())
+                .filter(|&i| lowers[i].contains(slug))
+                .collect();
             assert_eq!(folder.holding(slug), expected, "{slug:?}");
         }
         assert!(Folder::new(Vec::new()).holding("a").is_empty());
+        assert_eq!(folder.named(&["b.md", "ab", "zz", "ab"]), [1, 3]);
+        assert!(folder.named(&[]).is_empty());
     }
 
     #[test]
