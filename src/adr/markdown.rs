@@ -66,7 +66,12 @@ pub fn normalize_title(title: &str) -> String {
             out.push(' ');
         }
         for c in word.chars() {
-            if !matches!(c, '*' | '_' | '`') {
+            if c.is_ascii() {
+                // Most titles: no case tables to look up.
+                if !matches!(c, '*' | '_' | '`') {
+                    out.push(c.to_ascii_lowercase());
+                }
+            } else {
                 out.extend(c.to_lowercase());
             }
         }

@@ -317,12 +317,12 @@ impl SectionNames {
     }
 
     /// Every normalised spelling under which the section `name` may appear.
-    pub fn keys(&self, name: &str) -> Vec<String> {
+    pub fn keys(&self, name: &str) -> std::borrow::Cow<'_, [String]> {
         let key = normalize_title(name);
-        self.spellings
-            .get(&key)
-            .cloned()
-            .unwrap_or_else(|| vec![key])
+        match self.spellings.get(&key) {
+            Some(all) => std::borrow::Cow::Borrowed(all),
+            None => std::borrow::Cow::Owned(vec![key]),
+        }
     }
 }
 
