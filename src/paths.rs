@@ -113,6 +113,11 @@ pub fn absolute(path: &Path) -> PathBuf {
     } else {
         current_dir().join(path)
     };
+    #[cfg(unix)]
+    if is_clean_absolute(std::os::unix::ffi::OsStrExt::as_bytes(joined.as_os_str())) {
+        // Already what the walk below makes of it (most paths are).
+        return joined;
+    }
     let mut out = PathBuf::new();
     for component in joined.components() {
         match component {
@@ -124,6 +129,16 @@ pub fn absolute(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// Whether the Unix path `bytes` is absolute and has no `.`, `..` or empty part
+/// (`//`, a trailing `/`): then its components, put together, give it back.
+#[cfg(unix)]
+fn is_clean_absolute(bytes: &[u8]) -> bool {
+    bytes.first() == Some(&b'/')
+        && bytes[1..]
+            .split(|&b| b == b'/')
+            .all(|part| !part.is_empty() && part != b"." && part != b"..")
 }
 
 /// Whether `rel` names a place below a root by its own words: relative, `/`
@@ -176,6 +191,15 @@ pub fn relative_to(root: &Path, path: &Path) -> Option<String> {
 /// character of a name there).
 fn relative_by_components(root: &Path, path: &Path) -> Option<String> {
     let rel = path.strip_prefix(root).ok()?;
+    if let Some(text) = rel.to_str()
+        && (text.is_empty()
+            || text
+                .split('/')
+                .all(|part| !part.is_empty() && part != "." && !part.contains('\\')))
+    {
+        // Its components joined by `/` are the text itself (most paths): one copy.
+        return Some(text.to_owned());
+    }
     let parts: Vec<String> = rel
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -470,6 +494,70 @@ mod tests {
         );
         assert_eq!(relative_form("/r", "/R/a.md", false), None);
         assert_eq!(relative_form("/r", r"\r\a.md", false), None);
+    }
+
+    /// The walk by components that the shortcuts of [`absolute`] and
+    /// [`relative_by_components`] stand in for.
+    #[test]
+    #[cfg(unix)]
+    fn shortcuts_give_what_the_components_give() {
+        let by_components = |path: &Path| {
+            let mut out = PathBuf::new();
+            for component in path.components() {
+                match component {
+                    Component::CurDir => {}
+                    Component::ParentDir => {
+                        out.pop();
+                    }
+                    other => out.push(other),
+                }
+            }
+            out
+        };
+        for path in [
+            "/",
+            "/a",
+            "/a/b.md",
+            "/a//b",
+            "/a/./b",
+            "/a/../b",
+            "/a/b/",
+            "/a/b/.",
+            "//a",
+            "/a\\b/c",
+            "/.a/..b/c.",
+        ] {
+            assert_eq!(
+                absolute(Path::new(path)),
+                by_components(Path::new(path)),
+                "{path}"
+            );
+        }
+        for path in ["a/b.md", "./a", "a/../b", "a//b/"] {
+            let joined = current_dir().join(path);
+            assert_eq!(absolute(Path::new(path)), by_components(&joined), "{path}");
+        }
+        for (root, path) in [
+            ("/r", "/r/a/b.md"),
+            ("/r", "/r"),
+            ("/r", "/r/a//b"),
+            ("/r", "/r/./a"),
+            ("/r", "/r/a/"),
+            ("/r", "/r/a\\b"),
+            ("/r", "/s/a"),
+        ] {
+            let slow = Path::new(path).strip_prefix(root).ok().map(|rel| {
+                rel.components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join("/")
+            });
+            assert_eq!(
+                relative_by_components(Path::new(root), Path::new(path)),
+                slow,
+                "{path}"
+            );
+        }
     }
 
     #[test]

@@ -90,17 +90,24 @@ fn split(path: &Path) -> (Option<PathBuf>, Vec<Part>) {
 /// appended as written. Fails with an [`Escape`] (see [`escape`]) when that place
 /// is not inside `root`'s real location, or with the error of resolving `root`.
 pub fn resolve(root: &Path, path: &Path) -> io::Result<PathBuf> {
-    let real_root = std::fs::canonicalize(root).map_err(|e| {
-        io::Error::new(
-            e.kind(),
-            format!("cannot resolve the folder {}: {e}", root.display()),
-        )
-    })?;
+    let real_root = std::fs::canonicalize(root).map_err(|e| cannot_resolve(root, &e))?;
+    resolve_below(root, &real_root, path)
+}
+
+fn cannot_resolve(root: &Path, e: &io::Error) -> io::Error {
+    io::Error::new(
+        e.kind(),
+        format!("cannot resolve the folder {}: {e}", root.display()),
+    )
+}
+
+/// [`resolve`] with `root`'s real location known.
+fn resolve_below(root: &Path, real_root: &Path, path: &Path) -> io::Result<PathBuf> {
     let path = root.join(path);
     // Below `root` as written, the walk starts at its real location: a project
     // reached through a link (CLAUDE_PROJECT_DIR=/tmp/alias) is still inside.
     let (mut real, rest) = match path.strip_prefix(root) {
-        Ok(rest) => (real_root.clone(), rest),
+        Ok(rest) => (real_root.to_path_buf(), rest),
         Err(_) => (PathBuf::new(), path.as_path()),
     };
     let (anchor, parts) = split(rest);
@@ -133,7 +140,7 @@ pub fn resolve(root: &Path, path: &Path) -> io::Result<PathBuf> {
                         )));
                     }
                     let target = std::fs::read_link(&next)?;
-                    if next.starts_with(&real_root) {
+                    if next.starts_with(real_root) {
                         blame = Some((next, target.clone()));
                     }
                     let (anchor, parts) = split(&target);
@@ -152,12 +159,12 @@ pub fn resolve(root: &Path, path: &Path) -> io::Result<PathBuf> {
         }
         real = next;
     }
-    if real.starts_with(&real_root) {
+    if real.starts_with(real_root) {
         return Ok(real);
     }
     let shown = |p: &Path| -> PathBuf {
         p.strip_prefix(root)
-            .or_else(|_| p.strip_prefix(&real_root))
+            .or_else(|_| p.strip_prefix(real_root))
             .map_or_else(|_| p.to_path_buf(), Path::to_path_buf)
     };
     let escape = match blame {
@@ -179,7 +186,24 @@ pub fn resolve(root: &Path, path: &Path) -> io::Result<PathBuf> {
 /// dangles, for a link loop, and when `root` cannot be resolved. For reads: the
 /// same walk as for writes.
 pub fn inside(root: &Path, path: &Path) -> bool {
-    resolve(root, path).is_ok()
+    real_root_for_reads(root).is_some_and(|real_root| resolve_below(root, &real_root, path).is_ok())
+}
+
+/// `root`'s real location, resolved once per process for the reads [`inside`]
+/// allows (validate asks for each of 1,000 files: three `readlink`s and two
+/// `stat`s each). Writes resolve it afresh ([`resolve`]).
+fn real_root_for_reads(root: &Path) -> Option<PathBuf> {
+    // The first root asked for (a process serves one project); another is
+    // resolved each time. No lock: the workers of `validate` ask at once.
+    static FIRST: std::sync::OnceLock<(PathBuf, PathBuf)> = std::sync::OnceLock::new();
+    if let Some((known, real)) = FIRST.get()
+        && known == root
+    {
+        return Some(real.clone());
+    }
+    let real = std::fs::canonicalize(root).ok()?;
+    let _ = FIRST.set((root.to_path_buf(), real.clone()));
+    Some(real)
 }
 
 /// Where `path` really is: every symbolic link followed (a dangling one as far
