@@ -34,8 +34,8 @@ use super::instructions::{Instructions, Origin};
 use super::run_dir::{self, ReviewedFile};
 use super::runner;
 use super::settings::{self, TypeSettings};
+use super::signed_entry;
 use super::signing::SigningKey;
-use crate::fs::data_dir::{self, CACHE_DIR};
 use crate::text::hex;
 
 /// The approval type whose reviewer settings this review uses.
@@ -371,12 +371,12 @@ struct Entry {
     judgements: Vec<Judgement>,
 }
 
-fn entry_path(root: &Path, key: &str) -> std::path::PathBuf {
-    root.join(CACHE_DIR).join(format!("decisions-{key}.json"))
+fn entry_name(key: &str) -> String {
+    format!("decisions-{key}.json")
 }
 
-fn signed_fields<'a>(key: &'a str, judgements: &'a [u8]) -> [&'a [u8]; 3] {
-    [MAC_VERSION.as_bytes(), key.as_bytes(), judgements]
+fn entry_path(root: &Path, key: &str) -> std::path::PathBuf {
+    signed_entry::path(root, &entry_name(key))
 }
 
 /// The cached judgements under `key`, when this user's key signed them.
@@ -384,8 +384,7 @@ fn lookup(root: &Path, key: &str, signing: &SigningKey) -> Option<Vec<Judgement>
     let bytes = crate::fs::read::read_limited(&entry_path(root, key), ENTRY_LIMIT).ok()?;
     let entry: Entry = serde_json::from_slice(&bytes).ok()?;
     let judgements = serde_json::to_vec(&entry.judgements).ok()?;
-    let mac = crate::text::unhex(&entry.mac)?;
-    (entry.key == key && signing.verify(&signed_fields(key, &judgements), &mac))
+    (entry.key == key && signed_entry::verifies(signing, MAC_VERSION, key, &judgements, &entry.mac))
         .then_some(entry.judgements)
 }
 
@@ -395,20 +394,13 @@ fn store(
     judgements: &[Judgement],
     signing: &SigningKey,
 ) -> std::io::Result<()> {
-    data_dir::ensure_dir(root, CACHE_DIR)?;
     let body = serde_json::to_vec(judgements).map_err(std::io::Error::other)?;
     let entry = Entry {
         key: key.to_owned(),
-        mac: hex(&signing.sign(&signed_fields(key, &body))),
+        mac: signed_entry::mac(signing, MAC_VERSION, key, &body),
         judgements: judgements.to_vec(),
     };
-    let text = serde_json::to_vec_pretty(&entry).map_err(std::io::Error::other)?;
-    crate::fs::atomic::write_with(
-        root,
-        &entry_path(root, key),
-        &text,
-        crate::fs::atomic::Options::FAST,
-    )
+    signed_entry::write(root, &entry_name(key), &entry)
 }
 
 /// A unified diff of `before` (`HEAD`'s, `None` for a new file) and `after`
