@@ -29,7 +29,7 @@ use std::time::{Instant, SystemTime};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
-use super::claude::{self, RunnerError};
+use super::claude::RunnerError;
 use super::instructions::{Instructions, Origin};
 use super::run_dir::{self, ReviewedFile};
 use super::runner;
@@ -220,28 +220,15 @@ fn run_reviewer(
     }));
     let run = run_dir::create(root, &instructions, &files, SystemTime::now())
         .map_err(ReviewError::RunFolder)?;
-    let left = options
-        .deadline
-        .map(|deadline| deadline.saturating_duration_since(Instant::now()));
-    let (timeout, cut_by_deadline) = match left {
-        Some(left) if left < type_settings.timeout => (left, true),
-        _ => (type_settings.timeout, false),
-    };
     let prompt = prompt(request, &run.inputs);
-    let invocation = runner::Invocation {
-        program: runner::resolve_program(&type_settings.command, root),
-        args: claude::argv(&claude::ArgvSpec {
-            prompt: &prompt,
-            schema: SCHEMA,
-            model: &type_settings.model,
-            max_budget_usd: type_settings.max_budget_usd,
-            repo_root: root,
-        }),
-        cwd: run.path.clone(),
-        timeout,
-        cut_by_deadline,
-        budget: type_settings.max_budget_usd,
-    };
+    let invocation = runner::Invocation::for_reviewer(
+        type_settings,
+        root,
+        run.path.clone(),
+        &prompt,
+        SCHEMA,
+        options.deadline,
+    );
     let outcome = runner::run_structured(&invocation, &mut |_| {});
     if !outcome.stdout.is_empty() {
         let _ = std::fs::write(run.output().join("reviewer.json"), &outcome.stdout);
