@@ -481,6 +481,34 @@ impl Index {
             .collect()
     }
 
+    /// The rules of the ruling ADRs ([`Index::ruling_for`]) that judge the
+    /// repository-relative `rel`, each with its ADR: `each` gets every rule that
+    /// `keep` admits and that covers `rel` ([`Compiled::covers`]: its `paths`,
+    /// or without them its ADR governs `rel`). None for an ADR itself, which is
+    /// no code. `keep` is asked first, so a rule it leaves out costs no path
+    /// match, and nothing is collected on the way.
+    pub fn each_rule_covering(
+        &self,
+        rel: &str,
+        mut keep: impl FnMut(&RulingAdr<'_>, &Compiled) -> bool,
+        mut each: impl FnMut(&RulingAdr<'_>, &Compiled),
+    ) {
+        if self.is_adr(rel) {
+            return;
+        }
+        let ids = self.governing_ids(rel);
+        let reached = [(rel, &ids)];
+        // Only the ADRs whose rules can reach the file: the others' are not read.
+        for adr in self.ruling_for(&reached) {
+            let governed = ids.contains(adr.id);
+            for compiled in adr.rules {
+                if keep(&adr, compiled) && compiled.covers(rel, governed) {
+                    each(&adr, compiled);
+                }
+            }
+        }
+    }
+
     fn ruling_adr<'a>(&'a self, adr: &'a Indexed) -> RulingAdr<'a> {
         RulingAdr {
             id: &adr.id,

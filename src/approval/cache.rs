@@ -22,12 +22,13 @@
 //! The key is public (anyone can compute it), and the folder is in the work
 //! tree, where a cloned repository or a session can put files. So an entry is
 //! trusted only when it carries an HMAC-SHA256, made with this user's secret
-//! ([`super::signing`]), over the key and the stored document. An entry
+//! ([`super::signing`]), over the key and the stored document
+//! ([`super::signed_entry`], shared with the decision review). An entry
 //! without one (or of an earlier version) is ignored: it is not a hit. Entries
 //! are read only when they are regular files (a FIFO planted under an entry's
 //! name would block the read forever).
 
-use crate::text::{hex, unhex};
+use crate::text::hex;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -35,9 +36,9 @@ use sha2::{Digest as _, Sha256};
 
 use super::instructions::{Instructions, VERDICT_SCHEMA};
 use super::outcome::ResultDocument;
+use super::signed_entry;
 use super::signing::SigningKey;
 use crate::diagnostic::{Severity, Source};
-use crate::fs::data_dir::{self, CACHE_DIR};
 
 /// Version of the key material; bump when the prompt or the key changes meaning.
 const KEY_VERSION: &str = "helix-gate approval cache v1";
@@ -131,15 +132,12 @@ struct Entry {
     document: ResultDocument,
 }
 
-fn entry_path(root: &Path, key: &str) -> PathBuf {
-    root.join(CACHE_DIR).join(format!("{key}.json"))
+fn entry_name(key: &str) -> String {
+    format!("{key}.json")
 }
 
-/// The fields an entry's HMAC covers. The document counts as helix-gate
-/// serializes it (compact JSON of the parsed document), so what is verified
-/// is exactly what is used, whatever the file's whitespace.
-fn signed_fields<'a>(key: &'a str, document_json: &'a [u8]) -> [&'a [u8]; 3] {
-    [MAC_VERSION.as_bytes(), key.as_bytes(), document_json]
+fn entry_path(root: &Path, key: &str) -> PathBuf {
+    signed_entry::path(root, &entry_name(key))
 }
 
 /// What [`lookup`] found under a key.
@@ -177,9 +175,14 @@ pub fn lookup(
     if entry.key != key {
         return Lookup::Miss;
     }
+    // The document counts as helix-gate serializes it (compact JSON of the
+    // parsed document), so what is verified is exactly what is used, whatever
+    // the file's whitespace.
     let document_json = serde_json::to_vec(&entry.document).ok();
-    let verified = match (signing, entry.mac.as_deref().and_then(unhex), document_json) {
-        (Some(signing), Some(tag), Some(json)) => signing.verify(&signed_fields(key, &json), &tag),
+    let verified = match (signing, entry.mac.as_deref(), document_json) {
+        (Some(signing), Some(mac), Some(json)) => {
+            signed_entry::verifies(signing, MAC_VERSION, key, &json, mac)
+        }
         _ => false,
     };
     if !verified {
@@ -235,22 +238,13 @@ pub fn store(
     if !cacheable(document) {
         return Ok(());
     }
-    data_dir::ensure_dir(root, CACHE_DIR)?;
     let document_json = serde_json::to_vec(document).map_err(std::io::Error::other)?;
     let entry = Entry {
         key: key.to_owned(),
-        mac: Some(hex(&signing.sign(&signed_fields(key, &document_json)))),
+        mac: Some(signed_entry::mac(signing, MAC_VERSION, key, &document_json)),
         document: document.clone(),
     };
-    let text = serde_json::to_vec_pretty(&entry).map_err(std::io::Error::other)?;
-    // No fsync: an entry lost to a power failure is a cache miss, and a damaged
-    // one does not parse and is a miss too.
-    crate::fs::atomic::write_with(
-        root,
-        &entry_path(root, key),
-        &text,
-        crate::fs::atomic::Options::FAST,
-    )
+    signed_entry::write(root, &entry_name(key), &entry)
 }
 
 #[cfg(test)]
@@ -259,6 +253,7 @@ mod tests {
     use crate::approval::Verdict;
     use crate::approval::instructions::Origin;
     use crate::diagnostic::Finding;
+    use crate::text::unhex;
 
     fn instructions(text: &str) -> Instructions {
         Instructions {

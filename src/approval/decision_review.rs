@@ -29,13 +29,13 @@ use std::time::{Instant, SystemTime};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
-use super::claude::{self, RunnerError};
+use super::claude::RunnerError;
 use super::instructions::{Instructions, Origin};
 use super::run_dir::{self, ReviewedFile};
 use super::runner;
 use super::settings::{self, TypeSettings};
+use super::signed_entry;
 use super::signing::SigningKey;
-use crate::fs::data_dir::{self, CACHE_DIR};
 use crate::text::hex;
 
 /// The approval type whose reviewer settings this review uses.
@@ -220,28 +220,15 @@ fn run_reviewer(
     }));
     let run = run_dir::create(root, &instructions, &files, SystemTime::now())
         .map_err(ReviewError::RunFolder)?;
-    let left = options
-        .deadline
-        .map(|deadline| deadline.saturating_duration_since(Instant::now()));
-    let (timeout, cut_by_deadline) = match left {
-        Some(left) if left < type_settings.timeout => (left, true),
-        _ => (type_settings.timeout, false),
-    };
     let prompt = prompt(request, &run.inputs);
-    let invocation = runner::Invocation {
-        program: runner::resolve_program(&type_settings.command, root),
-        args: claude::argv(&claude::ArgvSpec {
-            prompt: &prompt,
-            schema: SCHEMA,
-            model: &type_settings.model,
-            max_budget_usd: type_settings.max_budget_usd,
-            repo_root: root,
-        }),
-        cwd: run.path.clone(),
-        timeout,
-        cut_by_deadline,
-        budget: type_settings.max_budget_usd,
-    };
+    let invocation = runner::Invocation::for_reviewer(
+        type_settings,
+        root,
+        run.path.clone(),
+        &prompt,
+        SCHEMA,
+        options.deadline,
+    );
     let outcome = runner::run_structured(&invocation, &mut |_| {});
     if !outcome.stdout.is_empty() {
         let _ = std::fs::write(run.output().join("reviewer.json"), &outcome.stdout);
@@ -371,12 +358,12 @@ struct Entry {
     judgements: Vec<Judgement>,
 }
 
-fn entry_path(root: &Path, key: &str) -> std::path::PathBuf {
-    root.join(CACHE_DIR).join(format!("decisions-{key}.json"))
+fn entry_name(key: &str) -> String {
+    format!("decisions-{key}.json")
 }
 
-fn signed_fields<'a>(key: &'a str, judgements: &'a [u8]) -> [&'a [u8]; 3] {
-    [MAC_VERSION.as_bytes(), key.as_bytes(), judgements]
+fn entry_path(root: &Path, key: &str) -> std::path::PathBuf {
+    signed_entry::path(root, &entry_name(key))
 }
 
 /// The cached judgements under `key`, when this user's key signed them.
@@ -384,8 +371,7 @@ fn lookup(root: &Path, key: &str, signing: &SigningKey) -> Option<Vec<Judgement>
     let bytes = crate::fs::read::read_limited(&entry_path(root, key), ENTRY_LIMIT).ok()?;
     let entry: Entry = serde_json::from_slice(&bytes).ok()?;
     let judgements = serde_json::to_vec(&entry.judgements).ok()?;
-    let mac = crate::text::unhex(&entry.mac)?;
-    (entry.key == key && signing.verify(&signed_fields(key, &judgements), &mac))
+    (entry.key == key && signed_entry::verifies(signing, MAC_VERSION, key, &judgements, &entry.mac))
         .then_some(entry.judgements)
 }
 
@@ -395,20 +381,13 @@ fn store(
     judgements: &[Judgement],
     signing: &SigningKey,
 ) -> std::io::Result<()> {
-    data_dir::ensure_dir(root, CACHE_DIR)?;
     let body = serde_json::to_vec(judgements).map_err(std::io::Error::other)?;
     let entry = Entry {
         key: key.to_owned(),
-        mac: hex(&signing.sign(&signed_fields(key, &body))),
+        mac: signed_entry::mac(signing, MAC_VERSION, key, &body),
         judgements: judgements.to_vec(),
     };
-    let text = serde_json::to_vec_pretty(&entry).map_err(std::io::Error::other)?;
-    crate::fs::atomic::write_with(
-        root,
-        &entry_path(root, key),
-        &text,
-        crate::fs::atomic::Options::FAST,
-    )
+    signed_entry::write(root, &entry_name(key), &entry)
 }
 
 /// A unified diff of `before` (`HEAD`'s, `None` for a new file) and `after`

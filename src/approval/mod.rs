@@ -46,6 +46,7 @@ pub mod result_file;
 pub mod run_dir;
 pub mod runner;
 pub mod settings;
+mod signed_entry;
 pub mod signing;
 pub mod stop_timeout;
 pub mod verdict;

@@ -7,7 +7,6 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Context as _;
 
-use super::claude;
 use super::claude::RunnerError;
 use super::consent::consent_problem_in;
 use super::history::{self, FileRun, Stage};
@@ -383,29 +382,16 @@ impl Request<'_> {
     /// the run folder whatever it is.
     fn run_reviewer(&self, run: &run_dir::RunDir, options: &ApproveOptions) -> runner::RunOutcome {
         let type_settings = self.type_settings;
-        let left = options
-            .deadline
-            .map(|deadline| deadline.saturating_duration_since(Instant::now()));
-        let (timeout, cut_by_deadline) = match left {
-            Some(left) if left < type_settings.timeout => (left, true),
-            _ => (type_settings.timeout, false),
-        };
         let prompt = prompt(self.root, self.kind, type_settings, run, &self.files);
         let schema = instructions::compact_schema();
-        let invocation = runner::Invocation {
-            program: runner::resolve_program(&type_settings.command, self.root),
-            args: claude::argv(&claude::ArgvSpec {
-                prompt: &prompt,
-                schema: &schema,
-                model: &type_settings.model,
-                max_budget_usd: type_settings.max_budget_usd,
-                repo_root: self.root,
-            }),
-            cwd: run.path.clone(),
-            timeout,
-            cut_by_deadline,
-            budget: type_settings.max_budget_usd,
-        };
+        let invocation = runner::Invocation::for_reviewer(
+            type_settings,
+            self.root,
+            run.path.clone(),
+            &prompt,
+            &schema,
+            options.deadline,
+        );
         let mut progress = Progress::new(options.progress, &self.displays, self.kind);
         let outcome = runner::run(&invocation, &mut |elapsed| progress.tick(elapsed));
         progress.clear();

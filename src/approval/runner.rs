@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::claude::{self, Metering, RunnerError};
+use super::settings::TypeSettings;
 use super::verdict::ReviewerVerdict;
 use crate::process;
 
@@ -25,6 +26,41 @@ pub struct Invocation {
     pub cut_by_deadline: bool,
     /// `max_budget_usd`, for the message when the cap is hit.
     pub budget: f64,
+}
+
+impl Invocation {
+    /// The reviewer of an approval type (its `command`, `model`, `timeout` and
+    /// `max_budget_usd`), started in `cwd` with `prompt`, its answer bound to
+    /// `schema`. Its timeout is the type's, or what is left until `deadline`
+    /// when that is less (then running out of it is a deadline, not a timeout).
+    pub fn for_reviewer(
+        type_settings: &TypeSettings,
+        repo_root: &Path,
+        cwd: PathBuf,
+        prompt: &str,
+        schema: &str,
+        deadline: Option<Instant>,
+    ) -> Invocation {
+        let left = deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()));
+        let (timeout, cut_by_deadline) = match left {
+            Some(left) if left < type_settings.timeout => (left, true),
+            _ => (type_settings.timeout, false),
+        };
+        Invocation {
+            program: resolve_program(&type_settings.command, repo_root),
+            args: claude::argv(&claude::ArgvSpec {
+                prompt,
+                schema,
+                model: &type_settings.model,
+                max_budget_usd: type_settings.max_budget_usd,
+                repo_root,
+            }),
+            cwd,
+            timeout,
+            cut_by_deadline,
+            budget: type_settings.max_budget_usd,
+        }
+    }
 }
 
 /// Resolve the configured command: a bare name is looked up on PATH by the
@@ -136,6 +172,65 @@ pub fn run_structured(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reviewer_runs_for_its_timeout_or_until_the_deadline_if_sooner() {
+        let mut settings = super::super::settings::from_layers(None, "test")
+            .unwrap()
+            .get("adr")
+            .unwrap()
+            .clone();
+        settings.command = "scripts/fake.sh".to_owned();
+        settings.timeout = Duration::from_secs(300);
+        let root = Path::new("/repo");
+        let reviewer = |deadline| {
+            Invocation::for_reviewer(
+                &settings,
+                root,
+                PathBuf::from("/repo/run"),
+                "the task",
+                "{}",
+                deadline,
+            )
+        };
+        let free = reviewer(None);
+        assert_eq!(free.program, PathBuf::from("/repo/scripts/fake.sh"));
+        assert_eq!(free.cwd, PathBuf::from("/repo/run"));
+        assert_eq!(
+            (free.timeout, free.cut_by_deadline),
+            (settings.timeout, false)
+        );
+        assert_eq!(free.budget.to_bits(), settings.max_budget_usd.to_bits());
+        assert_eq!(
+            free.args,
+            claude::argv(&claude::ArgvSpec {
+                prompt: "the task",
+                schema: "{}",
+                model: &settings.model,
+                max_budget_usd: settings.max_budget_usd,
+                repo_root: root,
+            })
+        );
+        let later = reviewer(Some(Instant::now() + Duration::from_secs(3600)));
+        assert_eq!(
+            (later.timeout, later.cut_by_deadline),
+            (settings.timeout, false)
+        );
+        let sooner = reviewer(Some(Instant::now() + Duration::from_secs(60)));
+        assert!(sooner.cut_by_deadline);
+        assert!(
+            sooner.timeout <= Duration::from_secs(60),
+            "{:?}",
+            sooner.timeout
+        );
+        assert!(
+            sooner.timeout > Duration::from_secs(50),
+            "{:?}",
+            sooner.timeout
+        );
+        let past = reviewer(Some(Instant::now()));
+        assert_eq!((past.timeout, past.cut_by_deadline), (Duration::ZERO, true));
+    }
 
     #[test]
     fn relative_commands_resolve_against_the_root() {

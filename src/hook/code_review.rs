@@ -43,21 +43,14 @@ fn target(rule: &str) -> String {
 
 /// The `llm_review` rules of binding ADRs that cover `rel` (none for an ADR).
 fn rules_for(index: &Index, rel: &str) -> Vec<Rule> {
-    if index.is_adr(rel) {
-        return Vec::new();
-    }
-    let ids = index.governing_ids(rel);
-    let reached = [(rel, &ids)];
     let mut out = Vec::new();
-    for adr in index.ruling_for(&reached) {
-        if adr.force != Force::Binding {
-            continue;
-        }
-        let governed = ids.contains(adr.id);
-        for compiled in adr.rules {
-            if let Kind::LlmReview { check } = &compiled.rule.kind
-                && compiled.covers(rel, governed)
-            {
+    index.each_rule_covering(
+        rel,
+        |adr, compiled| {
+            adr.force == Force::Binding && matches!(compiled.rule.kind, Kind::LlmReview { .. })
+        },
+        |adr, compiled| {
+            if let Kind::LlmReview { check } = &compiled.rule.kind {
                 out.push(Rule {
                     id: crate::adr_dir::enforce::rule_id(adr.id, &compiled.rule.id),
                     adr_file: adr.file.to_owned(),
@@ -65,8 +58,8 @@ fn rules_for(index: &Index, rel: &str) -> Vec<Rule> {
                     why: compiled.rule.why.clone(),
                 });
             }
-        }
-    }
+        },
+    );
     out
 }
 

@@ -53,23 +53,12 @@ pub(super) fn may_govern(root: &Path) -> bool {
 /// The rules (`ADR-014/no-direct-http`) of `index` that judge `rel`; none for an
 /// ADR itself. `llm_review` rules are the reviewer's, not listed.
 fn rules_for(index: &Index, rel: &str) -> Vec<String> {
-    if index.is_adr(rel) {
-        return Vec::new();
-    }
-    let ids = index.governing_ids(rel);
-    let reached = [(rel, &ids)];
     let mut out = Vec::new();
-    // Only the ADRs whose rules can reach the file: the others' are not read.
-    for adr in index.ruling_for(&reached) {
-        let governed = ids.contains(adr.id);
-        for compiled in adr.rules {
-            if !matches!(compiled.rule.kind, Kind::LlmReview { .. })
-                && compiled.covers(rel, governed)
-            {
-                out.push(enforce::rule_id(adr.id, &compiled.rule.id));
-            }
-        }
-    }
+    index.each_rule_covering(
+        rel,
+        |_, compiled| !matches!(compiled.rule.kind, Kind::LlmReview { .. }),
+        |adr, compiled| out.push(enforce::rule_id(adr.id, &compiled.rule.id)),
+    );
     out
 }
 
