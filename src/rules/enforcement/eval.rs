@@ -36,7 +36,38 @@ pub struct Compiled {
     paths: OnceLock<Option<Globs>>,
     with: OnceLock<Option<Globs>>,
     regex: OnceLock<Option<Regex>>,
-    literals: OnceLock<Option<Vec<Vec<u8>>>>,
+    prefilter: OnceLock<Prefilter>,
+}
+
+/// What a rule's pattern tells without compiling it.
+#[derive(Debug, Clone, Default)]
+struct Prefilter {
+    /// Literals one of which every match starts with (`None`: no short list).
+    literals: Option<Vec<Vec<u8>>>,
+    /// The whole pattern, when it is a literal (`TODO`) or a literal at a
+    /// line's start (`^# License: `): matched as such, never compiled.
+    exact: Option<Exact>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Exact {
+    Anywhere(Vec<u8>),
+    LineStart(Vec<u8>),
+}
+
+impl Exact {
+    fn is_match(&self, text: &str) -> bool {
+        let text = text.as_bytes();
+        match self {
+            Exact::Anywhere(literal) => memchr::memmem::find(text, literal).is_some(),
+            // Multi-line `^`: the text's start or after a `\n`.
+            Exact::LineStart(literal) => {
+                text.starts_with(literal)
+                    || memchr::memmem::find_iter(text, literal)
+                        .any(|at| at > 0 && text[at - 1] == b'\n')
+            }
+        }
+    }
 }
 
 /// One violation of a rule in one file.
@@ -162,8 +193,8 @@ impl Compiled {
             paths: OnceLock::from(paths),
             with: OnceLock::from(with),
             regex: OnceLock::from(regex),
-            // Compiled already: no literals needed to avoid compiling it.
-            literals: OnceLock::from(None),
+            // Compiled already: nothing to spare.
+            prefilter: OnceLock::from(Prefilter::default()),
         })
     }
 
@@ -176,7 +207,7 @@ impl Compiled {
             paths: OnceLock::new(),
             with: OnceLock::new(),
             regex: OnceLock::new(),
-            literals: OnceLock::new(),
+            prefilter: OnceLock::new(),
         }
     }
 
@@ -199,14 +230,25 @@ impl Compiled {
     /// (`None`: no such short list): a text holding none of them cannot match,
     /// and the pattern is not compiled for it.
     fn literals(&self) -> Option<&[Vec<u8>]> {
-        self.literals
-            .get_or_init(|| match &self.rule.kind {
-                Kind::ForbidPattern { pattern } | Kind::RequirePattern { pattern } => {
-                    required_literals(pattern)
-                }
-                _ => None,
-            })
-            .as_deref()
+        self.prefilter().literals.as_deref()
+    }
+
+    fn prefilter(&self) -> &Prefilter {
+        self.prefilter.get_or_init(|| match &self.rule.kind {
+            Kind::ForbidPattern { pattern } | Kind::RequirePattern { pattern } => {
+                prefilter_of(pattern)
+            }
+            _ => Prefilter::default(),
+        })
+    }
+
+    /// Whether `text` matches the rule's pattern: a literal one without
+    /// compiling it. `None`: the pattern does not compile.
+    fn is_match(&self, text: &str) -> Option<bool> {
+        match &self.prefilter().exact {
+            Some(exact) => Some(exact.is_match(text)),
+            None => self.regex().map(|regex| regex.is_match(text)),
+        }
     }
 
     /// Whether `text` may match the rule's pattern, by its literals alone.
@@ -303,12 +345,13 @@ impl Compiled {
                 if added.is_empty() || !added.iter().any(|(_, line)| self.may_match_text(line)) {
                     return Vec::new();
                 }
-                let Some(regex) = self.regex() else {
+                // A pattern that does not compile fails nothing.
+                if self.prefilter().exact.is_none() && self.regex().is_none() {
                     return Vec::new();
-                };
+                }
                 added
                     .iter()
-                    .filter(|(_, line)| regex.is_match(line))
+                    .filter(|(_, line)| self.is_match(line) == Some(true))
                     .map(|(i, _)| Hit {
                         line: Some(i + 1),
                         message: format!("adds a line matching `{pattern}`"),
@@ -321,7 +364,7 @@ impl Compiled {
                 // A text without the pattern's literals fails it uncompiled; a
                 // pattern that does not compile fails nothing.
                 let matched = if self.may_match_text(after) {
-                    self.regex().map(|regex| regex.is_match(after))
+                    self.is_match(after)
                 } else {
                     Some(false)
                 };
@@ -388,14 +431,49 @@ enum Haystack {
 /// none is empty (regex-syntax's prefix extractor on the pattern as it is
 /// compiled; `\b` and `^` take no text and are passed over). Parsing is a
 /// small part of compiling, and most added lines hold none of the literals.
+#[cfg(test)]
 fn required_literals(pattern: &str) -> Option<Vec<Vec<u8>>> {
-    use regex_syntax::hir::literal::Extractor;
-    let hir = regex_syntax::ParserBuilder::new()
+    prefilter_of(pattern).literals
+}
+
+/// The [`Prefilter`] of `pattern`, from one parse.
+fn prefilter_of(pattern: &str) -> Prefilter {
+    let Ok(hir) = regex_syntax::ParserBuilder::new()
         .multi_line(true)
         .build()
         .parse(pattern)
-        .ok()?;
-    let seq = Extractor::new().extract(&hir);
+    else {
+        return Prefilter::default();
+    };
+    Prefilter {
+        literals: literals_of(&hir),
+        exact: exact_of(&hir),
+    }
+}
+
+/// The pattern `hir` as an [`Exact`], when it is one. A literal of more than 1 KB
+/// is left to the compiler (whose size limit it might exceed).
+fn exact_of(hir: &regex_syntax::hir::Hir) -> Option<Exact> {
+    use regex_syntax::hir::{HirKind, Look};
+    let literal = |hir: &regex_syntax::hir::Hir| match hir.kind() {
+        HirKind::Literal(literal) if literal.0.len() <= 1024 => Some(literal.0.to_vec()),
+        _ => None,
+    };
+    match hir.kind() {
+        HirKind::Literal(_) => literal(hir).map(Exact::Anywhere),
+        HirKind::Concat(parts) => match parts.as_slice() {
+            [start, rest] if matches!(start.kind(), HirKind::Look(Look::StartLF)) => {
+                literal(rest).map(Exact::LineStart)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn literals_of(hir: &regex_syntax::hir::Hir) -> Option<Vec<Vec<u8>>> {
+    use regex_syntax::hir::literal::Extractor;
+    let seq = Extractor::new().extract(hir);
     let literals = seq.literals()?;
     (!literals.is_empty() && literals.len() <= 16 && literals.iter().all(|l| !l.is_empty()))
         .then(|| literals.iter().map(|l| l.as_bytes().to_vec()).collect())
@@ -542,6 +620,65 @@ mod tests {
         assert!(r.check_file("a.py", Some(old), None).is_empty());
         assert!(r.flags_example("import requests"));
         assert!(!r.flags_example("import json"));
+    }
+
+    #[test]
+    fn a_literal_pattern_is_matched_without_compiling_and_as_the_regex_does() {
+        let exact = |p: &str| prefilter_of(p).exact;
+        assert_eq!(exact("TODO"), Some(Exact::Anywhere(b"TODO".to_vec())));
+        assert_eq!(
+            exact("^# License: "),
+            Some(Exact::LineStart(b"# License: ".to_vec()))
+        );
+        assert_eq!(exact(r"\(x\)"), Some(Exact::Anywhere(b"(x)".to_vec())));
+        for pattern in [r"\bx", "(?i)todo", "a|b", "x$", "^", "", "a+", "(a)"] {
+            assert_eq!(exact(pattern), None, "{pattern}");
+        }
+        let texts = [
+            "",
+            "# License: MIT\n",
+            "x\n# License: MIT",
+            "x # License: MIT\n",
+            "\r\n# License: x",
+            "TODO",
+            "a TODO b\nc",
+            "(x)",
+        ];
+        for pattern in ["^# License: ", "TODO", r"\(x\)", "^TODO"] {
+            let exact = exact(pattern).unwrap();
+            for haystack in [Haystack::Lines, Haystack::File] {
+                let regex = compile_pattern(pattern, haystack).unwrap();
+                for text in texts {
+                    assert_eq!(
+                        exact.is_match(text),
+                        regex.is_match(text),
+                        "{pattern:?} on {text:?}"
+                    );
+                }
+            }
+        }
+        let license = Compiled::deferred(CodeRule {
+            id: "r".into(),
+            kind: Kind::RequirePattern {
+                pattern: "^# License: ".into(),
+            },
+            why: "w".into(),
+            severity: Severity::Error,
+            paths: None,
+            examples: None,
+        });
+        assert!(
+            license
+                .check_file("a.py", None, Some("# License: MIT\n"))
+                .is_empty()
+        );
+        assert_eq!(
+            license
+                .check_file("a.py", None, Some("x # License: MIT\n"))
+                .len(),
+            1
+        );
+        assert!(license.regex.get().is_none(), "a literal is never compiled");
     }
 
     #[test]
