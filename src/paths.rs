@@ -131,6 +131,34 @@ pub fn absolute(path: &Path) -> PathBuf {
     out
 }
 
+/// Sort `paths` as `Path`'s order does (component by component), cheaply: on
+/// Unix, paths of plain components compare as their bytes with `/` lowest,
+/// which is that order without splitting them into components (sorting 1,000
+/// paths by components was a tenth of `validate`'s serial work).
+pub fn sort(paths: &mut [PathBuf]) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let plain = |p: &PathBuf| {
+            let bytes = p.as_os_str().as_bytes();
+            !bytes.is_empty()
+                && bytes.split(|&b| b == b'/').enumerate().all(|(i, part)| {
+                    (i == 0 && part.is_empty())
+                        || (!part.is_empty() && part != b"." && part != b"..")
+                })
+        };
+        if paths.iter().all(plain) {
+            let key = |b: u8| if b == b'/' { 0 } else { u16::from(b) + 1 };
+            paths.sort_unstable_by(|a, b| {
+                let (a, b) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
+                a.iter().map(|&x| key(x)).cmp(b.iter().map(|&x| key(x)))
+            });
+            return;
+        }
+    }
+    paths.sort();
+}
+
 /// Whether the Unix path `bytes` is absolute and has no `.`, `..` or empty part
 /// (`//`, a trailing `/`): then its components, put together, give it back.
 #[cfg(unix)]
@@ -557,6 +585,41 @@ mod tests {
                 slow,
                 "{path}"
             );
+        }
+    }
+
+    #[test]
+    fn paths_sort_as_path_orders_them() {
+        let names = [
+            "/r/a/b.md",
+            "/r/a-b.md",
+            "/r/a.md",
+            "/r/a/c/d.md",
+            "/r/ab.md",
+            "/r/A.md",
+            "/r/a",
+            "/r/\u{e4}.md",
+            "/r/a/b",
+            "/r/a0",
+            "r/x.md",
+            "r/a/x.md",
+            "/r/a/./b.md",
+            "/r//c",
+        ];
+        for take in [3, 10, names.len()] {
+            for plain_only in [true, false] {
+                let mut paths: Vec<PathBuf> = names
+                    .iter()
+                    .take(take)
+                    .filter(|n| !plain_only || !(n.contains("/./") || n.contains("//")))
+                    .map(PathBuf::from)
+                    .rev()
+                    .collect();
+                let mut expected = paths.clone();
+                expected.sort();
+                sort(&mut paths);
+                assert_eq!(paths, expected);
+            }
         }
     }
 
