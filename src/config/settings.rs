@@ -808,9 +808,22 @@ impl Globs {
 /// Compile globs matched against repository-relative paths (`*` and `?` stop at `/`,
 /// `**` spans folders, `{a,b}` alternatives).
 pub fn build_globs(patterns: &[String]) -> Result<Globs, GlobError> {
+    globs_of(patterns, true)
+}
+
+/// [`build_globs`] for globs it accepted before (the cached rules of the governing
+/// index): their syntax is not checked again (globset's parser was a twentieth of
+/// a governed write's work). A glob that would not pass matches as wildmatch reads it.
+pub fn build_accepted_globs(patterns: &[String]) -> Result<Globs, GlobError> {
+    globs_of(patterns, false)
+}
+
+fn globs_of(patterns: &[String], check: bool) -> Result<Globs, GlobError> {
     let mut alternatives = Vec::new();
     for pattern in patterns {
-        check_glob(pattern)?;
+        if check {
+            check_glob(pattern)?;
+        }
         expand_braces(pattern.as_bytes(), &mut alternatives).map_err(|TooManyAlternatives| {
             GlobError::TooManyAlternatives {
                 pattern: pattern.clone(),

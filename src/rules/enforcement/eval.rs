@@ -19,7 +19,7 @@ use regex_automata::util::syntax;
 use super::imports::Lang;
 use super::manifest;
 use super::model::{CodeRule, Kind};
-use crate::config::settings::{Globs, build_globs};
+use crate::config::settings::{Globs, build_accepted_globs, build_globs};
 
 /// Size limit of a compiled pattern: a hand-written rule stays far below it,
 /// and `x{1000}{1000}` does not build a huge automaton. The `regex` crate
@@ -85,6 +85,15 @@ fn rule_globs(list: &[String]) -> Result<Globs, String> {
         .map(|g| g.trim_start_matches("./").to_owned())
         .collect();
     build_globs(&list).map_err(|e| e.to_string())
+}
+
+/// [`rule_globs`] of a rule [`Compiled::new`] accepted before.
+fn accepted_rule_globs(list: &[String]) -> Option<Globs> {
+    let list: Vec<String> = list
+        .iter()
+        .map(|g| g.trim_start_matches("./").to_owned())
+        .collect();
+    build_accepted_globs(&list).ok()
 }
 
 /// The literal start of a glob, up to its first wildcard, alternative or escape:
@@ -213,14 +222,14 @@ impl Compiled {
 
     fn paths(&self) -> Option<&Globs> {
         self.paths
-            .get_or_init(|| rule_globs(self.rule.paths.as_deref()?).ok())
+            .get_or_init(|| accepted_rule_globs(self.rule.paths.as_deref()?))
             .as_ref()
     }
 
     fn with(&self) -> Option<&Globs> {
         self.with
             .get_or_init(|| match &self.rule.kind {
-                Kind::RequireCoChange { with } => rule_globs(with).ok(),
+                Kind::RequireCoChange { with } => accepted_rule_globs(with),
                 _ => None,
             })
             .as_ref()
@@ -236,7 +245,7 @@ impl Compiled {
     fn prefilter(&self) -> &Prefilter {
         self.prefilter.get_or_init(|| match &self.rule.kind {
             Kind::ForbidPattern { pattern } | Kind::RequirePattern { pattern } => {
-                prefilter_of(pattern)
+                shared_prefilter(pattern)
             }
             _ => Prefilter::default(),
         })
@@ -477,6 +486,27 @@ fn literals_of(hir: &regex_syntax::hir::Hir) -> Option<Vec<Vec<u8>>> {
     let literals = seq.literals()?;
     (!literals.is_empty() && literals.len() <= 16 && literals.iter().all(|l| !l.is_empty()))
         .then(|| literals.iter().map(|l| l.as_bytes().to_vec()).collect())
+}
+
+/// [`prefilter_of`], once per pattern in the process (ten ADRs requiring the same
+/// license header parse it once).
+fn shared_prefilter(pattern: &str) -> Prefilter {
+    type Shared = std::collections::HashMap<String, Prefilter, RandomState>;
+    static SHARED: std::sync::Mutex<Option<Shared>> = std::sync::Mutex::new(None);
+    if let Some(found) = SHARED
+        .lock()
+        .ok()
+        .and_then(|shared| shared.as_ref()?.get(pattern).cloned())
+    {
+        return found;
+    }
+    let prefilter = prefilter_of(pattern);
+    if let Ok(mut shared) = SHARED.lock() {
+        shared
+            .get_or_insert_with(Shared::default)
+            .insert(pattern.to_owned(), prefilter.clone());
+    }
+    prefilter
 }
 
 /// [`compile_pattern`], once per pattern in the process: ADRs often repeat a
