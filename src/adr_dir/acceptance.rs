@@ -111,7 +111,7 @@ impl Record {
 
     /// Whether `verify` (the person's key) signed it.
     pub fn verified(&self, verify: &Verify) -> bool {
-        unhex(&self.tag).is_some_and(|tag| verify(&self.fields(), &tag))
+        crate::text::unhex(&self.tag).is_some_and(|tag| verify(&self.fields(), &tag))
     }
 }
 
@@ -185,16 +185,6 @@ fn id_of(ws: &Workspace, rel: &str, path: &Path) -> String {
 pub fn digest(bytes: &[u8]) -> String {
     use sha2::Digest as _;
     crate::text::hex(&sha2::Sha256::digest(bytes))
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) || !text.is_ascii() {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok())
-        .collect()
 }
 
 /// Set the status of the ADR at `name` as `change` says, record it in the ADR and

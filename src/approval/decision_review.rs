@@ -230,12 +230,7 @@ fn run_reviewer(
         options.deadline,
     );
     let outcome = runner::run_structured(&invocation, &mut |_| {});
-    if !outcome.stdout.is_empty() {
-        let _ = std::fs::write(run.output().join("reviewer.json"), &outcome.stdout);
-    }
-    if !outcome.stderr.is_empty() {
-        let _ = std::fs::write(run.output().join("reviewer.stderr"), &outcome.stderr);
-    }
+    run.keep_raw_output(&outcome.stdout, &outcome.stderr);
     Ok((run.id, outcome))
 }
 

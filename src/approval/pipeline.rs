@@ -395,13 +395,7 @@ impl Request<'_> {
         let mut progress = Progress::new(options.progress, &self.displays, self.kind);
         let outcome = runner::run(&invocation, &mut |elapsed| progress.tick(elapsed));
         progress.clear();
-        // Best effort: the raw output helps a human, the verdict does not need it.
-        if !outcome.stdout.is_empty() {
-            let _ = std::fs::write(run.output().join("reviewer.json"), &outcome.stdout);
-        }
-        if !outcome.stderr.is_empty() {
-            let _ = std::fs::write(run.output().join("reviewer.stderr"), &outcome.stderr);
-        }
+        run.keep_raw_output(&outcome.stdout, &outcome.stderr);
         outcome
     }
 

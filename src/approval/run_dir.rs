@@ -47,6 +47,17 @@ impl RunDir {
         self.path.join("output")
     }
 
+    /// Keep the reviewer's raw output in `output/reviewer.json` and
+    /// `output/reviewer.stderr`, best effort: it helps a person, the verdict does
+    /// not need it. Empty streams leave no file.
+    pub fn keep_raw_output(&self, stdout: &[u8], stderr: &[u8]) {
+        for (name, bytes) in [("reviewer.json", stdout), ("reviewer.stderr", stderr)] {
+            if !bytes.is_empty() {
+                let _ = std::fs::write(self.output().join(name), bytes);
+            }
+        }
+    }
+
     pub fn result_path(&self) -> PathBuf {
         self.output().join("approval-result.json")
     }
