@@ -500,19 +500,22 @@ impl Engine {
             // folder's names at once, and the patterns are lower-cased with the slug put
             // in once per ADR (per name, that was two thirds of `validate`'s work on
             // 1,000 ADRs in one folder).
-            // Only the names a pattern without `{slug}` matched and those holding the
-            // slug can match (walking all of them per ADR was a million steps for
-            // 1,000 ADRs in one folder).
-            // The names ranked by the `{slug}` patterns alone: combined with the
-            // folder's rank below, the first pattern of all that matches.
-            let matcher = slug_lower.as_deref().map(|slug| concept.slug_matcher(slug));
-            let holds = match (slug_lower.as_deref(), &matcher) {
-                (Some(slug), Some(matcher)) => match matcher.literal_names() {
-                    // `{slug}.md`: only a name equal to it can match, looked up.
-                    Some(names) => folder.named(&names),
-                    None => folder.holding(slug),
-                },
-                _ => Vec::new(),
+            // Only the names a pattern without `{slug}` matched and those a `{slug}`
+            // pattern can match are looked at (walking all of them per ADR was a
+            // million steps for 1,000 ADRs in one folder). The latter are ranked by
+            // the `{slug}` patterns alone: combined with the folder's rank, that is
+            // the first pattern of all that matches.
+            let (matcher, holds) = match slug_lower.as_deref() {
+                Some(slug) => {
+                    let matcher = concept.slug_matcher(slug);
+                    let holds = match matcher.literal_names() {
+                        // `{slug}.md`: only a name equal to it can match, looked up.
+                        Some(names) => folder.named(&names),
+                        None => folder.holding(slug),
+                    };
+                    (Some(matcher), holds)
+                }
+                None => (None, Vec::new()),
             };
             let mut found: Vec<(usize, String)> = holds
                 .iter()
@@ -943,10 +946,8 @@ fn drop_aside<T: Send + 'static>(values: Vec<T>) {
     if values.len() < 64 {
         return;
     }
-    if let Err(e) = std::thread::Builder::new().spawn(move || drop(values)) {
-        // No thread to be had: freed here after all.
-        drop(e);
-    }
+    // No thread to be had: the closure, and with it `values`, is freed here.
+    let _ = std::thread::Builder::new().spawn(move || drop(values));
 }
 
 /// How many threads a map over `count` items of CPU work uses: every core, but

@@ -115,11 +115,16 @@ pub fn absolute(path: &Path) -> PathBuf {
     };
     #[cfg(unix)]
     if is_clean_absolute(std::os::unix::ffi::OsStrExt::as_bytes(joined.as_os_str())) {
-        // Already what the walk below makes of it (most paths are).
+        // Already what the walk makes of it (most paths are).
         return joined;
     }
+    lexically_normal(&joined)
+}
+
+/// `path` with `.` dropped and `..` applied, component by component.
+fn lexically_normal(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
-    for component in joined.components() {
+    for component in path.components() {
         match component {
             Component::CurDir => {}
             Component::ParentDir => {
@@ -228,11 +233,16 @@ fn relative_by_components(root: &Path, path: &Path) -> Option<String> {
         // Its components joined by `/` are the text itself (most paths): one copy.
         return Some(text.to_owned());
     }
+    Some(joined_components(rel))
+}
+
+/// The components of `rel` joined by `/`.
+fn joined_components(rel: &Path) -> String {
     let parts: Vec<String> = rel
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
-    Some(parts.join("/"))
+    parts.join("/")
 }
 
 /// `path` relative to `root` (both absolute, as text) with `/` separators, None
@@ -529,19 +539,7 @@ mod tests {
     #[test]
     #[cfg(unix)]
     fn shortcuts_give_what_the_components_give() {
-        let by_components = |path: &Path| {
-            let mut out = PathBuf::new();
-            for component in path.components() {
-                match component {
-                    Component::CurDir => {}
-                    Component::ParentDir => {
-                        out.pop();
-                    }
-                    other => out.push(other),
-                }
-            }
-            out
-        };
+        let by_components = lexically_normal;
         for path in [
             "/",
             "/a",
@@ -574,12 +572,10 @@ mod tests {
             ("/r", "/r/a\\b"),
             ("/r", "/s/a"),
         ] {
-            let slow = Path::new(path).strip_prefix(root).ok().map(|rel| {
-                rel.components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect::<Vec<_>>()
-                    .join("/")
-            });
+            let slow = Path::new(path)
+                .strip_prefix(root)
+                .ok()
+                .map(joined_components);
             assert_eq!(
                 relative_by_components(Path::new(root), Path::new(path)),
                 slow,

@@ -161,6 +161,11 @@ pub fn normalize(line: &str) -> String {
         // One pass and one copy (the general way below makes four).
         return normalize_ascii(rest, usize::MAX);
     }
+    normalize_any(rest)
+}
+
+/// [`normalize`] of any text `rest` (markers already dropped).
+fn normalize_any(rest: &str) -> String {
     rest.replace(['<', '>'], "")
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -295,17 +300,16 @@ fn sentences(text: &str) -> impl Iterator<Item = &str> {
 
 /// Whether `line` is (still) a hint of a shipped template or seed 004's, brackets or not.
 pub fn is_hint(line: &str) -> bool {
-    if !may_be_hint(line) {
-        return false;
-    }
-    let line = normalize(line);
-    if line.is_empty() {
-        return false;
-    }
-    is_hint_line(&line) || {
-        let mut parts = sentences(&line).peekable();
-        parts.peek().is_some() && parts.all(is_hint_sentence)
-    }
+    may_be_hint(line) && is_normalized_hint(&normalize(line))
+}
+
+/// Whether the normalised `line` is a hint line, or all its sentences are hints'.
+fn is_normalized_hint(line: &str) -> bool {
+    !line.is_empty()
+        && (is_hint_line(line) || {
+            let mut parts = sentences(line).peekable();
+            parts.peek().is_some() && parts.all(is_hint_sentence)
+        })
 }
 
 /// Whether the content of `section` is nothing but template hints: every line a hint
@@ -449,24 +453,12 @@ mod tests {
 
     /// `is_hint` without the first-word shortcut.
     fn is_hint_in_full(line: &str) -> bool {
-        let line = normalize(line);
-        !line.is_empty()
-            && (is_hint_line(&line) || {
-                let mut parts = sentences(&line).peekable();
-                parts.peek().is_some() && parts.all(is_hint_sentence)
-            })
+        is_normalized_hint(&normalize(line))
     }
 
     #[test]
     fn ascii_lines_are_normalised_as_any_other() {
-        let general = |line: &str| {
-            without_markers(line)
-                .replace(['<', '>'], "")
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .to_lowercase()
-        };
+        let general = |line: &str| normalize_any(without_markers(line));
         for line in [
             "",
             "  - [ ] <Concrete,  testable\tCriterion 2> ",

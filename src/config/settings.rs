@@ -212,6 +212,19 @@ impl ConceptSettings {
     /// lower-cased and given the slug once (per name, that was most of the concept
     /// discovery of `validate` over a folder of 1,000 ADRs).
     pub fn matcher_for(&self, slug: Option<&str>) -> ConceptMatcher {
+        self.matcher(slug, true)
+    }
+
+    /// [`ConceptSettings::matcher_for`] with the `{slug}` patterns only (the others
+    /// match nothing): for the names a folder's listing already ranked by the
+    /// patterns without `{slug}`.
+    pub fn slug_matcher(&self, slug: &str) -> ConceptMatcher {
+        self.matcher(Some(slug), false)
+    }
+
+    /// The patterns lower-cased, `{slug}` put in (without a slug, such a pattern
+    /// matches nothing); those without `{slug}` only when `plain`.
+    fn matcher(&self, slug: Option<&str>, plain: bool) -> ConceptMatcher {
         let slug = slug.map(str::to_lowercase);
         ConceptMatcher {
             patterns: self
@@ -223,26 +236,8 @@ impl ConceptSettings {
                         slug.as_deref()
                             .map(|slug| pattern.replace(SLUG_PLACEHOLDER, slug))
                     } else {
-                        Some(pattern)
+                        plain.then_some(pattern)
                     }
-                })
-                .collect(),
-        }
-    }
-
-    /// [`ConceptSettings::matcher_for`] with the `{slug}` patterns only (the others
-    /// match nothing): for the names a folder's listing already ranked by the
-    /// patterns without `{slug}`.
-    pub fn slug_matcher(&self, slug: &str) -> ConceptMatcher {
-        let slug = slug.to_lowercase();
-        ConceptMatcher {
-            patterns: self
-                .discover
-                .iter()
-                .map(|pattern| {
-                    pattern
-                        .contains(SLUG_PLACEHOLDER)
-                        .then(|| pattern.to_lowercase().replace(SLUG_PLACEHOLDER, &slug))
                 })
                 .collect(),
         }

@@ -612,14 +612,22 @@ mod tests {
     use super::*;
     use crate::diagnostic::Severity;
 
-    fn rule(kind: Kind, paths: Option<&[&str]>) -> Compiled {
-        Compiled::new(CodeRule {
+    /// A rule `r` of `kind` for every path, an error, without examples.
+    fn plain(kind: Kind) -> CodeRule {
+        CodeRule {
             id: "r".into(),
             kind,
             why: "w".into(),
             severity: Severity::Error,
-            paths: paths.map(|p| p.iter().map(|s| (*s).to_owned()).collect()),
+            paths: None,
             examples: None,
+        }
+    }
+
+    fn rule(kind: Kind, paths: Option<&[&str]>) -> Compiled {
+        Compiled::new(CodeRule {
+            paths: paths.map(|p| p.iter().map(|s| (*s).to_owned()).collect()),
+            ..plain(kind)
         })
         .unwrap()
     }
@@ -687,16 +695,9 @@ mod tests {
                 }
             }
         }
-        let license = Compiled::deferred(CodeRule {
-            id: "r".into(),
-            kind: Kind::RequirePattern {
-                pattern: "^# License: ".into(),
-            },
-            why: "w".into(),
-            severity: Severity::Error,
-            paths: None,
-            examples: None,
-        });
+        let license = Compiled::deferred(plain(Kind::RequirePattern {
+            pattern: "^# License: ".into(),
+        }));
         assert!(
             license
                 .check_file("a.py", None, Some("# License: MIT\n"))
@@ -765,14 +766,7 @@ mod tests {
                 "# License: MIT\n",
             ),
         ] {
-            let rule = CodeRule {
-                id: "r".into(),
-                kind,
-                why: "w".into(),
-                severity: Severity::Error,
-                paths: None,
-                examples: None,
-            };
+            let rule = plain(kind);
             let now = Compiled::new(rule.clone()).unwrap();
             let later = Compiled::deferred(rule);
             assert_eq!(
@@ -781,16 +775,9 @@ mod tests {
                 "{after}"
             );
         }
-        let later = Compiled::deferred(CodeRule {
-            id: "r".into(),
-            kind: Kind::ForbidPattern {
-                pattern: r"\bcall_1_2\(".into(),
-            },
-            why: "w".into(),
-            severity: Severity::Error,
-            paths: None,
-            examples: None,
-        });
+        let later = Compiled::deferred(plain(Kind::ForbidPattern {
+            pattern: r"\bcall_1_2\(".into(),
+        }));
         assert!(
             later
                 .check_file("a.py", None, Some("x = other(1)\n"))
