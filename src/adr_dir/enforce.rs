@@ -7,9 +7,7 @@
 //! where the set is not complete until the commit, it only advises. `llm_review`
 //! rules are the reviewer's: they never produce a finding here.
 
-use std::collections::BTreeSet;
-
-use super::governs::{Force, Index, RulingAdr};
+use super::governs::{Force, Governors, Index, RulingAdr};
 use crate::diagnostic::{Finding, Severity};
 use crate::rules::enforcement::{Compiled, FileChange, Hit, Kind};
 
@@ -51,11 +49,8 @@ pub fn check(index: &Index, changes: &[Change], moment: Moment) -> Vec<Finding> 
     }
     // Per change, the ADRs that govern it with at least pending force: one
     // resolve per change, not one per rule.
-    let governing: Vec<BTreeSet<String>> = changes
-        .iter()
-        .map(|c| index.governing_ids(&c.path))
-        .collect();
-    let reached: Vec<(&str, &BTreeSet<String>)> = changes
+    let governing: Vec<Governors> = changes.iter().map(|c| index.governing(&c.path)).collect();
+    let reached: Vec<(&str, &Governors)> = changes
         .iter()
         .zip(&governing)
         .map(|(c, ids)| (c.path.as_str(), ids))
@@ -71,7 +66,7 @@ pub fn check(index: &Index, changes: &[Change], moment: Moment) -> Vec<Finding> 
                 .iter()
                 .zip(&governing)
                 .zip(&read)
-                .filter(|((c, ids), _)| compiled.covers(&c.path, ids.contains(adr.id)))
+                .filter(|((c, governors), _)| compiled.covers(&c.path, governors.contains(&adr)))
                 .map(|((c, _), r)| (*c, r))
                 .collect();
             if covered.is_empty() {

@@ -201,6 +201,130 @@ impl Reach {
     }
 }
 
+/// What the resolver knows of an ADR without reading it whole: the cache keeps
+/// these in its header and each [`Indexed`] in its block, read only when a
+/// path may concern the ADR ([`Starts`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Summary {
+    number: Option<u32>,
+    force: Force,
+    superseded: bool,
+    /// How many rules it has ([`Reach::count`]).
+    rules: usize,
+    /// Some rule has no `paths` ([`Reach::unscoped`]).
+    unscoped: bool,
+    /// Whether it links any path by itself ([`Indexed::links`]).
+    links: bool,
+    successors: Vec<u32>,
+    supersedes: Vec<u32>,
+    /// Where the cache's block holds the ADR ([`Indexed`], postcard).
+    at: Option<(usize, usize)>,
+}
+
+impl Summary {
+    fn of(adr: &Indexed) -> Summary {
+        Summary {
+            number: adr.number,
+            force: adr.force,
+            superseded: adr.superseded,
+            rules: adr.reach.count,
+            unscoped: adr.reach.unscoped,
+            links: adr.links(),
+            successors: adr.successors.clone(),
+            supersedes: adr.supersedes.clone(),
+            at: None,
+        }
+    }
+}
+
+/// Strings packed into one: a list read with two allocations, not one per string.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+struct Packed {
+    text: String,
+    /// Where each string ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl Packed {
+    fn push(&mut self, item: &str) {
+        self.text.push_str(item);
+        self.ends.push(self.text.len());
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            let item = self.text.get(start..end).unwrap_or_default();
+            start = end;
+            item
+        })
+    }
+}
+
+/// The literal starts of what every ADR links (its `files` entries, the
+/// literal start of each `governs:` glob, [`literal_prefix`]) and of its rules'
+/// `paths` ([`Reach::prefixes`]), as [`start_key`] compares them: an ADR can
+/// govern a path, or a rule of it cover the path by its `paths`, only if one of
+/// its starts starts the path. So a question about one path reads only the ADRs
+/// it may concern.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+struct Starts {
+    starts: Packed,
+    /// Per start: the ADR's position, and whether it is a rule's (`paths`).
+    owners: Vec<(usize, bool)>,
+}
+
+impl Starts {
+    fn of(adrs: &[Indexed]) -> Starts {
+        let mut starts = Starts::default();
+        for (i, adr) in adrs.iter().enumerate() {
+            let links = adr.create.iter().chain(&adr.modify).map(String::as_str);
+            let globs = adr
+                .governs
+                .iter()
+                .filter(|g| !g.starts_with('!'))
+                .map(|g| literal_prefix(g));
+            for start in links.chain(globs) {
+                starts.starts.push(&start_key(start));
+                starts.owners.push((i, false));
+            }
+            for start in &adr.reach.prefixes {
+                starts.starts.push(&start_key(start));
+                starts.owners.push((i, true));
+            }
+        }
+        starts
+    }
+
+    /// The ADRs one of whose starts starts `path`: `(position, rule)` for each
+    /// such start, `rule` telling whether it is a rule's `paths`.
+    fn of_path<'a>(&'a self, path: &str) -> impl Iterator<Item = (usize, bool)> + 'a {
+        let key = start_key(path).into_owned();
+        self.starts
+            .iter()
+            .zip(&self.owners)
+            .filter(move |(start, _)| key.starts_with(start))
+            .map(|(_, owner)| *owner)
+    }
+}
+
+/// A path or a start of one as [`Starts`] compares them: unchanged on Unix; on
+/// Windows with `/` separators and lower case, one character at a time (no
+/// final-sigma rule), so that whatever [`names`] and [`Indexed::matching`]
+/// accept also starts with the key of its start.
+fn start_key(text: &str) -> std::borrow::Cow<'_, str> {
+    if crate::paths::WINDOWS {
+        std::borrow::Cow::Owned(
+            text.replace('\\', "/")
+                .chars()
+                .flat_map(char::to_lowercase)
+                .collect(),
+        )
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
 impl Indexed {
     /// The `governs:` glob that brings `path` under the ADR, unless an exclude
     /// takes it out. Globs whose literal start `path` lacks are ruled out first,
@@ -220,11 +344,11 @@ impl Indexed {
 
     /// Its rules: those it was built with, or those `block` (the cache's rule
     /// block) holds for it, read once. A block that does not read gives none.
-    fn rules(&self, block: &[u8]) -> &[Compiled] {
+    fn rules(&self, block: &Block) -> &[Compiled] {
         self.rules.get_or_init(|| {
             self.rules_at
-                .and_then(|(start, end)| block.get(start..end))
-                .and_then(cache::rules::read)
+                .and_then(|at| block.read(at))
+                .and_then(|bytes| cache::rules::read(&bytes))
                 .unwrap_or_default()
         })
     }
@@ -232,6 +356,31 @@ impl Indexed {
     /// Whether the ADR links any path by itself (`files` or `governs:`).
     fn links(&self) -> bool {
         !(self.create.is_empty() && self.modify.is_empty() && self.governs.is_empty())
+    }
+
+    /// The stand-in for an ADR the cache's block does not give back (a damaged
+    /// cache): it links nothing and has no rules.
+    fn unreadable(summary: &Summary, file: Option<&str>) -> Indexed {
+        let file = file.unwrap_or_default().to_owned();
+        Indexed {
+            id: file.clone(),
+            number_text: None,
+            number: summary.number,
+            title: None,
+            status: None,
+            force: Force::None,
+            superseded: false,
+            file,
+            create: Vec::new(),
+            modify: Vec::new(),
+            governs: Vec::new(),
+            scope: OnceLock::new(),
+            successors: Vec::new(),
+            supersedes: Vec::new(),
+            rules: OnceLock::new(),
+            rules_at: None,
+            reach: Reach::default(),
+        }
     }
 }
 
@@ -377,12 +526,64 @@ fn indexed(root: &Path, catalog: &Catalog, entry: &crate::adr::catalog::Entry) -
     })
 }
 
+/// The cache's block: each ADR of a loaded index and its rules, read when a
+/// question needs them.
+#[derive(Debug, Default)]
+enum Block {
+    /// A built index: its ADRs are read already.
+    #[default]
+    None,
+    Bytes(Vec<u8>),
+    /// The cache file, held open from `offset` on: a cache written meanwhile
+    /// (by rename) is another file, so what is read matches the header read.
+    File {
+        file: std::fs::File,
+        offset: u64,
+        len: usize,
+    },
+}
+
+impl Block {
+    /// The bytes from `start` to `end` (None: outside the block, or unreadable).
+    fn read(&self, (start, end): (usize, usize)) -> Option<std::borrow::Cow<'_, [u8]>> {
+        match self {
+            Block::None => None,
+            Block::Bytes(bytes) => bytes.get(start..end).map(std::borrow::Cow::Borrowed),
+            Block::File { file, offset, len } => {
+                if start > end || end > *len {
+                    return None;
+                }
+                let mut buf = vec![0; end - start];
+                crate::fs::read::exact_at(file, offset + start as u64, &mut buf).ok()?;
+                Some(std::borrow::Cow::Owned(buf))
+            }
+        }
+    }
+
+    /// How many bytes it holds.
+    fn len(&self) -> usize {
+        match self {
+            Block::None => 0,
+            Block::Bytes(bytes) => bytes.len(),
+            Block::File { len, .. } => *len,
+        }
+    }
+}
+
 /// The governing index of a repository: every ADR with its links, read once.
 #[derive(Debug)]
 pub struct Index {
-    adrs: Vec<Indexed>,
-    /// The cache file's rule block, where a loaded ADR reads its rules from.
-    rule_block: Vec<u8>,
+    /// Every ADR, in the directory's order, as known without reading it.
+    summaries: Vec<Summary>,
+    /// Every ADR: set when the index is built, read from `block` on first use
+    /// when it is loaded from the cache ([`Index::adr`]).
+    adrs: Vec<OnceLock<Indexed>>,
+    /// Which ADRs a path may concern.
+    starts: Starts,
+    /// The ADRs' files, repository-relative ([`Index::is_adr`]).
+    files: Packed,
+    /// The cache file's block, where a loaded ADR and its rules are read from.
+    rule_block: Block,
     /// ADR position by number (the first ADR that has it).
     by_number: BTreeMap<u32, usize>,
 }
@@ -401,17 +602,60 @@ impl Index {
 
     /// The index of ADRs read already, in the directory's order.
     fn of(adrs: Vec<Indexed>) -> Index {
+        let mut files = Packed::default();
+        for adr in &adrs {
+            files.push(&adr.file);
+        }
+        Index::with(
+            adrs.iter().map(Summary::of).collect(),
+            Starts::of(&adrs),
+            files,
+            adrs.into_iter().map(OnceLock::from).collect(),
+            Block::default(),
+        )
+    }
+
+    /// The index as the cache keeps it: each ADR is read from `block` when a
+    /// question needs it.
+    fn loaded(summaries: Vec<Summary>, starts: Starts, files: Packed, block: Block) -> Index {
+        let adrs = summaries.iter().map(|_| OnceLock::new()).collect();
+        Index::with(summaries, starts, files, adrs, block)
+    }
+
+    fn with(
+        summaries: Vec<Summary>,
+        starts: Starts,
+        files: Packed,
+        adrs: Vec<OnceLock<Indexed>>,
+        rule_block: Block,
+    ) -> Index {
         let mut by_number = BTreeMap::new();
-        for (i, adr) in adrs.iter().enumerate() {
+        for (i, adr) in summaries.iter().enumerate() {
             if let Some(n) = adr.number {
                 by_number.entry(n).or_insert(i);
             }
         }
         Index {
+            summaries,
             adrs,
+            starts,
+            files,
+            rule_block,
             by_number,
-            rule_block: Vec::new(),
         }
+    }
+
+    /// The ADR at position `i`, read from the cache's block on first use. One
+    /// that does not read (a damaged cache) links nothing and rules nothing.
+    fn adr(&self, i: usize) -> &Indexed {
+        self.adrs[i].get_or_init(|| {
+            let summary = &self.summaries[i];
+            summary
+                .at
+                .and_then(|at| self.rule_block.read(at))
+                .and_then(|bytes| postcard::from_bytes(&bytes).ok())
+                .unwrap_or_else(|| Indexed::unreadable(summary, self.files.iter().nth(i)))
+        })
     }
 
     /// Whether a hook has anything to do with the index: a binding or pending ADR
@@ -420,65 +664,90 @@ impl Index {
     /// they are context for an ADR that may never be accepted, and a repository of
     /// proposals keeps the hook's no-op.
     pub fn rules_anything(&self) -> bool {
-        let binding = |adr: &Indexed| adr.force == Force::Binding;
-        self.adrs
-            .iter()
-            .any(|adr| adr.force >= Force::Pending && adr.reach.count > 0)
-            || self.adrs.iter().any(|adr| binding(adr) && adr.links())
-            || (self.adrs.iter().any(binding)
-                && self.adrs.iter().any(|adr| adr.superseded && adr.links()))
+        let binding = |adr: &Summary| adr.force == Force::Binding;
+        let adrs = &self.summaries;
+        adrs.iter()
+            .any(|adr| adr.force >= Force::Pending && adr.rules > 0)
+            || adrs.iter().any(|adr| binding(adr) && adr.links)
+            || (adrs.iter().any(binding) && adrs.iter().any(|adr| adr.superseded && adr.links))
     }
 
     /// How many ADRs the index holds.
     pub fn len(&self) -> usize {
-        self.adrs.len()
+        self.summaries.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.adrs.is_empty()
+        self.summaries.is_empty()
     }
 
     /// Whether `path` is one of the ADRs themselves.
     pub fn is_adr(&self, path: &str) -> bool {
-        self.adrs
+        self.files
             .iter()
-            .any(|adr| crate::paths::same_name(&adr.file, path, crate::paths::WINDOWS))
+            .any(|file| crate::paths::same_name(file, path, crate::paths::WINDOWS))
     }
 
     /// The ADRs whose rules can bind or warn (binding or pending, with rules):
     /// (id, title, force, rules).
     pub fn ruling(&self) -> impl Iterator<Item = RulingAdr<'_>> {
-        self.adrs
-            .iter()
-            .filter(|adr| adr.force >= Force::Pending && adr.reach.count > 0)
-            .map(|adr| self.ruling_adr(adr))
+        (0..self.summaries.len())
+            .filter(|&i| self.may_rule(i))
+            .map(|i| self.ruling_adr(i))
+    }
+
+    /// Whether the ADR at `i` has rules that can bind or warn.
+    fn may_rule(&self, i: usize) -> bool {
+        let adr = &self.summaries[i];
+        adr.force >= Force::Pending && adr.rules > 0
     }
 
     /// [`Index::ruling`], only the ADRs a rule of which may cover one of `paths`,
-    /// each given with the ids of the ADRs that govern it with at least pending
-    /// force: the rules of the others are not even read from the cache.
+    /// each given with the ADRs that govern it with at least pending force
+    /// ([`Index::governing`]): the others are not even read from the cache.
     pub fn ruling_for<'a>(
         &'a self,
-        paths: &'a [(&'a str, &'a BTreeSet<String>)],
+        paths: &'a [(&'a str, &'a Governors)],
     ) -> impl Iterator<Item = RulingAdr<'a>> {
-        self.adrs
-            .iter()
-            .filter(|adr| adr.force >= Force::Pending && adr.reach.count > 0)
-            .filter(|adr| {
+        let mut reached = BTreeSet::new();
+        for (path, governors) in paths {
+            // A rule without `paths` covers what its ADR governs; one with them,
+            // paths its starts may start.
+            reached.extend(
+                governors
+                    .0
+                    .iter()
+                    .copied()
+                    .filter(|&i| self.summaries[i].unscoped),
+            );
+            reached.extend(
+                self.starts
+                    .of_path(path)
+                    .filter(|(_, rule)| *rule)
+                    .map(|(i, _)| i),
+            );
+        }
+        reached
+            .into_iter()
+            .filter(|&i| self.may_rule(i))
+            .filter(move |&i| {
+                let adr = self.adr(i);
                 paths
                     .iter()
-                    .any(|(path, ids)| adr.reach.may_cover(path, ids.contains(&adr.id)))
+                    .any(|(path, governors)| adr.reach.may_cover(path, governors.0.contains(&i)))
             })
-            .map(|adr| self.ruling_adr(adr))
+            .map(|i| self.ruling_adr(i))
     }
 
-    /// The ids of the ADRs that govern `path` with at least pending force.
-    pub fn governing_ids(&self, path: &str) -> BTreeSet<String> {
-        self.resolve(path, &[])
-            .into_iter()
-            .filter(|g| g.force >= Force::Pending)
-            .map(|g| g.id)
-            .collect()
+    /// The ADRs that govern `path` with at least pending force.
+    pub fn governing(&self, path: &str) -> Governors {
+        Governors(
+            self.links(path, &[])
+                .into_iter()
+                .filter(|(_, (force, _))| *force >= Force::Pending)
+                .map(|(i, _)| i)
+                .collect(),
+        )
     }
 
     /// The rules of the ruling ADRs ([`Index::ruling_for`]) that judge the
@@ -496,11 +765,11 @@ impl Index {
         if self.is_adr(rel) {
             return;
         }
-        let ids = self.governing_ids(rel);
-        let reached = [(rel, &ids)];
+        let governors = self.governing(rel);
+        let reached = [(rel, &governors)];
         // Only the ADRs whose rules can reach the file: the others' are not read.
         for adr in self.ruling_for(&reached) {
-            let governed = ids.contains(adr.id);
+            let governed = governors.contains(&adr);
             for compiled in adr.rules {
                 if keep(&adr, compiled) && compiled.covers(rel, governed) {
                     each(&adr, compiled);
@@ -509,8 +778,10 @@ impl Index {
         }
     }
 
-    fn ruling_adr<'a>(&'a self, adr: &'a Indexed) -> RulingAdr<'a> {
+    fn ruling_adr(&self, i: usize) -> RulingAdr<'_> {
+        let adr = self.adr(i);
         RulingAdr {
+            position: i,
             id: &adr.id,
             title: adr.title.as_deref(),
             file: &adr.file,
@@ -522,16 +793,14 @@ impl Index {
     /// Every superseded ADR with the ids of the ADRs that replace it (as either side
     /// says), in the directory's order: `("ADR-0003", ["ADR-0007"])`.
     pub fn replaced(&self) -> Vec<(&str, Vec<&str>)> {
-        self.adrs
-            .iter()
-            .enumerate()
-            .filter(|(_, adr)| adr.superseded)
-            .map(|(i, adr)| {
+        (0..self.summaries.len())
+            .filter(|&i| self.summaries[i].superseded)
+            .map(|i| {
                 let by = self
                     .successors(i)
                     .into_iter()
-                    .map(|j| self.adrs[j].id.as_str());
-                (adr.id.as_str(), by.collect())
+                    .map(|j| self.adr(j).id.as_str());
+                (self.adr(i).id.as_str(), by.collect())
             })
             .collect()
     }
@@ -539,7 +808,7 @@ impl Index {
     /// The ADRs that replace the ADR at `i`: those it names, and those that name it
     /// in `supersedes`.
     fn successors(&self, i: usize) -> BTreeSet<usize> {
-        let adr = &self.adrs[i];
+        let adr = &self.summaries[i];
         let mut out: BTreeSet<usize> = adr
             .successors
             .iter()
@@ -547,7 +816,7 @@ impl Index {
             .collect();
         if let Some(own) = adr.number {
             out.extend(
-                self.adrs
+                self.summaries
                     .iter()
                     .enumerate()
                     .filter(|(_, other)| other.supersedes.contains(&own))
@@ -561,9 +830,46 @@ impl Index {
     /// The ADRs that govern the repository-relative `path`, given the markers found
     /// in the file's comments; the strongest first, then by number.
     pub fn resolve(&self, path: &str, markers: &[Marker]) -> Vec<Governing> {
+        let mut out: Vec<Governing> = self
+            .links(path, markers)
+            .into_iter()
+            .map(|(i, (force, provenance))| {
+                let adr = self.adr(i);
+                Governing {
+                    id: adr.id.clone(),
+                    number: adr.number_text.clone(),
+                    title: adr.title.clone(),
+                    status: adr.status.clone(),
+                    force,
+                    file: adr.file.clone(),
+                    provenance,
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            b.force
+                .cmp(&a.force)
+                .then_with(|| a.number.is_none().cmp(&b.number.is_none()))
+                .then_with(|| a.number.cmp(&b.number))
+                .then_with(|| a.file.cmp(&b.file))
+        });
+        out
+    }
+
+    /// The links from `path` to each ADR that governs it (by position), with the
+    /// force they give: only the ADRs one of whose starts starts the path
+    /// ([`Starts`]), those its markers name and their successors are read.
+    fn links(&self, path: &str, markers: &[Marker]) -> BTreeMap<usize, (Force, Vec<Provenance>)> {
+        let candidates: BTreeSet<usize> = self
+            .starts
+            .of_path(path)
+            .filter(|(_, rule)| !rule)
+            .map(|(i, _)| i)
+            .collect();
         // (ADR, provenance, the most force the link can carry).
         let mut links: Vec<(usize, Provenance, Force)> = Vec::new();
-        for (i, adr) in self.adrs.iter().enumerate() {
+        for i in candidates {
+            let adr = self.adr(i);
             if adr.create.iter().any(|e| names(e, path)) {
                 links.push((i, Provenance::FilesCreate, Force::Binding));
             }
@@ -597,13 +903,13 @@ impl Index {
         let mut k = 0;
         while k < links.len() {
             let (i, _, cap) = links[k];
-            if self.adrs[i].superseded {
+            if self.summaries[i].superseded {
                 for successor in self.successors(i) {
                     if handed.insert((i, successor)) {
                         links.push((
                             successor,
                             Provenance::Successor {
-                                of: self.adrs[i].id.clone(),
+                                of: self.adr(i).id.clone(),
                             },
                             cap,
                         ));
@@ -615,40 +921,31 @@ impl Index {
         let mut grouped: BTreeMap<usize, (Force, Vec<Provenance>)> = BTreeMap::new();
         for (i, provenance, cap) in links {
             let slot = grouped.entry(i).or_insert((Force::None, Vec::new()));
-            slot.0 = slot.0.max(cap.min(self.adrs[i].force));
+            slot.0 = slot.0.max(cap.min(self.summaries[i].force));
             if !slot.1.contains(&provenance) {
                 slot.1.push(provenance);
             }
         }
-        let mut out: Vec<Governing> = grouped
-            .into_iter()
-            .map(|(i, (force, provenance))| {
-                let adr = &self.adrs[i];
-                Governing {
-                    id: adr.id.clone(),
-                    number: adr.number_text.clone(),
-                    title: adr.title.clone(),
-                    status: adr.status.clone(),
-                    force,
-                    file: adr.file.clone(),
-                    provenance,
-                }
-            })
-            .collect();
-        out.sort_by(|a, b| {
-            b.force
-                .cmp(&a.force)
-                .then_with(|| a.number.is_none().cmp(&b.number.is_none()))
-                .then_with(|| a.number.cmp(&b.number))
-                .then_with(|| a.file.cmp(&b.file))
-        });
-        out
+        grouped
+    }
+}
+
+/// The ADRs that govern a path with at least pending force ([`Index::governing`]).
+#[derive(Debug, Default)]
+pub struct Governors(BTreeSet<usize>);
+
+impl Governors {
+    /// Whether `adr` is one of them.
+    pub fn contains(&self, adr: &RulingAdr<'_>) -> bool {
+        self.0.contains(&adr.position)
     }
 }
 
 /// An ADR whose `## Enforcement` rules apply, as [`Index::ruling`] lists it.
 #[derive(Debug, Clone, Copy)]
 pub struct RulingAdr<'a> {
+    /// Its position in the index ([`Governors::contains`]).
+    position: usize,
     pub id: &'a str,
     pub title: Option<&'a str>,
     /// The ADR's file, relative to the repository root.

@@ -143,6 +143,32 @@ fn open_read(path: &Path, links: Links) -> std::io::Result<std::fs::File> {
     Ok(file)
 }
 
+/// Fill `buf` from `file` at `offset`, without moving a shared position (Unix)
+/// or whatever the position was (Windows): for a reader that reads parts of a file
+/// it holds open.
+pub fn exact_at(file: &std::fs::File, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        let mut done = 0;
+        while done < buf.len() {
+            let n = std::os::windows::fs::FileExt::seek_read(
+                file,
+                &mut buf[done..],
+                offset + done as u64,
+            )?;
+            if n == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            done += n;
+        }
+        Ok(())
+    }
+}
+
 /// The bytes of the regular file `path`, an error for anything else and for a file
 /// larger than `limit` bytes. For files helix-gate itself wrote.
 pub fn regular(path: &Path, limit: u64, links: Links) -> std::io::Result<Vec<u8>> {

@@ -417,10 +417,10 @@ fn briefs(root: &Path, index: &Index, rel: &str) -> Vec<GoverningBrief> {
             rules: Vec::new(),
         })
         .collect();
-    let ids: std::collections::BTreeSet<String> = out.iter().map(|b| b.id.clone()).collect();
-    let reached = [(rel, &ids)];
+    let governors = index.governing(rel);
+    let reached = [(rel, &governors)];
     for adr in index.ruling_for(&reached) {
-        let governed = ids.contains(adr.id);
+        let governed = governors.contains(&adr);
         let rules: Vec<(String, String, String)> = adr
             .rules
             .iter()

@@ -247,6 +247,22 @@ impl Store {
     /// What the record says about the session's configuration, without building
     /// its file maps (the baseline of every ADR: most events do not need it).
     pub(super) fn load_header(&self) -> Option<RecordHeader> {
+        // The header is at the start: its first bytes mostly hold it whole, and the
+        // rest of a large session's record is never read (nor its pages touched).
+        if let Ok(file) =
+            crate::fs::read::open_regular(&self.record_path(), crate::fs::read::Links::Refuse)
+        {
+            let mut head = Vec::with_capacity(HEAD_BYTES);
+            if std::io::Read::read_to_end(
+                &mut std::io::Read::take(&file, HEAD_BYTES as u64),
+                &mut head,
+            )
+            .is_ok()
+                && let Some(header) = header_of(&head)
+            {
+                return Some(header);
+            }
+        }
         let bytes = self.read_record()?;
         header_of(&bytes).or_else(|| serde_json::from_slice(&bytes).ok())
     }
@@ -272,14 +288,21 @@ impl Store {
     }
 }
 
+/// How much of a record [`Store::load_header`] reads first.
+const HEAD_BYTES: usize = 8 << 10;
+
 /// The header of a record as [`Store::save`] writes it, parsed from the bytes
 /// before its file maps: [`Record`]'s fields are written in their order, the
 /// header's scalars first, and the key `"files"` cannot occur earlier outside a
 /// string (a quote inside a string is escaped). Reading a large session's
 /// baseline only to skip it cost more than the rest of a governed write's check.
 /// `None` when the record does not have that shape (the caller parses it whole).
+/// The key is near the start: a plain scan finds it, where `memchr` would first
+/// detect the CPU's features, which the hook leaves to its waiting thread
+/// (`warm_cpu_features`).
 fn header_of(bytes: &[u8]) -> Option<RecordHeader> {
-    let end = memchr::memmem::find(bytes, b",\"files\":")?;
+    const KEY: &[u8] = b",\"files\":";
+    let end = bytes.windows(KEY.len()).position(|w| w == KEY)?;
     let mut head = bytes[..end].to_vec();
     head.push(b'}');
     serde_json::from_slice(&head).ok()

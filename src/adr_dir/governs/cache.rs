@@ -30,14 +30,16 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
-use super::{Index, Indexed, Workspace, engine};
+use std::sync::OnceLock;
+
+use super::{Block, Index, Indexed, Packed, Starts, Summary, Workspace, engine};
 use crate::adr_dir::catalog::Catalog;
 use crate::fs::data_dir;
 
 use crate::fs::data_dir::{GOVERNS_INDEX_PATH as INDEX_PATH, GOVERNS_NONE_PATH as NONE_PATH};
 
 /// Bumped whenever the file's layout or the index's meaning changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 /// The largest cache file read: a thousand ADRs take about 1 MiB.
 const MAX_CACHE_BYTES: u64 = 64 << 20;
 /// How long after its last change an entry is hashed again on every load: more
@@ -90,20 +92,24 @@ struct Stored {
     /// The size limit the ADRs were read with.
     limit: u64,
     sources: Vec<Source>,
-    adrs: Vec<Indexed>,
-    /// The rule block's length: a file cut short is rebuilt.
+    /// Each ADR as known without reading it ([`Summary`]): where the block has it.
+    adrs: Vec<Summary>,
+    /// Which ADRs a path may concern.
+    starts: Starts,
+    /// The ADRs' files.
+    files: Packed,
+    /// The block's length: a file cut short is rebuilt.
     block_len: usize,
-    /// The rule block: each ADR's rules ([`rules`]) where its `rules_at` says,
-    /// after the header's line in the file, read only for the ADRs a path needs.
+    /// The block, after the header in the file: each ADR (postcard) where its
+    /// summary's `at` says and its rules ([`rules`]) where its `rules_at` says,
+    /// read only for the ADRs a path needs.
     #[serde(skip)]
-    block: Vec<u8>,
+    block: Block,
 }
 
 impl Stored {
     fn index(self) -> Index {
-        let mut index = Index::of(self.adrs);
-        index.rule_block = self.block;
-        index
+        Index::loaded(self.adrs, self.starts, self.files, self.block)
     }
 }
 
@@ -178,19 +184,34 @@ enum Verdict {
 }
 
 /// Read and parse the cache file at `path` (None: missing, larger than `limit`, a
-/// link, or not a cache of this version). The file is the header's length (4
-/// bytes, little-endian), the header with the ADRs' links (postcard: read at
-/// every hook call on a governed file, a third of the cost of the same as JSON),
-/// and the rule block.
+/// link, cut short, or not a cache of this version). The file is the header's
+/// length (4 bytes, little-endian), the header ([`Stored`], postcard: read at every
+/// hook call on a governed file) and the block. Only the header is read: the file
+/// stays open for the block, of which a question reads only the ADRs it needs
+/// (reading a thousand ADRs' block whole cost a governed write more in fresh
+/// pages than all its checks).
 fn read(path: &Path, limit: u64) -> Option<Stored> {
-    let mut bytes = crate::fs::read::regular(path, limit, crate::fs::read::Links::Refuse).ok()?;
-    let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
-    let end = len.checked_add(4).filter(|end| *end <= bytes.len())?;
-    let mut stored: Stored = postcard::from_bytes(&bytes[4..end]).ok()?;
-    stored.block = bytes.split_off(end);
-    if stored.block.len() != stored.block_len {
+    use crate::fs::read::{Links, exact_at, open_regular};
+    let file = open_regular(path, Links::Refuse).ok()?;
+    let size = file.metadata().ok()?.len();
+    if size > limit {
         return None;
     }
+    let mut len = [0; 4];
+    exact_at(&file, 0, &mut len).ok()?;
+    let len = u32::from_le_bytes(len) as usize;
+    let end = len.checked_add(4).filter(|end| *end as u64 <= size)?;
+    let mut header = vec![0; len];
+    exact_at(&file, 4, &mut header).ok()?;
+    let mut stored: Stored = postcard::from_bytes(&header).ok()?;
+    if size - end as u64 != stored.block_len as u64 {
+        return None;
+    }
+    stored.block = Block::File {
+        file,
+        offset: end as u64,
+        len: stored.block_len,
+    };
     (stored.format == FORMAT && stored.version == env!("CARGO_PKG_VERSION")).then_some(stored)
 }
 
@@ -275,16 +296,7 @@ fn build(root: &Path) -> anyhow::Result<(Index, Stored)> {
     let ws = Workspace::of(engine);
     if !ws.dir.is_dir() {
         record(&ws.dir, false, None);
-        let stored = Stored {
-            format: FORMAT,
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-            limit,
-            sources,
-            adrs: Vec::new(),
-            block_len: 0,
-            block: Vec::new(),
-        };
-        return Ok((Index::of(Vec::new()), stored));
+        return Ok((Index::of(Vec::new()), Stored::new(limit, sources)));
     }
     // Folders listed before the catalog walks them: a file added in between is
     // in the index and not in the listing, which only rebuilds once more.
@@ -306,34 +318,66 @@ fn build(root: &Path) -> anyhow::Result<(Index, Stored)> {
         record(&entry.path, false, hash);
     }
     let index = Index::from_catalog(&ws.engine.root, &catalog);
-    let stored = Stored {
-        format: FORMAT,
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        limit,
-        sources,
-        adrs: Vec::new(),
-        block_len: 0,
-        block: Vec::new(),
-    };
-    Ok((index, stored))
+    Ok((index, Stored::new(limit, sources)))
+}
+
+impl Stored {
+    /// What an index is built from, before the index is written in.
+    fn new(limit: u64, sources: Vec<Source>) -> Stored {
+        Stored {
+            format: FORMAT,
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            limit,
+            sources,
+            adrs: Vec::new(),
+            starts: Starts::default(),
+            files: Packed::default(),
+            block_len: 0,
+            block: Block::default(),
+        }
+    }
 }
 
 /// Write the cache for `index`: `governs-index` when it rules anything, else
 /// `governs-none` where the data folder exists; the other file is removed.
 fn write(root: &Path, index: Index, mut stored: Stored) -> Index {
     let ruling = index.rules_anything();
+    let Index {
+        mut summaries,
+        adrs,
+        starts,
+        files,
+        rule_block,
+        ..
+    } = index;
+    let mut adrs: Vec<Indexed> = adrs
+        .into_iter()
+        .zip(files.iter())
+        .zip(&summaries)
+        .map(|((cell, file), summary)| {
+            cell.into_inner()
+                .unwrap_or_else(|| Indexed::unreadable(summary, Some(file)))
+        })
+        .collect();
     let mut block = Vec::new();
-    let mut adrs = index.adrs;
-    for adr in &mut adrs {
+    for (adr, summary) in adrs.iter_mut().zip(&mut summaries) {
         if adr.reach.count > 0 {
             let start = block.len();
-            rules::write(adr.rules(&index.rule_block), &mut block);
+            rules::write(adr.rules(&rule_block), &mut block);
             adr.rules_at = Some((start, block.len()));
         }
+        let start = block.len();
+        // A struct of plain fields always serializes.
+        if let Ok(bytes) = postcard::to_allocvec(&*adr) {
+            block.extend_from_slice(&bytes);
+        }
+        summary.at = Some((start, block.len()));
     }
-    stored.adrs = adrs;
+    stored.adrs = summaries;
+    stored.starts = starts;
+    stored.files = files;
     stored.block_len = block.len();
-    stored.block = block;
+    stored.block = Block::Bytes(block);
     let (keep, drop) = if ruling {
         (INDEX_PATH, NONE_PATH)
     } else {
@@ -349,7 +393,14 @@ fn write(root: &Path, index: Index, mut stored: Stored) -> Index {
         // Best effort: a cache that cannot be written is rebuilt next time.
         let _ = save(&dir, keep, &stored);
     }
-    stored.index()
+    // The ADRs read already stay read.
+    Index::with(
+        stored.adrs,
+        stored.starts,
+        stored.files,
+        adrs.into_iter().map(OnceLock::from).collect(),
+        stored.block,
+    )
 }
 
 fn save(dir: &Path, rel: &str, stored: &Stored) -> io::Result<()> {
@@ -362,10 +413,14 @@ fn save(dir: &Path, rel: &str, stored: &Stored) -> io::Result<()> {
     }
     let header = postcard::to_allocvec(stored).map_err(io::Error::other)?;
     let len = u32::try_from(header.len()).map_err(io::Error::other)?;
-    let mut bytes = Vec::with_capacity(4 + header.len() + stored.block.len());
+    let block = stored
+        .block
+        .read((0, stored.block.len()))
+        .ok_or_else(|| io::Error::other("the cache's block no longer reads"))?;
+    let mut bytes = Vec::with_capacity(4 + header.len() + block.len());
     bytes.extend_from_slice(&len.to_le_bytes());
     bytes.extend_from_slice(&header);
-    bytes.extend_from_slice(&stored.block);
+    bytes.extend_from_slice(&block);
     crate::fs::atomic::write_with(dir, &path, &bytes, crate::fs::atomic::Options::FAST)
 }
 
@@ -578,6 +633,7 @@ mod tests {
 
     use super::*;
     use crate::adr_dir::enforce::{self, Change, Moment};
+    use crate::adr_dir::markers::Marker;
 
     /// An accepted ADR governing `src/**` with one `forbid_import` rule of `module`.
     fn ruling(number: u32, module: &str) -> String {
@@ -614,9 +670,12 @@ mod tests {
     /// Change the title of the first ADR inside the cache file: a load that
     /// shows it read the cache, one that does not rebuilt the index.
     fn poison(root: &Path) {
-        edit_header(root, |header| {
-            header.adrs[0].title = Some("from the cache".into());
-        });
+        let mut stored = read(&root.join(INDEX_PATH), MAX_CACHE_BYTES).unwrap();
+        let (limit, sources) = (stored.limit, std::mem::take(&mut stored.sources));
+        let mut index = stored.index();
+        index.adr(0);
+        index.adrs[0].get_mut().unwrap().title = Some("from the cache".into());
+        write(root, index, Stored::new(limit, sources));
     }
 
     /// Change the header of the cache file.
@@ -629,7 +688,7 @@ mod tests {
     }
 
     fn title(index: &Index) -> Option<&str> {
-        index.adrs[0].title.as_deref()
+        index.adr(0).title.as_deref()
     }
 
     #[test]
@@ -663,6 +722,136 @@ mod tests {
             title(&cached_index(root.path()).unwrap()),
             Some("from the cache")
         );
+    }
+
+    /// A loaded index reads only the ADRs a path may concern: what it answers
+    /// must be what the index built from the ADRs answers, for every kind of
+    /// link, exclude, succession, marker and rule scope.
+    #[test]
+    fn a_loaded_index_answers_as_the_built_one() {
+        let rule = |id: &str, paths: &str| {
+            format!(
+                "  - id: {id}\n    kind: forbid_pattern\n    why: w\n    pattern: 'bad_{id}'\n{paths}    examples: {{violates: \"bad_{id}\", passes: \"good\"}}\n"
+            )
+        };
+        let adr = |front: &str, rules: &str| {
+            let rules = if rules.is_empty() {
+                String::new()
+            } else {
+                format!("\n## Enforcement\n\n```yaml\nrules:\n{rules}```\n")
+            };
+            format!("---\n{front}---\n# T\n\n## Decision\n\nD.\n{rules}")
+        };
+        let texts = [
+            (
+                "001-files.md",
+                adr(
+                    "adr_id: 1\nstatus: Accepted\nfiles:\n  create: [src/new.rs]\n  modify: [src/lib.rs, ./docs/]\n",
+                    &rule("r1", ""),
+                ),
+            ),
+            (
+                "002-globs.md",
+                adr(
+                    "adr_id: 2\nstatus: Accepted\ngoverns: [\"src/**\", \"!src/gen/**\", \"**/*.sql\"]\n",
+                    &rule("r2", "    paths: [\"tools/**\"]\n"),
+                ),
+            ),
+            (
+                "003-old.md",
+                adr(
+                    "adr_id: 3\nstatus: Superseded\nsuperseded_by: \"004\"\ngoverns: [\"lib/**\"]\n",
+                    &rule("r3", ""),
+                ),
+            ),
+            (
+                "004-new.md",
+                adr("adr_id: 4\nstatus: Accepted\n", &rule("r4", "")),
+            ),
+            (
+                "005-proposed.md",
+                adr(
+                    "adr_id: 5\nstatus: Proposed\ngoverns: [\"src/db/*.rs\"]\n",
+                    &rule("r5", "    paths: [\"src/db/**\", \"migrations/*.sql\"]\n"),
+                ),
+            ),
+            (
+                "006-rejected.md",
+                adr(
+                    "adr_id: 6\nstatus: Rejected\ngoverns: [\"**\"]\n",
+                    &rule("r6", ""),
+                ),
+            ),
+            (
+                "007-scoped.md",
+                adr(
+                    "adr_id: 7\nstatus: Accepted\n",
+                    &rule("r7", "    paths: [\"src/api/**/*.py\"]\n"),
+                ),
+            ),
+        ];
+        let texts: Vec<(&str, &str)> = texts.iter().map(|(n, t)| (*n, t.as_str())).collect();
+        let root = repo(&texts);
+        cached_index(root.path()).unwrap();
+        let loaded = cached_index(root.path()).unwrap();
+        assert!(
+            loaded.adrs.iter().all(|a| a.get().is_none()),
+            "nothing read yet"
+        );
+        let fresh = super::super::index(root.path()).unwrap();
+        let paths = [
+            "src/new.rs",
+            "src/lib.rs",
+            "src/lib.rs.bak",
+            "docs/a.md",
+            "docsx/a.md",
+            "src/gen/x.rs",
+            "src/db/q.rs",
+            "src/db/sub/q.rs",
+            "a/b.sql",
+            "migrations/1.sql",
+            "lib/x.rs",
+            "tools/t.py",
+            "src/api/v1/h.py",
+            "other.txt",
+            "adr/001-files.md",
+            "",
+        ];
+        let markers = [
+            vec![],
+            vec![Marker { number: 3, line: 1 }],
+            vec![Marker { number: 6, line: 2 }],
+        ];
+        let mut touched = 0;
+        for path in paths {
+            for m in &markers {
+                assert_eq!(
+                    format!("{:?}", loaded.resolve(path, m)),
+                    format!("{:?}", fresh.resolve(path, m)),
+                    "{path} {m:?}"
+                );
+            }
+            let covering = |index: &Index| {
+                let mut out = Vec::new();
+                index.each_rule_covering(
+                    path,
+                    |_, _| true,
+                    |adr, c| out.push(format!("{}/{}", adr.id, c.rule.id)),
+                );
+                out
+            };
+            assert_eq!(covering(&loaded), covering(&fresh), "{path}");
+            touched += covering(&fresh).len();
+            assert_eq!(loaded.is_adr(path), fresh.is_adr(path), "{path}");
+        }
+        assert!(touched > 5, "the paths reach rules");
+        assert_eq!(
+            format!("{:?}", loaded.replaced()),
+            format!("{:?}", fresh.replaced())
+        );
+        let ids = |index: &Index| index.ruling().map(|r| r.id.to_owned()).collect::<Vec<_>>();
+        assert_eq!(ids(&loaded), ids(&fresh));
+        assert_eq!(loaded.rules_anything(), fresh.rules_anything());
     }
 
     #[test]
@@ -751,7 +940,7 @@ mod tests {
         )
         .unwrap();
         let index = cached_index(root.path()).unwrap();
-        assert_eq!(index.adrs[0].id, "ADR-0014");
+        assert_eq!(index.adr(0).id, "ADR-0014");
     }
 
     #[test]
@@ -843,11 +1032,23 @@ mod tests {
         fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
         assert!(read(&path, MAX_CACHE_BYTES).is_none());
         let mut damaged = bytes.clone();
-        let at = damaged.len() - 2; // the `]` that closes the rule list
+        // The `]` that closes the rule list (the ADR's record follows it).
+        let at = bytes.windows(2).rposition(|w| w == b"]\n").unwrap();
         damaged[at] = b'x';
         fs::write(&path, &damaged).unwrap();
         let damaged = read(&path, MAX_CACHE_BYTES).unwrap().index();
+        assert_eq!(damaged.ruling().count(), 1);
         assert!(damaged.ruling().all(|r| r.rules.is_empty()));
+        assert_eq!(damaged.resolve("src/a.py", &[])[0].id, "ADR-014");
+        // An ADR's record damaged: the ADR links and rules nothing.
+        let mut damaged = bytes.clone();
+        damaged.truncate(bytes.len() - 3);
+        damaged.extend_from_slice(&[0xff; 3]);
+        fs::write(&path, &damaged).unwrap();
+        let damaged = read(&path, MAX_CACHE_BYTES).unwrap().index();
+        assert!(damaged.resolve("src/a.py", &[]).is_empty());
+        assert!(damaged.ruling().all(|r| r.rules.is_empty()));
+        fs::write(&path, &bytes).unwrap();
         // A cache of another format is not trusted.
         poison(root.path());
         edit_header(root.path(), |header| {
