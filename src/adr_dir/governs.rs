@@ -576,8 +576,10 @@ pub struct Index {
     /// Every ADR, in the directory's order, as known without reading it.
     summaries: Vec<Summary>,
     /// Every ADR: set when the index is built, read from `block` on first use
-    /// when it is loaded from the cache ([`Index::adr`]).
-    adrs: Vec<OnceLock<Indexed>>,
+    /// when it is loaded from the cache ([`Index::adr`]). Boxed: an unread
+    /// ADR's slot is a pointer, not an `Indexed`'s few hundred bytes (fresh
+    /// pages cost more than the reads a question saves).
+    adrs: Vec<OnceLock<Box<Indexed>>>,
     /// Which ADRs a path may concern.
     starts: Starts,
     /// The ADRs' files, repository-relative ([`Index::is_adr`]).
@@ -610,7 +612,9 @@ impl Index {
             adrs.iter().map(Summary::of).collect(),
             Starts::of(&adrs),
             files,
-            adrs.into_iter().map(OnceLock::from).collect(),
+            adrs.into_iter()
+                .map(|adr| OnceLock::from(Box::new(adr)))
+                .collect(),
             Block::default(),
         )
     }
@@ -626,7 +630,7 @@ impl Index {
         summaries: Vec<Summary>,
         starts: Starts,
         files: Packed,
-        adrs: Vec<OnceLock<Indexed>>,
+        adrs: Vec<OnceLock<Box<Indexed>>>,
         rule_block: Block,
     ) -> Index {
         let mut by_number = BTreeMap::new();
@@ -650,11 +654,13 @@ impl Index {
     fn adr(&self, i: usize) -> &Indexed {
         self.adrs[i].get_or_init(|| {
             let summary = &self.summaries[i];
-            summary
-                .at
-                .and_then(|at| self.rule_block.read(at))
-                .and_then(|bytes| postcard::from_bytes(&bytes).ok())
-                .unwrap_or_else(|| Indexed::unreadable(summary, self.files.iter().nth(i)))
+            Box::new(
+                summary
+                    .at
+                    .and_then(|at| self.rule_block.read(at))
+                    .and_then(|bytes| postcard::from_bytes(&bytes).ok())
+                    .unwrap_or_else(|| Indexed::unreadable(summary, self.files.iter().nth(i))),
+            )
         })
     }
 

@@ -100,6 +100,53 @@ pub fn stamp(meta: &Metadata) -> Stamp {
     )
 }
 
+/// Stamps of many paths below one folder ([`Stamps::at`]): on Unix relative to
+/// the folder held open, each one `stat` with the path as given and no
+/// allocation; elsewhere by the joined path.
+pub struct Stamps {
+    root: std::path::PathBuf,
+    #[cfg(unix)]
+    dir: Option<rustix::fd::OwnedFd>,
+}
+
+impl Stamps {
+    pub fn new(root: &std::path::Path) -> Stamps {
+        Stamps {
+            root: root.to_path_buf(),
+            #[cfg(unix)]
+            dir: rustix::fs::open(
+                root,
+                rustix::fs::OFlags::PATH
+                    | rustix::fs::OFlags::DIRECTORY
+                    | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )
+            .ok(),
+        }
+    }
+
+    /// The stamp of `rel` below the folder (links followed, as [`std::fs::metadata`]);
+    /// None when it does not exist or cannot be read.
+    pub fn at(&self, rel: &str) -> Option<Stamp> {
+        #[cfg(unix)]
+        if let Some(dir) = &self.dir {
+            let st = rustix::fs::statat(dir, rel, rustix::fs::AtFlags::empty()).ok()?;
+            let ns = |s: i128, n: i128| s * 1_000_000_000 + n;
+            // The field types differ between libcs and targets: widened, never cut.
+            #[allow(clippy::useless_conversion)]
+            return Some((
+                u64::try_from(st.st_size).unwrap_or(0),
+                ns(i128::from(st.st_mtime), i128::from(st.st_mtime_nsec)),
+                ns(i128::from(st.st_ctime), i128::from(st.st_ctime_nsec)),
+                u64::from(st.st_ino),
+            ));
+        }
+        std::fs::metadata(self.root.join(rel))
+            .ok()
+            .map(|m| stamp(&m))
+    }
+}
+
 #[cfg(windows)]
 pub fn stamp(meta: &Metadata) -> Stamp {
     use std::os::windows::fs::MetadataExt as _;
@@ -149,5 +196,33 @@ pub fn random(buf: &mut [u8]) -> std::io::Result<()> {
     #[cfg(windows)]
     {
         getrandom::fill(buf).map_err(|e| std::io::Error::other(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stamps_below_a_folder_are_those_of_the_joined_path() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join("adr")).unwrap();
+        std::fs::write(root.path().join("adr/001-a.md"), "# A\n").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("001-a.md", root.path().join("adr/link.md")).unwrap();
+        let stamps = Stamps::new(root.path());
+        for rel in ["adr/001-a.md", "adr", "adr/link.md"] {
+            let Ok(meta) = std::fs::metadata(root.path().join(rel)) else {
+                continue;
+            };
+            assert_eq!(stamps.at(rel), Some(stamp(&meta)), "{rel}");
+        }
+        assert_eq!(stamps.at("adr/missing.md"), None);
+        let outside = tempfile::NamedTempFile::new().unwrap();
+        let abs = outside.path().to_str().unwrap();
+        assert_eq!(
+            stamps.at(abs),
+            Some(stamp(&std::fs::metadata(abs).unwrap()))
+        );
     }
 }

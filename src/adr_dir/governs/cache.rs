@@ -39,7 +39,7 @@ use crate::fs::data_dir;
 use crate::fs::data_dir::{GOVERNS_INDEX_PATH as INDEX_PATH, GOVERNS_NONE_PATH as NONE_PATH};
 
 /// Bumped whenever the file's layout or the index's meaning changes.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 /// The largest cache file read: a thousand ADRs take about 1 MiB.
 const MAX_CACHE_BYTES: u64 = 64 << 20;
 /// How long after its last change an entry is hashed again on every load: more
@@ -77,9 +77,9 @@ struct Source {
     dir: bool,
     /// None: it did not exist.
     stamp: Option<Stamp>,
-    /// SHA-256 (hex) of the content or listing; empty: not read (missing, or
-    /// refused: a link out of the project), so any change rebuilds.
-    hash: String,
+    /// SHA-256 of the content or listing; None: not read (missing, or refused:
+    /// a link out of the project), so any change rebuilds.
+    hash: Option<Hash>,
     /// Changed too shortly before it was read to trust its stamp alone.
     racy: bool,
 }
@@ -119,12 +119,15 @@ fn now_ns() -> i128 {
         .map_or(0, |d| i128::try_from(d.as_nanos()).unwrap_or(i128::MAX))
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
-    crate::text::hex(&Sha256::digest(bytes))
+/// A SHA-256, kept as its bytes (half the header of hex, and no allocation to read).
+type Hash = [u8; 32];
+
+fn sha256(bytes: &[u8]) -> Hash {
+    Sha256::digest(bytes).into()
 }
 
 /// The hash of a folder's listing: its entries' names and kinds, sorted.
-fn listing_hash(dir: &Path) -> Option<String> {
+fn listing_hash(dir: &Path) -> Option<Hash> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .ok()?
         .flatten()
@@ -139,14 +142,14 @@ fn listing_hash(dir: &Path) -> Option<String> {
         })
         .collect();
     names.sort();
-    Some(sha256_hex(names.join("\n").as_bytes()))
+    Some(sha256(names.join("\n").as_bytes()))
 }
 
 /// The hash of a file's content as the catalog reads it (None: not readable).
-fn content_hash(path: &Path, limit: u64) -> Option<String> {
+fn content_hash(path: &Path, limit: u64) -> Option<Hash> {
     crate::engine::read_limited(path, limit)
         .ok()
-        .map(|bytes| sha256_hex(&bytes))
+        .map(|bytes| sha256(&bytes))
 }
 
 /// The folders of the ADR directory the catalog walks (itself included): not
@@ -219,13 +222,16 @@ fn read(path: &Path, limit: u64) -> Option<Stored> {
 fn verify(root: &Path, mut stored: Stored) -> Verdict {
     let started = now_ns();
     let mut refreshed = false;
+    let stamps = crate::fs::platform::Stamps::new(root);
     for source in &mut stored.sources {
-        let full = root.join(&source.path);
-        let stamp = Stamp::at(&full);
+        let stamp = stamps
+            .at(&source.path)
+            .map(|(a, b, c, d)| Stamp(a, b, c, d));
         if stamp == source.stamp && !source.racy {
             continue;
         }
-        if source.hash.is_empty() || stamp.is_none() || source.stamp.is_none() {
+        let full = root.join(&source.path);
+        if source.hash.is_none() || stamp.is_none() || source.stamp.is_none() {
             // Not read before, or appeared or vanished: nothing to compare.
             if stamp == source.stamp && stamp.is_none() {
                 continue;
@@ -237,7 +243,7 @@ fn verify(root: &Path, mut stored: Stored) -> Verdict {
         } else {
             content_hash(&full, stored.limit)
         };
-        if hash.as_deref() != Some(source.hash.as_str()) {
+        if hash != source.hash {
             return Verdict::Stale;
         }
         let racy = stamp.is_some_and(|s| s.racy(started));
@@ -260,7 +266,7 @@ fn build(root: &Path) -> anyhow::Result<(Index, Stored)> {
     let engine = engine(root)?;
     let limit = engine.settings.adr.max_file_size;
     let mut sources = Vec::new();
-    let mut record = |path: &Path, dir: bool, hash: Option<String>| {
+    let mut record = |path: &Path, dir: bool, hash: Option<Hash>| {
         let stamp = Stamp::at(path);
         let path =
             crate::paths::relative_to(root, path).unwrap_or_else(|| path.display().to_string());
@@ -272,7 +278,7 @@ fn build(root: &Path) -> anyhow::Result<(Index, Stored)> {
             dir,
             racy: stamp.is_some_and(|s| s.racy(started)),
             stamp,
-            hash: hash.unwrap_or_default(),
+            hash,
         });
     };
     // What the settings and the detection of an unconfigured layout read.
@@ -304,18 +310,14 @@ fn build(root: &Path) -> anyhow::Result<(Index, Stored)> {
         let hash = listing_hash(&folder);
         record(&folder, true, hash);
     }
-    let mut read: Vec<(PathBuf, String)> = Vec::new();
+    let mut read: std::collections::HashMap<PathBuf, Hash> = std::collections::HashMap::new();
     let catalog = Catalog::load_observed(&ws.engine, &ws.dir, &mut |path, bytes| {
-        read.push((path.to_path_buf(), sha256_hex(bytes)));
+        read.insert(path.to_path_buf(), sha256(bytes));
     })?;
     // Stamped after the read: a change in between has a recent time, so the
     // entry is racy and hashed again at the next load.
     for entry in &catalog.entries {
-        let hash = read
-            .iter()
-            .find(|(p, _)| *p == entry.path)
-            .map(|(_, h)| h.clone());
-        record(&entry.path, false, hash);
+        record(&entry.path, false, read.get(&entry.path).copied());
     }
     let index = Index::from_catalog(&ws.engine.root, &catalog);
     Ok((index, Stored::new(limit, sources)))
@@ -356,7 +358,7 @@ fn write(root: &Path, index: Index, mut stored: Stored) -> Index {
         .zip(&summaries)
         .map(|((cell, file), summary)| {
             cell.into_inner()
-                .unwrap_or_else(|| Indexed::unreadable(summary, Some(file)))
+                .map_or_else(|| Indexed::unreadable(summary, Some(file)), |adr| *adr)
         })
         .collect();
     let mut block = Vec::new();
@@ -398,7 +400,9 @@ fn write(root: &Path, index: Index, mut stored: Stored) -> Index {
         stored.adrs,
         stored.starts,
         stored.files,
-        adrs.into_iter().map(OnceLock::from).collect(),
+        adrs.into_iter()
+            .map(|adr| OnceLock::from(Box::new(adr)))
+            .collect(),
         stored.block,
     )
 }
@@ -679,6 +683,7 @@ mod tests {
     }
 
     /// Change the header of the cache file.
+    #[cfg(unix)]
     fn edit_header(root: &Path, edit: impl FnOnce(&mut Stored)) {
         let path = root.join(INDEX_PATH);
         let mut stored = read(&path, MAX_CACHE_BYTES).unwrap();
