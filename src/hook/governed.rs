@@ -98,10 +98,11 @@ fn check_file(root: &Path, index: &Index, rel: &str) -> Option<Checked> {
     // against the file in `HEAD` (a new file, an added line, import or
     // package), so a file that passes so passes, and only one that does not is
     // judged again against `HEAD`, to leave out what was there before.
+    let hash = digest(&bytes);
     let mut change = Change {
         path: rel.to_owned(),
         before: None,
-        after: Some(String::from_utf8_lossy(&bytes).into_owned()),
+        after: Some(text_of(bytes)),
     };
     let mut findings = enforce::check(index, std::slice::from_ref(&change), Moment::Session);
     if !findings.is_empty() {
@@ -119,8 +120,14 @@ fn check_file(root: &Path, index: &Index, rel: &str) -> Option<Checked> {
         rel: rel.to_owned(),
         report,
         rules,
-        hash: digest(&bytes),
+        hash,
     })
+}
+
+/// A file's bytes as text, invalid UTF-8 replaced; valid UTF-8 (the usual case)
+/// keeps its buffer instead of being copied.
+fn text_of(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 pub(super) fn digest(bytes: &[u8]) -> String {

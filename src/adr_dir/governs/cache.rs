@@ -39,7 +39,7 @@ use crate::fs::data_dir;
 use crate::fs::data_dir::{GOVERNS_INDEX_PATH as INDEX_PATH, GOVERNS_NONE_PATH as NONE_PATH};
 
 /// Bumped whenever the file's layout or the index's meaning changes.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 /// The largest cache file read: a thousand ADRs take about 1 MiB.
 const MAX_CACHE_BYTES: u64 = 64 << 20;
 /// How long after its last change an entry is hashed again on every load: more
@@ -542,22 +542,18 @@ pub(super) mod rules {
     use crate::rules::enforcement::{CodeRule, Compiled, Examples, Kind};
 
     /// One rule, flat: the kind's list (`modules`, `packages`, `with`) and text
-    /// (`pattern`, `check`) in two fields.
+    /// (`pattern`, `check`) in two fields. Postcard, as the rest of the cache:
+    /// every field is written, in order.
     #[derive(Serialize, Deserialize)]
     struct Flat {
         id: String,
         kind: String,
         why: String,
         severity: Severity,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         paths: Option<Vec<String>>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         list: Vec<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         text: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         violates: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         passes: Option<String>,
     }
 
@@ -614,17 +610,18 @@ pub(super) mod rules {
         }
     }
 
-    /// Append `rules` to `out`, as one line of JSON.
+    /// Append `rules` to `out`.
     pub(in crate::adr_dir::governs) fn write(rules: &[Compiled], out: &mut Vec<u8>) {
         let flat: Vec<Flat> = rules.iter().map(|c| Flat::of(&c.rule)).collect();
         // A Vec of plain structs always serializes.
-        let _ = serde_json::to_writer(&mut *out, &flat);
-        out.push(b'\n');
+        if let Ok(bytes) = postcard::to_allocvec(&flat) {
+            out.extend_from_slice(&bytes);
+        }
     }
 
     /// The rules `write` wrote (None: they do not read).
     pub(in crate::adr_dir::governs) fn read(bytes: &[u8]) -> Option<Vec<Compiled>> {
-        let flat: Vec<Flat> = serde_json::from_slice(bytes).ok()?;
+        let flat: Vec<Flat> = postcard::from_bytes(bytes).ok()?;
         flat.into_iter()
             .map(|f| f.rule().map(Compiled::deferred))
             .collect()
@@ -1037,9 +1034,12 @@ mod tests {
         fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
         assert!(read(&path, MAX_CACHE_BYTES).is_none());
         let mut damaged = bytes.clone();
-        // The `]` that closes the rule list (the ADR's record follows it).
-        let at = bytes.windows(2).rposition(|w| w == b"]\n").unwrap();
-        damaged[at] = b'x';
+        // The rule list's first rule's kind, cut: the list no longer reads.
+        let at = bytes
+            .windows(b"forbid_import".len())
+            .position(|w| w == b"forbid_import")
+            .unwrap();
+        damaged[at - 1] = 0x7f;
         fs::write(&path, &damaged).unwrap();
         let damaged = read(&path, MAX_CACHE_BYTES).unwrap().index();
         assert_eq!(damaged.ruling().count(), 1);

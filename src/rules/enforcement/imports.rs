@@ -194,6 +194,11 @@ fn quoted(text: &str) -> Option<&str> {
 }
 
 fn python(line: &str, n: usize, out: &mut Vec<(usize, String)>) {
+    // Cutting the comment keeps the start: a line that does not start a
+    // statement here is done before it is searched for `#`.
+    if !(line.starts_with("import ") || line.starts_with("from ")) {
+        return;
+    }
     let line = line.split('#').next().unwrap_or(line).trim();
     if let Some(rest) = line.strip_prefix("import ") {
         for part in rest.split(',') {
