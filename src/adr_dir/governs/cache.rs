@@ -39,7 +39,7 @@ use crate::fs::data_dir;
 use crate::fs::data_dir::{GOVERNS_INDEX_PATH as INDEX_PATH, GOVERNS_NONE_PATH as NONE_PATH};
 
 /// Bumped whenever the file's layout or the index's meaning changes.
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 6;
 /// The largest cache file read: a thousand ADRs take about 1 MiB.
 const MAX_CACHE_BYTES: u64 = 64 << 20;
 /// How long after its last change an entry is hashed again on every load: more
@@ -539,6 +539,7 @@ pub(super) mod rules {
     use serde::{Deserialize, Serialize};
 
     use crate::diagnostic::Severity;
+    use crate::rules::enforcement::eval::Prefilter;
     use crate::rules::enforcement::{CodeRule, Compiled, Examples, Kind};
 
     /// One rule, flat: the kind's list (`modules`, `packages`, `with`) and text
@@ -555,10 +556,13 @@ pub(super) mod rules {
         text: Option<String>,
         violates: Option<String>,
         passes: Option<String>,
+        /// A pattern rule's pattern as read once ([`Compiled::pattern_prefilter`]).
+        prefilter: Option<Prefilter>,
     }
 
     impl Flat {
-        fn of(rule: &CodeRule) -> Flat {
+        fn of(compiled: &Compiled) -> Flat {
+            let rule = &compiled.rule;
             let (list, text) = match &rule.kind {
                 Kind::ForbidImport { modules: list }
                 | Kind::ForbidDependency { packages: list }
@@ -579,6 +583,7 @@ pub(super) mod rules {
                 text,
                 violates: examples.violates,
                 passes: examples.passes,
+                prefilter: compiled.pattern_prefilter(),
             }
         }
 
@@ -612,7 +617,7 @@ pub(super) mod rules {
 
     /// Append `rules` to `out`.
     pub(in crate::adr_dir::governs) fn write(rules: &[Compiled], out: &mut Vec<u8>) {
-        let flat: Vec<Flat> = rules.iter().map(|c| Flat::of(&c.rule)).collect();
+        let flat: Vec<Flat> = rules.iter().map(Flat::of).collect();
         // A Vec of plain structs always serializes.
         if let Ok(bytes) = postcard::to_allocvec(&flat) {
             out.extend_from_slice(&bytes);
@@ -623,7 +628,11 @@ pub(super) mod rules {
     pub(in crate::adr_dir::governs) fn read(bytes: &[u8]) -> Option<Vec<Compiled>> {
         let flat: Vec<Flat> = postcard::from_bytes(bytes).ok()?;
         flat.into_iter()
-            .map(|f| f.rule().map(Compiled::deferred))
+            .map(|f| {
+                let prefilter = f.prefilter.clone();
+                f.rule()
+                    .map(|rule| Compiled::deferred_with(rule, prefilter))
+            })
             .collect()
     }
 }
@@ -824,7 +833,7 @@ mod tests {
             vec![Marker { number: 3, line: 1 }],
             vec![Marker { number: 6, line: 2 }],
         ];
-        let mut touched = 0;
+        let (mut touched, mut flags) = (0, 0);
         for path in paths {
             for m in &markers {
                 assert_eq!(
@@ -843,10 +852,17 @@ mod tests {
                 out
             };
             assert_eq!(covering(&loaded), covering(&fresh), "{path}");
+            let found = |index: &Index| -> Vec<String> {
+                let text = "x = bad_r1 + bad_r2\nbad_r5()\n# bad_r7\ngood\n";
+                flagged(index, path, text)
+            };
+            assert_eq!(found(&loaded), found(&fresh), "{path}");
+            flags += found(&fresh).len();
             touched += covering(&fresh).len();
             assert_eq!(loaded.is_adr(path), fresh.is_adr(path), "{path}");
         }
         assert!(touched > 5, "the paths reach rules");
+        assert!(flags > 5, "the rules flag the text");
         assert_eq!(
             format!("{:?}", loaded.replaced()),
             format!("{:?}", fresh.replaced())

@@ -39,9 +39,11 @@ pub struct Compiled {
     prefilter: OnceLock<Prefilter>,
 }
 
-/// What a rule's pattern tells without compiling it.
-#[derive(Debug, Clone, Default)]
-struct Prefilter {
+/// What a rule's pattern tells without compiling it. The cached governing index
+/// keeps it with the rule ([`Compiled::deferred_with`]), so a hook call does not
+/// parse the pattern again.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct Prefilter {
     /// Literals one of which every match starts with (`None`: no short list).
     literals: Option<Vec<Vec<u8>>>,
     /// The whole pattern, when it is a literal (`TODO`) or a literal at a
@@ -49,7 +51,7 @@ struct Prefilter {
     exact: Option<Exact>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Exact {
     Anywhere(Vec<u8>),
     LineStart(Vec<u8>),
@@ -211,12 +213,29 @@ impl Compiled {
     /// such rules), compiled piece by piece on first use. Should a glob or the
     /// pattern not compile after all, it matches nothing.
     pub fn deferred(rule: CodeRule) -> Compiled {
+        Compiled::deferred_with(rule, None)
+    }
+
+    /// [`Compiled::deferred`] with the pattern's [`Prefilter`] as
+    /// [`Compiled::pattern_prefilter`] gave it before.
+    pub fn deferred_with(rule: CodeRule, prefilter: Option<Prefilter>) -> Compiled {
         Compiled {
             rule,
             paths: OnceLock::new(),
             with: OnceLock::new(),
             regex: OnceLock::new(),
-            prefilter: OnceLock::new(),
+            prefilter: prefilter.map_or_else(OnceLock::new, OnceLock::from),
+        }
+    }
+
+    /// The [`Prefilter`] of a pattern rule's pattern, to keep with the rule;
+    /// None for the other kinds.
+    pub fn pattern_prefilter(&self) -> Option<Prefilter> {
+        match &self.rule.kind {
+            Kind::ForbidPattern { pattern } | Kind::RequirePattern { pattern } => {
+                Some(shared_prefilter(pattern))
+            }
+            _ => None,
         }
     }
 
