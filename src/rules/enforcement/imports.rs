@@ -93,6 +93,9 @@ impl Lang {
 
     /// The modules imported on each line of `text`: (1-based line, module).
     pub fn imports(self, text: &str) -> Vec<(usize, String)> {
+        if self == Lang::Python {
+            return python_imports(text);
+        }
         let mut out = Vec::new();
         let mut go_block = false;
         let mut rust_use: Option<(usize, String)> = None;
@@ -191,6 +194,31 @@ fn quoted(text: &str) -> Option<&str> {
     let rest = &text[start + 1..];
     let end = rest.find(quote)?;
     Some(&rest[..end])
+}
+
+/// [`Lang::imports`] of Python: a statement that imports holds the word
+/// `import` on its line, and no state carries from one line to the next, so only
+/// the lines a search for the word finds are read (as `str::lines` cuts them).
+fn python_imports(text: &str) -> Vec<(usize, String)> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    // The line number at `counted`, the start of the last line looked at.
+    let (mut counted, mut n) = (0, 1);
+    let mut next = 0;
+    for at in memchr::memmem::find_iter(bytes, b"import") {
+        if at < next {
+            continue; // on the line just read
+        }
+        let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+        n += memchr::memchr_iter(b'\n', &bytes[counted..start]).count();
+        counted = start;
+        next = end;
+        let line = &text[start..end];
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        python(line.trim(), n, &mut out);
+    }
+    out
 }
 
 fn python(line: &str, n: usize, out: &mut Vec<(usize, String)>) {
@@ -337,6 +365,20 @@ fn javascript(line: &str, n: usize, out: &mut Vec<(usize, String)>) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn python_reads_only_the_lines_that_name_import_and_misses_none() {
+        let text = "import os\r\nx = 1\n  from a.b import (c, d)  # important\nimportant = 2\n\
+                    # import commented\ns = 'import not'\nfrom . import x\nimport json, sys as s\r\n\
+                    \u{e9}import y\nimport z";
+        let mut expected = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            super::python(line.trim(), i + 1, &mut expected);
+        }
+        assert_eq!(python_imports(text), expected);
+        assert!(expected.len() >= 6, "{expected:?}");
+        assert_eq!(python_imports(""), Vec::new());
+    }
+
     use super::*;
 
     fn names(lang: Lang, text: &str) -> Vec<String> {
