@@ -560,6 +560,15 @@ impl Block {
         }
     }
 
+    /// The block held in memory (a file's read whole and closed); None when it
+    /// no longer reads.
+    fn in_memory(self) -> Option<Block> {
+        match &self {
+            Block::File { len, .. } => self.read((0, *len)).map(|b| Block::Bytes(b.into_owned())),
+            _ => Some(self),
+        }
+    }
+
     /// How many bytes it holds.
     fn len(&self) -> usize {
         match self {
@@ -587,7 +596,7 @@ pub struct Index {
     /// The cache file's block, where a loaded ADR and its rules are read from.
     rule_block: Block,
     /// ADR position by number (the first ADR that has it).
-    by_number: BTreeMap<u32, usize>,
+    by_number: OnceLock<BTreeMap<u32, usize>>,
 }
 
 impl Index {
@@ -633,20 +642,28 @@ impl Index {
         adrs: Vec<OnceLock<Box<Indexed>>>,
         rule_block: Block,
     ) -> Index {
-        let mut by_number = BTreeMap::new();
-        for (i, adr) in summaries.iter().enumerate() {
-            if let Some(n) = adr.number {
-                by_number.entry(n).or_insert(i);
-            }
-        }
         Index {
             summaries,
             adrs,
             starts,
             files,
             rule_block,
-            by_number,
+            by_number: OnceLock::new(),
         }
+    }
+
+    /// ADR position by number (the first ADR that has it), on first use: only
+    /// markers and succession ask.
+    fn by_number(&self) -> &BTreeMap<u32, usize> {
+        self.by_number.get_or_init(|| {
+            let mut by_number = BTreeMap::new();
+            for (i, adr) in self.summaries.iter().enumerate() {
+                if let Some(n) = adr.number {
+                    by_number.entry(n).or_insert(i);
+                }
+            }
+            by_number
+        })
     }
 
     /// The ADR at position `i`, read from the cache's block on first use. One
@@ -818,7 +835,7 @@ impl Index {
         let mut out: BTreeSet<usize> = adr
             .successors
             .iter()
-            .filter_map(|n| self.by_number.get(n).copied())
+            .filter_map(|n| self.by_number().get(n).copied())
             .collect();
         if let Some(own) = adr.number {
             out.extend(
@@ -893,7 +910,7 @@ impl Index {
             }
         }
         for marker in markers {
-            if let Some(&i) = self.by_number.get(&marker.number) {
+            if let Some(&i) = self.by_number().get(&marker.number) {
                 links.push((
                     i,
                     Provenance::Marker {

@@ -467,7 +467,13 @@ pub(super) fn load_or_build(root: &Path) -> anyhow::Result<(Index, bool)> {
         };
         match verify(root, stored) {
             Verdict::Valid(stored) => return Ok((stored.index(), ruling)),
-            Verdict::Refreshed(stored) => {
+            Verdict::Refreshed(mut stored) => {
+                // The block read whole and the file closed before it is replaced
+                // (Windows does not replace a file held open).
+                let Some(block) = std::mem::take(&mut stored.block).in_memory() else {
+                    break;
+                };
+                stored.block = block;
                 let dir = if ruling {
                     data_dir::ensure(root).ok()
                 } else {
