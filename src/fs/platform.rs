@@ -116,7 +116,7 @@ impl Stamps {
             #[cfg(unix)]
             dir: rustix::fs::open(
                 root,
-                rustix::fs::OFlags::PATH
+                rustix::fs::OFlags::RDONLY
                     | rustix::fs::OFlags::DIRECTORY
                     | rustix::fs::OFlags::CLOEXEC,
                 rustix::fs::Mode::empty(),
