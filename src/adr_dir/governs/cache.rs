@@ -39,7 +39,7 @@ use crate::fs::data_dir;
 use crate::fs::data_dir::{GOVERNS_INDEX_PATH as INDEX_PATH, GOVERNS_NONE_PATH as NONE_PATH};
 
 /// Bumped whenever the file's layout or the index's meaning changes.
-const FORMAT: u32 = 6;
+const FORMAT: u32 = 7;
 /// The largest cache file read: a thousand ADRs take about 1 MiB.
 const MAX_CACHE_BYTES: u64 = 64 << 20;
 /// How long after its last change an entry is hashed again on every load: more
@@ -91,7 +91,6 @@ struct Stored {
     version: String,
     /// The size limit the ADRs were read with.
     limit: u64,
-    sources: Vec<Source>,
     /// Each ADR as known without reading it ([`Summary`]): where the block has it.
     adrs: Vec<Summary>,
     /// Which ADRs a path may concern.
@@ -100,11 +99,30 @@ struct Stored {
     files: Packed,
     /// The block's length: a file cut short is rebuilt.
     block_len: usize,
+    /// Last in the header, so that a load can read them one at a time ([`Head`]).
+    sources: Vec<Source>,
+    /// A loaded header and where its `sources` start in it, not yet decoded.
+    #[serde(skip)]
+    raw_sources: Option<(Vec<u8>, usize)>,
     /// The block, after the header in the file: each ADR (postcard) where its
     /// summary's `at` says and its rules ([`rules`]) where its `rules_at` says,
     /// read only for the ADRs a path needs.
     #[serde(skip)]
     block: Block,
+}
+
+/// [`Stored`]'s fields before `sources`, in its order: what a load decodes at
+/// once. The sources follow, and the usual load (nothing changed) decodes each
+/// in turn, compares it and drops it, never holding all of them.
+#[derive(Deserialize)]
+struct Head {
+    format: u32,
+    version: String,
+    limit: u64,
+    adrs: Vec<Summary>,
+    starts: Starts,
+    files: Packed,
+    block_len: usize,
 }
 
 impl Stored {
@@ -206,16 +224,60 @@ fn read(path: &Path, limit: u64) -> Option<Stored> {
     let end = len.checked_add(4).filter(|end| *end as u64 <= size)?;
     let mut header = vec![0; len];
     exact_at(&file, 4, &mut header).ok()?;
-    let mut stored: Stored = postcard::from_bytes(&header).ok()?;
-    if size - end as u64 != stored.block_len as u64 {
+    let (head, rest) = postcard::take_from_bytes::<Head>(&header).ok()?;
+    if head.format != FORMAT || head.version != env!("CARGO_PKG_VERSION") {
         return None;
     }
-    stored.block = Block::File {
-        file,
-        offset: end as u64,
-        len: stored.block_len,
-    };
-    (stored.format == FORMAT && stored.version == env!("CARGO_PKG_VERSION")).then_some(stored)
+    if size - end as u64 != head.block_len as u64 {
+        return None;
+    }
+    let sources_at = len - rest.len();
+    Some(Stored {
+        format: head.format,
+        version: head.version,
+        limit: head.limit,
+        adrs: head.adrs,
+        starts: head.starts,
+        files: head.files,
+        block_len: head.block_len,
+        sources: Vec::new(),
+        raw_sources: Some((header, sources_at)),
+        block: Block::File {
+            file,
+            offset: end as u64,
+            len: head.block_len,
+        },
+    })
+}
+
+impl Stored {
+    /// Decode the sources a load left in the header (None: they do not read).
+    fn decode_sources(&mut self) -> Option<()> {
+        if let Some((raw, at)) = self.raw_sources.take() {
+            self.sources = postcard::from_bytes(&raw[at..]).ok()?;
+        }
+        Some(())
+    }
+
+    /// Whether every source is as recorded and none is racy, each decoded in
+    /// turn and dropped (None: they do not read).
+    fn all_sources_unchanged(&self, stamps: &crate::fs::platform::Stamps) -> Option<bool> {
+        let Some((raw, at)) = &self.raw_sources else {
+            return Some(false);
+        };
+        let (count, mut rest) = postcard::take_from_bytes::<usize>(&raw[*at..]).ok()?;
+        for _ in 0..count {
+            let (source, next) = postcard::take_from_bytes::<Source>(rest).ok()?;
+            rest = next;
+            let stamp = stamps
+                .at(&source.path)
+                .map(|(a, b, c, d)| Stamp(a, b, c, d));
+            if source.racy || stamp != source.stamp {
+                return Some(false);
+            }
+        }
+        Some(rest.is_empty())
+    }
 }
 
 /// Compare `stored` with the repository at `root`.
@@ -223,6 +285,14 @@ fn verify(root: &Path, mut stored: Stored) -> Verdict {
     let started = now_ns();
     let mut refreshed = false;
     let stamps = crate::fs::platform::Stamps::new(root);
+    match stored.all_sources_unchanged(&stamps) {
+        Some(true) => return Verdict::Valid(stored),
+        None => return Verdict::Stale,
+        Some(false) => {}
+    }
+    if stored.decode_sources().is_none() {
+        return Verdict::Stale;
+    }
     for source in &mut stored.sources {
         let stamp = stamps
             .at(&source.path)
@@ -330,11 +400,12 @@ impl Stored {
             format: FORMAT,
             version: env!("CARGO_PKG_VERSION").to_owned(),
             limit,
-            sources,
             adrs: Vec::new(),
             starts: Starts::default(),
             files: Packed::default(),
             block_len: 0,
+            sources,
+            raw_sources: None,
             block: Block::default(),
         }
     }
@@ -414,6 +485,10 @@ fn save(dir: &Path, rel: &str, stored: &Stored) -> io::Result<()> {
     // written through.
     if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.file_type().is_file()) {
         remove_entry(&path)?;
+    }
+    if stored.raw_sources.is_some() {
+        // Written so, the cache would name no source and never be found stale.
+        return Err(io::Error::other("the cache's sources were not decoded"));
     }
     let header = postcard::to_allocvec(stored).map_err(io::Error::other)?;
     let len = u32::try_from(header.len()).map_err(io::Error::other)?;
@@ -687,6 +762,7 @@ mod tests {
     /// shows it read the cache, one that does not rebuilt the index.
     fn poison(root: &Path) {
         let mut stored = read(&root.join(INDEX_PATH), MAX_CACHE_BYTES).unwrap();
+        stored.decode_sources().unwrap();
         let (limit, sources) = (stored.limit, std::mem::take(&mut stored.sources));
         let mut index = stored.index();
         index.adr(0);
@@ -699,6 +775,7 @@ mod tests {
     fn edit_header(root: &Path, edit: impl FnOnce(&mut Stored)) {
         let path = root.join(INDEX_PATH);
         let mut stored = read(&path, MAX_CACHE_BYTES).unwrap();
+        stored.decode_sources().unwrap();
         edit(&mut stored);
         let dir = root.join(data_dir::DIR);
         save(&dir, INDEX_PATH, &stored).unwrap();
@@ -878,6 +955,45 @@ mod tests {
         assert_eq!(loaded.rules_anything(), fresh.rules_anything());
     }
 
+    /// Past the racy window a load compares each source as it decodes it and
+    /// keeps none: it must still find an edited ADR, an added one and a new folder.
+    #[test]
+    fn a_settled_cache_is_checked_source_by_source() {
+        let root = repo(&[
+            ("014-gw.md", &ruling(14, "requests")),
+            ("015-db.md", &ruling(15, "psycopg2")),
+        ]);
+        cached_index(root.path()).unwrap();
+        std::thread::sleep(std::time::Duration::from_nanos(
+            u64::try_from(RACY_NS).unwrap() + 100_000_000,
+        ));
+        // Settle the stamps (the build's were racy), then poison: the next load
+        // must come from the file, on the fast path.
+        refresh_cache(root.path());
+        let mut stored = read(&root.path().join(INDEX_PATH), MAX_CACHE_BYTES).unwrap();
+        assert_eq!(
+            stored.all_sources_unchanged(&crate::fs::platform::Stamps::new(root.path())),
+            Some(true)
+        );
+        stored.decode_sources().unwrap();
+        assert!(stored.sources.iter().all(|s| !s.racy), "settled");
+        poison(root.path());
+        std::thread::sleep(std::time::Duration::from_nanos(
+            u64::try_from(RACY_NS).unwrap() + 100_000_000,
+        ));
+        assert_eq!(
+            title(&cached_index(root.path()).unwrap()),
+            Some("from the cache")
+        );
+        fs::write(root.path().join("adr/015-db.md"), ruling(15, "psycopg3")).unwrap();
+        let index = cached_index(root.path()).unwrap();
+        assert_eq!(title(&index), Some("Gateway 14"), "rebuilt");
+        assert_eq!(
+            flagged(&index, "src/a.py", "import psycopg3\n"),
+            ["ADR-015/no-psycopg3"]
+        );
+    }
+
     #[test]
     fn an_edited_adr_rebuilds_the_index() {
         let root = repo(&[("014-gw.md", &ruling(14, "requests"))]);
@@ -919,7 +1035,8 @@ mod tests {
             Some("from the cache")
         );
         // The new stamp was written back.
-        let stored = read(&root.path().join(INDEX_PATH), MAX_CACHE_BYTES).unwrap();
+        let mut stored = read(&root.path().join(INDEX_PATH), MAX_CACHE_BYTES).unwrap();
+        stored.decode_sources().unwrap();
         let source = stored
             .sources
             .iter()
