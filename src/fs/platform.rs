@@ -150,7 +150,10 @@ impl Stamps {
 #[cfg(windows)]
 pub fn stamp(meta: &Metadata) -> Stamp {
     use std::os::windows::fs::MetadataExt as _;
-    let written = i128::from(meta.last_write_time()) * 100;
+    // 100 ns ticks since 1601: made nanoseconds since 1970, as on Unix, so that the
+    // governing cache's "changed within the last seconds" test compares like with like.
+    const UNIX_EPOCH_TICKS: i128 = 116_444_736_000_000_000;
+    let written = (i128::from(meta.last_write_time()) - UNIX_EPOCH_TICKS) * 100;
     (meta.file_size(), written, written, 0)
 }
 

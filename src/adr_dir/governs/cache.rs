@@ -764,6 +764,8 @@ mod tests {
         let mut stored = read(&root.join(INDEX_PATH), MAX_CACHE_BYTES).unwrap();
         stored.decode_sources().unwrap();
         let (limit, sources) = (stored.limit, std::mem::take(&mut stored.sources));
+        // Read whole and closed: Windows does not replace a file held open.
+        stored.block = std::mem::take(&mut stored.block).in_memory().unwrap();
         let mut index = stored.index();
         index.adr(0);
         index.adrs[0].get_mut().unwrap().title = Some("from the cache".into());
@@ -811,6 +813,8 @@ mod tests {
                 .collect()
         };
         assert_eq!(rules(&cached), rules(&fresh), "examples and all");
+        // A loaded index holds the file open, which Windows does not replace.
+        drop(cached);
         poison(root.path());
         assert_eq!(
             title(&cached_index(root.path()).unwrap()),
@@ -977,6 +981,7 @@ mod tests {
         );
         stored.decode_sources().unwrap();
         assert!(stored.sources.iter().all(|s| !s.racy), "settled");
+        drop(stored);
         poison(root.path());
         std::thread::sleep(std::time::Duration::from_nanos(
             u64::try_from(RACY_NS).unwrap() + 100_000_000,
