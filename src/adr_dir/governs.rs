@@ -315,7 +315,7 @@ impl Starts {
 fn start_key(text: &str) -> std::borrow::Cow<'_, str> {
     if crate::paths::WINDOWS {
         std::borrow::Cow::Owned(
-            text.replace('\\', "/")
+            crate::paths::windows_slashes(text)
                 .chars()
                 .flat_map(char::to_lowercase)
                 .collect(),
@@ -594,7 +594,7 @@ pub struct Index {
     /// The ADRs' files, repository-relative ([`Index::is_adr`]).
     files: Packed,
     /// The cache file's block, where a loaded ADR and its rules are read from.
-    rule_block: Block,
+    block: Block,
     /// ADR position by number (the first ADR that has it).
     by_number: OnceLock<BTreeMap<u32, usize>>,
 }
@@ -640,14 +640,14 @@ impl Index {
         starts: Starts,
         files: Packed,
         adrs: Vec<OnceLock<Box<Indexed>>>,
-        rule_block: Block,
+        block: Block,
     ) -> Index {
         Index {
             summaries,
             adrs,
             starts,
             files,
-            rule_block,
+            block,
             by_number: OnceLock::new(),
         }
     }
@@ -674,7 +674,7 @@ impl Index {
             Box::new(
                 summary
                     .at
-                    .and_then(|at| self.rule_block.read(at))
+                    .and_then(|at| self.block.read(at))
                     .and_then(|bytes| postcard::from_bytes(&bytes).ok())
                     .unwrap_or_else(|| Indexed::unreadable(summary, self.files.iter().nth(i))),
             )
@@ -809,7 +809,7 @@ impl Index {
             title: adr.title.as_deref(),
             file: &adr.file,
             force: adr.force,
-            rules: adr.rules(&self.rule_block),
+            rules: adr.rules(&self.block),
         }
     }
 

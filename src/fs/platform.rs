@@ -91,13 +91,18 @@ pub fn no_follow(options: &mut OpenOptions) -> &mut OpenOptions {
 #[cfg(unix)]
 pub fn stamp(meta: &Metadata) -> Stamp {
     use std::os::unix::fs::MetadataExt as _;
-    let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
     (
         meta.size(),
-        ns(meta.mtime(), meta.mtime_nsec()),
-        ns(meta.ctime(), meta.ctime_nsec()),
+        nanos(meta.mtime().into(), meta.mtime_nsec().into()),
+        nanos(meta.ctime().into(), meta.ctime_nsec().into()),
         meta.ino(),
     )
+}
+
+/// Seconds and nanoseconds as nanoseconds.
+#[cfg(unix)]
+fn nanos(secs: i128, nanos: i128) -> i128 {
+    secs * 1_000_000_000 + nanos
 }
 
 /// Stamps of many paths below one folder ([`Stamps::at`]): on Unix relative to
@@ -131,13 +136,12 @@ impl Stamps {
         #[cfg(unix)]
         if let Some(dir) = &self.dir {
             let st = rustix::fs::statat(dir, rel, rustix::fs::AtFlags::empty()).ok()?;
-            let ns = |s: i128, n: i128| s * 1_000_000_000 + n;
             // The field types differ between libcs and targets: widened, never cut.
             #[allow(clippy::useless_conversion)]
             return Some((
                 u64::try_from(st.st_size).unwrap_or(0),
-                ns(i128::from(st.st_mtime), i128::from(st.st_mtime_nsec)),
-                ns(i128::from(st.st_ctime), i128::from(st.st_ctime_nsec)),
+                nanos(i128::from(st.st_mtime), i128::from(st.st_mtime_nsec)),
+                nanos(i128::from(st.st_ctime), i128::from(st.st_ctime_nsec)),
                 u64::from(st.st_ino),
             ));
         }

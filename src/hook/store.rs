@@ -297,12 +297,8 @@ const HEAD_BYTES: usize = 8 << 10;
 /// string (a quote inside a string is escaped). Reading a large session's
 /// baseline only to skip it cost more than the rest of a governed write's check.
 /// `None` when the record does not have that shape (the caller parses it whole).
-/// The key is near the start: a plain scan finds it, where `memchr` would first
-/// detect the CPU's features, which the hook leaves to its waiting thread
-/// (`warm_cpu_features`).
 fn header_of(bytes: &[u8]) -> Option<RecordHeader> {
-    const KEY: &[u8] = b",\"files\":";
-    let end = bytes.windows(KEY.len()).position(|w| w == KEY)?;
+    let end = memchr::memmem::find(bytes, b",\"files\":")?;
     let mut head = bytes[..end].to_vec();
     head.push(b'}');
     serde_json::from_slice(&head).ok()

@@ -51,6 +51,13 @@ const RACY_NS: i128 = 2_500_000_000;
 struct Stamp(u64, i128, i128, u64);
 
 impl Stamp {
+    /// The stamp of `rel` below the folder `stamps` holds ([`Stamps::at`]).
+    ///
+    /// [`Stamps::at`]: crate::fs::platform::Stamps::at
+    fn below(stamps: &crate::fs::platform::Stamps, rel: &str) -> Option<Stamp> {
+        stamps.at(rel).map(|(a, b, c, d)| Stamp(a, b, c, d))
+    }
+
     fn of(meta: &std::fs::Metadata) -> Stamp {
         let (size, modified, changed, inode) = crate::fs::platform::stamp(meta);
         Stamp(size, modified, changed, inode)
@@ -84,9 +91,28 @@ struct Source {
     racy: bool,
 }
 
-/// The cache file.
+/// The cache file's header.
 #[derive(Debug, Serialize, Deserialize)]
 struct Stored {
+    /// Decoded at once by every load.
+    head: Head,
+    /// Last in the header, so that a load can read them one at a time
+    /// ([`Stored::all_sources_unchanged`]).
+    sources: Vec<Source>,
+    /// A loaded header and where its `sources` start in it, not yet decoded.
+    #[serde(skip)]
+    raw_sources: Option<(Vec<u8>, usize)>,
+    /// The block, after the header in the file: each ADR (postcard) where its
+    /// summary's `at` says and its rules ([`rules`]) where its `rules_at` says,
+    /// read only for the ADRs a path needs.
+    #[serde(skip)]
+    block: Block,
+}
+
+/// The header's part before the sources (postcard writes a nested struct's
+/// fields in line, so it decodes on its own).
+#[derive(Debug, Serialize, Deserialize)]
+struct Head {
     format: u32,
     version: String,
     /// The size limit the ADRs were read with.
@@ -99,35 +125,16 @@ struct Stored {
     files: Packed,
     /// The block's length: a file cut short is rebuilt.
     block_len: usize,
-    /// Last in the header, so that a load can read them one at a time ([`Head`]).
-    sources: Vec<Source>,
-    /// A loaded header and where its `sources` start in it, not yet decoded.
-    #[serde(skip)]
-    raw_sources: Option<(Vec<u8>, usize)>,
-    /// The block, after the header in the file: each ADR (postcard) where its
-    /// summary's `at` says and its rules ([`rules`]) where its `rules_at` says,
-    /// read only for the ADRs a path needs.
-    #[serde(skip)]
-    block: Block,
-}
-
-/// [`Stored`]'s fields before `sources`, in its order: what a load decodes at
-/// once. The sources follow, and the usual load (nothing changed) decodes each
-/// in turn, compares it and drops it, never holding all of them.
-#[derive(Deserialize)]
-struct Head {
-    format: u32,
-    version: String,
-    limit: u64,
-    adrs: Vec<Summary>,
-    starts: Starts,
-    files: Packed,
-    block_len: usize,
 }
 
 impl Stored {
     fn index(self) -> Index {
-        Index::loaded(self.adrs, self.starts, self.files, self.block)
+        Index::loaded(
+            self.head.adrs,
+            self.head.starts,
+            self.head.files,
+            self.block,
+        )
     }
 }
 
@@ -232,20 +239,15 @@ fn read(path: &Path, limit: u64) -> Option<Stored> {
         return None;
     }
     let sources_at = len - rest.len();
+    let block_len = head.block_len;
     Some(Stored {
-        format: head.format,
-        version: head.version,
-        limit: head.limit,
-        adrs: head.adrs,
-        starts: head.starts,
-        files: head.files,
-        block_len: head.block_len,
+        head,
         sources: Vec::new(),
         raw_sources: Some((header, sources_at)),
         block: Block::File {
             file,
             offset: end as u64,
-            len: head.block_len,
+            len: block_len,
         },
     })
 }
@@ -269,9 +271,7 @@ impl Stored {
         for _ in 0..count {
             let (source, next) = postcard::take_from_bytes::<Source>(rest).ok()?;
             rest = next;
-            let stamp = stamps
-                .at(&source.path)
-                .map(|(a, b, c, d)| Stamp(a, b, c, d));
+            let stamp = Stamp::below(stamps, &source.path);
             if source.racy || stamp != source.stamp {
                 return Some(false);
             }
@@ -294,9 +294,7 @@ fn verify(root: &Path, mut stored: Stored) -> Verdict {
         return Verdict::Stale;
     }
     for source in &mut stored.sources {
-        let stamp = stamps
-            .at(&source.path)
-            .map(|(a, b, c, d)| Stamp(a, b, c, d));
+        let stamp = Stamp::below(&stamps, &source.path);
         if stamp == source.stamp && !source.racy {
             continue;
         }
@@ -311,7 +309,7 @@ fn verify(root: &Path, mut stored: Stored) -> Verdict {
         let hash = if source.dir {
             listing_hash(&full)
         } else {
-            content_hash(&full, stored.limit)
+            content_hash(&full, stored.head.limit)
         };
         if hash != source.hash {
             return Verdict::Stale;
@@ -397,13 +395,15 @@ impl Stored {
     /// What an index is built from, before the index is written in.
     fn new(limit: u64, sources: Vec<Source>) -> Stored {
         Stored {
-            format: FORMAT,
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-            limit,
-            adrs: Vec::new(),
-            starts: Starts::default(),
-            files: Packed::default(),
-            block_len: 0,
+            head: Head {
+                format: FORMAT,
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                limit,
+                adrs: Vec::new(),
+                starts: Starts::default(),
+                files: Packed::default(),
+                block_len: 0,
+            },
             sources,
             raw_sources: None,
             block: Block::default(),
@@ -420,7 +420,7 @@ fn write(root: &Path, index: Index, mut stored: Stored) -> Index {
         adrs,
         starts,
         files,
-        rule_block,
+        block: loaded,
         ..
     } = index;
     let mut adrs: Vec<Indexed> = adrs
@@ -436,7 +436,7 @@ fn write(root: &Path, index: Index, mut stored: Stored) -> Index {
     for (adr, summary) in adrs.iter_mut().zip(&mut summaries) {
         if adr.reach.count > 0 {
             let start = block.len();
-            rules::write(adr.rules(&rule_block), &mut block);
+            rules::write(adr.rules(&loaded), &mut block);
             adr.rules_at = Some((start, block.len()));
         }
         let start = block.len();
@@ -446,10 +446,10 @@ fn write(root: &Path, index: Index, mut stored: Stored) -> Index {
         }
         summary.at = Some((start, block.len()));
     }
-    stored.adrs = summaries;
-    stored.starts = starts;
-    stored.files = files;
-    stored.block_len = block.len();
+    stored.head.adrs = summaries;
+    stored.head.starts = starts;
+    stored.head.files = files;
+    stored.head.block_len = block.len();
     stored.block = Block::Bytes(block);
     let (keep, drop) = if ruling {
         (INDEX_PATH, NONE_PATH)
@@ -468,9 +468,9 @@ fn write(root: &Path, index: Index, mut stored: Stored) -> Index {
     }
     // The ADRs read already stay read.
     Index::with(
-        stored.adrs,
-        stored.starts,
-        stored.files,
+        stored.head.adrs,
+        stored.head.starts,
+        stored.head.files,
         adrs.into_iter()
             .map(|adr| OnceLock::from(Box::new(adr)))
             .collect(),
@@ -763,7 +763,7 @@ mod tests {
     fn poison(root: &Path) {
         let mut stored = read(&root.join(INDEX_PATH), MAX_CACHE_BYTES).unwrap();
         stored.decode_sources().unwrap();
-        let (limit, sources) = (stored.limit, std::mem::take(&mut stored.sources));
+        let (limit, sources) = (stored.head.limit, std::mem::take(&mut stored.sources));
         // Read whole and closed: Windows does not replace a file held open.
         stored.block = std::mem::take(&mut stored.block).in_memory().unwrap();
         let mut index = stored.index();
@@ -1201,7 +1201,7 @@ mod tests {
         // A cache of another format is not trusted.
         poison(root.path());
         edit_header(root.path(), |header| {
-            header.format = 0;
+            header.head.format = 0;
         });
         assert_eq!(
             title(&cached_index(root.path()).unwrap()),
