@@ -92,7 +92,7 @@ impl Folder {
     /// index, ascending.
     fn holding(&self, slug: &str) -> Vec<usize> {
         let mut holds = Vec::new();
-        let finder = memchr::memmem::Finder::new(slug.as_bytes());
+        let finder = crate::text::find::Finder::new(slug.as_bytes());
         let haystack = self.joined.as_bytes();
         let mut from = 0;
         while from < haystack.len()

@@ -11,6 +11,8 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+pub mod find;
+
 /// Marks the place where text was cut.
 pub const ELLIPSIS: char = '…';
 

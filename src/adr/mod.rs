@@ -26,7 +26,7 @@ impl LineIndex {
         LineIndex {
             // memchr's vectorised search: `match_indices` walked a 50 KB ADR char by
             // char (0.3 M instructions, a seventh of its whole parse).
-            newlines: memchr::memchr_iter(b'\n', text.as_bytes()).collect(),
+            newlines: crate::text::find::byte_positions(b'\n', text.as_bytes()).collect(),
         }
     }
 
@@ -95,7 +95,7 @@ impl Adr {
             let result = alongside();
             let front_matter = located.and_then(|(yaml, _)| {
                 // The line of the YAML's first byte, as `LineIndex::line` counts it.
-                let line = memchr::memchr_iter(b'\n', &text.as_bytes()[..yaml.start]).count() + 1;
+                let line = crate::text::find::byte_count(b'\n', &text.as_bytes()[..yaml.start]) + 1;
                 front_matter::parse(&text[yaml.clone()], line)
             });
             let parsed = match parsing {

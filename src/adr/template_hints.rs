@@ -335,8 +335,9 @@ pub fn only_hints(adr: &Adr, section: &Section) -> bool {
 /// is answered from that line, so copying all of it (and searching it with the
 /// two-way searcher) was most of this check (0.29 M instructions on the 51 KB seed ADR).
 fn strip_comments(text: &str) -> std::borrow::Cow<'_, str> {
-    let find =
-        |haystack: &str, needle: &str| memchr::memmem::find(haystack.as_bytes(), needle.as_bytes());
+    let find = |haystack: &str, needle: &str| {
+        crate::text::find::find(haystack.as_bytes(), needle.as_bytes())
+    };
     let Some(first) = find(text, "<!--") else {
         return std::borrow::Cow::Borrowed(text);
     };

@@ -52,7 +52,7 @@ pub fn ruling_index(engine: &Engine) -> anyhow::Result<Option<Index>> {
 /// necessary condition, any case).
 pub fn mentions_rules(bytes: &[u8]) -> bool {
     let lower = bytes.to_ascii_lowercase();
-    let has = |needle: &[u8]| memchr::memmem::find(&lower, needle).is_some();
+    let has = |needle: &[u8]| crate::text::find::find(&lower, needle).is_some();
     (has(b"enforcement") || has(b"durchsetzung")) && has(b"rules")
 }
 

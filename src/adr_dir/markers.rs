@@ -171,7 +171,7 @@ fn comments(syntax: &Syntax, text: &[u8]) -> Vec<std::ops::Range<usize>> {
         let rest = &text[i..];
         for (open, close) in syntax.block {
             if rest.starts_with(open.as_bytes()) {
-                let end = memchr::memmem::find(&rest[open.len()..], close.as_bytes())
+                let end = crate::text::find::find(&rest[open.len()..], close.as_bytes())
                     .map_or(text.len(), |at| i + open.len() + at + close.len());
                 out.push(i..end);
                 i = end;
@@ -180,7 +180,7 @@ fn comments(syntax: &Syntax, text: &[u8]) -> Vec<std::ops::Range<usize>> {
         }
         for open in syntax.line {
             if rest.starts_with(open.as_bytes()) {
-                let end = memchr::memchr(b'\n', rest).map_or(text.len(), |at| i + at);
+                let end = crate::text::find::byte(b'\n', rest).map_or(text.len(), |at| i + at);
                 out.push(i..end);
                 i = end;
                 continue 'scan;
@@ -221,7 +221,7 @@ fn string_len(quote: Quote, rest: &[u8], multiline: bool, at_word_start: bool) -
             } else {
                 return None;
             };
-            let end = memchr::memmem::find(&rest[3..], delim).map_or(rest.len(), |at| at + 6);
+            let end = crate::text::find::find(&rest[3..], delim).map_or(rest.len(), |at| at + 6);
             Some(end)
         }
         Quote::Char => {
@@ -260,7 +260,7 @@ fn string_len(quote: Quote, rest: &[u8], multiline: bool, at_word_start: bool) -
             let start = rest.len() - after_prefix.len() + hashes + 1;
             let mut close = vec![b'"'];
             close.extend(std::iter::repeat_n(b'#', hashes));
-            let end = memchr::memmem::find(&rest[start..], &close)
+            let end = crate::text::find::find(&rest[start..], &close)
                 .map_or(rest.len(), |at| start + at + close.len());
             Some(end)
         }

@@ -298,7 +298,7 @@ const HEAD_BYTES: usize = 8 << 10;
 /// baseline only to skip it cost more than the rest of a governed write's check.
 /// `None` when the record does not have that shape (the caller parses it whole).
 fn header_of(bytes: &[u8]) -> Option<RecordHeader> {
-    let end = memchr::memmem::find(bytes, b",\"files\":")?;
+    let end = crate::text::find::find(bytes, b",\"files\":")?;
     let mut head = bytes[..end].to_vec();
     head.push(b'}');
     serde_json::from_slice(&head).ok()

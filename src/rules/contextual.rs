@@ -158,7 +158,7 @@ fn check_dependency_mentions(adr: &Adr, rule: &ContextualRule, out: &mut Vec<Fin
     // memchr's vectorised substring search (`match_indices` ran the two-way searcher
     // byte by byte: 0.18 M instructions on the 51 KB seed ADR, with a `String` per hit).
     let body = &adr.lowercase().as_bytes()[adr.body_start..];
-    let mentioned: std::collections::BTreeSet<u32> = memchr::memmem::find_iter(body, b"adr-")
+    let mentioned: std::collections::BTreeSet<u32> = crate::text::find::find_iter(body, b"adr-")
         .filter_map(|at| {
             let rest = &body[at + 4..];
             let digits = &rest[..rest

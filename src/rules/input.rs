@@ -247,7 +247,7 @@ pub fn decode(bytes: Vec<u8>, limit: u64) -> Result<String, Finding> {
     }
     // memchr's vectorised search (`contains` went word by word: 48,000 instructions
     // on the 51 KB seed ADR).
-    if memchr::memchr(0, &bytes).is_some() {
+    if crate::text::find::byte(0, &bytes).is_some() {
         return Err(FILE_BINARY
             .finding("file contains NUL bytes: binary data, not Markdown")
             .hint("replace it with the Markdown ADR"));

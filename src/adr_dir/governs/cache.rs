@@ -708,13 +708,14 @@ pub(super) mod rules {
     /// The rules `write` wrote (None: they do not read).
     pub(in crate::adr_dir::governs) fn read(bytes: &[u8]) -> Option<Vec<Compiled>> {
         let flat: Vec<Flat> = postcard::from_bytes(bytes).ok()?;
-        flat.into_iter()
-            .map(|f| {
-                let prefilter = f.prefilter.clone();
-                f.rule()
-                    .map(|rule| Compiled::deferred_with(rule, prefilter))
-            })
-            .collect()
+        // Sized once: collected through `Option`, the list would grow from 4 by
+        // copying, and a rule is a few hundred bytes.
+        let mut rules = Vec::with_capacity(flat.len());
+        for mut f in flat {
+            let prefilter = f.prefilter.take();
+            rules.push(Compiled::deferred_with(f.rule()?, prefilter));
+        }
+        Some(rules)
     }
 }
 

@@ -61,11 +61,11 @@ impl Exact {
     fn is_match(&self, text: &str) -> bool {
         let text = text.as_bytes();
         match self {
-            Exact::Anywhere(literal) => memchr::memmem::find(text, literal).is_some(),
+            Exact::Anywhere(literal) => crate::text::find::find(text, literal).is_some(),
             // Multi-line `^`: the text's start or after a `\n`.
             Exact::LineStart(literal) => {
                 text.starts_with(literal)
-                    || memchr::memmem::find_iter(text, literal)
+                    || crate::text::find::find_iter(text, literal)
                         .any(|at| at > 0 && text[at - 1] == b'\n')
             }
         }
@@ -284,7 +284,7 @@ impl Compiled {
         self.literals().is_none_or(|literals| {
             literals
                 .iter()
-                .any(|literal| memchr::memmem::find(text.as_bytes(), literal).is_some())
+                .any(|literal| crate::text::find::find(text.as_bytes(), literal).is_some())
         })
     }
 

@@ -205,13 +205,13 @@ fn python_imports(text: &str) -> Vec<(usize, String)> {
     // The line number at `counted`, the start of the last line looked at.
     let (mut counted, mut n) = (0, 1);
     let mut next = 0;
-    for at in memchr::memmem::find_iter(bytes, b"import") {
+    for at in crate::text::find::find_iter(bytes, b"import") {
         if at < next {
             continue; // on the line just read
         }
-        let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
-        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
-        n += memchr::memchr_iter(b'\n', &bytes[counted..start]).count();
+        let start = crate::text::find::byte_rev(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        let end = crate::text::find::byte(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+        n += crate::text::find::byte_count(b'\n', &bytes[counted..start]);
         counted = start;
         next = end;
         let line = &text[start..end];
