@@ -18,7 +18,20 @@ pub fn run(user_scope: bool, agent: Agent) -> ExitStatus {
             crate::hook::project::Registration::Repository
         },
         agent,
+        late,
     );
+    print(&answer);
+    ExitStatus::Success
+}
+
+/// The watchdog's answer, given when the deadline passed before the decision:
+/// printed, and the process ends at once (the deciding thread may be stuck).
+fn late(answer: &crate::hook::Answer) -> ! {
+    print(answer);
+    std::process::exit(0)
+}
+
+fn print(answer: &crate::hook::Answer) {
     {
         let mut stderr = std::io::stderr().lock();
         for note in &answer.notes {
@@ -30,11 +43,10 @@ pub fn run(user_scope: bool, agent: Agent) -> ExitStatus {
             );
         }
     }
-    if let Some(line) = answer.stdout {
+    if let Some(line) = &answer.stdout {
         let mut stdout = std::io::stdout().lock();
         // A closed stdout leaves Claude Code nothing to read: it proceeds.
         let _ = writeln!(stdout, "{line}");
         let _ = stdout.flush();
     }
-    ExitStatus::Success
 }

@@ -28,7 +28,7 @@ use crate::approval::{self, Approval, ApprovalSettings, ApproveOptions};
 /// Kept free before Claude Code's timeout: the answer and the decision log.
 const RESERVE: Duration = Duration::from_secs(5);
 /// Reviewers must have ended this long before the hook's deadline, so the
-/// deciding thread (not the watcher) gives the answer, with the verdicts that
+/// deciding thread (not the watchdog) gives the answer, with the verdicts that
 /// did arrive.
 pub const ANSWER_SLACK: Duration = Duration::from_secs(1);
 

@@ -157,8 +157,8 @@ pub(super) enum Screened {
 
 /// The part of a `PostToolUse` decision that needs no configuration, for a
 /// written `path` (absolute): only `lstat`s and `readlink`s, no file opened.
-/// The hook runs it before it starts its deciding thread, so that the common
-/// no-op costs no thread.
+/// The hook runs it before it starts its watchdog, so that the common no-op
+/// costs no thread.
 pub(super) fn screen(root: &Path, path: PathBuf) -> Screened {
     let written = Written::resolve(root, path);
     let path = &written.path;
