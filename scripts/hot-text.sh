@@ -7,13 +7,15 @@
 # above a static C program that only reads stdin (issue 20). With the functions of the hot
 # paths in one place, the no-op takes a few code faults.
 #
-# How: an unstripped release build runs each hot path once under callgrind (the hook's
-# no-op for a Write and for a Bash command, a Bash PreToolUse, SessionStart, and the
-# PostToolUse check of the 51 KB seed ADR with the built-in rules and with a repository's
-# rules file, and last a PostToolUse Write of a 20 KB source file under the rules of 200
-# accepted ADRs, scripts/bench-governs.sh's case); every function it entered becomes one input-section pattern, in that order
-# (the no-op's first). Rust names are v0 names with their per-build hashes (crate
-# disambiguators) as `*`, so the list matches in any build of the same code, in any folder,
+# How: an unstripped release build runs each hot path once under callgrind: the paths that
+# come with every tool call first (the hook's no-op for a Write, a Bash PreToolUse and
+# PostToolUse, and a PostToolUse Write of a 20 KB source file under the rules of 200 accepted
+# ADRs, scripts/bench-governs.sh's case), then SessionStart and the PostToolUse check of the
+# 51 KB seed ADR with the built-in rules and with a repository's rules file. Every function
+# a path entered becomes one input-section pattern, in that order (the no-op's first), so
+# the code a governed write adds to the no-op's lies next to it, not after the ADR check's.
+# Rust names are v0 names with their per-build hashes (crate disambiguators) as `*`, so the
+# list matches in any build of the same code, in any folder,
 # with any compiler (scripts/hot_text.py says how); a pattern that matches nothing is ignored
 # by the linker, so a stale list only costs speed, and the package tests fail when what it
 # lays out falls under 90 % of what it did when generated: then run this script again.
@@ -71,8 +73,9 @@ export HELIX_GATE_STATE_DIR="$work/state"
 (cd "$gov" && CLAUDE_PROJECT_DIR="$gov" "$bin" hook < "$work/start-governed.json" > /dev/null)
 sleep 3
 profiles=()
-# The order of the list: what every call runs first, the ADR check next.
-for spec in noop:seed prebash:seed start:seed start-rules:seed-rules adr:seed adr-rules:seed-rules bash:seed governed:governed; do
+# The order of the list: what every tool call runs first, the session's start and the ADR
+# check next.
+for spec in noop:seed prebash:seed bash:seed governed:governed start:seed start-rules:seed-rules adr:seed adr-rules:seed-rules; do
   name="${spec%%:*}"
   repo="$work/${spec#*:}"
   (cd "$repo" && CLAUDE_PROJECT_DIR="$repo" valgrind -q --tool=callgrind --demangle=no \
