@@ -210,15 +210,15 @@ struct Summary {
     force: Force,
     superseded: bool,
     /// How many rules it has ([`Reach::count`]).
-    rules: usize,
+    rules: u32,
     /// Some rule has no `paths` ([`Reach::unscoped`]).
     unscoped: bool,
     /// Whether it links any path by itself ([`Indexed::links`]).
     links: bool,
-    successors: Vec<u32>,
-    supersedes: Vec<u32>,
+    successors: Box<[u32]>,
+    supersedes: Box<[u32]>,
     /// Where the cache's block holds the ADR ([`Indexed`], postcard).
-    at: Option<(usize, usize)>,
+    at: Option<(u32, u32)>,
 }
 
 impl Summary {
@@ -227,33 +227,41 @@ impl Summary {
             number: adr.number,
             force: adr.force,
             superseded: adr.superseded,
-            rules: adr.reach.count,
+            rules: narrow(adr.reach.count),
             unscoped: adr.reach.unscoped,
             links: adr.links(),
-            successors: adr.successors.clone(),
-            supersedes: adr.supersedes.clone(),
+            successors: adr.successors.clone().into(),
+            supersedes: adr.supersedes.clone().into(),
             at: None,
         }
     }
+}
+
+/// A count or offset of the cache as its header keeps it: 4 bytes in memory
+/// (postcard writes the same varint as for `usize`). A cache is at most 64 MB
+/// and its ADRs and starts are fewer than its bytes, so nothing is cut.
+fn narrow(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// Strings packed into one: a list read with two allocations, not one per string.
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]
 struct Packed {
     text: String,
-    /// Where each string ends in `text`.
-    ends: Vec<usize>,
+    /// Where each string ends in `text` (a cache is at most 64 MB).
+    ends: Vec<u32>,
 }
 
 impl Packed {
     fn push(&mut self, item: &str) {
         self.text.push_str(item);
-        self.ends.push(self.text.len());
+        self.ends.push(narrow(self.text.len()));
     }
 
     fn iter(&self) -> impl Iterator<Item = &str> {
         let mut start = 0;
         self.ends.iter().map(move |&end| {
+            let end = end as usize;
             let item = self.text.get(start..end).unwrap_or_default();
             start = end;
             item
@@ -271,7 +279,7 @@ impl Packed {
 struct Starts {
     starts: Packed,
     /// Per start: the ADR's position, and whether it is a rule's (`paths`).
-    owners: Vec<(usize, bool)>,
+    owners: Vec<(u32, bool)>,
 }
 
 impl Starts {
@@ -286,11 +294,11 @@ impl Starts {
                 .map(|g| literal_prefix(g));
             for start in links.chain(globs) {
                 starts.starts.push(&start_key(start));
-                starts.owners.push((i, false));
+                starts.owners.push((narrow(i), false));
             }
             for start in &adr.reach.prefixes {
                 starts.starts.push(&start_key(start));
-                starts.owners.push((i, true));
+                starts.owners.push((narrow(i), true));
             }
         }
         starts
@@ -304,7 +312,7 @@ impl Starts {
             .iter()
             .zip(&self.owners)
             .filter(move |(start, _)| key.starts_with(start))
-            .map(|(_, owner)| *owner)
+            .map(|(_, &(i, rule))| (i as usize, rule))
     }
 }
 
@@ -674,7 +682,7 @@ impl Index {
             Box::new(
                 summary
                     .at
-                    .and_then(|at| self.block.read(at))
+                    .and_then(|(start, end)| self.block.read((start as usize, end as usize)))
                     .and_then(|bytes| postcard::from_bytes(&bytes).ok())
                     .unwrap_or_else(|| Indexed::unreadable(summary, self.files.iter().nth(i))),
             )

@@ -444,7 +444,7 @@ fn write(root: &Path, index: Index, mut stored: Stored) -> Index {
         if let Ok(bytes) = postcard::to_allocvec(&*adr) {
             block.extend_from_slice(&bytes);
         }
-        summary.at = Some((start, block.len()));
+        summary.at = Some((super::narrow(start), super::narrow(block.len())));
     }
     stored.head.adrs = summaries;
     stored.head.starts = starts;
