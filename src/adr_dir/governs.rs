@@ -605,6 +605,10 @@ pub struct Index {
     block: Block,
     /// ADR position by number (the first ADR that has it).
     by_number: OnceLock<BTreeMap<u32, usize>>,
+    /// The last path [`Index::governing`] answered, and its answer: a hook call
+    /// asks about one file more than once (the rules that judge it, then the
+    /// check of its content).
+    last_governing: std::sync::Mutex<Option<(String, Governors)>>,
 }
 
 impl Index {
@@ -657,6 +661,7 @@ impl Index {
             files,
             block,
             by_number: OnceLock::new(),
+            last_governing: std::sync::Mutex::new(None),
         }
     }
 
@@ -772,13 +777,24 @@ impl Index {
 
     /// The ADRs that govern `path` with at least pending force.
     pub fn governing(&self, path: &str) -> Governors {
-        Governors(
+        let mut last = self
+            .last_governing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((known, governors)) = last.as_ref()
+            && known == path
+        {
+            return governors.clone();
+        }
+        let governors = Governors(
             self.links(path, &[])
                 .into_iter()
                 .filter(|(_, (force, _))| *force >= Force::Pending)
                 .map(|(i, _)| i)
                 .collect(),
-        )
+        );
+        *last = Some((path.to_owned(), governors.clone()));
+        governors
     }
 
     /// The rules of the ruling ADRs ([`Index::ruling_for`]) that judge the
@@ -962,7 +978,7 @@ impl Index {
 }
 
 /// The ADRs that govern a path with at least pending force ([`Index::governing`]).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Governors(BTreeSet<usize>);
 
 impl Governors {
@@ -1148,6 +1164,32 @@ mod tests {
         // `*` does not cross `/`.
         assert_eq!(index.resolve("init.sql", &[]).len(), 1);
         assert!(index.resolve("migrations/init.sql", &[]).is_empty());
+    }
+
+    /// `governing` remembers its last path; asked in turn about others and
+    /// back, each answer is that path's own.
+    #[test]
+    fn governing_answers_each_path_in_turn() {
+        let index = Index::from_catalog(
+            Path::new("/r"),
+            &catalog(&[
+                (
+                    "001-db.md",
+                    "---\nstatus: Accepted\ngoverns: [\"src/db/**\"]\n---\n# Db\n",
+                ),
+                (
+                    "002-api.md",
+                    "---\nstatus: Proposed\ngoverns: [\"src/api/**\"]\n---\n# Api\n",
+                ),
+            ]),
+        );
+        let who = |path: &str| index.governing(path).0.into_iter().collect::<Vec<_>>();
+        for _ in 0..2 {
+            assert_eq!(who("src/db/pool.rs"), vec![0]);
+            assert_eq!(who("src/db/pool.rs"), vec![0]);
+            assert_eq!(who("src/api/x.rs"), vec![1]);
+            assert_eq!(who("README.md"), Vec::<usize>::new());
+        }
     }
 
     #[test]
