@@ -361,9 +361,16 @@ fn entry_path(root: &Path, key: &str) -> std::path::PathBuf {
     signed_entry::path(root, &entry_name(key))
 }
 
-/// The cached judgements under `key`, when this user's key signed them.
+/// The cached judgements under `key`, when this user's key signed them. Read
+/// as every data file of helix-gate: a symbolic link in an entry's place is
+/// not followed (as in the approval cache).
 fn lookup(root: &Path, key: &str, signing: &SigningKey) -> Option<Vec<Judgement>> {
-    let bytes = crate::fs::read::read_limited(&entry_path(root, key), ENTRY_LIMIT).ok()?;
+    let bytes = crate::fs::read::regular(
+        &entry_path(root, key),
+        ENTRY_LIMIT,
+        crate::fs::read::Links::Refuse,
+    )
+    .ok()?;
     let entry: Entry = serde_json::from_slice(&bytes).ok()?;
     let judgements = serde_json::to_vec(&entry.judgements).ok()?;
     (entry.key == key && signed_entry::verifies(signing, MAC_VERSION, key, &judgements, &entry.mac))
@@ -502,6 +509,26 @@ mod tests {
             .replace("unclear", "consistent");
         std::fs::write(&path, text).unwrap();
         assert_eq!(lookup(root, "k", &signing), None);
+    }
+
+    /// A link in an entry's place is not followed, even to a valid entry.
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_entry_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let signing = SigningKey::from_secret([7; 32]);
+        let judged = complete(&request(), &[]);
+        store(root, "k", &judged, &signing).unwrap();
+        let path = entry_path(root, "k");
+        let real = path.with_file_name("elsewhere.json");
+        std::fs::rename(&path, &real).unwrap();
+        std::os::unix::fs::symlink(&real, &path).unwrap();
+        assert_eq!(lookup(root, "k", &signing), None);
+        // The same bytes in place are read.
+        std::fs::remove_file(&path).unwrap();
+        std::fs::rename(&real, &path).unwrap();
+        assert_eq!(lookup(root, "k", &signing), Some(judged));
     }
 
     #[test]
