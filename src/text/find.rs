@@ -98,7 +98,9 @@ impl<'n> Finder<'n> {
         let how = match needle {
             [] => How::Empty,
             [b] => How::Byte(*b),
-            _ => Self::pair(needle)
+            _ => Some(needle)
+                .filter(|n| n.len() <= PAIR_MAX)
+                .and_then(Self::pair)
                 .unwrap_or_else(|| How::TwoWay(memchr::arch::all::twoway::Finder::new(needle))),
         };
         Finder { needle, how }
@@ -106,15 +108,11 @@ impl<'n> Finder<'n> {
 
     #[cfg(target_arch = "x86_64")]
     fn pair(needle: &[u8]) -> Option<How> {
-        if needle.len() > PAIR_MAX {
-            return None;
-        }
         sse2::packedpair::Finder::new(needle).map(How::Pair)
     }
 
     #[cfg(not(target_arch = "x86_64"))]
     fn pair(_needle: &[u8]) -> Option<How> {
-        let _ = PAIR_MAX;
         None
     }
 
